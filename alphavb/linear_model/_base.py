@@ -1,0 +1,168 @@
+"""Pieces shared by the alpha-VB linear regression estimators.
+
+Both models have the Gaussian likelihood ``y | beta, sigma2 ~ N(X beta, sigma2 I_n)`` with
+either a known ``sigma2`` or ``sigma2 ~ InvGamma(a0, b0)`` and ``q(sigma2) = InvGamma(a_n, b_n)``.
+
+Intercept: it gets a flat prior and is estimated by its optimum given ``q(beta)``, which
+is the same as centring ``X`` and ``y`` and setting ``intercept = mean(y) - mean(X)' E[beta]``.
+With a known ``sigma2`` this gives exactly the fractional posterior of ``beta``
+marginal over the intercept (spec §2).
+"""
+
+import numpy as np
+from scipy.stats import norm
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._special import inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
+from ..base import CAVIEstimator, _bad_parameter, check_positive_pair, check_scalar_in_range
+
+LOG_2PI = np.log(2.0 * np.pi)
+
+
+def expected_gaussian_loglik(n_samples, tau, elt, expected_sq_residual):
+    """``E_q[log N(y | X beta, sigma2 I)]``: ``-(n/2) log 2pi + (n/2) Elt - (tau/2) ESS`` (spec §2, §3)."""
+    return -0.5 * n_samples * LOG_2PI + 0.5 * n_samples * elt - 0.5 * tau * expected_sq_residual
+
+
+def noise_block(fixed_variance, prior, shape_increment, scale_increment):
+    """CAVI update of ``q(sigma2)`` and the quantities the other blocks need from it.
+
+    Parameters
+    ----------
+    fixed_variance : float or None
+        Known noise variance; ``None`` when ``sigma2`` is learned.
+    prior : tuple (a0, b0)
+        Inverse-gamma prior of ``sigma2`` (unused when the variance is known).
+    shape_increment, scale_increment : float
+        What the data and the rest of the model add to ``a0`` and ``b0`` (already multiplied
+        by ``alpha`` where they come from the likelihood), e.g. ``alpha n / 2`` and
+        ``alpha (||y - X m||^2 + tr(X'X V)) / 2`` for Bayesian linear regression (spec §2).
+
+    Returns
+    -------
+    dict with ``tau = E[1/sigma2]``, ``elt = E[log 1/sigma2]``, ``kl = KL(q || prior)``,
+    ``shape`` and ``scale`` of ``q(sigma2)`` (``None`` when the variance is known).
+    """
+    if fixed_variance is not None:
+        tau = 1.0 / fixed_variance
+        return {"tau": tau, "elt": np.log(tau), "kl": 0.0, "shape": None, "scale": None}
+    prior_shape, prior_scale = prior
+    shape = prior_shape + shape_increment
+    scale = prior_scale + scale_increment
+    tau, elt = inv_gamma_expectations(shape, scale)
+    return {
+        "tau": tau,
+        "elt": elt,
+        "kl": kl_inv_gamma(shape, scale, prior_shape, prior_scale),
+        "shape": shape,
+        "scale": scale,
+    }
+
+
+def fixed_noise_start(fixed_variance, initial_variance):
+    """The ``tau``/``elt`` used by the first sweep: the known variance or a starting guess."""
+    variance = initial_variance if fixed_variance is None else fixed_variance
+    return {"tau": 1.0 / variance, "elt": -np.log(variance), "kl": 0.0,
+            "shape": None, "scale": None}
+
+
+class AlphaRegressionBase(RegressorMixin, CAVIEstimator):
+    """Data handling, noise parameters and prediction shared by the regression estimators.
+
+    Subclasses set ``coef_`` and implement ``_coef_variance_along(X)``, the variance of
+    ``x' beta`` under ``q`` for each centred row ``x`` of ``X``.
+    """
+
+    def _prepare_data(self, X, y):
+        """Validate ``X, y`` and centre them when ``fit_intercept`` (never in place)."""
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if self.fit_intercept:
+            X_offset = X.mean(axis=0)
+            y_offset = float(y.mean())
+            X = X - X_offset
+            y = y - y_offset
+        else:
+            X_offset = np.zeros(X.shape[1])
+            y_offset = 0.0
+        self.n_samples_fit_ = X.shape[0]
+        self._X_offset = X_offset
+        self._y_offset = y_offset
+        return X, y
+
+    def _check_noise_parameters(self):
+        """Return the known noise variance (or None) and the inverse-gamma prior."""
+        owner = type(self).__name__
+        fixed = self.noise_variance
+        if fixed is not None:
+            fixed = check_scalar_in_range(
+                owner, "noise_variance", fixed, 0.0, None, low_open=True,
+                fix="Pass None to learn it with an inverse-gamma prior.",
+            )
+        prior = check_positive_pair(
+            owner, "noise_prior", self.noise_prior,
+            fix="It is the (shape, scale) of the inverse-gamma prior of the noise variance.",
+        )
+        return fixed, prior
+
+    def _set_noise_attributes(self, noise, fixed_variance):
+        if fixed_variance is None:
+            self.noise_shape_ = float(noise["shape"])
+            self.noise_scale_ = float(noise["scale"])
+            self.noise_variance_ = float(inv_gamma_mean(noise["shape"], noise["scale"]))
+        else:
+            self.noise_shape_ = None
+            self.noise_scale_ = None
+            self.noise_variance_ = fixed_variance
+
+    def _set_intercept(self):
+        self.intercept_ = (
+            self._y_offset - float(self._X_offset @ self.coef_) if self.fit_intercept else 0.0
+        )
+
+    def predict(self, X, return_std=False):
+        """Posterior-predictive mean (and standard deviation) under ``q``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the standard deviation of a new response, ``sqrt(Var_q(x' beta) +
+            E_q[sigma2])`` (infinite when ``q(sigma2)`` has no finite mean).
+
+        Returns
+        -------
+        y_mean : ndarray of shape (n_samples,)
+        y_std : ndarray of shape (n_samples,), only when ``return_std``
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        y_mean = X @ self.coef_ + self.intercept_
+        if not return_std:
+            return y_mean
+        variance = self._coef_variance_along(X - self._X_offset) + self.noise_variance_
+        return y_mean, np.sqrt(variance)
+
+    def _check_level(self, level):
+        return check_scalar_in_range(type(self).__name__, "level", level, 0.0, 1.0,
+                                     low_open=True, high_open=True)
+
+
+def normal_quantile(level):
+    """Two-sided standard-normal quantile ``z`` with ``P(|Z| <= z) = level``."""
+    return norm.ppf(0.5 + 0.5 * level)
+
+
+def check_prior_precision(owner, value, n_features):
+    """Resolve ``prior_precision`` (scalar or (d,) array of positive floats) to shape (d,)."""
+    precision = np.asarray(value, dtype=float) if np.ndim(value) else None
+    if precision is None:
+        scalar = check_scalar_in_range(owner, "prior_precision", value, 0.0, None, low_open=True)
+        return np.full(n_features, scalar)
+    if precision.shape != (n_features,) or not np.all(np.isfinite(precision)) \
+            or np.any(precision <= 0):
+        raise _bad_parameter(
+            owner, "prior_precision", f"a positive float or an array of shape ({n_features},) "
+            "of positive floats, one per feature", value,
+        )
+    return precision.copy()
