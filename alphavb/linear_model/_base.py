@@ -60,6 +60,12 @@ def noise_block(fixed_variance, prior, shape_increment, scale_increment):
     }
 
 
+def response_variance(y):
+    """Scale of the starting noise variance: ``Var(y)``, or 1 when ``y`` is constant."""
+    variance = float(np.var(y))
+    return variance if variance > 0.0 else 1.0
+
+
 def fixed_noise_start(fixed_variance, initial_variance):
     """The ``tau``/``elt`` used by the first sweep: the known variance or a starting guess."""
     variance = initial_variance if fixed_variance is None else fixed_variance

@@ -28,6 +28,7 @@ from ._base import (
     fixed_noise_start,
     noise_block,
     normal_quantile,
+    response_variance,
 )
 
 
@@ -157,7 +158,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
         return self
 
     def _initialize(self, data, random_state, start):
-        y_variance = max(float(np.var(data["y"])), np.finfo(float).tiny)
+        y_variance = response_variance(data["y"])
         scale = 1.0 if start == 0 else 10.0 ** random_state.uniform(-3.0, 0.0)
         return {"noise": fixed_noise_start(data["fixed_variance"], scale * y_variance)}
 
@@ -214,8 +215,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
         check_is_fitted(self)
         n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
-        coef = rng.multivariate_normal(self.coef_, self.coef_cov_, size=n_samples,
-                                       method="cholesky")
+        chol = cholesky(self.coef_cov_, lower=True)
+        coef = self.coef_ + rng.standard_normal((n_samples, self.coef_.shape[0])) @ chol.T
         if self.noise_shape_ is None:
             noise_variance = np.full(n_samples, self.noise_variance_)
         else:

@@ -38,6 +38,7 @@ from ._base import (
     expected_gaussian_loglik,
     fixed_noise_start,
     noise_block,
+    response_variance,
 )
 from ._kernels import spike_slab_sweep
 
@@ -64,7 +65,8 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     slab_variance : float, default=1.0
         ``nu`` in the slab ``N(0, nu sigma2)``.
     prior_inclusion : float in (0, 1) or None, default=None
-        Fixed prior inclusion probability ``pi``; ``None`` means ``1 / n_features``.
+        Fixed prior inclusion probability ``pi``; ``None`` means ``1 / n_features`` (the
+        paper's choice), or 1/2 when there is a single feature.
         Ignored when ``inclusion_prior`` is given.
     inclusion_prior : tuple (a, b) or None, default=None
         Beta hyper-prior on ``pi``, which is then learned.
@@ -160,7 +162,8 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
                                         fix="It is the (a, b) of a Beta prior on pi.")
             return None, prior
         if self.prior_inclusion is None:
-            return 1.0 / n_features, None
+            # the paper's 1/d, kept inside (0, 1) when there is a single feature
+            return min(1.0 / n_features, 0.5), None
         fixed = check_scalar_in_range(owner, "prior_inclusion", self.prior_inclusion, 0.0, 1.0,
                                       low_open=True, high_open=True)
         return fixed, None
@@ -228,7 +231,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
             fraction = _START_NOISE_FRACTIONS[start]
         else:
             fraction = 10.0 ** random_state.uniform(-3.0, 0.0)
-        y_variance = max(float(np.var(data["y"])), np.finfo(float).tiny)
+        y_variance = response_variance(data["y"])
         return {
             "phi": np.zeros(n_features),
             "mu": np.zeros(n_features),

@@ -1,0 +1,176 @@
+"""AlphaLinearRegression: exact fractional-posterior identities (spec §2) and behaviour."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+
+from alphavb import AlphaLinearRegression
+from tests.conftest import assert_monotone
+from tests.naive import fractional_gaussian_log_normaliser, fractional_gaussian_posterior
+
+
+def make_problem(rng, n=40, d=5, noise=0.5):
+    X = rng.normal(size=(n, d))
+    coef = rng.normal(size=d)
+    return X, X @ coef + 1.5 + noise * rng.normal(size=n)
+
+
+@pytest.mark.parametrize("alpha", [0.1, 0.5, 1.0])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_known_noise_gives_the_fractional_posterior(rng, alpha, fit_intercept):
+    X, y = make_problem(rng)
+    precision = np.array([0.5, 1.0, 2.0, 3.0, 0.1])
+    model = AlphaLinearRegression(alpha=alpha, noise_variance=0.3, prior_precision=precision,
+                                  fit_intercept=fit_intercept).fit(X, y)
+    Xc, yc = (X - X.mean(0), y - y.mean()) if fit_intercept else (X, y)
+    mean, cov = fractional_gaussian_posterior(Xc, yc, alpha, 0.3, precision)
+    np.testing.assert_allclose(model.coef_, mean, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model.coef_cov_, cov, rtol=1e-10, atol=1e-14)
+    expected_intercept = y.mean() - X.mean(0) @ mean if fit_intercept else 0.0
+    assert model.intercept_ == pytest.approx(expected_intercept, rel=1e-10, abs=1e-12)
+    assert model.noise_variance_ == 0.3
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.0])
+def test_known_noise_elbo_equals_log_normaliser(rng, alpha):
+    """q(beta) is the exact fractional posterior, so alpha * L_alpha = log Z_alpha (spec §1)."""
+    X, y = make_problem(rng, n=30, d=4)
+    precision = np.array([0.5, 1.0, 2.0, 3.0])
+    model = AlphaLinearRegression(alpha=alpha, noise_variance=0.7, prior_precision=precision,
+                                  fit_intercept=False).fit(X, y)
+    log_z = fractional_gaussian_log_normaliser(X, y, alpha, 0.7, precision)
+    assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)
+    fractional = AlphaLinearRegression(alpha=alpha, noise_variance=0.7, prior_precision=precision,
+                                       fit_intercept=False, objective="fractional").fit(X, y)
+    assert fractional.elbo_ == pytest.approx(log_z, rel=1e-10)
+    np.testing.assert_allclose(fractional.coef_, model.coef_, rtol=1e-12)
+
+
+def test_learned_noise_matches_ols_under_a_flat_prior(rng):
+    X, y = make_problem(rng, n=200, d=3, noise=0.8)
+    model = AlphaLinearRegression(alpha=1.0, prior_precision=1e-10).fit(X, y)
+    ols = sm.OLS(y, sm.add_constant(X)).fit()
+    np.testing.assert_allclose(model.coef_, ols.params[1:], rtol=1e-6)
+    assert model.intercept_ == pytest.approx(ols.params[0], rel=1e-6)
+    # E[sigma2] = b_n / (a_n - 1) with b_n -> RSS/2 + O(1), a_n = n/2: close to RSS / n
+    assert model.noise_variance_ == pytest.approx(ols.ssr / len(y), rel=0.05)
+
+
+def test_alpha_widens_the_posterior(rng):
+    """Tempering divides the data information by alpha: variances grow as alpha falls."""
+    X, y = make_problem(rng, n=100, d=3)
+    variances = [np.diag(AlphaLinearRegression(alpha=a, noise_variance=0.25).fit(X, y).coef_cov_)
+                 for a in (1.0, 0.5, 0.25)]
+    assert np.all(variances[0] < variances[1]) and np.all(variances[1] < variances[2])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), alpha=st.floats(0.05, 1.0), learned=st.booleans(),
+       n=st.integers(3, 30), d=st.integers(1, 12))
+def test_alpha_elbo_never_decreases(seed, alpha, learned, n, d):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + rng.normal(size=n)
+    model = AlphaLinearRegression(alpha=alpha, noise_variance=None if learned else 1.3,
+                                  tol=0.0, max_iter=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    assert_monotone(model.elbo_history_)
+
+
+def test_predict_std_and_intervals(rng):
+    X, y = make_problem(rng)
+    model = AlphaLinearRegression(alpha=0.5).fit(X, y)
+    mean, std = model.predict(X[:5], return_std=True)
+    np.testing.assert_allclose(mean, model.predict(X[:5]))
+    x = X[:5] - X.mean(0)
+    expected = np.sqrt(np.einsum("ij,jk,ik->i", x, model.coef_cov_, x) + model.noise_variance_)
+    np.testing.assert_allclose(std, expected, rtol=1e-12)
+    interval = model.credible_intervals(0.9)
+    sd = np.sqrt(np.diag(model.coef_cov_))
+    np.testing.assert_allclose(interval[:, 1] - model.coef_, 1.6448536269514722 * sd, rtol=1e-9)
+
+
+def test_sample_posterior_matches_q(rng):
+    X, y = make_problem(rng)
+    model = AlphaLinearRegression(alpha=0.5).fit(X, y)
+    coef, noise = model.sample_posterior(20000, random_state=0)
+    assert coef.shape == (20000, X.shape[1]) and noise.shape == (20000,)
+    se = np.sqrt(np.diag(model.coef_cov_) / 20000)
+    assert np.all(np.abs(coef.mean(0) - model.coef_) < 5 * se)
+    # standard error of a sample covariance entry <= sqrt(V_ii V_jj (1 + rho^2) / N)
+    diag = np.diag(model.coef_cov_)
+    cov_se = np.sqrt(2 * np.outer(diag, diag) / 20000)
+    assert np.all(np.abs(np.cov(coef.T) - model.coef_cov_) < 5 * cov_se)
+    assert np.mean(noise) == pytest.approx(model.noise_variance_, rel=0.02)
+    again, _ = model.sample_posterior(20000, random_state=0)
+    np.testing.assert_array_equal(coef, again)
+
+
+def test_summary_table(rng):
+    X, y = make_problem(rng)
+    model = AlphaLinearRegression(alpha=0.8).fit(X, y)
+    text = model.summary().as_text()
+    for word in ("coef", "sd", "lower", "upper", "x4", "AlphaLinearRegression", "0.8"):
+        assert word in text
+
+
+def test_pickle_round_trip(rng):
+    X, y = make_problem(rng)
+    model = AlphaLinearRegression(alpha=0.5).fit(X, y)
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone.predict(X), model.predict(X))
+
+
+def test_inputs_are_not_modified(rng):
+    X, y = make_problem(rng)
+    X_copy, y_copy = X.copy(), y.copy()
+    precision = np.ones(X.shape[1])
+    AlphaLinearRegression(prior_precision=precision).fit(X, y)
+    np.testing.assert_array_equal(X, X_copy)
+    np.testing.assert_array_equal(y, y_copy)
+    np.testing.assert_array_equal(precision, np.ones(X.shape[1]))
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"alpha": 0.0}, "'alpha' parameter of AlphaLinearRegression must be a float in \\(0"),
+    ({"alpha": 1.5}, "alpha = 1 for ordinary VB"),
+    ({"alpha": np.nan}, "'alpha'"),
+    ({"alpha": True}, "'alpha'"),
+    ({"objective": "kl"}, "'objective'"),
+    ({"max_iter": 0}, "'max_iter'"),
+    ({"n_init": 1.5}, "'n_init'"),
+    ({"tol": -1.0}, "'tol'"),
+    ({"noise_variance": -1.0}, "Pass None to learn it"),
+    ({"noise_prior": (1.0, -1.0)}, "'noise_prior'"),
+    ({"prior_precision": 0.0}, "'prior_precision'"),
+    ({"prior_precision": [1.0, 2.0]}, "array of shape \\(5,\\)"),
+])
+def test_bad_parameters_raise(rng, params, match):
+    X, y = make_problem(rng)
+    with pytest.raises(ValueError, match=match):
+        AlphaLinearRegression(**params).fit(X, y)
+
+
+def test_bad_data_raise(rng):
+    X, y = make_problem(rng)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        AlphaLinearRegression().fit(bad, y)
+    with pytest.raises(ValueError, match="Input y contains infinity"):
+        AlphaLinearRegression().fit(X, np.where(np.arange(len(y)) == 0, np.inf, y))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        AlphaLinearRegression().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="0 sample"):
+        AlphaLinearRegression().fit(X[:0], y[:0])
+    model = AlphaLinearRegression().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :2])

@@ -1,0 +1,238 @@
+"""AlphaSpikeSlabRegression (spec §3): kernel vs reference, exactness, monotonicity, recovery."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import xlogy
+from scipy.stats import norm
+from sklearn.exceptions import ConvergenceWarning
+
+from alphavb import AlphaSpikeSlabRegression
+from alphavb.datasets import make_sparse_regression
+from alphavb.linear_model._kernels import spike_slab_sweep
+from tests import naive
+from tests.conftest import assert_monotone
+
+PAPER_ALPHAS = (0.5, 0.8, 0.95, 1.0)
+
+
+def test_kernel_sweep_equals_numpy_reference(rng):
+    n, d = 30, 12
+    X = np.asfortranarray(rng.normal(size=(n, d)))
+    y = X[:, :3] @ [2.0, -1.0, 0.5] + rng.normal(size=n)
+    phi, mu, s2 = rng.uniform(0, 1, d), rng.normal(size=d), rng.uniform(0.1, 1, d)
+    args = dict(tau=1.7, elt=0.4, logit_pi=-2.0, alpha=0.6, nu=1.3)
+    expected = naive.spike_slab_sweep(X, y, phi, mu, s2, **args)
+    residual = y - X @ (phi * mu)
+    got_phi, got_mu, got_s2 = phi.copy(), mu.copy(), s2.copy()
+    stats = spike_slab_sweep(X, np.sum(X ** 2, axis=0), residual, got_phi, got_mu, got_s2,
+                             args["tau"], args["elt"], args["logit_pi"], args["alpha"], args["nu"])
+    for got, want in zip((got_phi, got_mu, got_s2), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-13)
+    e_phi, e_mu, e_s2 = expected
+    mean = e_phi * e_mu
+    np.testing.assert_allclose(residual, y - X @ mean, rtol=1e-11, atol=1e-12)
+    variance = e_phi * (e_mu ** 2 + e_s2) - mean ** 2
+    want_stats = (np.sum((y - X @ mean) ** 2) + np.sum(X ** 2, axis=0) @ variance,
+                  np.sum(e_phi * (e_mu ** 2 + e_s2)), e_phi.sum(), e_phi @ np.log(e_s2),
+                  np.sum(xlogy(e_phi, e_phi) + xlogy(1 - e_phi, 1 - e_phi)))
+    np.testing.assert_allclose(stats, want_stats, rtol=1e-11)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+def test_orthogonal_design_is_exact(alpha):
+    """X'X diagonal: the fractional posterior factorises, so q is exact (enumeration, d = 8)."""
+    rng = np.random.default_rng(1)
+    n, d = 50, 8
+    X = np.sqrt(n) * np.linalg.qr(rng.normal(size=(n, d)))[0]
+    coef = np.array([1.0, 0.5, 0.3, 0.2, 0.0, 0.0, -0.4, 0.0])
+    y = X @ coef + rng.normal(size=n)
+    pips, log_z = naive.spike_slab_enumeration(X, y, alpha, sigma2=1.0, nu=2.0, pi=0.3)
+    assert 0.05 < np.sort(pips)[len(pips) // 2] < 0.95  # not all PIPs are trivially 0 or 1
+    common = dict(alpha=alpha, slab_variance=2.0, prior_inclusion=0.3, noise_variance=1.0,
+                  fit_intercept=False, tol=1e-14)
+    model = AlphaSpikeSlabRegression(**common).fit(X, y)
+    np.testing.assert_allclose(model.inclusion_probabilities_, pips, rtol=1e-9, atol=1e-12)
+    assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)
+    fractional = AlphaSpikeSlabRegression(objective="fractional", **common).fit(X, y)
+    assert fractional.elbo_ == pytest.approx(log_z, rel=1e-10)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_pips_agree_with_enumeration_on_a_random_design(alpha, seed):
+    rng = np.random.default_rng(seed)
+    n, d = 100, 10
+    X = rng.normal(size=(n, d))
+    coef = np.zeros(d)
+    coef[:3] = [1.0, 0.6, 0.35]
+    y = X @ coef + rng.normal(size=n)
+    pips, log_z = naive.spike_slab_enumeration(X, y, alpha, sigma2=1.0, nu=1.0, pi=0.2)
+    model = AlphaSpikeSlabRegression(alpha=alpha, prior_inclusion=0.2, noise_variance=1.0,
+                                     fit_intercept=False, tol=1e-14, max_iter=5000).fit(X, y)
+    np.testing.assert_allclose(model.inclusion_probabilities_, pips, atol=0.03)
+    # the objective is a lower bound of log Z_alpha, and a tight one here
+    assert log_z - 0.1 < alpha * model.elbo_ <= log_z
+
+
+@pytest.mark.parametrize("learned_noise", [False, True])
+@pytest.mark.parametrize("learned_pi", [False, True])
+def test_objective_equals_the_spec_formula(rng, learned_noise, learned_pi):
+    X, y, _ = make_sparse_regression(n_samples=40, n_features=15, n_informative=2,
+                                     random_state=4)
+    model = AlphaSpikeSlabRegression(
+        alpha=0.7, slab_variance=1.5, noise_variance=None if learned_noise else 0.8,
+        noise_prior=(2.0, 1.0), inclusion_prior=(1.0, 4.0) if learned_pi else None,
+        fit_intercept=False).fit(X, y)
+    noise = ("learned", model.noise_shape_, model.noise_scale_, 2.0, 1.0) if learned_noise \
+        else ("fixed", 0.8)
+    pi = ("learned", *model.inclusion_posterior_, 1.0, 4.0) if learned_pi \
+        else ("fixed", 1 / 15)
+    expected = naive.spike_slab_alpha_elbo(X, y, model.inclusion_probabilities_,
+                                           model.slab_means_, model.slab_variances_, 0.7, 1.5,
+                                           noise, pi)
+    assert model.elbo_ == pytest.approx(expected, rel=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), alpha=st.floats(0.05, 1.0), learned_noise=st.booleans(),
+       learned_pi=st.booleans(), n=st.integers(2, 40), d=st.integers(1, 40),
+       slab_variance=st.sampled_from([0.1, 1.0, 10.0]))
+def test_alpha_elbo_never_decreases(seed, alpha, learned_noise, learned_pi, n, d, slab_variance):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 3.0, size=d)
+    coef = np.where(rng.uniform(size=d) < 0.3, rng.normal(scale=2.0, size=d), 0.0)
+    y = X @ coef + rng.normal(size=n)
+    model = AlphaSpikeSlabRegression(
+        alpha=alpha, slab_variance=slab_variance,
+        noise_variance=None if learned_noise else 0.5,
+        inclusion_prior=(1.0, 1.0) if learned_pi else None,
+        n_init=2, max_iter=40, tol=0.0, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    assert_monotone(model.elbo_history_)
+    assert np.all((model.inclusion_probabilities_ >= 0) & (model.inclusion_probabilities_ <= 1))
+
+
+@pytest.mark.parametrize("alpha", PAPER_ALPHAS)
+def test_paper_simulation_recovers_the_true_variables(alpha):
+    """Paper Figure 1 set-up (n = 100, d = 500, 4 signals, sigma = 1), default settings."""
+    X, y, truth = make_sparse_regression(random_state=0)
+    model = AlphaSpikeSlabRegression(alpha=alpha).fit(X, y)
+    assert model.converged_
+    assert np.all(model.inclusion_probabilities_[:4] > 0.9)
+    assert np.all(model.inclusion_probabilities_[4:] < 0.1)
+    assert np.linalg.norm(model.coef_ - truth) < 0.5
+    assert_monotone(model.elbo_history_)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+def test_default_starts_reach_the_best_mode(alpha):
+    """A design where a start at sigma2 = Var(y) locks into a worse mode (spec §3).
+
+    The default fit must be as good as the best of 30 starts.
+    """
+    X, y, _ = make_sparse_regression(coef=[1.5] * 4, random_state=4)
+    default = AlphaSpikeSlabRegression(alpha=alpha).fit(X, y)
+    many = AlphaSpikeSlabRegression(alpha=alpha, n_init=30, random_state=0).fit(X, y)
+    assert default.elbo_ >= many.elbo_ - 1e-6 * abs(many.elbo_)
+    assert np.all(default.inclusion_probabilities_[:4] > 0.9)
+
+
+def test_fractional_objective_has_the_same_maximiser():
+    X, y, _ = make_sparse_regression(n_samples=60, n_features=30, random_state=2)
+    vb = AlphaSpikeSlabRegression(alpha=0.6, tol=1e-12).fit(X, y)
+    frac = AlphaSpikeSlabRegression(alpha=0.6, tol=1e-12, objective="fractional").fit(X, y)
+    np.testing.assert_allclose(frac.coef_, vb.coef_, rtol=1e-9, atol=1e-12)
+    assert frac.elbo_ == pytest.approx(0.6 * vb.elbo_, rel=1e-10)
+
+
+def test_credible_intervals_are_exact_quantiles_of_q():
+    X, y, _ = make_sparse_regression(n_samples=60, n_features=30, random_state=2)
+    model = AlphaSpikeSlabRegression(alpha=0.8).fit(X, y)
+    phi, mu = model.inclusion_probabilities_, model.slab_means_
+    sd = np.sqrt(model.slab_variances_)
+    interval = model.credible_intervals(0.9)
+
+    def cdf(x):  # q(beta_j <= x) for the spike-and-slab marginal
+        return (1 - phi) * (x >= 0) + phi * norm.cdf((x - mu) / sd)
+
+    for column, p in ((0, 0.05), (1, 0.95)):
+        x = interval[:, column]
+        at_atom = x == 0.0
+        np.testing.assert_allclose(cdf(x)[~at_atom], p, atol=1e-9)
+        # at the atom the tail probability p falls inside the jump of the CDF at 0
+        below = phi * norm.cdf(-mu / sd)
+        assert np.all((below[at_atom] <= p) & (p <= below[at_atom] + 1 - phi[at_atom]))
+    assert np.all(interval[:4, 0] > 0)          # strong signals exclude 0
+    assert np.all(interval[10:, :] == 0.0)      # clear nulls collapse onto the atom
+
+
+def test_predict_score_and_summary():
+    X, y, truth = make_sparse_regression(random_state=1)
+    X_test, y_test, _ = make_sparse_regression(random_state=2)
+    model = AlphaSpikeSlabRegression(alpha=0.5).fit(X, y)
+    assert model.score(X_test, y_test) > 0.9
+    mean, std = model.predict(X_test[:3], return_std=True)
+    assert np.all(std > np.sqrt(model.noise_variance_))
+    text = model.summary().as_text()
+    for word in ("PIP", "coef", "lower", "x499", "AlphaSpikeSlabRegression"):
+        assert word in text
+
+
+def test_learned_inclusion_probability():
+    X, y, _ = make_sparse_regression(n_samples=200, n_features=100, n_informative=10,
+                                     random_state=3)
+    model = AlphaSpikeSlabRegression(alpha=0.8, inclusion_prior=(1.0, 1.0)).fit(X, y)
+    a, b = model.inclusion_posterior_
+    assert a / (a + b) == pytest.approx(0.1, abs=0.03)
+    assert np.isnan(model.prior_inclusion_)
+
+
+def test_reproducible_and_picklable():
+    X, y, _ = make_sparse_regression(n_samples=50, n_features=40, random_state=5)
+    first = AlphaSpikeSlabRegression(n_init=5, random_state=7).fit(X, y)
+    second = AlphaSpikeSlabRegression(n_init=5, random_state=7).fit(X, y)
+    np.testing.assert_array_equal(first.coef_, second.coef_)
+    clone = pickle.loads(pickle.dumps(first))
+    np.testing.assert_array_equal(clone.predict(X), first.predict(X))
+
+
+def test_inputs_are_not_modified():
+    X, y, _ = make_sparse_regression(n_samples=50, n_features=40, random_state=5)
+    X = np.asfortranarray(X)
+    X_copy, y_copy = X.copy(), y.copy()
+    AlphaSpikeSlabRegression(fit_intercept=False).fit(X, y)
+    AlphaSpikeSlabRegression().fit(X, y)
+    np.testing.assert_array_equal(X, X_copy)
+    np.testing.assert_array_equal(y, y_copy)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"alpha": -0.1}, "'alpha' parameter of AlphaSpikeSlabRegression"),
+    ({"slab_variance": 0.0}, "'slab_variance'"),
+    ({"prior_inclusion": 1.0}, "'prior_inclusion'.*\\(0.0, 1.0\\)"),
+    ({"prior_inclusion": 0.1, "inclusion_prior": (1, 1)}, "either a fixed prior_inclusion"),
+    ({"inclusion_prior": (1.0, 0.0)}, "Beta prior on pi"),
+    ({"inclusion_prior": "flat"}, "'inclusion_prior'"),
+    ({"noise_variance": np.inf}, "'noise_variance'"),
+])
+def test_bad_parameters_raise(params, match):
+    X, y, _ = make_sparse_regression(n_samples=20, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        AlphaSpikeSlabRegression(**params).fit(X, y)
+
+
+def test_bad_data_raise():
+    X, y, _ = make_sparse_regression(n_samples=20, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        AlphaSpikeSlabRegression().fit(X, np.full(20, np.nan))
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        AlphaSpikeSlabRegression().fit(X[:, 0], y)
+    with pytest.raises(ValueError, match="0 feature"):
+        AlphaSpikeSlabRegression().fit(X[:, :0], y)

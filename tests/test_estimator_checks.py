@@ -1,0 +1,39 @@
+"""scikit-learn's estimator checks: the estimators behave as scikit-learn users expect."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_regression
+from sklearn.preprocessing import scale
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
+
+ESTIMATORS = [AlphaLinearRegression(), AlphaSpikeSlabRegression()]
+
+ALPHA_IS_A_TEMPERATURE = (
+    "check_regressors_train sets alpha=0.01 on the assumption that alpha is a regularisation "
+    "strength; here alpha is the likelihood temperature, and alpha=0.01 keeps only 1% of the "
+    "data's information by design. test_regressors_train_at_default_alpha repeats the check's "
+    "score requirement at the default alpha."
+)
+
+
+def expected_failed_checks(estimator):
+    return {"check_regressors_train": ALPHA_IS_A_TEMPERATURE}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_regressors_train_at_default_alpha(estimator):
+    X, y = make_regression(n_samples=200, n_features=10, n_informative=3, noise=20.0,
+                           random_state=0)
+    X, y = scale(X), scale(y)
+    model = estimator.fit(X, y)
+    assert model.predict(X).shape == y.shape
+    assert model.score(X, y) > 0.5
+    assert model.fit(X.tolist(), y.tolist()).score(X, y) == pytest.approx(model.score(X, y))
+    assert np.all(np.isfinite(model.predict(X, return_std=True)[1]))

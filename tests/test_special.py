@@ -1,0 +1,81 @@
+"""Each closed form of alphavb._special against direct numerical integration."""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from alphavb._special import (
+    beta_expectations,
+    inv_gamma_expectations,
+    inv_gamma_mean,
+    kl_beta,
+    kl_gaussian_diag_prior,
+    kl_inv_gamma,
+    xlogx,
+)
+
+
+def kl_by_quadrature(q, p, low, high):
+    def integrand(x):
+        log_q = q.logpdf(x)
+        return np.exp(log_q) * (log_q - p.logpdf(x))
+    return integrate.quad(integrand, low, high, limit=200, epsabs=1e-12, epsrel=1e-10)[0]
+
+
+@pytest.mark.parametrize("a, b, a0, b0", [(3.0, 2.0, 1.0, 1.0), (50.5, 60.0, 0.01, 0.01),
+                                         (1.5, 0.3, 2.0, 5.0)])
+def test_kl_inv_gamma_matches_quadrature(a, b, a0, b0):
+    q, p = stats.invgamma(a, scale=b), stats.invgamma(a0, scale=b0)
+
+    def integrand(u):  # in u = log(x): the KL is invariant under the change of variable
+        x = np.exp(u)
+        log_q = q.logpdf(x)
+        return np.exp(log_q + u) * (log_q - p.logpdf(x))
+
+    low, high = np.log(q.ppf(1e-15)), np.log(q.isf(1e-15))
+    expected = integrate.quad(integrand, low, high, limit=200, epsabs=1e-12, epsrel=1e-10)[0]
+    assert kl_inv_gamma(a, b, a0, b0) == pytest.approx(expected, rel=1e-7, abs=1e-9)
+
+
+@pytest.mark.parametrize("a, b, a0, b0", [(2.0, 5.0, 1.0, 1.0), (10.0, 490.0, 1.0, 3.0),
+                                         (0.7, 0.9, 2.0, 2.0)])
+def test_kl_beta_matches_quadrature(a, b, a0, b0):
+    q, p = stats.beta(a, b), stats.beta(a0, b0)
+    assert kl_beta(a, b, a0, b0) == pytest.approx(kl_by_quadrature(q, p, 0, 1), rel=1e-6)
+
+
+def test_inv_gamma_expectations_match_quadrature():
+    a, b = 4.5, 3.2
+    q = stats.invgamma(a, scale=b)
+    tau, elt = inv_gamma_expectations(a, b)
+    assert tau == pytest.approx(q.expect(lambda x: 1.0 / x), rel=1e-9)
+    assert elt == pytest.approx(q.expect(lambda x: -np.log(x)), rel=1e-9)
+    assert inv_gamma_mean(a, b) == pytest.approx(q.mean(), rel=1e-12)
+    assert inv_gamma_mean(0.9, b) == np.inf
+
+
+def test_beta_expectations_match_quadrature():
+    a, b = 2.5, 7.0
+    q = stats.beta(a, b)
+    elog, elog1m = beta_expectations(a, b)
+    assert elog == pytest.approx(q.expect(np.log), rel=1e-9)
+    assert elog1m == pytest.approx(q.expect(lambda x: np.log1p(-x)), rel=1e-9)
+
+
+def test_kl_gaussian_matches_full_matrix_formula():
+    rng = np.random.default_rng(0)
+    d = 4
+    A = rng.normal(size=(d, d))
+    cov = A @ A.T + d * np.eye(d)
+    mean = rng.normal(size=d)
+    precision = rng.uniform(0.5, 3.0, size=d)
+    prior_cov = np.diag(1 / precision)
+    expected = 0.5 * (np.trace(np.linalg.solve(prior_cov, cov))
+                      + mean @ np.linalg.solve(prior_cov, mean) - d
+                      + np.linalg.slogdet(prior_cov)[1] - np.linalg.slogdet(cov)[1])
+    got = kl_gaussian_diag_prior(mean, np.diag(cov), np.linalg.slogdet(cov)[1], precision)
+    assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_xlogx_zero_convention():
+    np.testing.assert_allclose(xlogx([0.0, 1.0, 0.5]), [0.0, 0.0, 0.5 * np.log(0.5)])
