@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 OBJECTIVES = ("alpha-vb", "fractional")
 
@@ -165,6 +166,7 @@ class CAVIEstimator(BaseEstimator):
         from statsmodels.iolib.summary import Summary
         from statsmodels.iolib.table import SimpleTable
 
+        check_is_fitted(self)
         columns = self._summary_columns(level)
         names = list(columns)
         rows = np.column_stack([columns[name] for name in names])

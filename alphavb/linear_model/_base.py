@@ -81,7 +81,10 @@ class AlphaRegressionBase(RegressorMixin, CAVIEstimator):
     """
 
     def _prepare_data(self, X, y):
-        """Validate ``X, y`` and centre them when ``fit_intercept`` (never in place)."""
+        """Validate ``X, y`` and centre them when ``fit_intercept`` (never in place).
+
+        Returns the (centred) ``X`` and ``y`` and the squared column norms of ``X``.
+        """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         if self.fit_intercept:
             X_offset = X.mean(axis=0)
@@ -91,10 +94,20 @@ class AlphaRegressionBase(RegressorMixin, CAVIEstimator):
         else:
             X_offset = np.zeros(X.shape[1])
             y_offset = 0.0
+        with np.errstate(over="ignore"):
+            col_sq_norms = np.einsum("ij,ij->j", X, X)
+            y_sq_norm = y @ y
+        for name, value in (("X", col_sq_norms), ("y", y_sq_norm)):
+            if not np.all(np.isfinite(value)):
+                raise ValueError(
+                    f"Input {name} of {type(self).__name__} has values so large that their "
+                    "squares overflow float64. Rescale it first (e.g. with "
+                    "sklearn.preprocessing.StandardScaler)."
+                )
         self.n_samples_fit_ = X.shape[0]
         self._X_offset = X_offset
         self._y_offset = y_offset
-        return X, y
+        return X, y, col_sq_norms
 
     def _check_noise_parameters(self):
         """Return the known noise variance (or None) and the inverse-gamma prior."""

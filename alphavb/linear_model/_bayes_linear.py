@@ -137,7 +137,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
         -------
         self
         """
-        X, y = self._prepare_data(X, y)
+        X, y, _ = self._prepare_data(X, y)
         self._check_cavi_parameters()
         fixed_variance, noise_prior = self._check_noise_parameters()
         self.prior_precision_ = check_prior_precision(

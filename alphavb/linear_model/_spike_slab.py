@@ -180,7 +180,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         -------
         self
         """
-        X, y = self._prepare_data(X, y)
+        X, y, col_sq_norms = self._prepare_data(X, y)
         self._check_cavi_parameters()
         fixed_variance, noise_prior = self._check_noise_parameters()
         slab_variance = check_scalar_in_range(type(self).__name__, "slab_variance",
@@ -190,7 +190,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         data = {
             "X": X,
             "y": y,
-            "col_sq_norms": np.einsum("ij,ij->j", X, X),
+            "col_sq_norms": col_sq_norms,
             "fixed_variance": fixed_variance,
             "noise_prior": noise_prior,
             "slab_variance": slab_variance,

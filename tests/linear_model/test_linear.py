@@ -12,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from alphavb import AlphaLinearRegression
 from tests.conftest import assert_monotone
+from alphavb._special import kl_inv_gamma
 from tests.naive import fractional_gaussian_log_normaliser, fractional_gaussian_posterior
 
 
@@ -50,6 +51,25 @@ def test_known_noise_elbo_equals_log_normaliser(rng, alpha):
                                        fit_intercept=False, objective="fractional").fit(X, y)
     assert fractional.elbo_ == pytest.approx(log_z, rel=1e-10)
     np.testing.assert_allclose(fractional.coef_, model.coef_, rtol=1e-12)
+
+
+def test_learned_noise_objective_matches_monte_carlo(rng):
+    """alpha-ELBO = E_q[log p(y | beta, sigma2)] - KL(q || p) / alpha, E_q by sampling q."""
+    alpha, a0, b0 = 0.6, 2.0, 1.5
+    X, y = make_problem(rng, n=25, d=3)
+    precision = np.array([0.5, 1.0, 2.0])
+    model = AlphaLinearRegression(alpha=alpha, prior_precision=precision, noise_prior=(a0, b0),
+                                  fit_intercept=False).fit(X, y)
+    coef, noise = model.sample_posterior(200_000, random_state=1)
+    sq = ((y[None, :] - coef @ X.T) ** 2).sum(axis=1)
+    loglik = -0.5 * len(y) * np.log(2 * np.pi * noise) - 0.5 * sq / noise
+    m, V = model.coef_, model.coef_cov_
+    kl_coef = 0.5 * (np.trace(np.diag(precision) @ V) + m @ (precision * m) - 3
+                     - np.sum(np.log(precision)) - np.linalg.slogdet(V)[1])
+    kl_noise = kl_inv_gamma(model.noise_shape_, model.noise_scale_, a0, b0)
+    monte_carlo = loglik.mean() - (kl_coef + kl_noise) / alpha
+    standard_error = loglik.std() / np.sqrt(len(loglik))
+    assert abs(model.elbo_ - monte_carlo) < 4 * standard_error
 
 
 def test_learned_noise_matches_ols_under_a_flat_prior(rng):
@@ -122,6 +142,13 @@ def test_summary_table(rng):
         assert word in text
 
 
+def test_summary_before_fit_is_refused():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        AlphaLinearRegression().summary()
+
+
 def test_pickle_round_trip(rng):
     X, y = make_problem(rng)
     model = AlphaLinearRegression(alpha=0.5).fit(X, y)
@@ -171,6 +198,8 @@ def test_bad_data_raise(rng):
         AlphaLinearRegression().fit(X, y[:-1])
     with pytest.raises(ValueError, match="0 sample"):
         AlphaLinearRegression().fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="Input X .* Rescale it first"):
+        AlphaLinearRegression().fit(X * 1e160, y)
     model = AlphaLinearRegression().fit(X, y)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :2])

@@ -236,3 +236,11 @@ def test_bad_data_raise():
         AlphaSpikeSlabRegression().fit(X[:, 0], y)
     with pytest.raises(ValueError, match="0 feature"):
         AlphaSpikeSlabRegression().fit(X[:, :0], y)
+
+
+@pytest.mark.parametrize("which", ["X", "y"])
+def test_overflowing_scale_is_refused(which):
+    X, y, _ = make_sparse_regression(n_samples=20, n_features=5, random_state=0)
+    X, y = (X * 1e160, y) if which == "X" else (X, y * 1e160)
+    with pytest.raises(ValueError, match=f"Input {which} .* Rescale it first"):
+        AlphaSpikeSlabRegression().fit(X, y)
