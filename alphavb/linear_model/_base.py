@@ -80,12 +80,13 @@ class AlphaRegressionBase(RegressorMixin, CAVIEstimator):
     ``x' beta`` under ``q`` for each centred row ``x`` of ``X``.
     """
 
-    def _prepare_data(self, X, y):
+    def _prepare_data(self, X, y, order=None):
         """Validate ``X, y`` and centre them when ``fit_intercept`` (never in place).
 
+        ``order="F"`` returns ``X`` in Fortran order (one copy at most, centring included).
         Returns the (centred) ``X`` and ``y`` and the squared column norms of ``X``.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order=order)
         if self.fit_intercept:
             X_offset = X.mean(axis=0)
             y_offset = float(y.mean())

@@ -203,6 +203,24 @@ def test_reproducible_and_picklable():
     np.testing.assert_array_equal(clone.predict(X), first.predict(X))
 
 
+def test_sweep_runs_on_fortran_ordered_data(monkeypatch):
+    """The kernel reads columns: X must reach it in Fortran order whatever the input order."""
+    import alphavb.linear_model._spike_slab as module
+
+    seen = []
+
+    def recording_sweep(X, *args):
+        seen.append(X.flags.f_contiguous)
+        return spike_slab_sweep(X, *args)
+
+    monkeypatch.setattr(module, "spike_slab_sweep", recording_sweep)
+    X, y, _ = make_sparse_regression(n_samples=30, n_features=20, random_state=0)
+    for fit_intercept in (True, False):
+        AlphaSpikeSlabRegression(fit_intercept=fit_intercept, n_init=1).fit(
+            np.ascontiguousarray(X), y)
+    assert seen and all(seen)
+
+
 def test_inputs_are_not_modified():
     X, y, _ = make_sparse_regression(n_samples=50, n_features=40, random_state=5)
     X = np.asfortranarray(X)
