@@ -138,7 +138,6 @@ class AlphaLinearRegression(AlphaRegressionBase):
         self
         """
         X, y, _ = self._prepare_data(X, y)
-        self._check_cavi_parameters()
         fixed_variance, noise_prior = self._check_noise_parameters()
         self.prior_precision_ = check_prior_precision(
             type(self).__name__, self.prior_precision, X.shape[1])

@@ -181,7 +181,6 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         self
         """
         X, y, col_sq_norms = self._prepare_data(X, y, order="F")
-        self._check_cavi_parameters()
         fixed_variance, noise_prior = self._check_noise_parameters()
         slab_variance = check_scalar_in_range(type(self).__name__, "slab_variance",
                                               self.slab_variance, 0.0, None, low_open=True)
