@@ -15,13 +15,13 @@ import numpy as np
 from scipy.special import betaln, digamma, gammaln
 
 __all__ = [
-    "inv_gamma_expectations",
-    "kl_inv_gamma",
     "beta_expectations",
+    "inv_gamma_expectations",
+    "inv_gamma_mean",
     "kl_beta",
     "kl_gaussian_diag_prior",
+    "kl_inv_gamma",
     "xlogx",
-    "inv_gamma_mean",
 ]
 
 

@@ -187,10 +187,9 @@ class CAVIEstimator(BaseEstimator):
             title="alpha-VB posterior summary",
         ))
         result.tables.append(SimpleTable(data, headers=names, stubs=stubs))
-        result.add_extra_txt([
-            f"Intervals are equal-tailed {level:.0%} credible intervals of the variational "
-            "posterior q."
-        ])
+        note = (f"Intervals are equal-tailed {level:.0%} credible intervals of the variational "
+                "posterior q.")
+        result.add_extra_txt([note])
         return result
 
     def _summary_row_names(self):

@@ -15,7 +15,8 @@ def test_reproduce_hdr_writes_figure_and_table(tmp_path, capsys):
     figure, table = tmp_path / "hdr_coefficients.png", tmp_path / "hdr_summary.csv"
     assert f"wrote {figure}" in out and f"wrote {table}" in out
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    rows = list(csv.DictReader(open(table)))
+    with open(table, newline="") as handle:
+        rows = list(csv.DictReader(handle))
     assert [float(row["alpha"]) for row in rows] == [0.5, 0.8, 0.95, 1.0]
     for row in rows:
         assert row["converged"] == "True"

@@ -16,7 +16,7 @@ def test_paper_setup():
 
 
 def test_custom_coefficients_and_noise():
-    X, y, coef = make_sparse_regression(50, 20, 2, coef=[1.0, -1.0], noise=0.0, random_state=1)
+    X, y, _ = make_sparse_regression(50, 20, 2, coef=[1.0, -1.0], noise=0.0, random_state=1)
     np.testing.assert_allclose(y, X[:, 0] - X[:, 1])
 
 

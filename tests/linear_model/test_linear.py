@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from alphavb import AlphaLinearRegression
-from tests.conftest import assert_monotone
 from alphavb._special import kl_inv_gamma
+from tests.conftest import assert_monotone
 from tests.naive import fractional_gaussian_log_normaliser, fractional_gaussian_posterior
 
 

@@ -174,11 +174,11 @@ def test_credible_intervals_are_exact_quantiles_of_q():
 
 
 def test_predict_score_and_summary():
-    X, y, truth = make_sparse_regression(random_state=1)
+    X, y, _ = make_sparse_regression(random_state=1)
     X_test, y_test, _ = make_sparse_regression(random_state=2)
     model = AlphaSpikeSlabRegression(alpha=0.5).fit(X, y)
     assert model.score(X_test, y_test) > 0.9
-    mean, std = model.predict(X_test[:3], return_std=True)
+    _, std = model.predict(X_test[:3], return_std=True)
     assert np.all(std > np.sqrt(model.noise_variance_))
     text = model.summary().as_text()
     for word in ("PIP", "coef", "lower", "x499", "AlphaSpikeSlabRegression"):
