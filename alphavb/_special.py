@@ -21,7 +21,6 @@ __all__ = [
     "kl_beta",
     "kl_gaussian_diag_prior",
     "kl_inv_gamma",
-    "xlogx",
 ]
 
 
@@ -99,12 +98,3 @@ def kl_gaussian_diag_prior(mean, cov_diag, log_det_cov, prior_precision):
         - np.sum(np.log(prior_precision))
         - log_det_cov
     )
-
-
-def xlogx(p):
-    """``p log p`` elementwise with the convention ``0 log 0 = 0``."""
-    p = np.asarray(p, dtype=float)
-    out = np.zeros_like(p)
-    positive = p > 0
-    out[positive] = p[positive] * np.log(p[positive])
-    return out

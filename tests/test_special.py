@@ -11,7 +11,6 @@ from alphavb._special import (
     kl_beta,
     kl_gaussian_diag_prior,
     kl_inv_gamma,
-    xlogx,
 )
 
 
@@ -75,7 +74,3 @@ def test_kl_gaussian_matches_full_matrix_formula():
                       + np.linalg.slogdet(prior_cov)[1] - np.linalg.slogdet(cov)[1])
     got = kl_gaussian_diag_prior(mean, np.diag(cov), np.linalg.slogdet(cov)[1], precision)
     assert got == pytest.approx(expected, rel=1e-12)
-
-
-def test_xlogx_zero_convention():
-    np.testing.assert_allclose(xlogx([0.0, 1.0, 0.5]), [0.0, 0.0, 0.5 * np.log(0.5)])
