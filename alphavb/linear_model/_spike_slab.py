@@ -180,12 +180,26 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         -------
         self
         """
+        data = self._prepare_fit(X, y)
+        state = self._fit_cavi(data)
+        self.inclusion_probabilities_ = state["phi"]
+        self.slab_means_ = state["mu"]
+        self.slab_variances_ = state["s2"]
+        self.coef_ = state["phi"] * state["mu"]
+        self.prior_inclusion_ = np.nan if data["fixed_pi"] is None else data["fixed_pi"]
+        self.inclusion_posterior_ = state["pi"]["posterior"]
+        self._set_noise_attributes(state["noise"], data["fixed_variance"])
+        self._set_intercept()
+        return self
+
+    def _prepare_fit(self, X, y):
+        """Validate the data and parameters; return what the CAVI steps read."""
         X, y, col_sq_norms = self._prepare_data(X, y, order="F")
         fixed_variance, noise_prior = self._check_noise_parameters()
         slab_variance = check_scalar_in_range(type(self).__name__, "slab_variance",
                                               self.slab_variance, 0.0, None, low_open=True)
         fixed_pi, pi_prior = self._check_inclusion_parameters(X.shape[1])
-        data = {
+        return {
             "X": X,
             "y": y,
             "col_sq_norms": col_sq_norms,
@@ -195,16 +209,6 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
             "fixed_pi": fixed_pi,
             "pi_prior": pi_prior,
         }
-        state = self._fit_cavi(data)
-        self.inclusion_probabilities_ = state["phi"]
-        self.slab_means_ = state["mu"]
-        self.slab_variances_ = state["s2"]
-        self.coef_ = state["phi"] * state["mu"]
-        self.prior_inclusion_ = np.nan if fixed_pi is None else fixed_pi
-        self.inclusion_posterior_ = state["pi"]["posterior"]
-        self._set_noise_attributes(state["noise"], fixed_variance)
-        self._set_intercept()
-        return self
 
     def _inclusion_block(self, data, phi_sum, n_features):
         """``q(pi)`` update (or the fixed ``pi``): ``E log pi``, ``E log(1 - pi)``, KL.
