@@ -12,15 +12,20 @@ Parametrisations
 """
 
 import numpy as np
-from scipy.special import betaln, digamma, gammaln
+from scipy.special import betaln, digamma, gammaln, multigammaln
 
 __all__ = [
     "beta_expectations",
+    "dirichlet_expected_log",
     "inv_gamma_expectations",
     "inv_gamma_mean",
     "kl_beta",
+    "kl_dirichlet",
+    "kl_gamma",
     "kl_gaussian_diag_prior",
     "kl_inv_gamma",
+    "kl_wishart",
+    "wishart_expected_log_det",
 ]
 
 
@@ -38,15 +43,12 @@ def inv_gamma_mean(shape, scale):
     return scale / (shape - 1.0) if shape > 1.0 else np.inf
 
 
-def kl_inv_gamma(shape, scale, prior_shape, prior_scale):
-    """``KL(InvGamma(shape, scale) || InvGamma(prior_shape, prior_scale))``.
-
-    The map ``x -> 1/x`` is a bijection, so this equals the KL between the Gamma
-    laws of the precision, ``KL(Gamma(a, b) || Gamma(a0, b0))`` with rates ``b, b0``::
+def kl_gamma(shape, rate, prior_shape, prior_rate):
+    """``KL(Gamma(shape, rate) || Gamma(prior_shape, prior_rate))`` (rates, not scales)::
 
         (a - a0) psi(a) - lnGamma(a) + lnGamma(a0) + a0 (log b - log b0) + a (b0 - b) / b
     """
-    a, b, a0, b0 = shape, scale, prior_shape, prior_scale
+    a, b, a0, b0 = shape, rate, prior_shape, prior_rate
     return (
         (a - a0) * digamma(a)
         - gammaln(a)
@@ -54,6 +56,15 @@ def kl_inv_gamma(shape, scale, prior_shape, prior_scale):
         + a0 * (np.log(b) - np.log(b0))
         + a * (b0 - b) / b
     )
+
+
+def kl_inv_gamma(shape, scale, prior_shape, prior_scale):
+    """``KL(InvGamma(shape, scale) || InvGamma(prior_shape, prior_scale))``.
+
+    The map ``x -> 1/x`` is a bijection, so this is the KL between the Gamma laws of the
+    precision, whose rates are the inverse-gamma scales: :func:`kl_gamma`.
+    """
+    return kl_gamma(shape, scale, prior_shape, prior_scale)
 
 
 def beta_expectations(a, b):
@@ -97,4 +108,62 @@ def kl_gaussian_diag_prior(mean, cov_diag, log_det_cov, prior_precision):
         - mean.shape[0]
         - np.sum(np.log(prior_precision))
         - log_det_cov
+    )
+
+
+def dirichlet_expected_log(concentration):
+    """``E[log pi_k] = psi(a_k) - psi(sum_l a_l)`` under ``Dirichlet(a)``."""
+    return digamma(concentration) - digamma(np.sum(concentration))
+
+
+def kl_dirichlet(concentration, prior_concentration):
+    """``KL(Dirichlet(a) || Dirichlet(a0))``::
+
+        lnGamma(sum a) - sum lnGamma(a) - lnGamma(sum a0) + sum lnGamma(a0)
+        + sum (a - a0) (psi(a) - psi(sum a))
+    """
+    a, a0 = concentration, prior_concentration
+    return (
+        gammaln(np.sum(a)) - np.sum(gammaln(a))
+        - gammaln(np.sum(a0)) + np.sum(gammaln(a0))
+        + np.dot(a - a0, dirichlet_expected_log(a))
+    )
+
+
+def wishart_expected_log_det(dof, log_det_inv_scale, n_features):
+    """``E[log |Lambda|]`` under the Wishart with ``dof`` degrees of freedom and scale matrix
+    ``W = Psi^{-1}``, given ``log |Psi|`` (Bishop, PRML eq. B.81)::
+
+        sum_{i=0}^{p-1} psi((dof - i) / 2) + p log 2 - log |Psi|
+
+    ``dof`` and ``log_det_inv_scale`` broadcast (one value per mixture component).
+    """
+    dof = np.asarray(dof, dtype=float)
+    shifts = np.arange(n_features)
+    return (np.sum(digamma(0.5 * (dof[..., None] - shifts)), axis=-1)
+            + n_features * np.log(2.0) - log_det_inv_scale)
+
+
+def kl_wishart(inv_scale, dof, prior_inv_scale, prior_dof):
+    """``KL(Wishart(Psi^{-1}, nu) || Wishart(Psi0^{-1}, nu0))`` for ``p x p`` matrices.
+
+    With the scale matrices written through their inverses ``Psi`` (the form the conjugate
+    update produces)::
+
+        (nu0/2)(log|Psi| - log|Psi0|) + ((nu - nu0)/2) sum_{i<p} psi((nu - i)/2)
+        - lnGamma_p(nu/2) + lnGamma_p(nu0/2) + (nu/2)(tr(Psi0 Psi^{-1}) - p)
+
+    For ``p = 1`` this is :func:`kl_gamma` of ``Gamma(nu/2, rate=Psi/2)``.
+    """
+    p = inv_scale.shape[0]
+    chol = np.linalg.cholesky(inv_scale)
+    log_det = 2.0 * np.sum(np.log(np.diag(chol)))
+    log_det_prior = np.linalg.slogdet(prior_inv_scale)[1]
+    trace = np.trace(np.linalg.solve(inv_scale, prior_inv_scale))
+    shifts = np.arange(p)
+    return (
+        0.5 * prior_dof * (log_det - log_det_prior)
+        + 0.5 * (dof - prior_dof) * np.sum(digamma(0.5 * (dof - shifts)))
+        - multigammaln(0.5 * dof, p) + multigammaln(0.5 * prior_dof, p)
+        + 0.5 * dof * (trace - p)
     )

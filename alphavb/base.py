@@ -107,12 +107,15 @@ class CAVIEstimator(BaseEstimator):
         """
         return self._alpha * alpha_elbo if self.objective == "fractional" else alpha_elbo
 
-    def _fit_cavi(self, data):
+    def _fit_cavi(self, data, *, single_start=False):
         """Run ``n_init`` CAVI starts; set ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``.
 
-        Returns the state of the best start (largest final objective).
+        ``single_start=True`` runs one start whatever ``n_init`` says (a warm start continues
+        from the previous fit). Returns the state of the best start (largest final objective).
         """
         self._alpha, max_iter, n_init, tol = self._check_cavi_parameters()
+        if single_start:
+            n_init = 1
         random_state = check_random_state(self.random_state)
         best = None
         for start in range(n_init):

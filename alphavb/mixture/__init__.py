@@ -1,0 +1,5 @@
+"""alpha-VB mixture models."""
+
+from ._gaussian_mixture import AlphaGaussianMixture
+
+__all__ = ["AlphaGaussianMixture"]

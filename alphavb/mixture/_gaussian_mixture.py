@@ -1,0 +1,885 @@
+"""alpha-VB Gaussian mixture (spec §4; Yang, Pati & Bhattacharya 2020, Cor. 4.4 and
+supplement Algorithm 2).
+
+Model
+-----
+``S_i ~ Categorical(pi)``, ``x_i | S_i = k ~ N(mu_k, Lambda_k^{-1})``, with ``pi`` either
+known (``fixed_weights``) or ``pi ~ Dirichlet(w0 1_K)``, and the component prior
+
+* ``"full"``: Normal-Wishart, ``Lambda_k ~ W(Psi0^{-1}, nu0)``,
+  ``mu_k | Lambda_k ~ N(m0, (b0 Lambda_k)^{-1})`` (Bishop, PRML §10.2);
+* ``"diag"``: for each feature ``j`` independently the Normal-Gamma
+  ``lambda_kj ~ Gamma(nu0/2, rate=psi0_j/2)``, ``mu_kj | lambda_kj ~ N(m0_j, 1/(b0 lambda_kj))``
+  (the one-dimensional Wishart of the same parameters);
+* ``"spherical"``: ``Lambda_k = lambda_k I`` with ``lambda_k ~ Gamma(p nu0/2, rate=p psi0/2)``
+  and ``mu_k | lambda_k ~ N(m0, (b0 lambda_k)^{-1} I)``;
+* ``"fixed"``: ``Lambda_k = Sigma^{-1}`` known (the paper: ``Sigma = I``) and
+  ``mu_k ~ N(m0, I / b0)`` (the paper: ``1 / b0 = 50``).
+
+``Psi0`` is scikit-learn's ``covariance_prior``, ``nu0`` its ``degrees_of_freedom_prior``,
+``b0`` its ``mean_precision_prior``, ``w0`` its ``weight_concentration_prior``; in every
+case ``E[Lambda_k] = nu_k Psi_k^{-1}``, so ``covariances_ = Psi_k / nu_k`` as in scikit-learn.
+
+Updates (spec §4)
+-----------------
+With weighted statistics ``N_k = sum_i w_i r_ik``, ``ybar_k``, and the centred scatter
+``C_k = sum_i w_i r_ik (x_i - ybar_k)(x_i - ybar_k)'``, every conjugate block adds
+``alpha`` times the data's statistics to the prior's:
+
+    q(pi) = Dirichlet(w0 + alpha N_k)
+    b_k = b0 + alpha N_k,   m_k = (b0 m0 + alpha N_k ybar_k) / b_k,   nu_k = nu0 + alpha N_k
+    Psi_k = Psi0 + alpha C_k + (b0 alpha N_k / b_k)(ybar_k - m0)(ybar_k - m0)'
+
+(``"diag"`` keeps the diagonal; ``"spherical"`` the trace over ``p``), and for ``"fixed"``
+``V_k = (b0 I + alpha N_k Sigma^{-1})^{-1}``, ``m_k = V_k (b0 m0 + alpha N_k Sigma^{-1} ybar_k)``.
+The local step is ``r_ik = softmax_k(s * log rho_ik)`` with ``s = 1`` (``"alpha-vb"``) or
+``s = alpha`` (``"fractional"``) and
+
+    log rho_ik = E[log pi_k] + 0.5 E[log|Lambda_k|] - (p/2) log 2 pi
+                 - 0.5 [p / b_k + (x_i - m_k)' E[Lambda_k] (x_i - m_k)]
+
+(for ``"fixed"``: ``-0.5 log|Sigma| - 0.5 [(x_i - m_k)' Sigma^{-1} (x_i - m_k) + tr(Sigma^{-1} V_k)]``).
+
+Objective
+---------
+``sum_ik w_i r_ik log rho_ik`` is linear in the statistics, so after the global step the
+expected log-likelihood is evaluated exactly from ``(N_k, ybar_k, C_k)``:
+``sum_k N_k c_k - 0.5 [tr(E[Lambda_k] C_k) + N_k (ybar_k - m_k)' E[Lambda_k] (ybar_k - m_k)]``
+with ``c_k`` the constant part of ``log rho_ik``. The alpha-ELBO (spec §1 eq. 1) is that
+plus ``H(q_S) = -sum_i w_i sum_k r_ik log r_ik`` minus ``(1/alpha)`` times the KL of every
+global block to its prior; ``"fractional"`` (eq. 2) puts ``alpha`` on the expected
+log-likelihood instead.
+
+Sample weights multiply each row's contribution to every sum above (a row of weight 2 is
+two copies of the row). ``partial_fit`` runs stochastic VI (Hoffman et al. 2013): the
+statistics of a mini-batch, scaled to ``total_samples``, are blended into the running
+statistics with weight ``(learning_offset + t)^(-learning_decay)``; since every natural
+parameter is affine in ``(N_k, N_k ybar_k, C_k + N_k ybar_k ybar_k')``, blending those is
+the natural-gradient step.
+"""
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+from scipy.linalg import solve_triangular
+from scipy.special import gammaln, logsumexp
+from sklearn.base import DensityMixin
+from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .._special import (
+    dirichlet_expected_log,
+    inv_gamma_expectations,
+    kl_dirichlet,
+    kl_gamma,
+    kl_gaussian_diag_prior,
+    kl_wishart,
+    wishart_expected_log_det,
+)
+from ..base import (
+    CAVIEstimator,
+    _bad_parameter,
+    check_positive_int,
+    check_scalar_in_range,
+)
+from ._kernels import mixture_local_step
+
+COVARIANCE_TYPES = ("full", "diag", "spherical", "fixed")
+INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
+PAPER_MEAN_PRIOR_VARIANCE = 50.0
+LOG_2PI = math.log(2.0 * math.pi)
+
+# Rows are processed in chunks of CHUNK_ROWS; chunk c adds into accumulator c % N_SLOTS and
+# each accumulator is filled in chunk order by one task, so the sums, and every fitted
+# number, do not depend on how many threads run the tasks.
+CHUNK_ROWS = 4096
+N_SLOTS = 16
+
+
+class _Statistics:
+    """Weighted sufficient statistics of the responsibilities (spec §4).
+
+    ``nk`` (K,), ``means`` (K, p) (``ybar_k``; the given shift where ``N_k = 0``) and
+    ``scatter`` (K, p, p), or (K, p) holding only the diagonal for diag/spherical models.
+    """
+
+    def __init__(self, nk, means, scatter):
+        self.nk, self.means, self.scatter = nk, means, scatter
+
+    @classmethod
+    def from_shifted(cls, shift, nk, sums, scatter_upper, diagonal):
+        """From sums shifted by ``shift``: ``C = T - s s' / N``, ``ybar = shift + s / N``."""
+        safe = np.where(nk > 0, nk, 1.0)
+        delta = sums / safe[:, None]
+        if diagonal:
+            scatter = np.diagonal(scatter_upper, axis1=1, axis2=2) - nk[:, None] * delta**2
+        else:
+            upper = np.triu(scatter_upper)
+            scatter = upper + np.swapaxes(np.triu(scatter_upper, 1), 1, 2)
+            scatter -= nk[:, None, None] * delta[:, :, None] * delta[:, None, :]
+        return cls(nk, shift + delta, scatter)
+
+    @classmethod
+    def from_responsibilities(cls, X, sample_weight, resp, diagonal):
+        """Two-pass NumPy statistics of given responsibilities (used to initialise)."""
+        weighted = resp * sample_weight[:, None]
+        nk = weighted.sum(axis=0)
+        safe = np.where(nk > 0, nk, 1.0)
+        means = (weighted.T @ X) / safe[:, None]
+        n_components, n_features = means.shape
+        if diagonal:
+            scatter = np.empty((n_components, n_features))
+        else:
+            scatter = np.empty((n_components, n_features, n_features))
+        for k in range(n_components):
+            diff = X - means[k]
+            if diagonal:
+                scatter[k] = weighted[:, k] @ (diff * diff)
+            else:
+                scatter[k] = (diff * weighted[:, k, None]).T @ diff
+        return cls(nk, means, scatter)
+
+    def scaled(self, factor):
+        return _Statistics(factor * self.nk, self.means, factor * self.scatter)
+
+    def blend(self, other, step):
+        """``(1 - step) self + step other`` in ``(N, N ybar, C + N ybar ybar')``.
+
+        Written in the centred form of Chan et al.'s pooled-variance update, so no raw
+        second moment is ever formed.
+        """
+        na, nb = (1.0 - step) * self.nk, step * other.nk
+        nk = na + nb
+        safe = np.where(nk > 0, nk, 1.0)
+        gap = other.means - self.means
+        means = self.means + (nb / safe)[:, None] * gap
+        pooled = na * nb / safe
+        if self.scatter.ndim == 2:
+            between = pooled[:, None] * gap**2
+        else:
+            between = pooled[:, None, None] * gap[:, :, None] * gap[:, None, :]
+        scatter = (1.0 - step) * self.scatter + step * other.scatter + between
+        return _Statistics(nk, means, scatter)
+
+
+def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal):
+    """Responsibilities, their statistics and ``sum_i w_i sum_k r_ik log r_ik``.
+
+    Runs :func:`~alphavb.mixture._kernels.mixture_local_step` over row chunks on
+    ``numba.get_num_threads()`` threads (set it with ``numba.set_num_threads`` or the
+    ``NUMBA_NUM_THREADS`` environment variable); results do not depend on the thread count.
+    """
+    n_samples = X.shape[0]
+    n_components, n_features = means.shape
+    resp = np.empty((n_samples, n_components))
+    chunk_starts = range(0, n_samples, CHUNK_ROWS)
+    n_slots = min(N_SLOTS, len(chunk_starts))
+    nk = np.zeros((n_slots, n_components))
+    sums = np.zeros((n_slots, n_components, n_features))
+    scatter = np.zeros((n_slots, n_components, n_features, n_features))
+
+    def fill_slot(slot):
+        neg_entropy = 0.0
+        for start in chunk_starts[slot::n_slots]:
+            stop = min(start + CHUNK_ROWS, n_samples)
+            neg_entropy += mixture_local_step(
+                X, sample_weight, means, prec_chol, log_const, scale, diagonal, start, stop,
+                resp, nk[slot], sums[slot], scatter[slot],
+            )
+        return neg_entropy
+
+    n_threads = min(numba.get_num_threads(), n_slots)
+    if n_threads > 1:
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            neg_entropies = list(pool.map(fill_slot, range(n_slots)))
+    else:
+        neg_entropies = [fill_slot(slot) for slot in range(n_slots)]
+    statistics = _Statistics.from_shifted(
+        means, nk.sum(axis=0), sums.sum(axis=0), scatter.sum(axis=0), diagonal
+    )
+    return resp, statistics, float(sum(neg_entropies))
+
+
+def _upper_cholesky_of_inverse(matrix):
+    """Upper-triangular ``U`` with ``U U' = matrix^{-1}``, and ``log |matrix|``."""
+    lower = np.linalg.cholesky(matrix)
+    inverse_lower = solve_triangular(lower, np.eye(matrix.shape[0]), lower=True)
+    return inverse_lower.T, 2.0 * np.sum(np.log(np.diag(lower)))
+
+
+class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
+    """Gaussian mixture fitted by alpha-VB (coordinate ascent on the alpha-ELBO).
+
+    Mean-field ``q(pi) q(mu, Lambda) q(S)`` for the mixture of Yang, Pati & Bhattacharya
+    (2020, Cor. 4.4, supplement Algorithm 2): the likelihood is raised to the power
+    ``alpha``, so every data statistic in the conjugate updates is multiplied by ``alpha``
+    (spec §4, eq. 1). ``alpha = 1`` is the variational Bayesian Gaussian mixture of
+    scikit-learn's ``BayesianGaussianMixture(weight_concentration_prior_type=
+    "dirichlet_distribution")`` (same parameters, same fixed point), extended with sample
+    weights, stochastic VI (``partial_fit``) and the paper's known-covariance,
+    known-weights model.
+
+    Parameters
+    ----------
+    n_components : int, default=1
+        Number of mixture components ``K``.
+    alpha : float in (0, 1], default=1.0
+        Temperature of the likelihood; 1 is ordinary VB.
+    objective : {"alpha-vb", "fractional"}, default="alpha-vb"
+        ``"alpha-vb"`` maximises the alpha-ELBO (spec eq. 1, the paper's eq. 2.6);
+        ``"fractional"`` minimises KL to the joint fractional posterior (spec eq. 2), whose
+        local step is ``softmax(alpha log rho)``.
+    covariance_type : {"full", "diag", "spherical", "fixed"}, default="full"
+        ``"fixed"``: every component has the known covariance ``fixed_covariance``.
+    fixed_covariance : array-like of shape (n_features, n_features), default=None
+        The known covariance of ``"fixed"``; ``None`` is the identity (the paper).
+    fixed_weights : array-like of shape (n_components,), default=None
+        Known mixing weights (positive, summing to 1); ``None`` learns them under a
+        ``Dirichlet(weight_concentration_prior)`` prior.
+    weight_concentration_prior : float, default=None
+        ``w0`` of the symmetric Dirichlet prior; ``None`` is ``1 / n_components``.
+    mean_precision_prior : float, default=None
+        ``b0``. For full/diag/spherical, ``mu_k | Lambda_k ~ N(m0, (b0 Lambda_k)^{-1})``
+        (``None``: 1, as scikit-learn). For ``"fixed"``, ``mu_k ~ N(m0, I / b0)``
+        (``None``: 1/50, the paper's prior variance 50).
+    mean_prior : array-like of shape (n_features,), default=None
+        ``m0``; ``None`` is the (weighted) mean of ``X``.
+    degrees_of_freedom_prior : float, default=None
+        ``nu0``; ``None`` is ``n_features``. Must exceed ``n_features - 1`` for ``"full"``
+        and be positive for ``"diag"``/``"spherical"``.
+    covariance_prior : float or array-like, default=None
+        ``Psi0``: (p, p) for ``"full"``, (p,) for ``"diag"``, a float for ``"spherical"``.
+        ``None`` is the (weighted) sample covariance of ``X`` (its diagonal; its mean
+        diagonal), as scikit-learn.
+    init_params : {"kmeans", "k-means++", "random", "random_from_data"}, default="kmeans"
+        How the first responsibilities are drawn, exactly as in scikit-learn's mixtures.
+    n_init : int, default=1
+        Number of starts; the one with the largest objective is kept.
+    max_iter : int, default=100
+        Maximum number of sweeps per start.
+    tol : float, default=1e-6
+        Stop when the objective changes by at most ``tol`` times its absolute value.
+    random_state : int, RandomState or None, default=None
+    warm_start : bool, default=False
+        If True, ``fit`` starts from the previous fit's variational parameters (one start).
+    verbose : int, default=0
+    learning_offset, learning_decay : float, default=10.0, 0.7
+        ``partial_fit`` step size ``(learning_offset + t)^(-learning_decay)`` at its ``t``-th
+        call (``t = 1, 2, ...``); ``learning_decay`` in (0.5, 1] makes the steps satisfy the
+        Robbins-Monro conditions.
+    total_samples : float, default=None
+        Size of the data set ``partial_fit`` draws its mini-batches from; ``None`` is the
+        total sample weight seen so far (right for one pass over a stream; set it to the
+        data size when making several passes).
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_components,)
+        ``E_q[pi]`` (or ``fixed_weights``).
+    weight_concentration_ : ndarray of shape (n_components,)
+        Dirichlet parameters of ``q(pi)`` (learned weights only).
+    means_ : ndarray of shape (n_components, n_features)
+        ``E_q[mu_k] = m_k``.
+    mean_precision_ : ndarray of shape (n_components,)
+        ``b_k`` (not for ``"fixed"``).
+    mean_covariances_ : ndarray of shape (n_components, n_features, n_features)
+        ``V_k = Cov_q(mu_k)`` (``"fixed"`` only).
+    degrees_of_freedom_ : ndarray of shape (n_components,)
+        ``nu_k`` (not for ``"fixed"``).
+    covariances_ : ndarray
+        ``E_q[Lambda_k]^{-1} = Psi_k / nu_k``: (K, p, p) full, (K, p) diag, (K,) spherical,
+        (p, p) fixed (the known covariance).
+    precisions_, precisions_cholesky_ : ndarray
+        ``E_q[Lambda_k]`` and its upper Cholesky factor, shaped like ``covariances_``.
+    elbo_, lower_bound_ : float
+        Final objective of the best start.
+    elbo_history_ : ndarray
+        Objective after each sweep of the best start.
+    n_iter_ : int
+    converged_ : bool
+    n_batch_iter_ : int
+        Number of ``partial_fit`` steps taken.
+
+    Notes
+    -----
+    ``score_samples`` is the log posterior-predictive density (spec §4): a mixture of
+    Student-t densities (Bishop eq. 10.81, with the alpha-posterior's parameters) weighted by
+    ``E[pi_k]``; ``N(m_k, Sigma + V_k)`` components for ``"fixed"``. ``sample`` draws from the
+    plug-in mixture (``weights_``, ``means_``, ``covariances_``), as scikit-learn does.
+
+    Examples
+    --------
+    >>> from alphavb import AlphaGaussianMixture
+    >>> from alphavb.datasets import make_gmm
+    >>> X, labels, true_means = make_gmm(random_state=0)
+    >>> model = AlphaGaussianMixture(n_components=3, alpha=0.5, covariance_type="fixed",
+    ...                              fixed_weights=[1/3, 1/3, 1/3], random_state=0).fit(X)
+    >>> model.converged_
+    True
+    """
+
+    def __init__(self, n_components=1, *, alpha=1.0, objective="alpha-vb",
+                 covariance_type="full", fixed_covariance=None, fixed_weights=None,
+                 weight_concentration_prior=None, mean_precision_prior=None, mean_prior=None,
+                 degrees_of_freedom_prior=None, covariance_prior=None, init_params="kmeans",
+                 n_init=1, max_iter=100, tol=1e-6, random_state=None, warm_start=False,
+                 verbose=0, learning_offset=10.0, learning_decay=0.7, total_samples=None):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.objective = objective
+        self.covariance_type = covariance_type
+        self.fixed_covariance = fixed_covariance
+        self.fixed_weights = fixed_weights
+        self.weight_concentration_prior = weight_concentration_prior
+        self.mean_precision_prior = mean_precision_prior
+        self.mean_prior = mean_prior
+        self.degrees_of_freedom_prior = degrees_of_freedom_prior
+        self.covariance_prior = covariance_prior
+        self.init_params = init_params
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
+        self.total_samples = total_samples
+
+    # ------------------------------------------------------------------ validation
+
+    def _validate_input(self, X, sample_weight, reset):
+        owner = type(self).__name__
+        X = validate_data(self, X, dtype=np.float64, reset=reset)
+        with np.errstate(over="ignore"):
+            squares_finite = np.all(np.isfinite(X * X))
+        if not squares_finite:
+            raise ValueError(f"{owner}: the squares of X overflow float64. Rescale X (e.g. "
+                             "standardise it) before fitting.")
+        if sample_weight is None:
+            return X, np.ones(X.shape[0]), None
+        weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                      ensure_non_negative=True)
+        return X, weight, weight
+
+    def _check_parameters(self, n_features):
+        """Resolve every parameter except alpha/objective/max_iter/n_init/tol (base class)."""
+        owner = type(self).__name__
+        n_components = check_positive_int(owner, "n_components", self.n_components)
+        if self.covariance_type not in COVARIANCE_TYPES:
+            raise _bad_parameter(owner, "covariance_type", f"a str among {list(COVARIANCE_TYPES)}",
+                                 self.covariance_type)
+        if self.init_params not in INIT_PARAMS:
+            raise _bad_parameter(owner, "init_params", f"a str among {list(INIT_PARAMS)}",
+                                 self.init_params)
+        if self.fixed_weights is None:
+            self.fixed_weights_ = None
+            self.weight_concentration_prior_ = (
+                1.0 / n_components if self.weight_concentration_prior is None
+                else check_scalar_in_range(owner, "weight_concentration_prior",
+                                           self.weight_concentration_prior, 0.0, None,
+                                           low_open=True)
+            )
+        else:
+            weights = np.array(self.fixed_weights, dtype=float)
+            if (weights.shape != (n_components,) or not np.all(np.isfinite(weights))
+                    or np.any(weights <= 0) or abs(weights.sum() - 1.0) > 1e-8):
+                raise _bad_parameter(
+                    owner, "fixed_weights",
+                    f"an array of {n_components} positive weights summing to 1",
+                    self.fixed_weights, "Divide the weights by their sum, or pass None to "
+                    "learn them.")
+            self.fixed_weights_ = weights / weights.sum()
+        default_b0 = 1.0 / PAPER_MEAN_PRIOR_VARIANCE if self.covariance_type == "fixed" else 1.0
+        self.mean_precision_prior_ = (
+            default_b0 if self.mean_precision_prior is None
+            else check_scalar_in_range(owner, "mean_precision_prior", self.mean_precision_prior,
+                                       0.0, None, low_open=True)
+        )
+        if self.covariance_type == "fixed":
+            if self.fixed_covariance is None:
+                covariance = np.eye(n_features)
+            else:
+                covariance = np.array(self.fixed_covariance, dtype=float)
+            if (covariance.shape != (n_features, n_features)
+                    or not np.all(np.isfinite(covariance))
+                    or not np.allclose(covariance, covariance.T)
+                    or np.linalg.eigvalsh(covariance)[0] <= 0):
+                raise _bad_parameter(
+                    owner, "fixed_covariance",
+                    f"a symmetric positive definite ({n_features}, {n_features}) array",
+                    self.fixed_covariance, "Pass None for the identity.")
+            self.fixed_covariance_ = covariance
+        else:
+            minimum = n_features - 1.0 if self.covariance_type == "full" else 0.0
+            self.degrees_of_freedom_prior_ = (
+                float(n_features) if self.degrees_of_freedom_prior is None
+                else check_scalar_in_range(owner, "degrees_of_freedom_prior",
+                                           self.degrees_of_freedom_prior, minimum, None,
+                                           low_open=True)
+            )
+        offset = check_scalar_in_range(owner, "learning_offset", self.learning_offset, 0.0, None,
+                                       low_open=False)
+        decay = check_scalar_in_range(owner, "learning_decay", self.learning_decay, 0.5, 1.0,
+                                      low_open=True, fix="Steps must satisfy Robbins-Monro.")
+        if self.total_samples is not None:
+            check_scalar_in_range(owner, "total_samples", self.total_samples, 0.0, None,
+                                  low_open=True)
+        return n_components, offset, decay
+
+    def _resolve_data_priors(self, X, weight):
+        """Priors whose defaults depend on the data: ``m0`` and ``Psi0``."""
+        owner = type(self).__name__
+        n_features = X.shape[1]
+        total = weight.sum()
+        data_mean = weight @ X / total
+        if self.mean_prior is None:
+            self.mean_prior_ = data_mean
+        else:
+            mean_prior = np.array(self.mean_prior, dtype=float)
+            if mean_prior.shape != (n_features,) or not np.all(np.isfinite(mean_prior)):
+                raise _bad_parameter(owner, "mean_prior",
+                                     f"a finite array of shape ({n_features},)", self.mean_prior)
+            self.mean_prior_ = mean_prior
+        if self.covariance_type == "fixed":
+            return
+        if self.covariance_prior is None:
+            centred = X - data_mean
+            covariance = (centred * weight[:, None]).T @ centred / max(total - 1.0, 1.0)
+            prior = {"full": covariance, "diag": np.diag(covariance).copy(),
+                     "spherical": float(np.mean(np.diag(covariance)))}[self.covariance_type]
+            if self.covariance_type == "full":
+                valid = np.linalg.eigvalsh(covariance)[0] > 1e-12 * np.trace(covariance)
+            else:
+                valid = np.all(np.atleast_1d(prior) > 0)
+            if not valid:
+                raise ValueError(
+                    f"{owner}: the sample covariance of X is singular (a constant or collinear "
+                    "feature, or fewer rows than features), so it cannot be the default "
+                    "'covariance_prior'. Pass covariance_prior explicitly.")
+        else:
+            shape = {"full": (n_features, n_features), "diag": (n_features,),
+                     "spherical": ()}[self.covariance_type]
+            prior = np.array(self.covariance_prior, dtype=float)
+            ok = prior.shape == shape and np.all(np.isfinite(prior))
+            if ok and self.covariance_type == "full":
+                ok = np.allclose(prior, prior.T) and np.linalg.eigvalsh(prior)[0] > 0
+            elif ok:
+                ok = np.all(prior > 0)
+            if not ok:
+                requirement = {"full": "a symmetric positive definite (p, p) array",
+                               "diag": "a positive array of shape (p,)",
+                               "spherical": "a positive float"}[self.covariance_type]
+                raise _bad_parameter(owner, "covariance_prior",
+                                     f"{requirement} with p = {n_features}",
+                                     self.covariance_prior)
+            if self.covariance_type == "spherical":
+                prior = float(prior)
+        self.covariance_prior_ = prior
+
+    # ------------------------------------------------------------------ the two steps
+
+    @property
+    def _diagonal(self):
+        return self.covariance_type in ("diag", "spherical")
+
+    def _global_step(self, stats):
+        """Conjugate updates of spec §4 from the statistics: the new ``q(theta)``."""
+        alpha = self._alpha
+        tempered = alpha * stats.nk
+        n_components, n_features = stats.means.shape
+        post = {}
+        if self.fixed_weights_ is None:
+            concentration = self.weight_concentration_prior_ + tempered
+            post["weight_concentration"] = concentration
+            post["weights"] = concentration / concentration.sum()
+            post["log_weights"] = dirichlet_expected_log(concentration)
+        else:
+            post["weights"] = self.fixed_weights_
+            post["log_weights"] = np.log(self.fixed_weights_)
+        b0, m0 = self.mean_precision_prior_, self.mean_prior_
+        if self.covariance_type == "fixed":
+            precision = np.linalg.inv(self.fixed_covariance_)
+            upper, log_det_cov = _upper_cholesky_of_inverse(self.fixed_covariance_)
+            mean_cov = np.linalg.inv(b0 * np.eye(n_features)
+                                     + tempered[:, None, None] * precision)
+            rhs = b0 * m0 + tempered[:, None] * (stats.means @ precision)
+            post["means"] = np.einsum("kij,kj->ki", mean_cov, rhs)
+            post["mean_covariances"] = mean_cov
+            post["precisions"] = np.broadcast_to(precision, (n_components,) + precision.shape)
+            post["prec_chol"] = np.ascontiguousarray(
+                np.broadcast_to(upper, (n_components,) + upper.shape))
+            post["log_const"] = (post["log_weights"] - 0.5 * n_features * LOG_2PI
+                                 - 0.5 * log_det_cov
+                                 - 0.5 * np.einsum("ij,kji->k", precision, mean_cov))
+            return post
+        beta = b0 + tempered
+        nu = self.degrees_of_freedom_prior_ + tempered
+        gap = stats.means - m0
+        shrink = b0 * tempered / beta
+        post["means"] = (b0 * m0 + tempered[:, None] * stats.means) / beta[:, None]
+        post["mean_precision"], post["degrees_of_freedom"] = beta, nu
+        if self.covariance_type == "full":
+            psi = (self.covariance_prior_ + alpha * stats.scatter
+                   + shrink[:, None, None] * gap[:, :, None] * gap[:, None, :])
+            prec_chol = np.empty_like(psi)
+            log_det_psi = np.empty(n_components)
+            for k in range(n_components):
+                upper, log_det_psi[k] = _upper_cholesky_of_inverse(psi[k])
+                prec_chol[k] = np.sqrt(nu[k]) * upper
+            expected_log_det = wishart_expected_log_det(nu, log_det_psi, n_features)
+            post["precisions"] = prec_chol @ np.swapaxes(prec_chol, 1, 2)
+        elif self.covariance_type == "diag":
+            psi = self.covariance_prior_ + alpha * stats.scatter + shrink[:, None] * gap**2
+            expected_lambda = nu[:, None] / psi
+            expected_log_det = np.sum(
+                _gamma_expected_log(0.5 * nu[:, None], 0.5 * psi), axis=1)
+            post["precisions"] = expected_lambda
+            prec_chol = _diagonal_matrices(np.sqrt(expected_lambda))
+        else:
+            psi = self.covariance_prior_ + (alpha * stats.scatter.sum(axis=1)
+                                            + shrink * np.sum(gap**2, axis=1)) / n_features
+            expected_lambda = nu / psi
+            expected_log_det = n_features * _gamma_expected_log(0.5 * n_features * nu,
+                                                                0.5 * n_features * psi)
+            post["precisions"] = expected_lambda
+            prec_chol = _diagonal_matrices(
+                np.repeat(np.sqrt(expected_lambda)[:, None], n_features, axis=1))
+        post["psi"], post["prec_chol"] = psi, prec_chol
+        post["log_const"] = (post["log_weights"] + 0.5 * expected_log_det
+                             - 0.5 * n_features * LOG_2PI - 0.5 * n_features / beta)
+        return post
+
+    def _expected_quadratics(self, post, stats):
+        """``tr(E[Lambda_k] C_k) + N_k (ybar_k - m_k)' E[Lambda_k] (ybar_k - m_k)`` per k."""
+        gap = stats.means - post["means"]
+        precisions = post["precisions"]
+        if self.covariance_type in ("full", "fixed"):
+            trace = np.einsum("kij,kji->k", precisions, stats.scatter)
+            quad = np.einsum("ki,kij,kj->k", gap, precisions, gap)
+        elif self.covariance_type == "diag":
+            trace = np.sum(precisions * stats.scatter, axis=1)
+            quad = np.sum(precisions * gap**2, axis=1)
+        else:
+            trace = precisions * stats.scatter.sum(axis=1)
+            quad = precisions * np.sum(gap**2, axis=1)
+        return trace + stats.nk * quad
+
+    def _kl_global(self, post):
+        """Sum of ``KL(q || prior)`` over the global blocks."""
+        kl = 0.0
+        if self.fixed_weights_ is None:
+            concentration = post["weight_concentration"]
+            kl += kl_dirichlet(concentration,
+                               np.full_like(concentration, self.weight_concentration_prior_))
+        b0, m0 = self.mean_precision_prior_, self.mean_prior_
+        n_components, n_features = post["means"].shape
+        if self.covariance_type == "fixed":
+            for k in range(n_components):
+                cov = post["mean_covariances"][k]
+                kl += kl_gaussian_diag_prior(post["means"][k] - m0, np.diag(cov),
+                                             np.linalg.slogdet(cov)[1], np.full(n_features, b0))
+            return kl
+        beta, nu, psi = post["mean_precision"], post["degrees_of_freedom"], post["psi"]
+        gap = post["means"] - m0
+        if self.covariance_type == "full":
+            quad = np.einsum("ki,kij,kj->k", gap, post["precisions"], gap)
+            for k in range(n_components):
+                kl += kl_wishart(psi[k], nu[k], self.covariance_prior_,
+                                 self.degrees_of_freedom_prior_)
+        elif self.covariance_type == "diag":
+            quad = np.sum(post["precisions"] * gap**2, axis=1)
+            kl += np.sum(kl_gamma(0.5 * nu[:, None], 0.5 * psi, 0.5 * self.degrees_of_freedom_prior_,
+                                  0.5 * self.covariance_prior_))
+        else:
+            quad = post["precisions"] * np.sum(gap**2, axis=1)
+            kl += np.sum(kl_gamma(0.5 * n_features * nu, 0.5 * n_features * psi,
+                                  0.5 * n_features * self.degrees_of_freedom_prior_,
+                                  0.5 * n_features * self.covariance_prior_))
+        # E_Lambda KL(N(m_k, (b_k Lambda)^-1) || N(m0, (b0 Lambda)^-1))
+        kl += 0.5 * np.sum(n_features * (b0 / beta - 1.0 + np.log(beta / b0)) + b0 * quad)
+        return kl
+
+    def _objective(self, post, stats, neg_entropy):
+        """Exact spec §1 objective at ``q(S)`` with these statistics and ``q(theta) = post``."""
+        expected_loglik = (np.dot(stats.nk, post["log_const"])
+                           - 0.5 * np.sum(self._expected_quadratics(post, stats)))
+        kl = self._kl_global(post)
+        if self.objective == "fractional":
+            return self._alpha * expected_loglik - neg_entropy - kl
+        return expected_loglik - neg_entropy - kl / self._alpha
+
+    def _local(self, X, sample_weight, post):
+        scale = self._alpha if self.objective == "fractional" else 1.0
+        return _local_step(X, sample_weight, post["means"], post["prec_chol"],
+                           post["log_const"], scale, self._diagonal)
+
+    # ------------------------------------------------------------------ CAVI driver hooks
+
+    def _initial_responsibilities(self, X, weight, user_weight, random_state):
+        """The first responsibilities, drawn as scikit-learn's ``BaseMixture`` draws them."""
+        n_samples, n_components = X.shape[0], self.n_components
+        resp = np.zeros((n_samples, n_components))
+        if self.init_params == "kmeans":
+            labels = KMeans(n_clusters=n_components, n_init=1, random_state=random_state).fit(
+                X, sample_weight=user_weight).labels_
+            resp[np.arange(n_samples), labels] = 1.0
+        elif self.init_params == "random":
+            resp = random_state.uniform(size=(n_samples, n_components))
+            resp /= resp.sum(axis=1)[:, None]
+        elif self.init_params == "random_from_data":
+            probabilities = None if user_weight is None else weight / weight.sum()
+            if np.count_nonzero(weight) < n_components:
+                raise ValueError(f"{type(self).__name__}: init_params='random_from_data' needs "
+                                 f"at least n_components={n_components} rows of positive "
+                                 "sample_weight.")
+            indices = random_state.choice(n_samples, size=n_components, replace=False,
+                                          p=probabilities)
+            resp[indices, np.arange(n_components)] = 1.0
+        else:
+            _, indices = kmeans_plusplus(X, n_components, sample_weight=user_weight,
+                                         random_state=random_state)
+            resp[indices, np.arange(n_components)] = 1.0
+        return resp
+
+    def _initialize(self, data, random_state, start):
+        X, weight, user_weight = data
+        if self._warm_post is not None:
+            return {"post": self._warm_post}
+        resp = self._initial_responsibilities(X, weight, user_weight, random_state)
+        stats = _Statistics.from_responsibilities(X, weight, resp, self._diagonal)
+        return {"post": self._global_step(stats)}
+
+    def _cavi_step(self, data, state):
+        X, weight, _ = data
+        _, stats, neg_entropy = self._local(X, weight, state["post"])
+        state["post"] = post = self._global_step(stats)
+        state["stats"] = stats
+        return self._objective(post, stats, neg_entropy)
+
+    def _set_fitted(self, post):
+        """Publish ``q(theta)`` as scikit-learn-named attributes."""
+        self._post = post
+        self.weights_ = post["weights"].copy()
+        if "weight_concentration" in post:
+            self.weight_concentration_ = post["weight_concentration"]
+        self.means_ = post["means"]
+        if self.covariance_type == "fixed":
+            self.mean_covariances_ = post["mean_covariances"]
+            self.covariances_ = self.fixed_covariance_
+            self.precisions_ = post["precisions"][0].copy()
+            self.precisions_cholesky_ = post["prec_chol"][0].copy()
+            return
+        self.mean_precision_ = post["mean_precision"]
+        self.degrees_of_freedom_ = post["degrees_of_freedom"]
+        self.precisions_ = post["precisions"]
+        if self.covariance_type == "full":
+            self.covariances_ = post["psi"] / post["degrees_of_freedom"][:, None, None]
+            self.precisions_cholesky_ = post["prec_chol"]
+        else:
+            self.covariances_ = 1.0 / post["precisions"]
+            self.precisions_cholesky_ = np.sqrt(post["precisions"])
+
+    # ------------------------------------------------------------------ public API
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit by coordinate ascent on the objective (``n_init`` starts, best kept).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; an integer weight ``m`` counts the row ``m`` times.
+
+        Returns
+        -------
+        self
+        """
+        warm = self.warm_start and hasattr(self, "_post")
+        X, weight, user_weight = self._validate_input(X, sample_weight, reset=not warm)
+        if X.shape[0] < self.n_components:
+            raise ValueError(f"{type(self).__name__}: expected n_samples >= n_components, got "
+                             f"n_components={self.n_components} and n_samples={X.shape[0]}. "
+                             "Lower n_components or pass more rows.")
+        self._check_parameters(X.shape[1])
+        self._resolve_data_priors(X, weight)
+        self._warm_post = self._post if warm else None
+        try:
+            state = self._fit_cavi((X, weight, user_weight), single_start=warm)
+        finally:
+            self._warm_post = None
+        self._set_fitted(state["post"])
+        self.lower_bound_ = self.elbo_
+        self.n_batch_iter_ = 0
+        self._svi_stats = state["stats"]
+        self._svi_seen = float(weight.sum())
+        return self
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """Fit, then return the most probable component of each row of ``X``."""
+        return self.fit(X, sample_weight=sample_weight).predict(X)
+
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """One stochastic-VI step on a mini-batch (Hoffman et al. 2013).
+
+        The batch's statistics are scaled to ``total_samples`` and blended into the running
+        statistics with step ``(learning_offset + t)^(-learning_decay)``; ``q(theta)`` is then
+        the conjugate update of the blend. The first call on an unfitted estimator draws
+        starting responsibilities for the batch with ``init_params``. ``elbo_`` is the
+        objective estimated from this batch, scaled to ``total_samples``.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "_post")
+        X, weight, user_weight = self._validate_input(X, sample_weight, reset=first)
+        if first:
+            self._alpha, *_ = self._check_cavi_parameters()
+            self._check_parameters(X.shape[1])
+            self._resolve_data_priors(X, weight)
+            self.n_batch_iter_ = 0
+            self._svi_seen = 0.0
+            if X.shape[0] < self.n_components:
+                raise ValueError(f"{type(self).__name__}: the first partial_fit batch needs at "
+                                 f"least n_components={self.n_components} rows.")
+            resp = self._initial_responsibilities(X, weight, user_weight,
+                                                  check_random_state(self.random_state))
+            stats = _Statistics.from_responsibilities(X, weight, resp, self._diagonal)
+            self._svi_stats = stats.scaled(max(1.0, self._data_scale(weight)))
+            self._post = self._global_step(self._svi_stats)
+        _, offset, decay = self._check_parameters(X.shape[1])
+        seen_before = self._svi_seen
+        self._svi_seen += float(weight.sum())
+        if self.total_samples is None and seen_before > 0:
+            # the data set has grown: the running statistics now stand for all rows seen
+            self._svi_stats = self._svi_stats.scaled(self._svi_seen / seen_before)
+        scale = self._data_scale(weight)
+        _, batch_stats, neg_entropy = self._local(X, weight, self._post)
+        self.n_batch_iter_ += 1
+        step = (offset + self.n_batch_iter_) ** (-decay)
+        self._svi_stats = self._svi_stats.blend(batch_stats.scaled(scale), step)
+        post = self._global_step(self._svi_stats)
+        self.elbo_ = self.lower_bound_ = float(
+            self._objective(post, batch_stats.scaled(scale), scale * neg_entropy))
+        self._set_fitted(post)
+        return self
+
+    def _data_scale(self, weight):
+        total = self._svi_seen if self.total_samples is None else float(self.total_samples)
+        return max(total, float(weight.sum())) / float(weight.sum())
+
+    def predict_proba(self, X):
+        """Responsibilities ``q(S_i = k)`` of the local step at the fitted ``q(theta)``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X, weight, _ = self._validate_input(X, None, reset=False)
+        resp, _, _ = self._local(X, weight, self._post)
+        return resp
+
+    def predict(self, X):
+        """Most probable component of each row (argmax of :meth:`predict_proba`)."""
+        return np.argmax(self.predict_proba(X), axis=1)
+
+    def score_samples(self, X):
+        """Log posterior-predictive density ``log p(x | data)`` of each row (spec §4).
+
+        ``sum_k E[pi_k] p_k(x)`` with ``p_k`` the predictive of component ``k`` under the
+        fitted ``q``: a multivariate Student-t with ``nu_k + 1 - p`` degrees of freedom and
+        precision ``(nu_k + 1 - p) b_k / (1 + b_k) Psi_k^{-1}`` (full; Bishop eq. 10.81);
+        a product of univariate t's with ``nu_k`` degrees of freedom (diag); a multivariate t
+        with ``p nu_k`` degrees of freedom and scale ``(Psi_k / nu_k)(1 + b_k) / b_k I``
+        (spherical); ``N(m_k, Sigma + V_k)`` (fixed).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X, _, _ = self._validate_input(X, None, reset=False)
+        post = self._post
+        n_components, p = post["means"].shape
+        log_density = np.empty((X.shape[0], n_components))
+        for k in range(n_components):
+            diff = X - post["means"][k]
+            if self.covariance_type == "fixed":
+                cov = self.fixed_covariance_ + post["mean_covariances"][k]
+                upper, log_det = _upper_cholesky_of_inverse(cov)
+                maha = np.sum((diff @ upper) ** 2, axis=1)
+                log_density[:, k] = -0.5 * (p * LOG_2PI + log_det + maha)
+                continue
+            beta = post["mean_precision"][k]
+            nu = post["degrees_of_freedom"][k]
+            inflate = beta / (1.0 + beta)
+            if self.covariance_type == "full":
+                dof = nu + 1.0 - p
+                upper, log_det_psi = _upper_cholesky_of_inverse(post["psi"][k])
+                maha = dof * inflate * np.sum((diff @ upper) ** 2, axis=1)
+                log_det_scale = log_det_psi - p * np.log(dof * inflate)
+                log_density[:, k] = _student_t_log_pdf(maha, dof, p, log_det_scale)
+            elif self.covariance_type == "diag":
+                precision = inflate * post["precisions"][k]
+                log_density[:, k] = np.sum(
+                    _student_t_log_pdf(precision * diff**2, nu, 1, -np.log(precision)), axis=1)
+            else:
+                precision = inflate * post["precisions"][k]
+                maha = precision * np.sum(diff**2, axis=1)
+                log_density[:, k] = _student_t_log_pdf(maha, p * nu, p, -p * np.log(precision))
+        return logsumexp(log_density + np.log(post["weights"]), axis=1)
+
+    def score(self, X, y=None):
+        """Mean log posterior-predictive density of the rows of ``X``."""
+        return float(np.mean(self.score_samples(X)))
+
+    def sample(self, n_samples=1):
+        """Draw from the plug-in mixture (``weights_``, ``means_``, ``covariances_``).
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        labels : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        rng = check_random_state(self.random_state)
+        counts = rng.multinomial(n_samples, self.weights_)
+        n_features = self.means_.shape[1]
+        draws = []
+        for k, count in enumerate(counts):
+            if self.covariance_type in ("full", "fixed"):
+                cov = self.covariances_[k] if self.covariance_type == "full" else self.covariances_
+                draws.append(rng.multivariate_normal(self.means_[k], cov, count))
+            else:
+                scale = np.sqrt(np.broadcast_to(self.covariances_[k], (n_features,)))
+                draws.append(self.means_[k] + scale * rng.standard_normal((count, n_features)))
+        labels = np.repeat(np.arange(self.n_components), counts)
+        return np.vstack(draws), labels
+
+
+def _gamma_expected_log(shape, rate):
+    """``E[log lambda]`` for ``lambda ~ Gamma(shape, rate)``, i.e. ``1/lambda ~ InvGamma``."""
+    return inv_gamma_expectations(shape, rate)[1]
+
+
+def _diagonal_matrices(diagonals):
+    """(K, p) diagonals -> (K, p, p) diagonal matrices."""
+    n_components, n_features = diagonals.shape
+    matrices = np.zeros((n_components, n_features, n_features))
+    index = np.arange(n_features)
+    matrices[:, index, index] = diagonals
+    return matrices
+
+
+def _student_t_log_pdf(maha, dof, dim, log_det_scale):
+    """Log density of a ``dim``-variate Student-t with squared Mahalanobis distance ``maha``."""
+    return (gammaln(0.5 * (dof + dim)) - gammaln(0.5 * dof)
+            - 0.5 * dim * np.log(dof * np.pi) - 0.5 * log_det_scale
+            - 0.5 * (dof + dim) * np.log1p(maha / dof))

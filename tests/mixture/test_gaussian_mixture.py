@@ -1,0 +1,536 @@
+"""AlphaGaussianMixture: exact answers, agreement with scikit-learn, weights and streaming."""
+
+import pickle
+import warnings
+
+import numba
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.mixture import BayesianGaussianMixture
+
+from alphavb import AlphaGaussianMixture
+from alphavb.datasets import make_gmm
+from alphavb.mixture import _gaussian_mixture
+from alphavb.mixture._gaussian_mixture import _local_step
+from tests.conftest import assert_monotone
+from tests.naive import (
+    fixed_covariance_log_evidence,
+    mixture_local_step,
+    normal_gamma_log_evidence_1d,
+    normal_wishart_log_evidence,
+    spherical_log_evidence,
+)
+
+COVARIANCE_TYPES = ["full", "diag", "spherical", "fixed"]
+
+
+def overlapping_blobs(n=300, p=3, random_state=1):
+    X, _ = make_blobs(n, n_features=p, centers=4, cluster_std=[1.0, 2.0, 1.5, 0.7],
+                      random_state=random_state)
+    return X
+
+
+def iterate_map(model, X, weight, n_sweeps):
+    """Apply the CAVI map (local step, then global step) ``n_sweeps`` more times."""
+    post = model._post
+    for _ in range(n_sweeps):
+        post = model._global_step(model._local(X, weight, post)[1])
+    model._set_fitted(post)
+    return model
+
+
+# ---------------------------------------------------------------- the kernel
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("scale", [1.0, 0.3])
+def test_kernel_matches_the_numpy_reference(rng, diagonal, scale):
+    n, p, K = 500, 4, 3
+    X = rng.normal(size=(n, p)) * 3
+    weight = rng.uniform(0, 2, size=n)
+    means = rng.normal(size=(K, p)) * 3
+    prec_chol = np.triu(rng.normal(size=(K, p, p))) + 2 * np.eye(p)
+    if diagonal:
+        prec_chol = prec_chol * np.eye(p)
+    precisions = prec_chol @ np.swapaxes(prec_chol, 1, 2)
+    log_const = rng.normal(size=K)
+    resp, stats, neg_entropy = _local_step(X, weight, means, prec_chol, log_const, scale,
+                                           diagonal)
+    ref_resp, nk, ybar, scatter, ref_neg_entropy = mixture_local_step(
+        X, weight, means, precisions, log_const, scale)
+    np.testing.assert_allclose(resp, ref_resp, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(stats.nk, nk, rtol=1e-12)
+    np.testing.assert_allclose(stats.means, ybar, rtol=1e-11, atol=1e-12)
+    expected = np.diagonal(scatter, axis1=1, axis2=2) if diagonal else scatter
+    np.testing.assert_allclose(stats.scatter, expected, rtol=1e-10, atol=1e-9)
+    assert neg_entropy == pytest.approx(ref_neg_entropy, rel=1e-12)
+
+
+def test_results_do_not_depend_on_the_thread_count(monkeypatch, rng):
+    monkeypatch.setattr(_gaussian_mixture, "CHUNK_ROWS", 256)
+    X = rng.normal(size=(5000, 3))
+    model = AlphaGaussianMixture(4, random_state=0, max_iter=5, tol=0.0)
+    previous = numba.get_num_threads()
+    fits = []
+    try:
+        for threads in (1, numba.config.NUMBA_NUM_THREADS):
+            numba.set_num_threads(threads)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                fits.append(model.fit(X).elbo_history_.copy())
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_array_equal(fits[0], fits[1])
+
+
+def test_components_far_from_the_origin_keep_their_scatter(rng):
+    """The kernel's shift by the current means avoids cancellation (raw moments would lose
+    about 16 of 16 digits here)."""
+    X = 1e8 + rng.normal(size=(2000, 2))
+    model = AlphaGaussianMixture(1, random_state=0, mean_precision_prior=1e-6).fit(X)
+    # Psi = Psi0 + (n - 1) cov with the default Psi0 = cov, and nu = 2 + n
+    expected = np.cov(X.T) * len(X) / (len(X) + 2)
+    np.testing.assert_allclose(model.covariances_[0], expected, rtol=1e-7, atol=1e-9)
+
+
+# ---------------------------------------------------------------- exact answers
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.0])
+def test_one_component_one_feature_objective_is_the_evidence(rng, alpha):
+    """K = 1 has no latent choice, q is the exact fractional posterior, so
+    alpha * ELBO = log Z_alpha (spec §1); checked against 2-D quadrature. With one feature
+    the full, diag and spherical priors are the same Normal-Gamma."""
+    x = rng.normal(1.0, 2.0, size=25)
+    weight = rng.uniform(0.5, 1.5, size=25)
+    prior = dict(mean_prior=[0.3], mean_precision_prior=0.7, degrees_of_freedom_prior=2.5)
+    psi0 = 1.7
+    expected = normal_gamma_log_evidence_1d(x, weight, alpha, 0.3, 0.7, psi0, 2.5)
+    for covariance_type, covariance_prior in [("full", [[psi0]]), ("diag", [psi0]),
+                                              ("spherical", psi0)]:
+        model = AlphaGaussianMixture(1, alpha=alpha, covariance_type=covariance_type,
+                                     covariance_prior=covariance_prior, **prior)
+        model.fit(x[:, None], sample_weight=weight)
+        assert alpha * model.elbo_ == pytest.approx(expected, abs=1e-8), covariance_type
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("objective", ["alpha-vb", "fractional"])
+def test_one_component_objective_is_the_evidence(rng, alpha, covariance_type, objective):
+    p = 3
+    X = rng.normal(size=(40, p)) @ np.array([[1.0, 0.3, 0.0], [0.0, 1.0, 0.5], [0, 0, 2.0]])
+    weight = rng.uniform(0.5, 1.5, size=40)
+    m0, b0, nu0 = np.array([0.1, -0.2, 0.3]), 0.5, 4.5
+    A = rng.normal(size=(p, p))
+    psi0 = {"full": A @ A.T + np.eye(p), "diag": np.array([0.5, 1.0, 2.0]),
+            "spherical": 1.3, "fixed": None}[covariance_type]
+    sigma = A @ A.T / p + np.eye(p)
+    model = AlphaGaussianMixture(
+        1, alpha=alpha, objective=objective, covariance_type=covariance_type,
+        mean_prior=m0, mean_precision_prior=b0,
+        degrees_of_freedom_prior=None if covariance_type == "fixed" else nu0,
+        covariance_prior=psi0, fixed_covariance=sigma if covariance_type == "fixed" else None,
+    ).fit(X, sample_weight=weight)
+    if covariance_type == "full":
+        expected = normal_wishart_log_evidence(X, weight, alpha, m0, b0, psi0, nu0)
+    elif covariance_type == "diag":
+        expected = sum(normal_wishart_log_evidence(X[:, [j]], weight, alpha, m0[[j]], b0,
+                                                   np.array([[psi0[j]]]), nu0)
+                       for j in range(p))
+    elif covariance_type == "spherical":
+        expected = spherical_log_evidence(X, weight, alpha, m0, b0, psi0, nu0)
+    else:
+        expected = fixed_covariance_log_evidence(X, weight, alpha, m0, b0, sigma)
+    value = model.elbo_ if objective == "fractional" else alpha * model.elbo_
+    assert value == pytest.approx(expected, abs=1e-8)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_objective_equals_a_pointwise_evaluation(rng, covariance_type):
+    """The statistics-based objective equals the objective summed row by row from the
+    fitted attributes (independent of the shifted-statistics algebra)."""
+    from scipy.special import digamma
+
+    X = overlapping_blobs(200, 2)
+    weight = rng.uniform(0.2, 2.0, size=len(X))
+    alpha = 0.6
+    model = AlphaGaussianMixture(3, alpha=alpha, covariance_type=covariance_type,
+                                 random_state=0, max_iter=3, tol=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, sample_weight=weight)
+    # one more sweep by hand: responsibilities at the current q(theta), then the update
+    post = model._post
+    resp = model._local(X, np.ones(len(X)), post)[0]
+    stats = model._local(X, weight, post)[1]
+    new = model._global_step(stats)
+    p = X.shape[1]
+    log_pi = digamma(new["weight_concentration"]) - digamma(new["weight_concentration"].sum())
+    expected_loglik = np.zeros(len(X))
+    for k in range(3):
+        diff = X - new["means"][k]
+        if covariance_type == "fixed":
+            precision = np.linalg.inv(model.fixed_covariance_)
+            term = (-0.5 * np.linalg.slogdet(model.fixed_covariance_)[1]
+                    - 0.5 * np.einsum("ij,jl,il->i", diff, precision, diff)
+                    - 0.5 * np.trace(precision @ new["mean_covariances"][k]))
+        else:
+            nu, beta = new["degrees_of_freedom"][k], new["mean_precision"][k]
+            if covariance_type == "full":
+                W = np.linalg.inv(new["psi"][k])
+                log_det = (digamma(0.5 * (nu - np.arange(p))).sum() + p * np.log(2)
+                           + np.linalg.slogdet(W)[1])
+                quad = nu * np.einsum("ij,jl,il->i", diff, W, diff)
+            elif covariance_type == "diag":
+                log_det = np.sum(digamma(0.5 * nu) - np.log(0.5 * new["psi"][k]))
+                quad = np.sum(nu / new["psi"][k] * diff**2, axis=1)
+            else:
+                log_det = p * (digamma(0.5 * p * nu) - np.log(0.5 * p * new["psi"][k]))
+                quad = nu / new["psi"][k] * np.sum(diff**2, axis=1)
+            term = 0.5 * log_det - 0.5 * (p / beta + quad)
+        expected_loglik += resp[:, k] * (log_pi[k] - 0.5 * p * np.log(2 * np.pi) + term)
+    entropy = -np.sum(weight[:, None] * resp * np.log(resp, where=resp > 0,
+                                                       out=np.zeros_like(resp)))
+    expected = weight @ expected_loglik + entropy - model._kl_global(new) / alpha
+    neg_entropy = model._local(X, weight, post)[2]
+    assert model._objective(new, stats, neg_entropy) == pytest.approx(expected, rel=1e-11)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("objective", ["alpha-vb", "fractional"])
+@pytest.mark.parametrize("fixed_weights", [None, [0.2, 0.3, 0.5]])
+@pytest.mark.parametrize("alpha", [0.4, 1.0])
+def test_objective_never_decreases(covariance_type, objective, fixed_weights, alpha):
+    X = overlapping_blobs()
+    model = AlphaGaussianMixture(3, alpha=alpha, objective=objective,
+                                 covariance_type=covariance_type, fixed_weights=fixed_weights,
+                                 init_params="random", random_state=2, max_iter=60, tol=1e-13)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X)
+    assert model.n_iter_ > 5
+    assert_monotone(model.elbo_history_)
+
+
+# ---------------------------------------------------------------- scikit-learn
+
+
+@pytest.mark.parametrize("init_params", ["kmeans", "random"])
+def test_alpha_one_full_reaches_scikit_learns_fixed_point(init_params):
+    X = overlapping_blobs()
+    priors = dict(weight_concentration_prior=0.3, mean_precision_prior=0.8,
+                  mean_prior=X.mean(axis=0) + 0.2, degrees_of_freedom_prior=4.0,
+                  covariance_prior=np.cov(X.T) * 0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        reference = BayesianGaussianMixture(
+            n_components=4, weight_concentration_prior_type="dirichlet_distribution",
+            init_params=init_params, reg_covar=0.0, tol=0.0, max_iter=400, random_state=3,
+            **priors).fit(X)
+    model = AlphaGaussianMixture(4, init_params=init_params, random_state=3, tol=1e-12,
+                                 **priors).fit(X)
+    iterate_map(model, X, np.ones(len(X)), 400)
+    np.testing.assert_allclose(model.means_, reference.means_, atol=1e-6)
+    np.testing.assert_allclose(model.weight_concentration_, reference.weight_concentration_,
+                               atol=1e-6)
+    np.testing.assert_allclose(model.degrees_of_freedom_, reference.degrees_of_freedom_,
+                               atol=1e-6)
+    np.testing.assert_allclose(model.mean_precision_, reference.mean_precision_, atol=1e-6)
+    np.testing.assert_allclose(model.covariances_, reference.covariances_, atol=1e-6)
+    np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X), atol=1e-6)
+
+
+def test_default_priors_are_scikit_learns():
+    X = overlapping_blobs()
+    model = AlphaGaussianMixture(2, max_iter=1, tol=0.0)
+    reference = BayesianGaussianMixture(n_components=2, max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X)
+        reference.fit(X)
+    for name in ["weight_concentration_prior_", "mean_precision_prior_", "mean_prior_",
+                 "degrees_of_freedom_prior_", "covariance_prior_"]:
+        np.testing.assert_allclose(getattr(model, name), getattr(reference, name), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- alpha, weights, streaming
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_alpha_scales_the_data_exactly_like_sample_weights(covariance_type):
+    """Spec §4: every data statistic enters the global blocks times alpha, and the local
+    step of "alpha-vb" has no alpha, so alpha = 0.5 is alpha = 1 with halved weights, and
+    its alpha-ELBO is twice the other's (the KL carries 1/alpha)."""
+    X = overlapping_blobs()
+    common = dict(n_components=3, covariance_type=covariance_type, init_params="random",
+                  random_state=5, tol=1e-12, mean_prior=X.mean(axis=0))
+    if covariance_type != "fixed":
+        common["covariance_prior"] = {"full": np.cov(X.T), "diag": X.var(axis=0),
+                                      "spherical": X.var()}[covariance_type]
+    half = AlphaGaussianMixture(alpha=0.5, **common).fit(X)
+    halved = AlphaGaussianMixture(alpha=1.0, **common).fit(X, sample_weight=np.full(len(X), 0.5))
+    assert half.n_iter_ == halved.n_iter_
+    np.testing.assert_allclose(half.means_, halved.means_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(half.weights_, halved.weights_, rtol=1e-10)
+    np.testing.assert_allclose(half.covariances_, halved.covariances_, rtol=1e-10)
+    assert half.elbo_ == pytest.approx(2 * halved.elbo_, rel=1e-10)
+
+
+def test_integer_weights_equal_repeated_rows(rng):
+    X, _, _ = make_gmm(n_samples=300, random_state=1)
+    counts = rng.integers(0, 4, size=len(X))
+    settings = dict(n_components=3, alpha=0.7, random_state=0, tol=1e-13)
+    weighted = AlphaGaussianMixture(**settings).fit(X, sample_weight=counts)
+    repeated = AlphaGaussianMixture(**settings).fit(np.repeat(X, counts, axis=0))
+    iterate_map(weighted, X, counts.astype(float), 50)
+    iterate_map(repeated, np.repeat(X, counts, axis=0), np.ones(counts.sum()), 50)
+    order = np.argsort(weighted.means_[:, 0])
+    assert np.array_equal(order, np.argsort(repeated.means_[:, 0]))
+    np.testing.assert_allclose(weighted.means_, repeated.means_, rtol=1e-9)
+    np.testing.assert_allclose(weighted.covariances_, repeated.covariances_, rtol=1e-9)
+    np.testing.assert_allclose(weighted.weight_concentration_, repeated.weight_concentration_,
+                               rtol=1e-9)
+    assert weighted.elbo_ == pytest.approx(repeated.elbo_, rel=1e-9)
+
+
+def test_partial_fit_on_the_whole_data_converges_to_the_batch_fixed_point():
+    X = overlapping_blobs()
+    settings = dict(n_components=4, alpha=0.8, random_state=3, tol=1e-13)
+    batch = AlphaGaussianMixture(**settings).fit(X)
+    iterate_map(batch, X, np.ones(len(X)), 200)
+    stream = AlphaGaussianMixture(**settings, learning_offset=1.0, learning_decay=0.51,
+                                  total_samples=len(X))
+    for _ in range(300):
+        stream.partial_fit(X)
+    order = [np.argmin(np.linalg.norm(batch.means_ - m, axis=1)) for m in stream.means_]
+    np.testing.assert_allclose(stream.means_, batch.means_[order], atol=1e-6)
+    np.testing.assert_allclose(stream.weights_, batch.weights_[order], atol=1e-6)
+    np.testing.assert_allclose(stream.covariances_, batch.covariances_[order], atol=1e-6)
+
+
+def test_partial_fit_over_mini_batches_approaches_the_batch_fit():
+    X, _, _ = make_gmm(n_samples=2000, random_state=4)
+    batch = AlphaGaussianMixture(3, alpha=0.5, random_state=0).fit(X)
+    stream = AlphaGaussianMixture(3, alpha=0.5, random_state=0, total_samples=len(X))
+    shuffle = np.random.default_rng(0)
+    for _ in range(20):
+        for rows in np.array_split(shuffle.permutation(len(X)), 20):
+            stream.partial_fit(X[rows])
+    order = [np.argmin(np.linalg.norm(batch.means_ - m, axis=1)) for m in stream.means_]
+    assert sorted(order) == [0, 1, 2]
+    np.testing.assert_allclose(stream.means_, batch.means_[order], atol=0.03)
+    np.testing.assert_allclose(stream.weights_, batch.weights_[order], atol=0.01)
+    np.testing.assert_allclose(stream.covariances_, batch.covariances_[order], atol=0.05)
+    assert stream.n_batch_iter_ == 400
+
+
+def test_partial_fit_without_total_samples_counts_what_it_has_seen():
+    X, _, _ = make_gmm(n_samples=600, random_state=4)
+    model = AlphaGaussianMixture(3, random_state=0)
+    for rows in np.array_split(np.arange(600), 6):
+        model.partial_fit(X[rows])
+    # after one pass the statistics describe the 600 rows seen, not the last 100
+    assert model.weight_concentration_.sum() == pytest.approx(600 + 1.0, rel=1e-12)
+
+
+# ---------------------------------------------------------------- the paper and the API
+
+
+def test_paper_simulation_converges_fast_and_recovers_the_means():
+    X, labels, true_means = make_gmm(random_state=0)
+    for alpha in (0.5, 0.95, 1.0):
+        model = AlphaGaussianMixture(3, alpha=alpha, covariance_type="fixed",
+                                     fixed_weights=np.full(3, 1 / 3), mean_prior=np.zeros(2),
+                                     random_state=0).fit(X)
+        assert model.converged_ and model.n_iter_ < 20
+        order = [np.argmin(np.linalg.norm(model.means_ - m, axis=1)) for m in true_means]
+        assert sorted(order) == [0, 1, 2]
+        assert np.max(np.linalg.norm(model.means_[order] - true_means, axis=1)) < 0.15
+        agreement = np.mean(np.array(order)[labels] == model.predict(X))
+        assert agreement > 0.97
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_predictive_density_integrates_to_one(covariance_type):
+    X, _, _ = make_gmm(n_samples=60, random_state=2, mean_scale=2.0, min_separation=0.0)
+    model = AlphaGaussianMixture(2, alpha=0.5, covariance_type=covariance_type,
+                                 random_state=0).fit(X)
+    grid = np.linspace(-14, 14, 561)
+    xx, yy = np.meshgrid(grid, grid)
+    density = np.exp(model.score_samples(np.column_stack([xx.ravel(), yy.ravel()])))
+    assert density.sum() * (grid[1] - grid[0]) ** 2 == pytest.approx(1.0, abs=2e-3)
+
+
+def test_predictive_density_matches_monte_carlo_over_q(rng):
+    """score_samples is E_q[p(x | theta)]: compare with draws of (pi, mu, Lambda) from q."""
+    from scipy.stats import dirichlet, wishart
+
+    X = overlapping_blobs(80, 2)
+    model = AlphaGaussianMixture(2, alpha=0.5, random_state=0).fit(X)
+    points = X[:5]
+    n_draws = 40000
+    pis = dirichlet(model.weight_concentration_).rvs(n_draws, random_state=1)
+    density = np.zeros((n_draws, len(points)))
+    for k in range(2):
+        W = np.linalg.inv(model.covariances_[k] * model.degrees_of_freedom_[k])
+        lams = wishart(model.degrees_of_freedom_[k], W).rvs(n_draws, random_state=2 + k)
+        covs = np.linalg.inv(lams)
+        mus = model.means_[k] + np.einsum(
+            "dij,dj->di", np.linalg.cholesky(covs / model.mean_precision_[k]),
+            rng.standard_normal((n_draws, 2)))
+        diff = points[None, :, :] - mus[:, None, :]
+        maha = np.einsum("dni,dij,dnj->dn", diff, lams, diff)
+        log_pdf = 0.5 * np.linalg.slogdet(lams)[1][:, None] - np.log(2 * np.pi) - 0.5 * maha
+        density += pis[:, [k]] * np.exp(log_pdf)
+    np.testing.assert_allclose(np.log(density.mean(axis=0)), model.score_samples(points),
+                               atol=0.02)
+
+
+def test_fit_predict_and_predict_agree_and_probabilities_sum_to_one():
+    X = overlapping_blobs()
+    model = AlphaGaussianMixture(4, random_state=0)
+    labels = model.fit_predict(X)
+    np.testing.assert_array_equal(labels, model.predict(X))
+    np.testing.assert_allclose(model.predict_proba(X).sum(axis=1), 1.0)
+    assert model.score(X) == pytest.approx(model.score_samples(X).mean())
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_sample_draws_from_the_fitted_mixture(covariance_type):
+    X, _, _ = make_gmm(random_state=3)
+    model = AlphaGaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X)
+    draws, labels = model.sample(20000)
+    assert draws.shape == (20000, 2) and labels.shape == (20000,)
+    for k in range(3):
+        np.testing.assert_allclose(draws[labels == k].mean(axis=0), model.means_[k], atol=0.05)
+    np.testing.assert_allclose(np.bincount(labels) / 20000, model.weights_, atol=0.02)
+
+
+def test_warm_start_continues_from_the_previous_fit():
+    X = overlapping_blobs()
+    model = AlphaGaussianMixture(4, random_state=0, max_iter=3, tol=0.0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X)
+        first = model.elbo_
+        model.fit(X)
+    cold = AlphaGaussianMixture(4, random_state=0, max_iter=6, tol=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        cold.fit(X)
+    assert model.elbo_ >= first
+    assert model.elbo_ == pytest.approx(cold.elbo_, rel=1e-12)
+
+
+def test_best_of_several_starts_is_kept():
+    X = overlapping_blobs()
+    single = [AlphaGaussianMixture(4, init_params="random", random_state=s).fit(X).elbo_
+              for s in range(4)]
+    several = AlphaGaussianMixture(4, init_params="random", n_init=4, random_state=0).fit(X)
+    assert several.elbo_ >= max(single) - 1e-6 * abs(max(single))
+
+
+@pytest.mark.parametrize("init_params", ["kmeans", "k-means++", "random", "random_from_data"])
+def test_every_initialisation_finds_the_paper_clusters(init_params):
+    X, _, true_means = make_gmm(random_state=0)
+    model = AlphaGaussianMixture(3, init_params=init_params, n_init=3, random_state=0).fit(X)
+    gaps = np.linalg.norm(model.means_[:, None] - true_means[None], axis=-1)
+    assert np.all(gaps.min(axis=0) < 0.2)
+
+
+def test_pickle_round_trip_and_inputs_untouched():
+    X = overlapping_blobs()
+    weight = np.linspace(0.5, 1.5, len(X))
+    X_before, weight_before = X.copy(), weight.copy()
+    model = AlphaGaussianMixture(3, random_state=0).fit(X, sample_weight=weight)
+    np.testing.assert_array_equal(X, X_before)
+    np.testing.assert_array_equal(weight, weight_before)
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone.score_samples(X), model.score_samples(X))
+
+
+def test_zero_weight_rows_are_ignored(rng):
+    X, _, _ = make_gmm(n_samples=300, n_features=3, random_state=5)
+    weight = (rng.uniform(size=len(X)) > 0.3).astype(float)
+    settings = dict(n_components=3, random_state=0, tol=1e-12)
+    kept = AlphaGaussianMixture(**settings).fit(X[weight > 0])
+    masked = AlphaGaussianMixture(**settings).fit(X, sample_weight=weight)
+    iterate_map(kept, X[weight > 0], np.ones(int(weight.sum())), 100)
+    iterate_map(masked, X, weight, 100)
+    order = [np.argmin(np.linalg.norm(kept.means_ - m, axis=1)) for m in masked.means_]
+    np.testing.assert_allclose(masked.means_, kept.means_[order], atol=1e-8)
+    assert masked._objective(masked._post, *masked._local(X, weight, masked._post)[1:]) \
+        == pytest.approx(kept._objective(kept._post, *kept._local(
+            X[weight > 0], np.ones(int(weight.sum())), kept._post)[1:]), rel=1e-10)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"alpha": 0.0}, "alpha"),
+    ({"alpha": 1.5}, "alpha"),
+    ({"objective": "kl"}, "objective"),
+    ({"covariance_type": "tied"}, "covariance_type"),
+    ({"init_params": "kmedoids"}, "init_params"),
+    ({"n_components": 0}, "n_components"),
+    ({"fixed_weights": [0.5, 0.6]}, "fixed_weights"),
+    ({"fixed_weights": [1.0, 0.0]}, "fixed_weights"),
+    ({"fixed_weights": [1.0]}, "fixed_weights"),
+    ({"weight_concentration_prior": -1.0}, "weight_concentration_prior"),
+    ({"mean_precision_prior": 0.0}, "mean_precision_prior"),
+    ({"mean_prior": [0.0]}, "mean_prior"),
+    ({"degrees_of_freedom_prior": 0.5}, "degrees_of_freedom_prior"),
+    ({"covariance_prior": np.eye(3)}, "covariance_prior"),
+    ({"covariance_prior": -np.eye(2)}, "covariance_prior"),
+    ({"covariance_type": "diag", "covariance_prior": [1.0, -1.0]}, "covariance_prior"),
+    ({"covariance_type": "fixed", "fixed_covariance": [[1.0, 2.0], [2.0, 1.0]]},
+     "fixed_covariance"),
+    ({"learning_decay": 0.5}, "learning_decay"),
+    ({"learning_offset": -1.0}, "learning_offset"),
+    ({"total_samples": 0}, "total_samples"),
+    ({"max_iter": 0}, "max_iter"),
+    ({"tol": -1.0}, "tol"),
+])
+def test_bad_parameters_name_themselves(params, name):
+    X, _, _ = make_gmm(n_samples=50, random_state=0)
+    params = {"n_components": 2, **params}
+    with pytest.raises(ValueError, match=f"'{name}' parameter of AlphaGaussianMixture"):
+        AlphaGaussianMixture(**params).fit(X)
+
+
+@pytest.mark.parametrize("make_bad, message", [
+    (lambda X: np.where(np.arange(X.size).reshape(X.shape) == 3, np.nan, X), "NaN"),
+    (lambda X: np.where(np.arange(X.size).reshape(X.shape) == 3, np.inf, X), "infinity"),
+    (lambda X: X[:, 0], "2D array"),
+    (lambda X: X[:1], "n_samples >= n_components"),
+    (lambda X: X[:0], "minimum of 1"),
+    (lambda X: X * 1e160, "overflow"),
+])
+def test_bad_data_is_refused_with_the_fix(make_bad, message):
+    X, _, _ = make_gmm(n_samples=50, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        AlphaGaussianMixture(2).fit(make_bad(X))
+
+
+@pytest.mark.parametrize("weight, message", [
+    (-np.ones(50), "Negative values"),
+    (np.zeros(50), "non-zero"),
+    (np.ones(49), "sample_weight"),
+    (np.full(50, np.nan), "NaN"),
+])
+def test_bad_sample_weight_is_refused(weight, message):
+    X, _, _ = make_gmm(n_samples=50, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        AlphaGaussianMixture(2).fit(X, sample_weight=weight)
+
+
+def test_singular_data_covariance_asks_for_a_covariance_prior():
+    X = np.column_stack([np.arange(20.0), np.ones(20)])
+    with pytest.raises(ValueError, match="Pass covariance_prior"):
+        AlphaGaussianMixture(2).fit(X)
+    model = AlphaGaussianMixture(2, covariance_prior=np.eye(2), random_state=0).fit(X)
+    assert np.all(np.isfinite(model.means_))
