@@ -253,7 +253,9 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
     covariance_prior : float or array-like, default=None
         ``Psi0``: (p, p) for ``"full"``, (p,) for ``"diag"``, a float for ``"spherical"``.
         ``None`` is the (weighted) sample covariance of ``X`` (its diagonal; its mean
-        diagonal), as scikit-learn.
+        diagonal), as scikit-learn; when that is singular (fewer rows than features, a
+        constant or collinear feature), ``1e-6`` times the average variance is added to its
+        diagonal.
     init_params : {"kmeans", "k-means++", "random", "random_from_data"}, default="kmeans"
         How the first responsibilities are drawn, exactly as in scikit-learn's mixtures.
     n_init : int, default=1
@@ -451,15 +453,15 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             covariance = (centred * weight[:, None]).T @ centred / max(total - 1.0, 1.0)
             prior = {"full": covariance, "diag": np.diag(covariance).copy(),
                      "spherical": float(np.mean(np.diag(covariance)))}[self.covariance_type]
+            # A singular sample covariance (fewer rows than features, a constant or collinear
+            # feature) is not a proper prior scale: add a ridge of 1e-6 times the average
+            # variance (or 1 when every feature is constant).
+            ridge = 1e-6 * (np.trace(covariance) / n_features or 1e6)
             if self.covariance_type == "full":
-                valid = np.linalg.eigvalsh(covariance)[0] > 1e-12 * np.trace(covariance)
+                if np.linalg.eigvalsh(covariance)[0] <= ridge:
+                    prior = covariance + ridge * np.eye(n_features)
             else:
-                valid = np.all(np.atleast_1d(prior) > 0)
-            if not valid:
-                raise ValueError(
-                    f"{owner}: the sample covariance of X is singular (a constant or collinear "
-                    "feature, or fewer rows than features), so it cannot be the default "
-                    "'covariance_prior'. Pass covariance_prior explicitly.")
+                prior = np.maximum(prior, ridge)
         else:
             shape = {"full": (n_features, n_features), "diag": (n_features,),
                      "spherical": ()}[self.covariance_type]

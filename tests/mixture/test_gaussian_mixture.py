@@ -528,9 +528,10 @@ def test_bad_sample_weight_is_refused(weight, message):
         AlphaGaussianMixture(2).fit(X, sample_weight=weight)
 
 
-def test_singular_data_covariance_asks_for_a_covariance_prior():
+def test_singular_data_covariance_gets_a_ridge_in_the_default_prior():
     X = np.column_stack([np.arange(20.0), np.ones(20)])
-    with pytest.raises(ValueError, match="Pass covariance_prior"):
-        AlphaGaussianMixture(2).fit(X)
-    model = AlphaGaussianMixture(2, covariance_prior=np.eye(2), random_state=0).fit(X)
-    assert np.all(np.isfinite(model.means_))
+    model = AlphaGaussianMixture(2, random_state=0).fit(X)
+    variance = np.var(X[:, 0], ddof=1)
+    np.testing.assert_allclose(model.covariance_prior_,
+                               [[variance * (1 + 0.5e-6), 0], [0, 0.5e-6 * variance]])
+    assert np.all(np.isfinite(model.means_)) and np.isfinite(model.elbo_)
