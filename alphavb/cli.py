@@ -11,7 +11,8 @@ def main(argv=None):
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="reproduce a worked example of the paper")
     reproduce.add_argument("target", choices=sorted(TARGETS),
-                           help="hdr: sparse regression, the paper's Figure 1")
+                           help="hdr: sparse regression, the paper's Figure 1; "
+                                "gmm: Gaussian mixture, the paper's Figure 2")
     reproduce.add_argument("--out", default=None,
                            help="output folder (default: results/TARGET)")
     reproduce.add_argument("--seed", type=int, default=0, help="random seed of the data")

@@ -4,6 +4,7 @@ import csv
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from alphavb.cli import main
@@ -34,3 +35,20 @@ def test_python_dash_m_entry_point():
 def test_unknown_target_is_refused():
     with pytest.raises(SystemExit):
         main(["reproduce", "nope"])
+
+
+def test_reproduce_gmm_writes_figure_and_table(tmp_path, capsys):
+    assert main(["reproduce", "gmm", "--out", str(tmp_path)]) == 0
+    figure, table = tmp_path / "gmm_density.png", tmp_path / "gmm_summary.csv"
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with open(table, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [float(row["alpha"]) for row in rows] == [0.1, 0.5, 0.95, 1.0]
+    for row in rows:
+        assert row["converged"] == "True" and int(row["n_iter"]) < 20
+        assert float(row["max_mean_error"]) < 0.15
+        assert float(row["accuracy"]) > 0.99
+    # the tempered posterior of the means is wider: sd ~ 1/sqrt(alpha n_k)
+    sds = [float(row["mean_sd"]) for row in rows]
+    assert sds == sorted(sds, reverse=True)
+    assert sds[0] == pytest.approx(1 / np.sqrt(0.1 * 1000 / 3), rel=0.1)

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from alphavb.datasets import make_sparse_regression
+from alphavb.datasets import make_gmm, make_sparse_regression
 
 
 def test_paper_setup():
@@ -29,3 +29,38 @@ def test_custom_coefficients_and_noise():
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_sparse_regression(**kwargs)
+
+
+def test_make_gmm_paper_setup():
+    X, labels, means = make_gmm(random_state=0)
+    assert X.shape == (1000, 2) and labels.shape == (1000,) and means.shape == (3, 2)
+    np.testing.assert_allclose(np.bincount(labels) / 1000, 1 / 3, atol=0.05)
+    for k in range(3):
+        within = X[labels == k] - means[k]
+        np.testing.assert_allclose(np.cov(within.T), np.eye(2), atol=0.25)
+    gaps = np.linalg.norm(means[:, None] - means[None], axis=-1)[np.triu_indices(3, 1)]
+    assert gaps.min() >= 3.0
+    np.testing.assert_array_equal(make_gmm(random_state=0)[0], X)
+
+
+def test_make_gmm_separation_is_enforced_and_can_be_switched_off():
+    closest = []
+    for seed in range(30):
+        means = make_gmm(n_samples=10, random_state=seed, min_separation=0.0)[2]
+        gaps = np.linalg.norm(means[:, None] - means[None], axis=-1)[np.triu_indices(3, 1)]
+        closest.append(gaps.min())
+        separated = make_gmm(n_samples=10, random_state=seed)[2]
+        gaps = np.linalg.norm(separated[:, None] - separated[None], axis=-1)
+        assert gaps[np.triu_indices(3, 1)].min() >= 3.0
+    assert min(closest) < 3.0  # without the condition some draws overlap
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"weights": [0.5, 0.5]}, "'weights'"),
+    ({"mean_scale": 0.0}, "'mean_scale'"),
+    ({"mean_scale": 0.01, "min_separation": 5.0}, "'min_separation'"),
+    ({"n_components": 0}, "'n_components'"),
+])
+def test_make_gmm_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make_gmm(**kwargs)

@@ -5,7 +5,8 @@ import importlib
 
 import pytest
 
-MODULES = ["alphavb.linear_model._bayes_linear", "alphavb.linear_model._spike_slab"]
+MODULES = ["alphavb.linear_model._bayes_linear", "alphavb.linear_model._spike_slab",
+           "alphavb.mixture._gaussian_mixture"]
 
 
 @pytest.mark.parametrize("name", MODULES)
