@@ -12,7 +12,7 @@ Parametrisations
 """
 
 import numpy as np
-from scipy.special import betaln, digamma, gammaln, multigammaln
+from scipy.special import betaln, digamma, gammaln
 
 __all__ = [
     "beta_expectations",
@@ -25,6 +25,7 @@ __all__ = [
     "kl_gaussian_diag_prior",
     "kl_inv_gamma",
     "kl_wishart",
+    "log_multigamma",
     "wishart_expected_log_det",
 ]
 
@@ -144,6 +145,14 @@ def wishart_expected_log_det(dof, log_det_inv_scale, n_features):
             + n_features * np.log(2.0) - log_det_inv_scale)
 
 
+def log_multigamma(a, p):
+    """``lnGamma_p(a) = p (p - 1)/4 log pi + sum_{i<p} lnGamma(a - i/2)``, broadcasting over
+    ``a``."""
+    a = np.asarray(a, dtype=float)
+    return 0.25 * p * (p - 1) * np.log(np.pi) + np.sum(gammaln(a[..., None] - 0.5 * np.arange(p)),
+                                                       axis=-1)
+
+
 def kl_wishart(inv_scale, dof, prior_inv_scale, prior_dof):
     """``KL(Wishart(Psi^{-1}, nu) || Wishart(Psi0^{-1}, nu0))`` for ``p x p`` matrices.
 
@@ -153,17 +162,22 @@ def kl_wishart(inv_scale, dof, prior_inv_scale, prior_dof):
         (nu0/2)(log|Psi| - log|Psi0|) + ((nu - nu0)/2) sum_{i<p} psi((nu - i)/2)
         - lnGamma_p(nu/2) + lnGamma_p(nu0/2) + (nu/2)(tr(Psi0 Psi^{-1}) - p)
 
-    For ``p = 1`` this is :func:`kl_gamma` of ``Gamma(nu/2, rate=Psi/2)``.
+    For ``p = 1`` this is :func:`kl_gamma` of ``Gamma(nu/2, rate=Psi/2)``. ``inv_scale``
+    may hold a stack of matrices (..., p, p) with ``dof`` of shape (...); the result then
+    has shape (...).
     """
-    p = inv_scale.shape[0]
+    p = inv_scale.shape[-1]
+    dof = np.asarray(dof, dtype=float)
     chol = np.linalg.cholesky(inv_scale)
-    log_det = 2.0 * np.sum(np.log(np.diag(chol)))
+    log_det = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
     log_det_prior = np.linalg.slogdet(prior_inv_scale)[1]
-    trace = np.trace(np.linalg.solve(inv_scale, prior_inv_scale))
-    shifts = np.arange(p)
+    trace = np.trace(np.linalg.solve(inv_scale, np.broadcast_to(prior_inv_scale,
+                                                                inv_scale.shape)),
+                     axis1=-2, axis2=-1)
     return (
         0.5 * prior_dof * (log_det - log_det_prior)
-        + 0.5 * (dof - prior_dof) * np.sum(digamma(0.5 * (dof - shifts)))
-        - multigammaln(0.5 * dof, p) + multigammaln(0.5 * prior_dof, p)
+        + 0.5 * (dof - prior_dof) * np.sum(digamma(0.5 * (dof[..., None] - np.arange(p))),
+                                           axis=-1)
+        - log_multigamma(0.5 * dof, p) + log_multigamma(0.5 * prior_dof, p)
         + 0.5 * dof * (trace - p)
     )

@@ -6,11 +6,17 @@ from scipy import integrate, stats
 
 from alphavb._special import (
     beta_expectations,
+    dirichlet_expected_log,
     inv_gamma_expectations,
     inv_gamma_mean,
     kl_beta,
+    kl_dirichlet,
+    kl_gamma,
     kl_gaussian_diag_prior,
     kl_inv_gamma,
+    kl_wishart,
+    log_multigamma,
+    wishart_expected_log_det,
 )
 
 
@@ -74,3 +80,51 @@ def test_kl_gaussian_matches_full_matrix_formula():
                       + np.linalg.slogdet(prior_cov)[1] - np.linalg.slogdet(cov)[1])
     got = kl_gaussian_diag_prior(mean, np.diag(cov), np.linalg.slogdet(cov)[1], precision)
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_kl_gamma_matches_quadrature():
+    a, b, a0, b0 = 2.5, 0.7, 1.2, 3.0
+    q, p = stats.gamma(a, scale=1 / b), stats.gamma(a0, scale=1 / b0)
+    expected, _ = integrate.quad(lambda x: q.pdf(x) * (q.logpdf(x) - p.logpdf(x)), 0, np.inf,
+                                 epsabs=1e-13)
+    assert kl_gamma(a, b, a0, b0) == pytest.approx(expected, rel=1e-9)
+
+
+def test_kl_dirichlet_and_expected_log_match_monte_carlo():
+    a, a0 = np.array([1.5, 2.0, 0.7]), np.full(3, 0.4)
+    draws = stats.dirichlet(a).rvs(400000, random_state=0)
+    log_ratio = (stats.dirichlet(a).logpdf(draws.T) - stats.dirichlet(a0).logpdf(draws.T))
+    standard_error = log_ratio.std() / np.sqrt(len(log_ratio))
+    assert abs(kl_dirichlet(a, a0) - log_ratio.mean()) < 4 * standard_error
+    np.testing.assert_allclose(dirichlet_expected_log(a), np.log(draws).mean(axis=0), atol=5e-3)
+    # a two-component Dirichlet is a Beta
+    assert kl_dirichlet(a[:2], a0[:2]) == pytest.approx(kl_beta(*a[:2], *a0[:2]), rel=1e-12)
+
+
+def test_kl_wishart_matches_monte_carlo_and_reduces_to_gamma(rng):
+    p = 3
+    A, B = rng.normal(size=(p, p)), rng.normal(size=(p, p))
+    psi, psi0 = A @ A.T + p * np.eye(p), B @ B.T + np.eye(p)
+    nu, nu0 = 6.5, 3.2
+    q = stats.wishart(df=nu, scale=np.linalg.inv(psi))
+    prior = stats.wishart(df=nu0, scale=np.linalg.inv(psi0))
+    draws = q.rvs(30000, random_state=1).transpose(1, 2, 0)
+    log_ratio = q.logpdf(draws) - prior.logpdf(draws)
+    standard_error = log_ratio.std() / np.sqrt(log_ratio.size)
+    assert abs(kl_wishart(psi, nu, psi0, nu0) - log_ratio.mean()) < 4 * standard_error
+    log_dets = np.linalg.slogdet(draws.transpose(2, 0, 1))[1]
+    expected = wishart_expected_log_det(nu, np.linalg.slogdet(psi)[1], p)
+    assert abs(expected - log_dets.mean()) < 4 * log_dets.std() / np.sqrt(log_dets.size)
+    # p = 1: Wishart(1/psi, nu) = Gamma(nu/2, rate=psi/2)
+    assert kl_wishart(np.array([[2.0]]), 5.0, np.array([[0.7]]), 2.0) == pytest.approx(
+        kl_gamma(2.5, 1.0, 1.0, 0.35), rel=1e-12)
+    # a stack of matrices gives one KL per matrix
+    stacked = kl_wishart(np.stack([psi, 2 * psi]), np.array([nu, nu + 1]), psi0, nu0)
+    assert stacked[1] == pytest.approx(kl_wishart(2 * psi, nu + 1, psi0, nu0), rel=1e-12)
+
+
+def test_log_multigamma_matches_scipy():
+    from scipy.special import multigammaln
+
+    for p in (1, 2, 5):
+        assert log_multigamma(3.7, p) == pytest.approx(multigammaln(3.7, p), rel=1e-13)

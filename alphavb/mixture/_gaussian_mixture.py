@@ -63,7 +63,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
-from scipy.linalg import solve_triangular
 from scipy.special import gammaln, logsumexp
 from sklearn.base import DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
@@ -204,10 +203,15 @@ def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal):
 
 
 def _upper_cholesky_of_inverse(matrix):
-    """Upper-triangular ``U`` with ``U U' = matrix^{-1}``, and ``log |matrix|``."""
+    """Upper-triangular ``U`` with ``U U' = matrix^{-1}``, and ``log |matrix|``.
+
+    ``matrix`` may be a stack (..., p, p) of symmetric positive definite matrices.
+    """
     lower = np.linalg.cholesky(matrix)
-    inverse_lower = solve_triangular(lower, np.eye(matrix.shape[0]), lower=True)
-    return inverse_lower.T, 2.0 * np.sum(np.log(np.diag(lower)))
+    eye = np.broadcast_to(np.eye(matrix.shape[-1]), matrix.shape)
+    inverse_lower = np.tril(np.linalg.solve(lower, eye))
+    log_det = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
+    return np.swapaxes(inverse_lower, -1, -2), log_det
 
 
 class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
@@ -527,11 +531,8 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         if self.covariance_type == "full":
             psi = (self.covariance_prior_ + alpha * stats.scatter
                    + shrink[:, None, None] * gap[:, :, None] * gap[:, None, :])
-            prec_chol = np.empty_like(psi)
-            log_det_psi = np.empty(n_components)
-            for k in range(n_components):
-                upper, log_det_psi[k] = _upper_cholesky_of_inverse(psi[k])
-                prec_chol[k] = np.sqrt(nu[k]) * upper
+            upper, log_det_psi = _upper_cholesky_of_inverse(psi)
+            prec_chol = np.sqrt(nu)[:, None, None] * upper
             expected_log_det = wishart_expected_log_det(nu, log_det_psi, n_features)
             post["precisions"] = prec_chol @ np.swapaxes(prec_chol, 1, 2)
         elif self.covariance_type == "diag":
@@ -589,9 +590,8 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         gap = post["means"] - m0
         if self.covariance_type == "full":
             quad = np.einsum("ki,kij,kj->k", gap, post["precisions"], gap)
-            for k in range(n_components):
-                kl += kl_wishart(psi[k], nu[k], self.covariance_prior_,
-                                 self.degrees_of_freedom_prior_)
+            kl += np.sum(kl_wishart(psi, nu, self.covariance_prior_,
+                                    self.degrees_of_freedom_prior_))
         elif self.covariance_type == "diag":
             quad = np.sum(post["precisions"] * gap**2, axis=1)
             kl += np.sum(kl_gamma(0.5 * nu[:, None], 0.5 * psi, 0.5 * self.degrees_of_freedom_prior_,
