@@ -703,11 +703,11 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         """
         warm = self.warm_start and hasattr(self, "_post")
         X, weight, user_weight = self._validate_input(X, sample_weight, reset=not warm)
-        if X.shape[0] < self.n_components:
+        n_components, _, _ = self._check_parameters(X.shape[1])
+        if X.shape[0] < n_components:
             raise ValueError(f"{type(self).__name__}: expected n_samples >= n_components, got "
-                             f"n_components={self.n_components} and n_samples={X.shape[0]}. "
+                             f"n_components={n_components} and n_samples={X.shape[0]}. "
                              "Lower n_components or pass more rows.")
-        self._check_parameters(X.shape[1])
         self._resolve_data_priors(X, weight)
         self._warm_post = self._post if warm else None
         try:
@@ -742,17 +742,17 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         X, weight, user_weight = self._validate_input(X, sample_weight, reset=first)
         if first:
             self._alpha, *_ = self._check_cavi_parameters()
-            self._check_parameters(X.shape[1])
+            n_components, _, _ = self._check_parameters(X.shape[1])
             self._resolve_data_priors(X, weight)
             self.n_batch_iter_ = 0
             self._svi_seen = 0.0
-            if X.shape[0] < self.n_components:
+            if X.shape[0] < n_components:
                 raise ValueError(f"{type(self).__name__}: the first partial_fit batch needs at "
                                  f"least n_components={self.n_components} rows.")
             resp = self._initial_responsibilities(X, weight, user_weight,
                                                   check_random_state(self.random_state))
             stats = _Statistics.from_responsibilities(X, weight, resp, self._diagonal)
-            self._svi_stats = stats.scaled(max(1.0, self._data_scale(weight)))
+            self._svi_stats = stats.scaled(self._data_scale(weight))
             self._post = self._global_step(self._svi_stats)
         _, offset, decay = self._check_parameters(X.shape[1])
         seen_before = self._svi_seen
