@@ -29,15 +29,9 @@ def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS):
     -------
     dict with the paths ``"figure"`` and ``"table"`` and the ``"rows"`` of the table.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from .plotting import plot_coefficients
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir, plt = _prepare_output(out_dir)
     X, y, truth = make_sparse_regression(random_state=random_state)
     informative = np.flatnonzero(truth)
     rows = []
@@ -56,13 +50,8 @@ def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS):
         row["fit_seconds"] = seconds
         rows.append(row)
         plot_coefficients(ax, model.coef_, truth, pip, title=f"alpha = {alpha:g}")
-    fig.tight_layout()
-    figure = out_dir / "hdr_coefficients.png"
-    fig.savefig(figure, dpi=110)
-    plt.close(fig)
-    table = out_dir / "hdr_summary.csv"
-    _write_csv(table, rows)
-    return {"figure": figure, "table": table, "rows": rows}
+    return _save_outputs(plt, fig, out_dir / "hdr_coefficients.png", out_dir / "hdr_summary.csv",
+                         rows)
 
 
 def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS):
@@ -85,17 +74,12 @@ def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS):
     -------
     dict with the paths ``"figure"`` and ``"table"`` and the ``"rows"`` of the table.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from scipy.special import logsumexp
     from scipy.stats import multivariate_normal
 
     from .plotting import plot_mixture_density
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir, plt = _prepare_output(out_dir)
     X, labels, true_means = make_gmm(random_state=random_state)
     n_components = len(true_means)
     weights = np.full(n_components, 1.0 / n_components)
@@ -133,22 +117,42 @@ def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS):
         relabel = np.argsort(match)
         plot_mixture_density(ax, model.score_samples, X, relabel[predicted], limits,
                              title=f"alpha = {alpha:g}")
+    return _save_outputs(plt, fig, out_dir / "gmm_density.png", out_dir / "gmm_summary.csv",
+                         rows)
+
+
+def _prepare_output(out_dir):
+    """Create ``out_dir``; return it as a Path, and pyplot on the file-only Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir, plt
+
+
+def print_summary(result):
+    """Print a reproduction's table rows and the files it wrote (used by the vignettes)."""
+    for row in result["rows"]:
+        print(", ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
+                        for key, value in row.items()))
+    print(f"wrote {result['figure']}\nwrote {result['table']}")
+
+
+def _save_outputs(plt, fig, figure, table, rows):
+    """Write the figure (PNG) and the rows (CSV); return the reproduction's result dict."""
     fig.tight_layout()
-    figure = out_dir / "gmm_density.png"
     fig.savefig(figure, dpi=110)
     plt.close(fig)
-    table = out_dir / "gmm_summary.csv"
-    _write_csv(table, rows)
-    return {"figure": figure, "table": table, "rows": rows}
-
-
-def _write_csv(path, rows):
-    with open(path, "w", newline="") as handle:
+    with open(table, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         for row in rows:
             writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v)
                              for k, v in row.items()})
+    return {"figure": figure, "table": table, "rows": rows}
 
 
 TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm}

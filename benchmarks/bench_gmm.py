@@ -65,9 +65,9 @@ def final_states(model, reference, X):
 
 def bench(n, p, k, repeats, tol, threads):
     X = problem(n, p, k)
-    priors = dict(weight_concentration_prior=1.0 / k, mean_precision_prior=1.0,
-                  mean_prior=X.mean(axis=0), degrees_of_freedom_prior=float(p),
-                  covariance_prior=np.cov(X.T))
+    priors = {"weight_concentration_prior": 1.0 / k, "mean_precision_prior": 1.0,
+                  "mean_prior": X.mean(axis=0), "degrees_of_freedom_prior": float(p),
+                  "covariance_prior": np.cov(X.T)}
     common = dict(init_params="kmeans", random_state=0, max_iter=2000, **priors)
     AlphaGaussianMixture(k, max_iter=2, **priors).fit(X[:200])  # compile (or load the cache)
 

@@ -93,10 +93,10 @@ def bench_peer(n, d, sweeps=20, repeats=7):
     ours = AlphaSpikeSlabRegression(alpha=1.0, noise_variance=1.0, prior_inclusion=pi,
                                     fit_intercept=False, n_init=1, max_iter=sweeps, tol=0.0)
     # sparsevb's log-odds are log(a/b) + 1/2: choose a/b so that they equal logit(pi)
-    peer_kwargs = dict(max_iter=sweeps, tol=-1.0, slab="gaussian", intercept=False,
-                       mu=np.zeros(d), sigma=np.ones(d), gamma=np.full(d, pi),
-                       alpha=np.exp(-0.5) * pi / (1 - pi), beta=1.0, prior_scale=1.0,
-                       noise_sd=1.0, update_order=np.arange(d))
+    peer_kwargs = {"max_iter": sweeps, "tol": -1.0, "slab": "gaussian", "intercept": False,
+                       "mu": np.zeros(d), "sigma": np.ones(d), "gamma": np.full(d, pi),
+                       "alpha": np.exp(-0.5) * pi / (1 - pi), "beta": 1.0, "prior_scale": 1.0,
+                       "noise_sd": 1.0, "update_order": np.arange(d)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours.fit(X, y)

@@ -12,11 +12,7 @@ Run: python vignettes/gmm_density.py [OUT_DIR]
 
 import sys
 
-from alphavb.reproduce import reproduce_gmm
+from alphavb.reproduce import print_summary, reproduce_gmm
 
 if __name__ == "__main__":
-    result = reproduce_gmm(sys.argv[1] if len(sys.argv) > 1 else "results/gmm")
-    for row in result["rows"]:
-        print(", ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
-                        for key, value in row.items()))
-    print(f"wrote {result['figure']}\nwrote {result['table']}")
+    print_summary(reproduce_gmm(sys.argv[1] if len(sys.argv) > 1 else "results/gmm"))

@@ -9,11 +9,7 @@ Run: python vignettes/hdr_spike_slab.py [OUT_DIR]
 
 import sys
 
-from alphavb.reproduce import reproduce_hdr
+from alphavb.reproduce import print_summary, reproduce_hdr
 
 if __name__ == "__main__":
-    result = reproduce_hdr(sys.argv[1] if len(sys.argv) > 1 else "results/hdr")
-    for row in result["rows"]:
-        print(", ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
-                        for key, value in row.items()))
-    print(f"wrote {result['figure']}\nwrote {result['table']}")
+    print_summary(reproduce_hdr(sys.argv[1] if len(sys.argv) > 1 else "results/hdr"))

@@ -25,7 +25,7 @@ def test_kernel_sweep_equals_numpy_reference(rng):
     X = np.asfortranarray(rng.normal(size=(n, d)))
     y = X[:, :3] @ [2.0, -1.0, 0.5] + rng.normal(size=n)
     phi, mu, s2 = rng.uniform(0, 1, d), rng.normal(size=d), rng.uniform(0.1, 1, d)
-    args = dict(tau=1.7, elt=0.4, logit_pi=-2.0, alpha=0.6, nu=1.3)
+    args = {"tau": 1.7, "elt": 0.4, "logit_pi": -2.0, "alpha": 0.6, "nu": 1.3}
     expected = naive.spike_slab_sweep(X, y, phi, mu, s2, **args)
     residual = y - X @ (phi * mu)
     got_phi, got_mu, got_s2 = phi.copy(), mu.copy(), s2.copy()
@@ -53,8 +53,8 @@ def test_orthogonal_design_is_exact(alpha):
     y = X @ coef + rng.normal(size=n)
     pips, log_z = naive.spike_slab_enumeration(X, y, alpha, sigma2=1.0, nu=2.0, pi=0.3)
     assert 0.05 < np.sort(pips)[len(pips) // 2] < 0.95  # not all PIPs are trivially 0 or 1
-    common = dict(alpha=alpha, slab_variance=2.0, prior_inclusion=0.3, noise_variance=1.0,
-                  fit_intercept=False, tol=1e-14)
+    common = {"alpha": alpha, "slab_variance": 2.0, "prior_inclusion": 0.3, "noise_variance": 1.0,
+                  "fit_intercept": False, "tol": 1e-14}
     model = AlphaSpikeSlabRegression(**common).fit(X, y)
     np.testing.assert_allclose(model.inclusion_probabilities_, pips, rtol=1e-9, atol=1e-12)
     assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)

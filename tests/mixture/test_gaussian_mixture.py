@@ -105,7 +105,7 @@ def test_one_component_one_feature_objective_is_the_evidence(rng, alpha):
     the full, diag and spherical priors are the same Normal-Gamma."""
     x = rng.normal(1.0, 2.0, size=25)
     weight = rng.uniform(0.5, 1.5, size=25)
-    prior = dict(mean_prior=[0.3], mean_precision_prior=0.7, degrees_of_freedom_prior=2.5)
+    prior = {"mean_prior": [0.3], "mean_precision_prior": 0.7, "degrees_of_freedom_prior": 2.5}
     psi0 = 1.7
     expected = normal_gamma_log_evidence_1d(x, weight, alpha, 0.3, 0.7, psi0, 2.5)
     for covariance_type, covariance_prior in [("full", [[psi0]]), ("diag", [psi0]),
@@ -221,9 +221,9 @@ def test_objective_never_decreases(covariance_type, objective, fixed_weights, al
 @pytest.mark.parametrize("init_params", ["kmeans", "random"])
 def test_alpha_one_full_reaches_scikit_learns_fixed_point(init_params):
     X = overlapping_blobs()
-    priors = dict(weight_concentration_prior=0.3, mean_precision_prior=0.8,
-                  mean_prior=X.mean(axis=0) + 0.2, degrees_of_freedom_prior=4.0,
-                  covariance_prior=np.cov(X.T) * 0.5)
+    priors = {"weight_concentration_prior": 0.3, "mean_precision_prior": 0.8,
+                  "mean_prior": X.mean(axis=0) + 0.2, "degrees_of_freedom_prior": 4.0,
+                  "covariance_prior": np.cov(X.T) * 0.5}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         reference = BayesianGaussianMixture(
@@ -265,8 +265,8 @@ def test_alpha_scales_the_data_exactly_like_sample_weights(covariance_type):
     step of "alpha-vb" has no alpha, so alpha = 0.5 is alpha = 1 with halved weights, and
     its alpha-ELBO is twice the other's (the KL carries 1/alpha)."""
     X = overlapping_blobs()
-    common = dict(n_components=3, covariance_type=covariance_type, init_params="random",
-                  random_state=5, tol=1e-12, mean_prior=X.mean(axis=0))
+    common = {"n_components": 3, "covariance_type": covariance_type, "init_params": "random",
+                  "random_state": 5, "tol": 1e-12, "mean_prior": X.mean(axis=0)}
     if covariance_type != "fixed":
         common["covariance_prior"] = {"full": np.cov(X.T), "diag": X.var(axis=0),
                                       "spherical": X.var()}[covariance_type]
@@ -282,7 +282,7 @@ def test_alpha_scales_the_data_exactly_like_sample_weights(covariance_type):
 def test_integer_weights_equal_repeated_rows(rng):
     X, _, _ = make_gmm(n_samples=300, random_state=1)
     counts = rng.integers(0, 4, size=len(X))
-    settings = dict(n_components=3, alpha=0.7, random_state=0, tol=1e-13)
+    settings = {"n_components": 3, "alpha": 0.7, "random_state": 0, "tol": 1e-13}
     weighted = AlphaGaussianMixture(**settings).fit(X, sample_weight=counts)
     repeated = AlphaGaussianMixture(**settings).fit(np.repeat(X, counts, axis=0))
     iterate_map(weighted, X, counts.astype(float), 50)
@@ -318,7 +318,7 @@ def test_blending_statistics_equals_the_statistics_of_the_weighted_union(rng, di
 
 def test_partial_fit_on_the_whole_data_converges_to_the_batch_fixed_point():
     X = overlapping_blobs()
-    settings = dict(n_components=4, alpha=0.8, random_state=3, tol=1e-13)
+    settings = {"n_components": 4, "alpha": 0.8, "random_state": 3, "tol": 1e-13}
     batch = AlphaGaussianMixture(**settings).fit(X)
     iterate_map(batch, X, np.ones(len(X)), 200)
     stream = AlphaGaussianMixture(**settings, learning_offset=1.0, learning_decay=0.51,
@@ -506,7 +506,7 @@ def test_pickle_round_trip_and_inputs_untouched():
 def test_zero_weight_rows_are_ignored(rng):
     X, _, _ = make_gmm(n_samples=300, n_features=3, random_state=5)
     weight = (rng.uniform(size=len(X)) > 0.3).astype(float)
-    settings = dict(n_components=3, random_state=0, tol=1e-12)
+    settings = {"n_components": 3, "random_state": 0, "tol": 1e-12}
     kept = AlphaGaussianMixture(**settings).fit(X[weight > 0])
     masked = AlphaGaussianMixture(**settings).fit(X, sample_weight=weight)
     iterate_map(kept, X[weight > 0], np.ones(int(weight.sum())), 100)
