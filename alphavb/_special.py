@@ -113,8 +113,12 @@ def kl_gaussian_diag_prior(mean, cov_diag, log_det_cov, prior_precision):
 
 
 def dirichlet_expected_log(concentration):
-    """``E[log pi_k] = psi(a_k) - psi(sum_l a_l)`` under ``Dirichlet(a)``."""
-    return digamma(concentration) - digamma(np.sum(concentration))
+    """``E[log pi_k] = psi(a_k) - psi(sum_l a_l)`` under ``Dirichlet(a)``.
+
+    ``concentration`` may hold one Dirichlet per row (the sum runs over the last axis).
+    """
+    concentration = np.asarray(concentration, dtype=float)
+    return digamma(concentration) - digamma(np.sum(concentration, axis=-1, keepdims=True))
 
 
 def kl_dirichlet(concentration, prior_concentration):
@@ -122,12 +126,16 @@ def kl_dirichlet(concentration, prior_concentration):
 
         lnGamma(sum a) - sum lnGamma(a) - lnGamma(sum a0) + sum lnGamma(a0)
         + sum (a - a0) (psi(a) - psi(sum a))
+
+    With a stack of Dirichlets (one per row of ``a``; ``a0`` broadcasts) the result has one
+    KL per row.
     """
-    a, a0 = concentration, prior_concentration
+    a = np.asarray(concentration, dtype=float)
+    a0 = np.broadcast_to(np.asarray(prior_concentration, dtype=float), a.shape)
     return (
-        gammaln(np.sum(a)) - np.sum(gammaln(a))
-        - gammaln(np.sum(a0)) + np.sum(gammaln(a0))
-        + np.dot(a - a0, dirichlet_expected_log(a))
+        gammaln(np.sum(a, axis=-1)) - np.sum(gammaln(a), axis=-1)
+        - gammaln(np.sum(a0, axis=-1)) + np.sum(gammaln(a0), axis=-1)
+        + np.sum((a - a0) * dirichlet_expected_log(a), axis=-1)
     )
 
 

@@ -95,7 +95,7 @@ class CAVIEstimator(BaseEstimator):
         if self.objective not in OBJECTIVES:
             raise _bad_parameter(owner, "objective", f"a str among {list(OBJECTIVES)}", self.objective)
         max_iter = check_positive_int(owner, "max_iter", self.max_iter)
-        n_init = check_positive_int(owner, "n_init", self.n_init)
+        n_init = check_positive_int(owner, "n_init", getattr(self, "n_init", 1))
         tol = check_scalar_in_range(owner, "tol", self.tol, 0.0, None, low_open=False)
         return alpha, max_iter, n_init, tol
 

@@ -1,4 +1,7 @@
-"""Data generators of the paper's simulations."""
+"""Data generators of the paper's simulations, and loaders of real corpora with a data home."""
+
+import os
+from pathlib import Path
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -113,3 +116,138 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
     labels = rng.choice(n_components, size=n_samples, p=weights)
     X = means[labels] + rng.standard_normal((n_samples, n_features))
     return X, labels, means
+
+
+def make_lda_corpus(n_documents=500, n_topics=5, n_words=100, document_length=100,
+                    doc_topic_prior=None, topic_word_prior=None, random_state=None):
+    """A corpus sampled from the LDA model (spec §5).
+
+    ``beta_k ~ Dirichlet(topic_word_prior)``, ``theta_d ~ Dirichlet(doc_topic_prior)``, each
+    document's length is ``Poisson(document_length)``, and each token draws a topic from
+    ``theta_d`` and a word from that topic.
+
+    Parameters
+    ----------
+    n_documents, n_topics, n_words : int
+    document_length : float, default=100
+        Mean number of tokens per document.
+    doc_topic_prior, topic_word_prior : float or None
+        Symmetric Dirichlet parameters; ``None`` is ``1 / n_topics`` and ``0.1``.
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_documents, n_words)
+        Word counts.
+    doc_topic : ndarray of shape (n_documents, n_topics)
+        The true ``theta_d``.
+    topic_word : ndarray of shape (n_topics, n_words)
+        The true ``beta_k``.
+    """
+    import scipy.sparse as sp
+
+    owner = "make_lda_corpus"
+    n_documents = check_positive_int(owner, "n_documents", n_documents)
+    n_topics = check_positive_int(owner, "n_topics", n_topics)
+    n_words = check_positive_int(owner, "n_words", n_words)
+    document_length = check_scalar_in_range(owner, "document_length", document_length, 0.0,
+                                            None, low_open=True)
+    doc_prior = 1.0 / n_topics if doc_topic_prior is None else check_scalar_in_range(
+        owner, "doc_topic_prior", doc_topic_prior, 0.0, None, low_open=True)
+    word_prior = 0.1 if topic_word_prior is None else check_scalar_in_range(
+        owner, "topic_word_prior", topic_word_prior, 0.0, None, low_open=True)
+    rng = check_random_state(random_state)
+    topic_word = rng.dirichlet(np.full(n_words, word_prior), size=n_topics)
+    doc_topic = rng.dirichlet(np.full(n_topics, doc_prior), size=n_documents)
+    lengths = rng.poisson(document_length, size=n_documents)
+    # the counts of a document are multinomial with probabilities theta_d' beta
+    word_probabilities = doc_topic @ topic_word
+    word_probabilities /= word_probabilities.sum(axis=1, keepdims=True)
+    counts = np.vstack([rng.multinomial(length, p)
+                        for length, p in zip(lengths, word_probabilities)])
+    return sp.csr_matrix(counts.astype(float)), doc_topic, topic_word
+
+
+AP_URL = "http://www.cs.columbia.edu/~blei/lda-c/ap.tgz"
+
+
+def get_data_home(data_home=None):
+    """The folder real data sets are read from: ``data_home``, else the ``ALPHAVB_DATA``
+    environment variable, else ``~/alphavb_data``."""
+    if data_home is None:
+        data_home = os.environ.get("ALPHAVB_DATA", os.path.join("~", "alphavb_data"))
+    return Path(data_home).expanduser()
+
+
+def load_ap(data_home=None, download_if_missing=True):
+    """The Associated Press corpus of the LDA literature (Blei, Ng & Jordan 2003).
+
+    2,246 news articles over a 10,473-word vocabulary, in lda-c format: ``ap/ap.dat`` (one
+    document per line, ``N id:count id:count ...`` with 0-based word ids) and
+    ``ap/ap_vocab.txt`` (one word per line) under the data home (:func:`get_data_home`).
+    If they are missing, the official archive ``AP_URL`` (lda-c's ``ap.tgz``) is downloaded
+    and those two files are extracted from it.
+
+    Parameters
+    ----------
+    data_home : str or Path, default=None
+    download_if_missing : bool, default=True
+
+    Returns
+    -------
+    sklearn.utils.Bunch with ``data`` (scipy.sparse.csr_matrix of counts, documents x
+    words), ``feature_names`` (ndarray of str) and ``DESCR``.
+    """
+    import scipy.sparse as sp
+    from sklearn.utils import Bunch
+
+    folder = get_data_home(data_home) / "ap"
+    counts_path, vocab_path = folder / "ap.dat", folder / "ap_vocab.txt"
+    if not (counts_path.exists() and vocab_path.exists()):
+        needed = (f"load_ap needs {counts_path} and {vocab_path} (lda-c format). Put them "
+                  "there, or point data_home or the ALPHAVB_DATA environment variable at a "
+                  "folder holding ap/ap.dat and ap/ap_vocab.txt")
+        if not download_if_missing:
+            raise FileNotFoundError(needed + ".")
+        try:
+            _download_ap(folder)
+        except (OSError, ValueError) as error:
+            raise FileNotFoundError(f"{needed}, or allow the download of {AP_URL}, which "
+                                    f"failed: {error}") from error
+    words = vocab_path.read_text(encoding="utf-8").split()
+    rows, cols, values = [], [], []
+    with open(counts_path, encoding="utf-8") as handle:
+        for row, line in enumerate(handle):
+            fields = line.split()
+            if not fields:
+                continue
+            pairs = [field.split(":") for field in fields[1:]]
+            if int(fields[0]) != len(pairs):
+                raise ValueError(f"{counts_path}, line {row + 1}: says {fields[0]} distinct "
+                                 f"words but lists {len(pairs)}; the file is not lda-c format.")
+            for word, count in pairs:
+                rows.append(row)
+                cols.append(int(word))
+                values.append(float(count))
+    n_documents = rows[-1] + 1 if rows else 0
+    data = sp.csr_matrix((values, (rows, cols)), shape=(n_documents, len(words)))
+    return Bunch(data=data, feature_names=np.array(words),
+                 DESCR=f"Associated Press corpus (lda-c), read from {folder}")
+
+
+def _download_ap(folder):
+    """Fetch lda-c's ap.tgz and extract ap.dat and vocab.txt (as ap_vocab.txt) into folder."""
+    import tarfile
+    import tempfile
+    import urllib.request
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        archive = Path(scratch) / "ap.tgz"
+        urllib.request.urlretrieve(AP_URL, archive)
+        with tarfile.open(archive) as tar:
+            members = {Path(member.name).name: member for member in tar.getmembers()}
+            for source, target in (("ap.dat", "ap.dat"), ("vocab.txt", "ap_vocab.txt")):
+                if source not in members:
+                    raise ValueError(f"{AP_URL} holds no {source}")
+                (folder / target).write_bytes(tar.extractfile(members[source]).read())

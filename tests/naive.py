@@ -226,3 +226,57 @@ def fixed_covariance_log_evidence(X, weight, alpha, m0, b0, covariance):
     loglik = np.sum(counts * multivariate_normal(post_mean, covariance).logpdf(X))
     return (multivariate_normal(m0, np.eye(p) / b0).logpdf(post_mean) + loglik
             - multivariate_normal(post_mean, post_cov).logpdf(post_mean))
+
+
+def lda_e_step(X_dense, elog_beta, gamma, doc_topic_prior, alpha, scale, max_iter, tol):
+    """Spec §5 per-document loop with explicit phi arrays (one document at a time), then the
+    topic statistics and ``sum_dv n_dv log Z_dv`` from the final gamma. Returns new arrays."""
+    gamma = gamma.copy()
+    n_topics = elog_beta.shape[0]
+    statistics = np.zeros_like(elog_beta)
+    log_norm = 0.0
+    for d, counts in enumerate(X_dense):
+        words = np.flatnonzero(counts)
+        for _ in range(max_iter):
+            elog_theta = digamma(gamma[d]) - digamma(gamma[d].sum())
+            log_phi = scale * (elog_theta[None, :] + elog_beta[:, words].T)  # (words, K)
+            phi = np.exp(log_phi - logsumexp(log_phi, axis=1, keepdims=True))
+            updated = doc_topic_prior + alpha * counts[words] @ phi
+            change = np.mean(np.abs(updated - gamma[d]))
+            gamma[d] = updated
+            if change < tol:
+                break
+        elog_theta = digamma(gamma[d]) - digamma(gamma[d].sum())
+        log_phi = scale * (elog_theta[None, :] + elog_beta[:, words].T)
+        log_z = logsumexp(log_phi, axis=1)
+        statistics[:, words] += (counts[words, None] * np.exp(log_phi - log_z[:, None])).T
+        log_norm += counts[words] @ log_z
+        assert n_topics == gamma.shape[1]
+    return gamma, statistics, log_norm
+
+
+def lda_alpha_elbo(X_dense, gamma, lam, a, eta, alpha, objective, phi_lam=None):
+    """Spec §5 objective, term by term, at q = (phi, gamma, lambda) where phi is the
+    phi-update given gamma and ``phi_lam`` (default: ``lam``)."""
+    elog_beta = digamma(lam) - digamma(lam.sum(axis=1, keepdims=True))
+    phi_lam = lam if phi_lam is None else phi_lam
+    elog_beta_phi = digamma(phi_lam) - digamma(phi_lam.sum(axis=1, keepdims=True))
+    elog_theta = digamma(gamma) - digamma(gamma.sum(axis=1, keepdims=True))
+    scale = alpha if objective == "fractional" else 1.0
+    data, entropy = 0.0, 0.0
+    for d, counts in enumerate(X_dense):
+        words = np.flatnonzero(counts)
+        log_phi = scale * (elog_theta[d][None, :] + elog_beta_phi[:, words].T)
+        log_phi -= logsumexp(log_phi, axis=1, keepdims=True)
+        phi = np.exp(log_phi)
+        data += np.sum(counts[words, None] * phi * (elog_theta[d][None, :] + elog_beta[:, words].T))
+        entropy -= np.sum(counts[words, None] * phi * log_phi)
+
+    def kl_dir(q, p):
+        return (gammaln(q.sum()) - gammaln(q).sum() - gammaln(p * len(q)) + len(q) * gammaln(p)
+                + np.dot(q - p, digamma(q) - digamma(q.sum())))
+
+    kl = sum(kl_dir(g, a) for g in gamma) + sum(kl_dir(row, eta) for row in lam)
+    if objective == "fractional":
+        return alpha * data + entropy - kl
+    return data + entropy - kl / alpha

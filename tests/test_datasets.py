@@ -1,7 +1,13 @@
 import numpy as np
 import pytest
 
-from alphavb.datasets import make_gmm, make_sparse_regression
+from alphavb.datasets import (
+    get_data_home,
+    load_ap,
+    make_gmm,
+    make_lda_corpus,
+    make_sparse_regression,
+)
 
 
 def test_paper_setup():
@@ -64,3 +70,75 @@ def test_make_gmm_separation_is_enforced_and_can_be_switched_off():
 def test_make_gmm_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_gmm(**kwargs)
+
+
+def test_make_lda_corpus_follows_the_model():
+    X, doc_topic, topic_word = make_lda_corpus(n_documents=2000, n_topics=3, n_words=20,
+                                               document_length=50, random_state=0)
+    assert X.shape == (2000, 20) and doc_topic.shape == (2000, 3)
+    np.testing.assert_allclose(topic_word.sum(axis=1), 1.0)
+    assert X.sum(axis=1).mean() == pytest.approx(50, rel=0.02)
+    # word frequencies are the corpus average of theta_d' beta
+    expected = (doc_topic * np.asarray(X.sum(axis=1))).sum(axis=0) @ topic_word
+    np.testing.assert_allclose(np.asarray(X.sum(axis=0)).ravel(), expected, rtol=0.1, atol=30)
+
+
+def write_lda_c(folder, lines, words):
+    (folder / "ap").mkdir(parents=True)
+    (folder / "ap" / "ap.dat").write_text("\n".join(lines) + "\n")
+    (folder / "ap" / "ap_vocab.txt").write_text("\n".join(words) + "\n")
+
+
+def test_load_ap_reads_lda_c_from_the_data_home(tmp_path, monkeypatch):
+    write_lda_c(tmp_path, ["2 0:3 2:1", "1 1:2"], ["apple", "pear", "plum"])
+    bunch = load_ap(data_home=tmp_path)
+    np.testing.assert_array_equal(bunch.data.toarray(), [[3, 0, 1], [0, 2, 0]])
+    assert list(bunch.feature_names) == ["apple", "pear", "plum"]
+    monkeypatch.setenv("ALPHAVB_DATA", str(tmp_path))
+    assert load_ap().data.shape == (2, 3)
+
+
+def test_load_ap_refuses_a_malformed_file(tmp_path):
+    write_lda_c(tmp_path, ["3 0:3 2:1"], ["apple", "pear", "plum"])
+    with pytest.raises(ValueError, match="not lda-c format"):
+        load_ap(data_home=tmp_path)
+
+
+def test_load_ap_says_what_it_needs_when_missing(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match="ALPHAVB_DATA"):
+        load_ap(data_home=tmp_path, download_if_missing=False)
+
+    def no_network(url, filename):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr("urllib.request.urlretrieve", no_network)
+    with pytest.raises(FileNotFoundError, match="network unreachable"):
+        load_ap(data_home=tmp_path)
+
+
+def test_load_ap_downloads_the_official_archive(tmp_path, monkeypatch):
+    import io
+    import tarfile
+
+    def fake_download(url, filename):
+        assert url == "http://www.cs.columbia.edu/~blei/lda-c/ap.tgz"
+        with tarfile.open(filename, "w:gz") as tar:
+            for name, text in [("ap/ap.dat", "1 1:4\n"), ("ap/vocab.txt", "a\nb\n"),
+                               ("ap/ap.txt", "raw text\n")]:
+                payload = text.encode()
+                info = tarfile.TarInfo(name)
+                info.size = len(payload)
+                tar.addfile(info, io.BytesIO(payload))
+
+    monkeypatch.setattr("urllib.request.urlretrieve", fake_download)
+    bunch = load_ap(data_home=tmp_path)
+    np.testing.assert_array_equal(bunch.data.toarray(), [[0, 4]])
+    assert (tmp_path / "ap" / "ap_vocab.txt").exists()
+
+
+def test_real_ap_corpus_when_available():
+    home = get_data_home()
+    if not (home / "ap" / "ap.dat").exists():
+        pytest.skip(f"the AP corpus is not in the data home {home} (set ALPHAVB_DATA)")
+    bunch = load_ap(download_if_missing=False)
+    assert bunch.data.shape == (2246, 10473)

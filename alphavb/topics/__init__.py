@@ -1,0 +1,5 @@
+"""alpha-VB topic models."""
+
+from ._lda import AlphaLDA, heldout_perplexity
+
+__all__ = ["AlphaLDA", "heldout_perplexity"]

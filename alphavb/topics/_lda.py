@@ -1,0 +1,531 @@
+"""alpha-VB latent Dirichlet allocation (spec §5; Yang, Pati & Bhattacharya 2020, Cor. 4.5 and
+supplement B.3).
+
+Model
+-----
+``theta_d ~ Dirichlet(a)`` (``doc_topic_prior``), ``beta_k ~ Dirichlet(eta)``
+(``topic_word_prior``), ``z_dn ~ Cat(theta_d)``, ``w_dn ~ Cat(beta_{z_dn})``; the likelihood is
+raised to the temperature ``alpha``. Mean field ``q(theta_d) = Dir(gamma_d)``,
+``q(beta_k) = Dir(lambda_k)``, ``q(z_dn) = Cat(phi_dv)`` (tokens of one word in one document
+share ``phi_dv``). Counts ``n_dv`` may be non-integer; they weight every sum.
+
+Updates (spec §5)
+-----------------
+    phi_dvk  ∝ exp(s (Elog_theta_dk + Elog_beta_kv))        s = 1 ("alpha-vb"), alpha ("fractional")
+    gamma_dk = a + alpha sum_v n_dv phi_dvk
+    lambda_kv = eta + alpha sum_d n_dv phi_dvk
+
+Objective
+---------
+With ``Z_dv = sum_k exp(s (Elog_theta_dk + Elog_beta^old_kv))`` the normaliser of the last
+phi-update (made with the previous ``lambda``) and ``S_kv = sum_d n_dv phi_dvk``, the
+expected log-likelihood plus the entropy of ``q(z)`` after the global step is exactly
+
+    sum_dv n_dv log Z_dv + s' sum_kv S_kv (Elog_beta^new_kv - Elog_beta^old_kv)
+
+(``s' = 1`` for "alpha-vb", ``alpha`` for "fractional"), from which the alpha-ELBO (spec §1
+eq. 1) subtracts ``(1/alpha) [sum_d KL(Dir(gamma_d) || Dir(a)) + sum_k KL(Dir(lambda_k) ||
+Dir(eta))]`` and the fractional objective (eq. 2) subtracts the KLs unscaled.
+
+Batch learning is CAVI: each sweep starts every document from its previous ``gamma_d``, so
+the objective never decreases. Online learning is stochastic VI (Hoffman, Blei & Bach 2010):
+``lambda <- (1 - rho_t) lambda + rho_t (eta + alpha (D / |B|) S^B)`` with
+``rho_t = (learning_offset + t)^(-learning_decay)``. ``score`` and ``perplexity`` use the
+usual alpha = 1 bound, as scikit-learn and gensim report it.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import polygamma, psi
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
+
+from .._special import dirichlet_expected_log, kl_dirichlet
+from ..base import (
+    CAVIEstimator,
+    _bad_parameter,
+    check_positive_int,
+    check_scalar_in_range,
+)
+from ._kernels import lda_document_step, lda_word_statistics
+
+LEARNING_METHODS = ("batch", "online")
+# scikit-learn's start: lambda and gamma drawn from Gamma(100, 1/100)
+INIT_SHAPE = 100.0
+
+
+def _word_factors(elog_beta, scale):
+    """``B[v, k] = exp(s Elog_beta_kv)``, vocabulary-major for the kernels."""
+    return np.ascontiguousarray(np.exp(scale * elog_beta).T)
+
+
+def _e_step(X, csc, gamma, word_factors, doc_topic_prior, alpha, scale, max_doc_update_iter,
+            mean_change_tol, fresh_gamma=None, kl_weight=1.0):
+    """Per-document coordinate ascent (``gamma`` updated in place; with ``fresh_gamma``, the
+    better of a warm and a fresh start, see ``lda_document_step``), then the statistics.
+
+    Returns ``S`` (K, V), ``sum_dv n_dv log Z_dv`` and the passes each document took.
+    """
+    if fresh_gamma is None:
+        fresh_gamma = np.empty((0, gamma.shape[1]))
+    n_passes = lda_document_step(X.indptr, X.indices, X.data, word_factors, gamma, fresh_gamma,
+                                 doc_topic_prior, alpha, scale, kl_weight, max_doc_update_iter,
+                                 mean_change_tol)
+    doc_factors = np.exp(scale * dirichlet_expected_log(gamma))
+    n_words, n_topics = word_factors.shape
+    statistics = np.empty((n_words, n_topics))
+    log_norm_per_word = np.empty(n_words)
+    lda_word_statistics(csc.indptr, csc.indices, csc.data, doc_factors, word_factors,
+                        statistics, log_norm_per_word)
+    log_norm = float(np.sum(log_norm_per_word))
+    if not np.isfinite(log_norm):
+        raise FloatingPointError("AlphaLDA: a word's probability under q underflowed to 0; "
+                                 "use larger doc_topic_prior / topic_word_prior.")
+    return statistics.T, log_norm, n_passes
+
+
+def _bound_terms(components, doc_topic_prior, topic_word_prior, X, max_doc_update_iter,
+                 mean_change_tol):
+    """The alpha = 1 bound of documents ``X`` under topics ``q(beta) = Dir(components)``,
+    split into the documents' part ``sum_dv n_dv log Z_dv - sum_d KL(q(theta_d) || p)`` (each
+    ``q(theta_d)`` fitted from ``gamma_d = 1``) and the topics' part ``-sum_k KL(q(beta_k) || p)``.
+    """
+    X = sp.csr_matrix(X, dtype=np.float64)
+    components = np.asarray(components, dtype=np.float64)
+    elog_beta = dirichlet_expected_log(components)
+    gamma = np.ones((X.shape[0], components.shape[0]))
+    _, log_norm, _ = _e_step(X, X.tocsc(), gamma, _word_factors(elog_beta, 1.0),
+                             doc_topic_prior, 1.0, 1.0, max_doc_update_iter, mean_change_tol)
+    documents = log_norm - np.sum(kl_dirichlet(gamma, doc_topic_prior))
+    topics = -np.sum(kl_dirichlet(components, topic_word_prior))
+    return float(documents), float(topics), float(X.sum())
+
+
+def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,
+                       max_doc_update_iter=100, mean_change_tol=1e-3):
+    """Held-out per-word perplexity of documents ``X`` under the topics ``q(beta)``.
+
+    One function for every model (alphavb, scikit-learn, gensim), so their numbers compare:
+    ``components`` is the (K, V) matrix of Dirichlet parameters ``lambda`` of ``q(beta_k)``
+    (scikit-learn's ``components_``, gensim's ``state.get_lambda()``). Each document's
+    ``q(theta_d)`` is fitted by the alpha = 1 E-step from ``gamma_d = 1``, and the result is
+    ``exp(-B / N)`` with ``B = sum_dv n_dv log Z_dv - sum_d KL(q(theta_d) || Dir(a))`` the
+    documents' part of the bound and ``N`` their number of words. Unlike scikit-learn's
+    ``perplexity`` it leaves out ``sum_k KL(q(beta_k) || Dir(eta))``, a constant of the
+    training fit that would otherwise swamp a small test set (``AlphaLDA.perplexity`` keeps
+    scikit-learn's definition).
+    """
+    documents, _, n_words = _bound_terms(components, doc_topic_prior, topic_word_prior, X,
+                                         max_doc_update_iter, mean_change_tol)
+    return float(np.exp(-documents / n_words))
+
+
+def _optimize_symmetric_prior(current, sum_expected_log, n_groups, dim):
+    """Empirical-Bayes value of a symmetric Dirichlet parameter (Minka 2000; Blei et al. 2003
+    §5.3): the maximiser over ``c > 0`` of the concave
+
+        n_groups (lnGamma(dim c) - dim lnGamma(c)) + (c - 1) sum_expected_log
+
+    by safeguarded Newton steps.
+    """
+    value = current
+    for _ in range(100):
+        gradient = n_groups * dim * (psi(dim * value) - psi(value)) + sum_expected_log
+        hessian = n_groups * dim * (dim * polygamma(1, dim * value) - polygamma(1, value))
+        step = gradient / hessian
+        updated = value - step
+        while updated <= 0:
+            step /= 2
+            updated = value - step
+        if abs(updated - value) <= 1e-12 * value:
+            return float(updated)
+        value = updated
+    return float(value)
+
+
+class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator):
+    """Latent Dirichlet allocation fitted by alpha-VB (batch CAVI or online stochastic VI).
+
+    The likelihood of the words is raised to the temperature ``alpha`` (Yang, Pati &
+    Bhattacharya 2020, Cor. 4.5); ``alpha = 1`` is the variational LDA of Blei et al. (2003)
+    and of scikit-learn's ``LatentDirichletAllocation``, whose parameter names this estimator
+    keeps.
+
+    ``alpha`` here is the *temperature*, not a Dirichlet parameter: the Dirichlet priors are
+    ``doc_topic_prior`` (the "alpha" of the LDA literature) and ``topic_word_prior`` ("eta").
+
+    Parameters
+    ----------
+    n_components : int, default=10
+        Number of topics ``K``.
+    alpha : float in (0, 1], default=1.0
+        Likelihood temperature; 1 is ordinary VB.
+    objective : {"alpha-vb", "fractional"}, default="alpha-vb"
+        ``"alpha-vb"``: the alpha-ELBO (spec eq. 1); ``"fractional"``: KL to the fractional
+        posterior (spec eq. 2), whose phi-update is ``exp(alpha (...))``.
+    doc_topic_prior : float, default=None
+        Symmetric Dirichlet parameter ``a`` of ``theta_d``; ``None`` is ``1 / n_components``.
+    topic_word_prior : float, default=None
+        Symmetric Dirichlet parameter ``eta`` of ``beta_k``; ``None`` is ``1 / n_components``.
+    learning_method : {"batch", "online"}, default="batch"
+    learning_decay, learning_offset : float, default=0.7, 10.0
+        Online step ``rho_t = (learning_offset + t)^(-learning_decay)``.
+    max_iter : int, default=10
+        Sweeps over the corpus (batch) or passes over it (online).
+    batch_size : int, default=128
+        Documents per online mini-batch.
+    evaluate_every : int, default=-1
+        Every this many iterations, compare the objective with the previous evaluation and
+        stop once it changes by at most ``tol`` times its magnitude; ``<= 0`` runs all
+        ``max_iter`` iterations. Batch learning records the objective after every sweep
+        anyway (``elbo_history_``); online learning evaluates it (one more E-step over the
+        corpus) only at these points and at the end.
+    total_samples : float, default=1e6
+        Corpus size ``D`` that ``partial_fit`` scales its mini-batches to.
+    max_doc_update_iter : int, default=100
+        Passes of the per-document loop.
+    mean_change_tol : float, default=1e-3
+        The per-document loop stops when the mean absolute change of ``gamma_d`` is below it.
+    tol : float, default=1e-4
+        Relative change of the objective that counts as converged (see ``evaluate_every``).
+    optimize_priors : bool, default=False
+        Empirical-Bayes updates of the symmetric ``doc_topic_prior`` and ``topic_word_prior``
+        after every batch sweep (Newton / Minka fixed point, as the paper does for the
+        topic-word prior). The resolved values are ``doc_topic_prior_`` and
+        ``topic_word_prior_``.
+    random_state : int, RandomState or None, default=None
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        ``lambda``, the Dirichlet parameters of ``q(beta_k)``.
+    exp_dirichlet_component_ : ndarray of shape (n_components, n_features)
+        ``exp(E_q[log beta_kv])``.
+    doc_topic_prior_, topic_word_prior_ : float
+    n_iter_ : int
+    n_batch_iter_ : int
+        Online steps taken.
+    elbo_ : float
+        The objective at the end of ``fit``.
+    elbo_history_ : ndarray
+        The objective after each batch sweep (each evaluation for online learning).
+    bound_ : float
+        Training-set perplexity (alpha = 1 bound), as scikit-learn's ``bound_``.
+    n_guarded_sweeps_ : int
+        Batch sweeps whose random restart lowered the objective and were redone with the
+        monotone safeguard (see Notes).
+
+    Notes
+    -----
+    Each batch sweep restarts every document's ``gamma_d`` from a random point, as
+    scikit-learn and lda-c do: warm-started coordinate ascent converges to markedly worse
+    optima on real corpora. A restart can lower the objective, so a sweep that does is undone
+    and redone keeping each document's previous ``gamma_d`` unless the restart is at least as
+    good for that document; the recorded objective therefore never decreases.
+
+    Examples
+    --------
+    >>> from alphavb import AlphaLDA
+    >>> from alphavb.datasets import make_lda_corpus
+    >>> X, doc_topic, topic_word = make_lda_corpus(n_documents=200, n_topics=3,
+    ...                                            n_words=30, random_state=0)
+    >>> lda = AlphaLDA(n_components=3, alpha=0.5, max_iter=50, random_state=0).fit(X)
+    >>> lda.transform(X[:2]).shape
+    (2, 3)
+    >>> bool(all(a <= b for a, b in zip(lda.elbo_history_, lda.elbo_history_[1:])))
+    True
+    """
+
+    def __init__(self, n_components=10, *, alpha=1.0, objective="alpha-vb",
+                 doc_topic_prior=None, topic_word_prior=None, learning_method="batch",
+                 learning_decay=0.7, learning_offset=10.0, max_iter=10, batch_size=128,
+                 evaluate_every=-1, total_samples=1e6, max_doc_update_iter=100,
+                 mean_change_tol=1e-3, tol=1e-4, optimize_priors=False, random_state=None,
+                 verbose=0):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.objective = objective
+        self.doc_topic_prior = doc_topic_prior
+        self.topic_word_prior = topic_word_prior
+        self.learning_method = learning_method
+        self.learning_decay = learning_decay
+        self.learning_offset = learning_offset
+        self.max_iter = max_iter
+        self.batch_size = batch_size
+        self.evaluate_every = evaluate_every
+        self.total_samples = total_samples
+        self.max_doc_update_iter = max_doc_update_iter
+        self.mean_change_tol = mean_change_tol
+        self.tol = tol
+        self.optimize_priors = optimize_priors
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ validation
+
+    def _check_counts(self, X, reset):
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        check_non_negative(X, f"{type(self).__name__} (X must hold word counts >= 0)")
+        return sp.csr_matrix(X)
+
+    def _check_parameters(self):
+        owner = type(self).__name__
+        self._alpha, _, _, _ = self._check_cavi_parameters()
+        n_components = check_positive_int(owner, "n_components", self.n_components)
+        if self.learning_method not in LEARNING_METHODS:
+            raise _bad_parameter(owner, "learning_method",
+                                 f"a str among {list(LEARNING_METHODS)}", self.learning_method)
+        for name in ("doc_topic_prior", "topic_word_prior"):
+            value = getattr(self, name)
+            setattr(self, name + "_", 1.0 / n_components if value is None else
+                    check_scalar_in_range(owner, name, value, 0.0, None, low_open=True))
+        check_scalar_in_range(owner, "learning_decay", self.learning_decay, 0.5, 1.0,
+                              low_open=True, fix="Online steps must satisfy Robbins-Monro.")
+        check_scalar_in_range(owner, "learning_offset", self.learning_offset, 0.0, None,
+                              low_open=False)
+        check_positive_int(owner, "batch_size", self.batch_size)
+        check_positive_int(owner, "max_doc_update_iter", self.max_doc_update_iter)
+        check_scalar_in_range(owner, "mean_change_tol", self.mean_change_tol, 0.0, None,
+                              low_open=False)
+        check_scalar_in_range(owner, "total_samples", self.total_samples, 0.0, None,
+                              low_open=True)
+        if (isinstance(self.evaluate_every, (bool, np.bool_))
+                or not isinstance(self.evaluate_every, numbers.Integral)):
+            raise _bad_parameter(owner, "evaluate_every", "an int", self.evaluate_every)
+        return n_components
+
+    @property
+    def _scale(self):
+        """Exponent factor of the phi-update: alpha for "fractional", 1 otherwise."""
+        return self._alpha if self.objective == "fractional" else 1.0
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    # ------------------------------------------------------------------ the steps
+
+    def _set_components(self, components):
+        self.components_ = components
+        self._elog_beta = dirichlet_expected_log(components)
+        self.exp_dirichlet_component_ = np.exp(self._elog_beta)
+        self._word_factors = _word_factors(self._elog_beta, self._scale)
+
+    def _document_step(self, X, csc, gamma, fresh_gamma=None):
+        kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self._alpha
+        return _e_step(X, csc, gamma, self._word_factors, self.doc_topic_prior_, self._alpha,
+                       self._scale, self.max_doc_update_iter, self.mean_change_tol,
+                       fresh_gamma, kl_weight)
+
+    def _objective(self, log_norm, statistics, old_elog_beta, gamma):
+        """Exact spec §1 objective after the global step (module docstring)."""
+        fractional = self.objective == "fractional"
+        data = log_norm + (self._alpha if fractional else 1.0) * np.sum(
+            statistics * (self._elog_beta - old_elog_beta))
+        kl = (np.sum(kl_dirichlet(gamma, self.doc_topic_prior_))
+              + np.sum(kl_dirichlet(self.components_, self.topic_word_prior_)))
+        return float(data - (kl if fractional else kl / self._alpha))
+
+    def _batch_sweep(self, X, csc, gamma, fresh_gamma=None):
+        """One CAVI sweep: every document's (phi, gamma), then lambda (and the priors).
+
+        ``fresh_gamma``: a second start for every document (scikit-learn's random start);
+        each keeps whichever end point has the larger objective.
+        """
+        old_elog_beta = self._elog_beta
+        statistics, log_norm, _ = self._document_step(X, csc, gamma, fresh_gamma)
+        self._set_components(self.topic_word_prior_ + self._alpha * statistics)
+        if self.optimize_priors:
+            n_topics, n_words = self.components_.shape
+            self.topic_word_prior_ = _optimize_symmetric_prior(
+                self.topic_word_prior_, np.sum(self._elog_beta), n_topics, n_words)
+            self.doc_topic_prior_ = _optimize_symmetric_prior(
+                self.doc_topic_prior_, np.sum(dirichlet_expected_log(gamma)), gamma.shape[0],
+                n_topics)
+        return self._objective(log_norm, statistics, old_elog_beta, gamma)
+
+    def _guarded_sweep(self, X, csc, gamma, history, random_state):
+        """One batch sweep that never lowers the objective; appends it to ``history``.
+
+        The sweep first restarts every document from a random ``gamma_d`` (scikit-learn's
+        E-step, which escapes the poor optima that warm-started coordinate ascent settles
+        in). If that lowers the objective, it is undone and redone with each document kept
+        at its previous ``gamma_d`` unless the restart is at least as good for it
+        (``lda_document_step``), which cannot lower the objective. Returns the new ``gamma``.
+        """
+        fresh = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, gamma.shape)
+        saved = (self.components_, self.doc_topic_prior_, self.topic_word_prior_)
+        restarted = fresh.copy()
+        value = self._batch_sweep(X, csc, restarted)
+        if not history or value >= history[-1]:
+            history.append(value)
+            return restarted
+        self._set_components(saved[0])
+        self.doc_topic_prior_, self.topic_word_prior_ = saved[1], saved[2]
+        self.n_guarded_sweeps_ += 1
+        history.append(self._batch_sweep(X, csc, gamma, fresh))
+        return gamma
+
+    def _online_step(self, X, total_samples, random_state):
+        """One stochastic-VI step on the mini-batch ``X``."""
+        gamma = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, (X.shape[0], self._k))
+        statistics, _, _ = self._document_step(X, X.tocsc(), gamma)
+        step = (self.learning_offset + self.n_batch_iter_) ** (-self.learning_decay)
+        target = self.topic_word_prior_ + self._alpha * (total_samples / X.shape[0]) * statistics
+        self._set_components((1.0 - step) * self.components_ + step * target)
+        self.n_batch_iter_ += 1
+
+    def _corpus_objective(self, X, csc, random_state):
+        """The objective of the current ``q(beta)`` with each document's q fitted to it."""
+        gamma = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, (X.shape[0], self._k))
+        statistics, log_norm, _ = self._document_step(X, csc, gamma)
+        return self._objective(log_norm, statistics, self._elog_beta, gamma)
+
+    def _initialize(self, n_features, random_state):
+        self._k = self._check_parameters()
+        self.n_batch_iter_ = 1
+        self._set_components(random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE,
+                                                (self._k, n_features)))
+
+    # ------------------------------------------------------------------ public API
+
+    def fit(self, X, y=None):
+        """Learn the topics from the document-term counts ``X`` (n_documents, n_words).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Word counts (non-negative; non-integer values act as weights). A sparse input is
+            never densified; dense input is converted to CSR.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = self._check_counts(X, reset=True)
+        random_state = check_random_state(self.random_state)
+        self._initialize(X.shape[1], random_state)
+        csc = X.tocsc()
+        history, evaluated = [], []
+        converged = False
+        self.n_guarded_sweeps_ = 0
+        if self.learning_method == "batch":
+            gamma = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, (X.shape[0], self._k))
+        for iteration in range(1, self.max_iter + 1):
+            if self.learning_method == "batch":
+                gamma = self._guarded_sweep(X, csc, gamma, history, random_state)
+            else:
+                for rows in gen_batches(X.shape[0], self.batch_size):
+                    self._online_step(X[rows], X.shape[0], random_state)
+            if self.evaluate_every > 0 and iteration % self.evaluate_every == 0:
+                value = (history[-1] if self.learning_method == "batch"
+                         else self._corpus_objective(X, csc, random_state))
+                if self.learning_method == "online":
+                    history.append(value)
+                if self.verbose:
+                    print(f"[AlphaLDA] iteration {iteration}: objective {value:.6f}")
+                if evaluated and abs(value - evaluated[-1]) <= self.tol * abs(value):
+                    evaluated.append(value)
+                    converged = True
+                    break
+                evaluated.append(value)
+        if self.learning_method == "online" and not (history and converged):
+            history.append(self._corpus_objective(X, csc, random_state))
+        self.n_iter_ = iteration
+        self.elbo_ = history[-1]
+        self.elbo_history_ = np.asarray(history)
+        self.converged_ = converged
+        self.bound_ = self.perplexity(X)
+        return self
+
+    def partial_fit(self, X, y=None):
+        """One online (stochastic VI) step on the mini-batch ``X``, scaled to
+        ``total_samples`` documents. The first call initialises the topics.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "components_")
+        X = self._check_counts(X, reset=first)
+        random_state = check_random_state(self.random_state)
+        if first:
+            self._initialize(X.shape[1], random_state)
+        else:
+            self._k = self._check_parameters()
+        self._online_step(X, float(self.total_samples), random_state)
+        return self
+
+    def _unnormalized_transform(self, X):
+        check_is_fitted(self)
+        X = self._check_counts(X, reset=False)
+        gamma = np.ones((X.shape[0], self.components_.shape[0]))
+        self._document_step(X, X.tocsc(), gamma)
+        return gamma
+
+    def transform(self, X):
+        """Normalised ``E_q[theta_d]`` of each document (``gamma_d / sum_k gamma_dk``).
+
+        Each document's ``(phi, gamma)`` loop is run from ``gamma_d = 1`` with the fitted
+        topics and the fitted objective (so ``gamma_d = a + alpha sum_v n_dv phi_dv``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        gamma = self._unnormalized_transform(X)
+        return gamma / gamma.sum(axis=1, keepdims=True)
+
+    def score(self, X, y=None):
+        """The alpha = 1 variational bound of ``X`` with the fitted topics (scikit-learn's
+        ``score``: the documents' part of :func:`heldout_perplexity` plus
+        ``-sum_k KL(q(beta_k) || Dir(eta))``)."""
+        documents, topics, _ = self._bound(X)
+        return documents + topics
+
+    def perplexity(self, X):
+        """Per-word perplexity ``exp(-score(X) / sum(X))`` (scikit-learn's definition, which
+        counts the topics' KL once whatever ``X`` is; see :func:`heldout_perplexity` for the
+        documents-only version)."""
+        documents, topics, n_words = self._bound(X)
+        return float(np.exp(-(documents + topics) / n_words))
+
+    def _bound(self, X):
+        check_is_fitted(self)
+        X = self._check_counts(X, reset=False)
+        return _bound_terms(self.components_, self.doc_topic_prior_, self.topic_word_prior_, X,
+                            self.max_doc_update_iter, self.mean_change_tol)
+
+    def top_words(self, feature_names, n=10):
+        """The ``n`` most probable words of each topic under ``E_q[beta_k]``.
+
+        Parameters
+        ----------
+        feature_names : sequence of str of length n_features
+        n : int, default=10
+
+        Returns
+        -------
+        list of n_components lists of ``n`` words, most probable first
+        """
+        check_is_fitted(self)
+        names = np.asarray(feature_names)
+        if names.shape != (self.components_.shape[1],):
+            raise _bad_parameter(type(self).__name__, "feature_names",
+                                 f"a sequence of {self.components_.shape[1]} words",
+                                 f"length {len(names)}")
+        n = check_positive_int(type(self).__name__, "n", n)
+        order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
+        return [list(names[row]) for row in order]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags

@@ -1,0 +1,280 @@
+"""AlphaLDA: kernels against NumPy, the exact objective, agreement with scikit-learn."""
+
+import pickle
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from scipy.special import digamma as scipy_digamma
+from sklearn.decomposition import LatentDirichletAllocation
+from sklearn.feature_extraction.text import CountVectorizer
+
+from alphavb import AlphaLDA
+from alphavb.datasets import make_lda_corpus
+from alphavb.topics import heldout_perplexity
+from alphavb.topics._kernels import digamma
+from alphavb.topics._lda import _e_step, _optimize_symmetric_prior, _word_factors
+from tests.conftest import assert_monotone
+from tests.naive import lda_alpha_elbo, lda_e_step
+
+
+def small_corpus(random_state=0, n_documents=120, n_topics=3, n_words=40):
+    return make_lda_corpus(n_documents=n_documents, n_topics=n_topics, n_words=n_words,
+                           document_length=60, random_state=random_state)
+
+
+def lee_corpus():
+    """gensim's Lee news corpus (300 documents, shipped in gensim's wheel) as counts."""
+    from gensim.test.utils import datapath
+
+    with open(datapath("lee_background.cor"), encoding="utf-8", errors="replace") as handle:
+        documents = handle.read().splitlines()
+    vectorizer = CountVectorizer(stop_words="english", min_df=3)
+    return vectorizer.fit_transform(documents), vectorizer.get_feature_names_out()
+
+
+def match_topics(estimated, truth):
+    """Assignment of estimated to true topics minimising total variation; the distances."""
+    estimated = estimated / estimated.sum(axis=1, keepdims=True)
+    cost = 0.5 * np.abs(estimated[:, None, :] - truth[None, :, :]).sum(axis=-1)
+    rows, cols = linear_sum_assignment(cost)
+    return cols, cost[rows, cols]
+
+
+# ---------------------------------------------------------------- kernels
+
+
+def test_digamma_matches_scipy():
+    x = np.concatenate([np.geomspace(1e-4, 1e4, 400), [0.5, 1.0, 6.0, 1e8]])
+    ours = np.array([digamma(v) for v in x])
+    expected = scipy_digamma(x)
+    assert np.max(np.abs(ours - expected) / (1 + np.abs(expected))) < 1e-13
+
+
+@pytest.mark.parametrize("alpha, scale", [(1.0, 1.0), (0.4, 1.0), (0.4, 0.4)])
+def test_e_step_kernels_match_the_numpy_reference(rng, alpha, scale):
+    X, _, _ = small_corpus(n_documents=30)
+    X = X.copy()
+    X.data = X.data * rng.uniform(0.5, 1.5, size=X.nnz)  # non-integer counts are weights
+    lam = rng.gamma(2.0, 1.0, size=(3, X.shape[1]))
+    elog_beta = scipy_digamma(lam) - scipy_digamma(lam.sum(axis=1, keepdims=True))
+    gamma0 = rng.gamma(100, 0.01, size=(30, 3))
+    gamma = gamma0.copy()
+    statistics, log_norm, _ = _e_step(X, X.tocsc(), gamma, _word_factors(elog_beta, scale),
+                                      0.3, alpha, scale, 50, 1e-6)
+    ref_gamma, ref_statistics, ref_log_norm = lda_e_step(X.toarray(), elog_beta, gamma0, 0.3,
+                                                         alpha, scale, 50, 1e-6)
+    np.testing.assert_allclose(gamma, ref_gamma, rtol=1e-11)
+    np.testing.assert_allclose(statistics, ref_statistics, rtol=1e-10, atol=1e-12)
+    assert log_norm == pytest.approx(ref_log_norm, rel=1e-12)
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    X, _, _ = small_corpus(n_documents=200)
+    previous = numba.get_num_threads()
+    fits = []
+    try:
+        for threads in (1, numba.config.NUMBA_NUM_THREADS):
+            numba.set_num_threads(threads)
+            fits.append(AlphaLDA(3, alpha=0.7, max_iter=5, random_state=0).fit(X))
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
+    np.testing.assert_array_equal(fits[0].elbo_history_, fits[1].elbo_history_)
+
+
+# ---------------------------------------------------------------- the objective
+
+
+@pytest.mark.parametrize("objective", ["alpha-vb", "fractional"])
+def test_objective_equals_a_term_by_term_evaluation(rng, objective):
+    X, _, _ = small_corpus(n_documents=25, n_words=20)
+    model = AlphaLDA(3, alpha=0.6, objective=objective, max_iter=2, random_state=0,
+                     mean_change_tol=1e-9).fit(X)
+    old_lambda = model.components_.copy()
+    gamma = rng.gamma(100, 0.01, size=(25, 3))
+    value = model._batch_sweep(X, X.tocsc(), gamma)
+    expected = lda_alpha_elbo(X.toarray(), gamma, model.components_, model.doc_topic_prior_,
+                              model.topic_word_prior_, 0.6, objective, phi_lam=old_lambda)
+    assert value == pytest.approx(expected, rel=1e-11)
+
+
+@pytest.mark.parametrize("objective", ["alpha-vb", "fractional"])
+@pytest.mark.parametrize("alpha", [0.3, 1.0])
+@pytest.mark.parametrize("optimize_priors", [False, True])
+def test_batch_objective_never_decreases(objective, alpha, optimize_priors):
+    X, _, _ = small_corpus()
+    model = AlphaLDA(4, alpha=alpha, objective=objective, max_iter=40,
+                     optimize_priors=optimize_priors, random_state=1).fit(X)
+    assert_monotone(model.elbo_history_)
+    assert model.elbo_history_[-1] > model.elbo_history_[0]
+
+
+def test_empirical_bayes_prior_is_the_maximiser():
+    from scipy.optimize import minimize_scalar
+    from scipy.special import gammaln
+
+    n_groups, dim, sum_elog = 7, 12, -300.0
+
+    def objective(c):
+        return n_groups * (gammaln(dim * c) - dim * gammaln(c)) + (c - 1) * sum_elog
+
+    best = minimize_scalar(lambda t: -objective(np.exp(t)), bounds=(-10, 5), method="bounded",
+                           options={"xatol": 1e-12})
+    assert _optimize_symmetric_prior(1.0, sum_elog, n_groups, dim) == pytest.approx(
+        np.exp(best.x), rel=1e-7)
+
+
+def test_optimized_priors_move_towards_the_truth():
+    X, _, _ = make_lda_corpus(n_documents=400, n_topics=3, n_words=50, document_length=80,
+                              doc_topic_prior=0.2, topic_word_prior=0.05, random_state=3)
+    model = AlphaLDA(3, doc_topic_prior=1.0, topic_word_prior=1.0, max_iter=60,
+                     optimize_priors=True, random_state=0).fit(X)
+    assert 0.1 < model.doc_topic_prior_ < 0.4
+    assert 0.02 < model.topic_word_prior_ < 0.1
+
+
+# ---------------------------------------------------------------- recovery and peers
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+def test_recovers_the_topics_of_a_sampled_corpus(alpha):
+    X, _, topic_word = make_lda_corpus(n_documents=500, n_topics=5, n_words=100,
+                                       document_length=100, random_state=7)
+    model = AlphaLDA(5, alpha=alpha, max_iter=100, random_state=0).fit(X)
+    _, distances = match_topics(model.components_, topic_word)
+    assert distances.max() < 0.1
+
+
+def test_heldout_perplexity_within_two_percent_of_scikit_learn():
+    """Sampled corpus, 10% held out, same priors, iterations and start."""
+    X, _, _ = make_lda_corpus(n_documents=660, n_topics=8, n_words=300, document_length=80,
+                              random_state=11)
+    train, test = X[:600], X[600:]
+    settings = {"n_components": 8, "doc_topic_prior": 0.125, "topic_word_prior": 0.1,
+                "max_iter": 30, "learning_method": "batch", "random_state": 0}
+    ours = AlphaLDA(**settings).fit(train)
+    theirs = LatentDirichletAllocation(**settings).fit(train)
+    ratio = (heldout_perplexity(ours.components_, 0.125, 0.1, test)
+             / heldout_perplexity(theirs.components_, 0.125, 0.1, test))
+    assert abs(ratio - 1) < 0.02
+    # perplexity and score keep scikit-learn's definition (topics' KL included)
+    assert ours.perplexity(train) == pytest.approx(theirs.perplexity(train), rel=0.02)
+    ours.components_ = theirs.components_
+    assert ours.score(test) == pytest.approx(theirs.score(test), rel=1e-4)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_heldout_perplexity_on_real_text_is_no_worse_than_scikit_learn(seed):
+    """gensim's Lee corpus (240 documents to train, 60 held out): real text has many local
+    optima, so the fits differ by seed; ours is never more than 2% worse."""
+    X, _ = lee_corpus()
+    train, test = X[:240], X[240:]
+    settings = {"n_components": 10, "doc_topic_prior": 0.1, "topic_word_prior": 0.01,
+                "max_iter": 20, "learning_method": "batch", "random_state": seed}
+    ours = AlphaLDA(**settings).fit(train)
+    theirs = LatentDirichletAllocation(**settings).fit(train)
+    assert (heldout_perplexity(ours.components_, 0.1, 0.01, test)
+            < 1.02 * heldout_perplexity(theirs.components_, 0.1, 0.01, test))
+
+
+def test_online_and_batch_agree_on_a_small_corpus():
+    X, _, topic_word = small_corpus(n_documents=400, n_topics=3, n_words=40)
+    # from random_state 0 and 1 batch learning merges two topics (scikit-learn's batch LDA
+    # lands in the same local optimum from those starts); 2 finds all three
+    batch = AlphaLDA(3, alpha=0.8, max_iter=50, random_state=2).fit(X)
+    online = AlphaLDA(3, alpha=0.8, learning_method="online", batch_size=50, max_iter=30,
+                      learning_offset=1.0, random_state=0).fit(X)
+    order, _ = match_topics(online.components_, topic_word)
+    reference, _ = match_topics(batch.components_, topic_word)
+    online_topics = online.components_ / online.components_.sum(axis=1, keepdims=True)
+    batch_topics = batch.components_ / batch.components_.sum(axis=1, keepdims=True)
+    gap = 0.5 * np.abs(online_topics[np.argsort(order)] - batch_topics[np.argsort(reference)])
+    assert gap.sum(axis=1).max() < 0.05
+    assert online.perplexity(X) == pytest.approx(batch.perplexity(X), rel=0.01)
+
+
+def test_partial_fit_learns_from_mini_batches():
+    X, _, topic_word = small_corpus(n_documents=400)
+    model = AlphaLDA(3, total_samples=400, learning_offset=1.0, random_state=0)
+    for _ in range(20):
+        for rows in np.array_split(np.arange(400), 8):
+            model.partial_fit(X[rows])
+    assert model.n_batch_iter_ == 161
+    _, distances = match_topics(model.components_, topic_word)
+    assert distances.max() < 0.1
+
+
+# ---------------------------------------------------------------- input handling
+
+
+def test_sparse_and_dense_input_give_the_same_fit():
+    X, _, _ = small_corpus()
+    sparse_fit = AlphaLDA(3, max_iter=5, random_state=0).fit(X)
+    dense_fit = AlphaLDA(3, max_iter=5, random_state=0).fit(X.toarray())
+    np.testing.assert_array_equal(sparse_fit.components_, dense_fit.components_)
+    np.testing.assert_array_equal(sparse_fit.transform(X), dense_fit.transform(X.toarray()))
+
+
+def test_empty_documents_and_unused_words():
+    X, _, _ = small_corpus()
+    X = sp.vstack([X, sp.csr_matrix((2, X.shape[1]))]).tolil()
+    X[:, 5] = 0  # a vocabulary column nobody uses
+    X = X.tocsr()
+    model = AlphaLDA(3, max_iter=10, random_state=0).fit(X)
+    np.testing.assert_allclose(model.transform(X[-2:]), 1 / 3)  # the prior mean
+    np.testing.assert_allclose(model.components_[:, 5], model.topic_word_prior_)
+    assert np.isfinite(model.elbo_) and np.isfinite(model.perplexity(X))
+
+
+def test_inputs_are_not_modified_and_pickle_round_trips():
+    X, _, _ = small_corpus()
+    before = X.copy()
+    model = AlphaLDA(3, max_iter=5, random_state=0).fit(X)
+    assert (X != before).nnz == 0
+    clone = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(clone.transform(X), model.transform(X))
+
+
+def test_top_words_of_a_planted_topic():
+    X, names = lee_corpus()
+    model = AlphaLDA(5, max_iter=10, random_state=0).fit(X)
+    words = model.top_words(names, n=4)
+    assert len(words) == 5 and all(len(topic) == 4 for topic in words)
+    best = np.argmax(model.components_[0])
+    assert words[0][0] == names[best]
+    with pytest.raises(ValueError, match="'feature_names'"):
+        model.top_words(names[:-1])
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"alpha": 0.0}, "alpha"),
+    ({"objective": "map"}, "objective"),
+    ({"n_components": 0}, "n_components"),
+    ({"doc_topic_prior": 0.0}, "doc_topic_prior"),
+    ({"topic_word_prior": -1.0}, "topic_word_prior"),
+    ({"learning_method": "stochastic"}, "learning_method"),
+    ({"learning_decay": 0.4}, "learning_decay"),
+    ({"batch_size": 0}, "batch_size"),
+    ({"max_doc_update_iter": 0}, "max_doc_update_iter"),
+    ({"total_samples": 0}, "total_samples"),
+    ({"evaluate_every": 1.5}, "evaluate_every"),
+])
+def test_bad_parameters_name_themselves(params, name):
+    X, _, _ = small_corpus(n_documents=10)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of AlphaLDA"):
+        AlphaLDA(**params).fit(X)
+
+
+def test_negative_counts_and_non_finite_counts_are_refused():
+    X, _, _ = small_corpus(n_documents=10)
+    negative = X.copy()
+    negative.data[0] = -1.0
+    with pytest.raises(ValueError, match="Negative values in data passed to AlphaLDA"):
+        AlphaLDA(2).fit(negative)
+    dense = X.toarray()
+    dense[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        AlphaLDA(2).fit(dense)
