@@ -52,3 +52,27 @@ def test_reproduce_gmm_writes_figure_and_table(tmp_path, capsys):
     sds = [float(row["mean_sd"]) for row in rows]
     assert sds == sorted(sds, reverse=True)
     assert sds[0] == pytest.approx(1 / np.sqrt(0.1 * 1000 / 3), rel=0.1)
+
+
+def test_reproduce_lda_writes_the_topic_table(tmp_path):
+    from alphavb.datasets import get_data_home
+    from alphavb.reproduce import reproduce_lda
+
+    if not (get_data_home() / "ap" / "ap.dat").exists():
+        pytest.skip("the AP corpus is not in the data home (set ALPHAVB_DATA)")
+    result = reproduce_lda(tmp_path, alphas=(0.5, 1.0), max_iter=3)
+    with open(tmp_path / "lda_topics.csv", newline="") as handle:
+        topics = list(csv.DictReader(handle))
+    assert len(topics) == 20 and all(row["word_5"] for row in topics)
+    text = (tmp_path / "lda_topics.md").read_text()
+    assert "## alpha = 0.5" in text and "## alpha = 1" in text
+    for row in result["rows"]:
+        assert 1000 < row["heldout_perplexity"] < 20000
+
+
+def test_reproduce_without_the_data_says_what_is_missing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ALPHAVB_DATA", str(tmp_path))
+    monkeypatch.setattr("urllib.request.urlretrieve",
+                        lambda url, filename: (_ for _ in ()).throw(OSError("offline")))
+    assert main(["reproduce", "lda", "--out", str(tmp_path / "out")]) == 2
+    assert "ALPHAVB_DATA" in capsys.readouterr().err

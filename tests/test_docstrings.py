@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["alphavb.linear_model._bayes_linear", "alphavb.linear_model._spike_slab",
-           "alphavb.mixture._gaussian_mixture"]
+           "alphavb.mixture._gaussian_mixture", "alphavb.topics._lda"]
 
 
 @pytest.mark.parametrize("name", MODULES)
