@@ -39,7 +39,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import polygamma, psi
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
@@ -313,7 +313,9 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         self.components_ = components
         self._elog_beta = dirichlet_expected_log(components)
         self.exp_dirichlet_component_ = np.exp(self._elog_beta)
-        self._word_factors = _word_factors(self._elog_beta, self._scale)
+        self._word_factors = (np.ascontiguousarray(self.exp_dirichlet_component_.T)
+                              if self._scale == 1.0 else
+                              _word_factors(self._elog_beta, self._scale))
 
     def _document_step(self, X, csc, gamma, fresh_gamma=None):
         kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self._alpha
@@ -333,8 +335,9 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
     def _batch_sweep(self, X, csc, gamma, fresh_gamma=None):
         """One CAVI sweep: every document's (phi, gamma), then lambda (and the priors).
 
-        ``fresh_gamma``: a second start for every document (scikit-learn's random start);
-        each keeps whichever end point has the larger objective.
+        ``gamma`` is updated in place. With ``fresh_gamma`` (a random start per document),
+        a document moves to the end point of the restart only if that is at least as good
+        as its previous ``gamma_d`` (``lda_document_step``).
         """
         old_elog_beta = self._elog_beta
         statistics, log_norm, _ = self._document_step(X, csc, gamma, fresh_gamma)

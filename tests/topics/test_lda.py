@@ -278,3 +278,17 @@ def test_negative_counts_and_non_finite_counts_are_refused():
     dense[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         AlphaLDA(2).fit(dense)
+
+
+@pytest.mark.parametrize("learning_method", ["batch", "online"])
+def test_evaluate_every_stops_at_tol(learning_method):
+    X, _, _ = small_corpus(n_documents=200)
+    model = AlphaLDA(3, learning_method=learning_method, max_iter=200, evaluate_every=2,
+                     tol=1e-3, random_state=2).fit(X)
+    assert model.converged_ and model.n_iter_ < 200 and model.n_iter_ % 2 == 0
+    # batch records every sweep, online only the evaluations (every 2nd pass)
+    history = model.elbo_history_
+    previous = history[-3] if learning_method == "batch" else history[-2]
+    assert abs(history[-1] - previous) <= 1e-3 * abs(history[-1])
+    everything = AlphaLDA(3, learning_method=learning_method, max_iter=7, random_state=2).fit(X)
+    assert everything.n_iter_ == 7 and not everything.converged_
