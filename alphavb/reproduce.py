@@ -135,7 +135,8 @@ def reproduce_lda(out_dir="results/lda", random_state=0, alphas=LDA_ALPHAS, n_to
 
     * ``lda_topics.csv``: one row per (``alpha``, topic) with its ``n_top_words`` words;
     * ``lda_topics.md``: the same as one readable table per ``alpha``;
-    * ``lda_summary.csv``: per ``alpha`` the sweeps, the held-out perplexity
+    * ``lda_summary.csv``: per ``alpha`` the sweeps (and how many needed the monotone
+      safeguard, ``AlphaLDA.n_guarded_sweeps_``), the held-out perplexity
       (:func:`~alphavb.topics.heldout_perplexity`), the training perplexity (``bound_``),
       the fitted priors, the objective and the fit time.
 
@@ -161,7 +162,7 @@ def reproduce_lda(out_dir="results/lda", random_state=0, alphas=LDA_ALPHAS, n_to
         seconds = time.perf_counter() - start
         fits[alpha] = model
         rows.append({
-            "alpha": alpha, "n_iter": model.n_iter_,
+            "alpha": alpha, "n_iter": model.n_iter_, "guarded_sweeps": model.n_guarded_sweeps_,
             "heldout_perplexity": heldout_perplexity(model.components_, model.doc_topic_prior_,
                                                      model.topic_word_prior_, test),
             "train_perplexity": model.bound_, "doc_topic_prior": model.doc_topic_prior_,
