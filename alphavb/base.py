@@ -6,9 +6,10 @@ The alpha-VB solution (Yang, Pati & Bhattacharya 2020, eq. 2.6) maximises the al
 
 and the ``objective="fractional"`` variant maximises ``KL``-closeness to the joint
 alpha-fractional posterior (spec §1, eq. 2). This module owns the parameter checks for
-``alpha`` and ``objective``, the fit driver (``n_init`` starts, the relative-change stopping
-rule on the objective, ``max_iter``, ``ConvergenceWarning``, ``elbo_history_``) and
-``summary()``. Subclasses fill in ``_initialize`` and ``_cavi_step``.
+``alpha`` and ``objective`` and the fit driver (``n_init`` starts, the relative-change
+stopping rule on the objective, ``max_iter``, ``ConvergenceWarning``, ``elbo_history_``);
+``CoefficientSummaryMixin`` adds ``summary()`` to the regression models. Subclasses fill in
+``_initialize`` and ``_cavi_step``.
 """
 
 import numbers
@@ -152,6 +153,14 @@ class CAVIEstimator(BaseEstimator):
                 ConvergenceWarning,
             )
         return state
+
+
+class CoefficientSummaryMixin:
+    """``summary()`` for estimators with one row per feature (the regression models).
+
+    The estimator provides ``_summary_columns(level)``: an ordered dict of column name to
+    one value per feature.
+    """
 
     def summary(self, level=0.95):
         """A statsmodels-style table of the posterior summaries of the coefficients.

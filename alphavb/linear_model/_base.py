@@ -15,7 +15,13 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._special import inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
-from ..base import CAVIEstimator, _bad_parameter, check_positive_pair, check_scalar_in_range
+from ..base import (
+    CAVIEstimator,
+    CoefficientSummaryMixin,
+    _bad_parameter,
+    check_positive_pair,
+    check_scalar_in_range,
+)
 
 LOG_2PI = np.log(2.0 * np.pi)
 
@@ -73,7 +79,7 @@ def fixed_noise_start(fixed_variance, initial_variance):
             "shape": None, "scale": None}
 
 
-class AlphaRegressionBase(RegressorMixin, CAVIEstimator):
+class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator):
     """Data handling, noise parameters and prediction shared by the regression estimators.
 
     Subclasses set ``coef_`` and implement ``_coef_variance_along(X)``, the variance of
