@@ -164,8 +164,10 @@ class _Statistics:
         return _Statistics(nk, means, scatter)
 
 
-def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal):
-    """Responsibilities, their statistics and ``sum_i w_i sum_k r_ik log r_ik``.
+def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal,
+                accumulate=True):
+    """Responsibilities, their statistics and ``sum_i w_i sum_k r_ik log r_ik``
+    (``accumulate=False`` skips the statistics, which are then zero).
 
     Runs :func:`~alphavb.mixture._kernels.mixture_local_step` over row chunks on
     ``numba.get_num_threads()`` threads (set it with ``numba.set_num_threads`` or the
@@ -186,7 +188,7 @@ def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal):
             stop = min(start + CHUNK_ROWS, n_samples)
             neg_entropy += mixture_local_step(
                 X, sample_weight, means, prec_chol, log_const, scale, diagonal, start, stop,
-                resp, nk[slot], sums[slot], scatter[slot],
+                resp, nk[slot], sums[slot], scatter[slot], accumulate,
             )
         return neg_entropy
 
@@ -614,10 +616,10 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             return self._alpha * expected_loglik - neg_entropy - kl
         return expected_loglik - neg_entropy - kl / self._alpha
 
-    def _local(self, X, sample_weight, post):
+    def _local(self, X, sample_weight, post, accumulate=True):
         scale = self._alpha if self.objective == "fractional" else 1.0
         return _local_step(X, sample_weight, post["means"], post["prec_chol"],
-                           post["log_const"], scale, self._diagonal)
+                           post["log_const"], scale, self._diagonal, accumulate)
 
     # ------------------------------------------------------------------ CAVI driver hooks
 
@@ -784,8 +786,7 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         """
         check_is_fitted(self)
         X, weight, _ = self._validate_input(X, None, reset=False)
-        resp, _, _ = self._local(X, weight, self._post)
-        return resp
+        return self._local(X, weight, self._post, accumulate=False)[0]
 
     def predict(self, X):
         """Most probable component of each row (argmax of :meth:`predict_proba`)."""

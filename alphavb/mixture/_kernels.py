@@ -44,12 +44,13 @@ def _differences(x_block, mean, diff, n_rows):
 
 @numba.njit(cache=True, nogil=True, fastmath=_REDUCTION_FLAGS)
 def mixture_local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal,
-                       start, stop, resp, nk, sums, scatter):
+                       start, stop, resp, nk, sums, scatter, accumulate):
     """Responsibilities of rows ``start:stop`` and their shifted statistics.
 
-    Writes ``resp[start:stop]`` and *adds* into ``nk`` (K,), ``sums`` (K, p) and the upper
-    triangle of ``scatter`` (K, p, p) (only its diagonal when ``diagonal``). Releases the GIL,
-    so disjoint row ranges can run on several threads with separate output arrays.
+    Writes ``resp[start:stop]`` and, if ``accumulate``, *adds* into ``nk`` (K,), ``sums``
+    (K, p) and the upper triangle of ``scatter`` (K, p, p) (only its diagonal when
+    ``diagonal``). Releases the GIL, so disjoint row ranges can run on several threads with
+    separate output arrays.
 
     Returns
     -------
@@ -107,6 +108,8 @@ def mixture_local_step(X, sample_weight, means, prec_chol, log_const, scale, dia
                 work[k, b] = weight * r
                 if r > 0.0:
                     neg_entropy += weight * r * log_r
+        if not accumulate:
+            continue
         # shifted statistics
         for k in range(n_components):
             _differences(x_block, means[k], diff, n_rows)
