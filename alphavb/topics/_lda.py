@@ -360,7 +360,7 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         at its previous ``gamma_d`` unless the restart is at least as good for it
         (``lda_document_step``), which cannot lower the objective. Returns the new ``gamma``.
         """
-        fresh = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, gamma.shape)
+        fresh = self._random_gamma(gamma.shape[0], random_state)
         saved = (self.components_, self.doc_topic_prior_, self.topic_word_prior_)
         restarted = fresh.copy()
         value = self._batch_sweep(X, csc, restarted)
@@ -375,7 +375,7 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
 
     def _online_step(self, X, total_samples, random_state):
         """One stochastic-VI step on the mini-batch ``X``."""
-        gamma = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, (X.shape[0], self._k))
+        gamma = self._random_gamma(X.shape[0], random_state)
         statistics, _, _ = self._document_step(X, X.tocsc(), gamma)
         step = (self.learning_offset + self.n_batch_iter_) ** (-self.learning_decay)
         target = self.topic_word_prior_ + self._alpha * (total_samples / X.shape[0]) * statistics
@@ -384,15 +384,20 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
 
     def _corpus_objective(self, X, csc, random_state):
         """The objective of the current ``q(beta)`` with each document's q fitted to it."""
-        gamma = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, (X.shape[0], self._k))
+        gamma = self._random_gamma(X.shape[0], random_state)
         statistics, log_norm, _ = self._document_step(X, csc, gamma)
         return self._objective(log_norm, statistics, self._elog_beta, gamma)
 
+    def _random_gamma(self, n_documents, random_state):
+        """scikit-learn's random start of the documents' ``gamma``: Gamma(100, 1/100) draws."""
+        return random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE,
+                                  (n_documents, self.components_.shape[0]))
+
     def _initialize(self, n_features, random_state):
-        self._k = self._check_parameters()
+        n_topics = self._check_parameters()
         self.n_batch_iter_ = 1
         self._set_components(random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE,
-                                                (self._k, n_features)))
+                                                (n_topics, n_features)))
 
     # ------------------------------------------------------------------ public API
 
@@ -418,7 +423,7 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         converged = False
         self.n_guarded_sweeps_ = 0
         if self.learning_method == "batch":
-            gamma = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, (X.shape[0], self._k))
+            gamma = self._random_gamma(X.shape[0], random_state)
         for iteration in range(1, self.max_iter + 1):
             if self.learning_method == "batch":
                 gamma = self._guarded_sweep(X, csc, gamma, history, random_state)
@@ -460,7 +465,7 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         if first:
             self._initialize(X.shape[1], random_state)
         else:
-            self._k = self._check_parameters()
+            self._check_parameters()
         self._online_step(X, float(self.total_samples), random_state)
         return self
 
