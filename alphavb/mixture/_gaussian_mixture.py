@@ -204,6 +204,12 @@ def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal,
     return resp, statistics, float(sum(neg_entropies))
 
 
+def _is_covariance_matrix(matrix, n_features):
+    """Whether ``matrix`` is a finite, symmetric, positive definite (p, p) array."""
+    return (matrix.shape == (n_features, n_features) and bool(np.all(np.isfinite(matrix)))
+            and np.allclose(matrix, matrix.T) and np.linalg.eigvalsh(matrix)[0] > 0)
+
+
 def _upper_cholesky_of_inverse(matrix):
     """Upper-triangular ``U`` with ``U U' = matrix^{-1}``, and ``log |matrix|``.
 
@@ -412,10 +418,7 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
                 covariance = np.eye(n_features)
             else:
                 covariance = np.array(self.fixed_covariance, dtype=float)
-            if (covariance.shape != (n_features, n_features)
-                    or not np.all(np.isfinite(covariance))
-                    or not np.allclose(covariance, covariance.T)
-                    or np.linalg.eigvalsh(covariance)[0] <= 0):
+            if not _is_covariance_matrix(covariance, n_features):
                 raise _bad_parameter(
                     owner, "fixed_covariance",
                     f"a symmetric positive definite ({n_features}, {n_features}) array",
@@ -472,11 +475,10 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             shape = {"full": (n_features, n_features), "diag": (n_features,),
                      "spherical": ()}[self.covariance_type]
             prior = np.array(self.covariance_prior, dtype=float)
-            ok = prior.shape == shape and np.all(np.isfinite(prior))
-            if ok and self.covariance_type == "full":
-                ok = np.allclose(prior, prior.T) and np.linalg.eigvalsh(prior)[0] > 0
-            elif ok:
-                ok = np.all(prior > 0)
+            if self.covariance_type == "full":
+                ok = _is_covariance_matrix(prior, n_features)
+            else:
+                ok = prior.shape == shape and np.all(np.isfinite(prior)) and np.all(prior > 0)
             if not ok:
                 requirement = {"full": "a symmetric positive definite (p, p) array",
                                "diag": "a positive array of shape (p,)",
