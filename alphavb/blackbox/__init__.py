@@ -1,0 +1,16 @@
+"""Gradient-based black-box backend on autograd (spec §6-7).
+
+* :func:`~alphavb.blackbox.energies.bbalpha_energy`: the BB-alpha energies (exact,
+  reparametrized, and the VB limit) as pure functions of a flat parameter vector;
+* :class:`BBAlphaRegressor`, :class:`BBAlphaClassifier`: Bayesian neural networks and
+  probit / softmax regression fitted by BB-alpha;
+* :class:`AlphaGaussianVB`, :class:`AlphaLogisticRegression`: Gaussian and
+  mixture-of-Gaussians alpha-VB for any autograd-differentiable likelihood.
+"""
+
+from ._bbalpha import BBAlphaClassifier, BBAlphaRegressor
+from ._gaussian_vb import AlphaGaussianVB, AlphaLogisticRegression
+from .energies import bbalpha_energy
+
+__all__ = ["AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier", "BBAlphaRegressor",
+           "bbalpha_energy"]

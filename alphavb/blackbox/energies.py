@@ -1,0 +1,138 @@
+r"""Black-box alpha (BB-alpha) energies as pure functions of a flat parameter vector.
+
+Hernández-Lobato, Li, Rowland, Hernández-Lobato, Bui & Turner, "Black-box alpha
+divergence minimization", ICML 2016 (BB-alpha); spec §7. Here ``alpha`` is the order of
+the alpha-divergence (``alpha -> 0`` is VB, ``alpha = 1`` is EP-like), not the alpha-VB
+temperature of the CAVI estimators.
+
+Family and parametrization
+--------------------------
+``q(w) = prod_i N(w_i; m_i, v_i)`` with the flat vector ``q_params = [m, log v]`` (length
+``2 P``): the log-variance is unconstrained, so every value of ``q_params`` is a valid
+Gaussian. The prior is ``p0(w) = prod_i N(w_i; 0, v0)``.
+
+Energies (mini-batch ``B`` of a data set of size ``N``, ``K`` Monte-Carlo draws)
+-------------------------------------------------------------------------------
+With ``logZ(m, v) = sum_i 0.5 log(2 pi v_i) + m_i^2 / (2 v_i)`` the Gaussian log-normalizer,
+the tied site ``lam = (lam_q - lam_0) / N`` and the cavity ``lam_cav = lam_q - alpha lam``
+(precision ``(1 - alpha/N)/v + (alpha/N)/v0``, natural mean ``(1 - alpha/N) m/v``, a valid
+Gaussian for ``alpha < N``)::
+
+    exact:  E = logZ(0, v0) - logZ(q) - (N/alpha)(logZ(cav) - logZ(q))
+                - (N / (alpha B)) sum_{n in B} [lse_k(alpha log p(y_n | w_k)) - log K],
+                w_k ~ cavity
+    reparametrized (Li & Gal 2017, AADM):
+            E = KL(q || p0) - (N / (alpha B)) sum_{n in B} [lse_k(alpha log p(y_n | w_k)) - log K],
+                w_k ~ q
+    VB (alpha = 0, the limit of both):
+            E = KL(q || p0) - (N / B) sum_{n in B} mean_k log p(y_n | w_k),  w_k ~ q
+
+Draws are reparametrized, ``w_k = mean + sqrt(var) * eps_k`` with ``eps`` given by the caller,
+so each energy is a deterministic, differentiable function of ``q_params`` for fixed ``eps``.
+As ``alpha -> 0`` the first three terms of the exact energy tend to ``KL(q || p0)`` (a
+first-order expansion of ``logZ`` around ``lam_q``) and ``(1/alpha) lse_k(alpha l_k)``
+tends to ``mean_k l_k``, so both energies tend to the VB energy.
+"""
+
+import autograd.numpy as anp
+import numpy as onp
+from autograd.scipy.special import logsumexp
+from autograd.scipy.stats import norm
+
+ENERGIES = ("exact", "reparametrized")
+LOG_2PI = float(onp.log(2 * onp.pi))
+
+
+def split_factorized_gaussian(q_params):
+    """``(mean, log_variance)``: the two halves of ``q_params = [m, log v]``."""
+    n_weights = q_params.shape[0] // 2
+    return q_params[:n_weights], q_params[n_weights:]
+
+
+def gaussian_log_normalizer(mean, variance):
+    """``sum_i 0.5 log(2 pi v_i) + m_i^2 / (2 v_i)`` (a scalar ``variance`` broadcasts)."""
+    return anp.sum(0.5 * (LOG_2PI + anp.log(variance)) + mean**2 / (2.0 * variance))
+
+
+def cavity(mean, variance, prior_variance, alpha, n_total):
+    """Mean and variance of the cavity ``lam_q - (alpha/N)(lam_q - lam_0)`` (spec §7)."""
+    ratio = alpha / n_total
+    precision = (1.0 - ratio) / variance + ratio / prior_variance
+    return (1.0 - ratio) * mean / variance / precision, 1.0 / precision
+
+
+def kl_factorized_gaussian(mean, variance, prior_variance):
+    """``KL(prod N(m_i, v_i) || prod N(0, v0))`` in closed form."""
+    ratio = variance / prior_variance
+    return 0.5 * anp.sum(ratio + mean**2 / prior_variance - 1.0 - anp.log(ratio))
+
+
+def _mean_log_tilted(log_lik, alpha):
+    """``sum_n [lse_k(alpha l_kn) - log K]`` for ``log_lik`` of shape (K, B)."""
+    n_draws = log_lik.shape[0]
+    return anp.sum(logsumexp(alpha * log_lik, axis=0) - onp.log(n_draws))
+
+
+def bbalpha_energy(q_params, log_likelihood, eps, n_total, alpha, prior_variance,
+                   energy="exact"):
+    """The BB-alpha energy of a mini-batch (module docstring), to be minimized.
+
+    Parameters
+    ----------
+    q_params : array of shape (2 * P,)
+        ``[m, log v]`` of the factorized Gaussian ``q``.
+    log_likelihood : callable
+        ``log_likelihood(weights)`` with ``weights`` of shape (K, P) returns the array
+        ``log p(y_n | x_n, w_k)`` of shape (K, B) for the mini-batch.
+    eps : ndarray of shape (K, P)
+        Standard-normal base draws.
+    n_total : int
+        Size ``N`` of the whole training set (the mini-batch sum is scaled by ``N / B``).
+    alpha : float
+        Divergence order, ``alpha >= 0``; ``0`` gives the VB energy directly.
+    prior_variance : float
+        ``v0`` (may be an autograd value when it is learned).
+    energy : {"exact", "reparametrized"}
+
+    Returns
+    -------
+    float
+        The Monte-Carlo estimate of the energy.
+    """
+    mean, log_variance = split_factorized_gaussian(q_params)
+    variance = anp.exp(log_variance)
+    if alpha == 0:
+        log_lik = log_likelihood(mean + anp.sqrt(variance) * eps)
+        scale = n_total / log_lik.shape[1]
+        return (kl_factorized_gaussian(mean, variance, prior_variance)
+                - scale * anp.sum(anp.mean(log_lik, axis=0)))
+    if energy == "exact":
+        cavity_mean, cavity_variance = cavity(mean, variance, prior_variance, alpha, n_total)
+        log_lik = log_likelihood(cavity_mean + anp.sqrt(cavity_variance) * eps)
+        log_z_q = gaussian_log_normalizer(mean, variance)
+        log_z_prior = 0.5 * mean.shape[0] * (LOG_2PI + anp.log(prior_variance))
+        sites = (log_z_prior - log_z_q
+                 - (n_total / alpha) * (gaussian_log_normalizer(cavity_mean, cavity_variance)
+                                        - log_z_q))
+    elif energy == "reparametrized":
+        log_lik = log_likelihood(mean + anp.sqrt(variance) * eps)
+        sites = kl_factorized_gaussian(mean, variance, prior_variance)
+    else:
+        raise ValueError(f"energy must be one of {ENERGIES}, got {energy!r}.")
+    scale = n_total / (alpha * log_lik.shape[1])
+    return sites - scale * _mean_log_tilted(log_lik, alpha)
+
+
+def gaussian_log_likelihood(outputs, y, noise_variance):
+    """``log N(y_n; f_k(x_n), noise_variance)`` for outputs of shape (K, B)."""
+    return -0.5 * (LOG_2PI + anp.log(noise_variance)) - (y - outputs)**2 / (2.0 * noise_variance)
+
+
+def probit_log_likelihood(outputs, y_sign):
+    """``log Phi(y_n f_k(x_n))`` with labels ``y_sign`` in {-1, +1}, outputs of shape (K, B)."""
+    return norm.logcdf(y_sign * outputs)
+
+
+def softmax_log_likelihood(outputs, y_one_hot):
+    """``log softmax(f_k(x_n))[y_n]`` for outputs (K, B, C) and one-hot labels (B, C)."""
+    return anp.sum(outputs * y_one_hot, axis=-1) - logsumexp(outputs, axis=-1)

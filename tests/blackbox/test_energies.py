@@ -1,0 +1,147 @@
+"""BB-alpha energies against the closed form of the linear-Gaussian model (spec §7)."""
+
+import autograd.numpy as anp
+import numpy as np
+import pytest
+from autograd import grad, value_and_grad
+from scipy.optimize import minimize
+
+from alphavb.blackbox._mlp import mlp_forward, mlp_layer_shapes, mlp_n_weights
+from alphavb.blackbox.energies import bbalpha_energy, gaussian_log_likelihood
+from tests.naive import linear_gaussian_exact_energy, traced_mlp_forward
+
+NOISE_VARIANCE, PRIOR_VARIANCE = 0.25, 1.0
+
+
+@pytest.fixture
+def linear_data(rng):
+    X = rng.standard_normal((30, 2))
+    y = X @ np.array([1.0, -0.5]) + 0.3 + 0.5 * rng.standard_normal(30)
+    return X, y
+
+
+def linear_log_likelihood(X, y):
+    shapes = mlp_layer_shapes(X.shape[1], (), 1)
+
+    def log_likelihood(weights):
+        return gaussian_log_likelihood(mlp_forward(weights, X, shapes)[..., 0], y,
+                                       NOISE_VARIANCE)
+
+    return log_likelihood
+
+
+def some_q(rng, n_weights):
+    return np.r_[0.5 * rng.standard_normal(n_weights), np.log(rng.uniform(0.005, 0.05, n_weights))]
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1e-3, 0.5, 1.0])
+def test_exact_energy_monte_carlo_converges_to_closed_form(rng, linear_data, alpha):
+    X, y = linear_data
+    q_params = some_q(rng, 3)
+    closed = linear_gaussian_exact_energy(q_params, X, y, NOISE_VARIANCE, PRIOR_VARIANCE, alpha)
+    replicates = [bbalpha_energy(q_params, linear_log_likelihood(X, y),
+                                 rng.standard_normal((50_000, 3)), len(y), alpha,
+                                 PRIOR_VARIANCE, "exact") for _ in range(8)]
+    # the estimate of log E[p^alpha] has O(1/K) bias and O(1/sqrt(K)) noise: at K = 50,000
+    # the bias is far below the noise, so the replicates scatter around the closed form
+    standard_error = np.std(replicates, ddof=1) / np.sqrt(len(replicates))
+    assert standard_error < 1e-3 * abs(closed)
+    assert abs(np.mean(replicates) - closed) < 5 * standard_error + 1e-9 * abs(closed)
+
+
+@pytest.mark.parametrize("energy", ["exact", "reparametrized"])
+def test_small_alpha_tends_to_the_vb_energy(rng, linear_data, energy):
+    X, y = linear_data
+    q_params = some_q(rng, 3)
+    eps = rng.standard_normal((50, 3))
+    log_lik = linear_log_likelihood(X, y)
+    vb = bbalpha_energy(q_params, log_lik, eps, len(y), 0.0, PRIOR_VARIANCE, energy)
+    for alpha, tolerance in ((1e-3, 1e-2), (1e-6, 1e-5)):
+        value = bbalpha_energy(q_params, log_lik, eps, len(y), alpha, PRIOR_VARIANCE, energy)
+        assert abs(value - vb) < tolerance * abs(vb)
+    # and the alpha = 0 energy is the VB energy's closed form, to Monte-Carlo accuracy
+    eps = rng.standard_normal((200_000, 3))
+    vb = bbalpha_energy(q_params, log_lik, eps, len(y), 0.0, PRIOR_VARIANCE, energy)
+    closed = linear_gaussian_exact_energy(q_params, X, y, NOISE_VARIANCE, PRIOR_VARIANCE, 0.0)
+    assert vb == pytest.approx(closed, rel=2e-3)
+
+
+def test_reparametrized_energy_at_alpha_one_is_kl_minus_log_predictive(rng, linear_data):
+    """At alpha = 1 the reparametrized energy's data term is the log of the Gaussian
+    predictive N(y; x'm, s2 + sum x^2 v), in closed form."""
+    X, y = linear_data
+    q_params = some_q(rng, 3)
+    design = np.column_stack([X, np.ones(len(y))])
+    mean, variance = q_params[:3], np.exp(q_params[3:])
+    kl = 0.5 * np.sum(variance + mean**2 - 1 - np.log(variance))
+    predictive_var = NOISE_VARIANCE + design**2 @ variance
+    log_pred = -0.5 * np.log(2 * np.pi * predictive_var) - (y - design @ mean)**2 / (
+        2 * predictive_var)
+    eps = rng.standard_normal((200_000, 3))
+    value = bbalpha_energy(q_params, linear_log_likelihood(X, y), eps, len(y), 1.0,
+                           PRIOR_VARIANCE, "reparametrized")
+    assert value == pytest.approx(kl - log_pred.sum(), rel=2e-3)
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh", "logistic", "identity"])
+def test_mlp_gradient_matches_the_traced_network_and_finite_differences(rng, activation):
+    shapes = mlp_layer_shapes(3, (4, 5), 2)
+    n_weights = mlp_n_weights(shapes)
+    X = rng.standard_normal((7, 3))
+    weights = rng.standard_normal((6, n_weights))
+    upstream = rng.standard_normal((6, 7, 2))
+    ours = grad(lambda w: anp.sum(mlp_forward(w, X, shapes, activation) * upstream))(weights)
+    traced = grad(lambda w: anp.sum(traced_mlp_forward(w, X, shapes, activation)
+                                    * upstream))(weights)
+    np.testing.assert_allclose(mlp_forward(weights, X, shapes, activation),
+                               traced_mlp_forward(weights, X, shapes, activation), atol=1e-12)
+    np.testing.assert_allclose(ours, traced, atol=1e-10)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("energy", ["exact", "reparametrized"])
+def test_energy_gradient_matches_finite_differences(rng, alpha, energy):
+    shapes = mlp_layer_shapes(3, (4,), 1)
+    n_weights = mlp_n_weights(shapes)
+    X, y = rng.standard_normal((9, 3)), rng.standard_normal(9)
+    eps = rng.standard_normal((5, n_weights))
+
+    def energy_of(theta):  # q parameters, then log noise variance and log prior variance
+        def log_lik(weights):
+            return gaussian_log_likelihood(mlp_forward(weights, X, shapes, "tanh")[..., 0], y,
+                                           anp.exp(theta[-2]))
+
+        return bbalpha_energy(theta[:-2], log_lik, eps, 40, alpha, anp.exp(theta[-1]), energy)
+
+    theta = np.r_[some_q(rng, n_weights), np.log(0.3), np.log(2.0)]
+    _, gradient = value_and_grad(energy_of)(theta)
+    step = 1e-6
+    numeric = np.array([(energy_of(theta + step * e) - energy_of(theta - step * e)) / (2 * step)
+                        for e in np.eye(theta.size)])
+    np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_closed_form_minimizer_is_stationary_and_moment_matches(linear_data):
+    """Self-check of the reference used by the fit test: at the minimizer of the closed-form
+    exact energy, q matches the average of the tilted distributions' moments (the BB-alpha
+    fixed point, Hernández-Lobato et al. 2016, Sec. 3)."""
+    X, y = linear_data
+    alpha, n_total = 0.5, len(y)
+    energy = value_and_grad(lambda q: linear_gaussian_exact_energy(
+        q, X, y, NOISE_VARIANCE, PRIOR_VARIANCE, alpha))
+    result = minimize(energy, np.r_[np.zeros(3), np.full(3, -3.0)], jac=True,
+                      method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000})
+    mean, variance = result.x[:3], np.exp(result.x[3:])
+    ratio = alpha / n_total
+    cav_precision = (1 - ratio) / variance + ratio / PRIOR_VARIANCE
+    cav_natural = (1 - ratio) * mean / variance
+    design = np.column_stack([X, np.ones(n_total)])
+    first, second = np.zeros(3), np.zeros(3)
+    for x, target in zip(design, y):  # tilted: cavity times N(y; x'w, s2)^alpha, Gaussian
+        precision = np.diag(cav_precision) + alpha * np.outer(x, x) / NOISE_VARIANCE
+        covariance = np.linalg.inv(precision)
+        tilted_mean = covariance @ (cav_natural + alpha * x * target / NOISE_VARIANCE)
+        first += tilted_mean / n_total
+        second += (np.diag(covariance) + tilted_mean**2) / n_total
+    np.testing.assert_allclose(mean, first, atol=1e-7)
+    np.testing.assert_allclose(variance + mean**2, second, rtol=1e-7)
