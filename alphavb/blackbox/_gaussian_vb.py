@@ -1,0 +1,501 @@
+r"""Gaussian and mixture-of-Gaussians alpha-VB for models without conjugacy (spec §6).
+
+Yang, Pati & Bhattacharya (2020), Cor. 4.3 (Gaussian family) and Cor. D.1 (mixtures of
+Gaussians): maximize over ``q``
+
+    L_alpha(q) = E_q[log p(Y | theta)] - (1/alpha) KL(q || p),                          (1)
+
+where ``alpha`` in (0, 1] is the alpha-VB *temperature*: the maximizer over all ``q`` is the
+alpha-fractional posterior ``p(Y | theta)^alpha p(theta) / Z``. Gaussian family
+``q = N(m, L L')`` (``family="full"``) or ``N(m, diag(s^2))`` (``"diag"``); ``L`` has a
+positive diagonal stored as its logarithm. The expectation is a reparametrized average
+over base draws ``theta_s = m + L eps_s``.
+
+With ``optimizer="lbfgs"`` the draws are fixed (sample-average approximation), so (1) is a
+deterministic function and L-BFGS converges in a few dozen iterations. The base draws are
+moment-matched (centred, then whitened so that their sample mean is 0 and their sample
+covariance is exactly ``I``; needs ``n_mc_samples > n_params``): then ``E_q`` of any
+quadratic log-likelihood is computed exactly, and a Gaussian likelihood gives exactly the
+fractional posterior. ``optimizer="adam"`` draws fresh base draws at every step and can use
+mini-batches (``batch_size``), scaling the batch log-likelihood by ``n / batch``.
+
+Mixtures ``q = sum_j w_j N(m_j, Sigma_j)`` (``n_components > 1``) have no closed-form
+entropy; the Jensen surrogate (Zobay 2014), a lower bound of (1), is maximized instead:
+
+    Lbar_alpha(q) = sum_j w_j E_{q_j}[log p(Y | theta)]
+                    + (1/alpha) (sum_j w_j E_{q_j}[log p(theta)] - sum_j w_j log E_{q_j}[q(theta)]),
+    E_{q_j}[q(theta)] = sum_l w_l N(m_j; m_l, Sigma_j + Sigma_l).
+
+The prior is ``N(prior_mean, diag(prior_variance))``. A mixture fit starts from the
+one-component fit: each component has its covariance, and the means are spread around its
+mean by centred draws scaled by the prior standard deviation.
+"""
+
+import numbers
+
+import autograd.numpy as anp
+import numpy as np
+from autograd import value_and_grad
+from autograd.scipy.linalg import solve_triangular
+from autograd.scipy.special import logsumexp
+from scipy.optimize import minimize
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
+from ._optim import Adam
+
+FAMILIES = ("full", "diag")
+OPTIMIZERS = ("lbfgs", "adam")
+LOG_2PI = float(np.log(2 * np.pi))
+
+
+def moment_matched_normal(rng, n_draws, dim):
+    """Standard-normal draws whose sample mean is 0 and sample covariance is exactly I
+    (when ``n_draws > dim``; only centred otherwise)."""
+    eps = rng.standard_normal((n_draws, dim))
+    eps -= eps.mean(axis=0)
+    if n_draws > dim:
+        factor = np.linalg.cholesky(eps.T @ eps / n_draws)
+        eps = np.linalg.solve(factor, eps.T).T
+    return eps
+
+
+class _GaussianFamily:
+    """Flat parametrization ``[means (J P), scales (J S), weight logits (J - 1)]``."""
+
+    def __init__(self, n_params, n_components, family):
+        self.n_params, self.n_components, self.family = n_params, n_components, family
+        self.n_scale = n_params * (n_params + 1) // 2 if family == "full" else n_params
+        rows, cols = np.tril_indices(n_params)
+        self._diagonal = rows == cols
+        # scatter matrix: the lower-triangular entries (row-major) into a flat P x P matrix
+        self._scatter = np.zeros((self.n_scale, n_params * n_params))
+        if family == "full":
+            self._scatter[np.arange(self.n_scale), rows * n_params + cols] = 1.0
+        self.size = n_components * (n_params + self.n_scale) + n_components - 1
+
+    def pack(self, means, scale_factors, log_weights):
+        """Flat vector from means (J, P), lower-triangular factors (J, P, P), log weights."""
+        if self.family == "full":
+            rows, cols = np.tril_indices(self.n_params)
+            scales = scale_factors[:, rows, cols].copy()
+            scales[:, self._diagonal] = np.log(scales[:, self._diagonal])
+        else:
+            scales = np.log(np.diagonal(scale_factors, axis1=1, axis2=2))
+        logits = log_weights[1:] - log_weights[0]
+        return np.concatenate([means.ravel(), scales.ravel(), logits])
+
+    def unpack(self, flat):
+        """``(means (J, P), factors (J, P, P) or sds (J, P), log_weights (J,))``."""
+        J, P = self.n_components, self.n_params
+        means = anp.reshape(flat[:J * P], (J, P))
+        raw = anp.reshape(flat[J * P:J * (P + self.n_scale)], (J, self.n_scale))
+        logits = anp.concatenate([anp.zeros(1), flat[J * (P + self.n_scale):]])
+        log_weights = logits - logsumexp(logits)
+        if self.family == "diag":
+            return means, anp.exp(raw), log_weights
+        entries = anp.where(self._diagonal, anp.exp(raw), raw)
+        return means, anp.reshape(anp.dot(entries, self._scatter), (J, P, P)), log_weights
+
+    def draws(self, means, factors, eps):
+        """``theta_{j s} = m_j + L_j eps_{j s}``: shape (J, S, P)."""
+        if self.family == "diag":
+            return means[:, None, :] + factors[:, None, :] * eps
+        return means[:, None, :] + anp.matmul(eps, anp.swapaxes(factors, 1, 2))
+
+    def covariances(self, factors):
+        if self.family == "diag":
+            return anp.einsum("jp,pq->jpq", factors**2, anp.eye(self.n_params))
+        return anp.matmul(factors, anp.swapaxes(factors, 1, 2))
+
+    def log_dets(self, factors):
+        """``log det Sigma_j`` for each component."""
+        if self.family == "diag":
+            return 2.0 * anp.sum(anp.log(factors), axis=1)
+        return 2.0 * anp.sum(anp.log(anp.diagonal(factors, axis1=-1, axis2=-2)), axis=1)
+
+
+def gaussian_kl_to_prior(mean, covariance, log_det, prior_mean, prior_variance):
+    """``KL(N(m, Sigma) || N(mu0, diag(v0)))`` in closed form."""
+    diff = mean - prior_mean
+    return 0.5 * (anp.sum(anp.diagonal(covariance, axis1=-1, axis2=-2) / prior_variance)
+                  + anp.sum(diff**2 / prior_variance) - mean.shape[0]
+                  + anp.sum(anp.log(prior_variance) * anp.ones(mean.shape[0])) - log_det)
+
+
+def jensen_entropy_bound(means, covariances, log_weights):
+    """``-sum_j w_j log sum_l w_l N(m_j; m_l, Sigma_j + Sigma_l)``, a lower bound of the
+    mixture's entropy (Zobay 2014)."""
+    J, P = means.shape
+    rows = []
+    for j in range(J):
+        terms = []
+        for component in range(J):
+            chol = anp.linalg.cholesky(covariances[j] + covariances[component])
+            z = solve_triangular(chol, means[j] - means[component], lower=True)
+            log_det = 2.0 * anp.sum(anp.log(anp.diagonal(chol, axis1=-1, axis2=-2)))
+            terms.append(-0.5 * (P * LOG_2PI + log_det + anp.sum(z**2)))
+        rows.append(logsumexp(anp.stack(terms) + log_weights))
+    return -anp.sum(anp.exp(log_weights) * anp.stack(rows))
+
+
+class AlphaGaussianVB(BaseEstimator):
+    """Gaussian or mixture-of-Gaussians alpha-VB for an autograd-differentiable likelihood.
+
+    Maximizes ``E_q[log p(Y | theta)] - (1/alpha) KL(q || p)`` (Yang, Pati & Bhattacharya
+    2020, eq. 2.6 with Cor. 4.3; spec §6), or the Jensen surrogate for a mixture (Cor. D.1).
+    See the module docstring for the parametrization and the optimizers.
+
+    Parameters
+    ----------
+    log_likelihood : callable
+        ``log_likelihood(theta, X, y)`` with ``theta`` of shape (S, n_params) returns the
+        total log-likelihood of the data ``(X, y)`` at each of the S parameter vectors,
+        shape (S,), written with ``autograd.numpy``. (``vectorized=False``: ``theta`` has
+        shape (n_params,) and the result is a scalar.) ``y`` is ``None`` when ``fit`` got none.
+    n_params : int
+    alpha : float in (0, 1], default=1.0
+        The alpha-VB temperature (1 is ordinary VB).
+    family : {"full", "diag"}, default="full"
+    n_components : int, default=1
+    prior_mean : float or array of shape (n_params,), default=0.0
+    prior_variance : float or array of shape (n_params,), default=1.0
+    optimizer : {"lbfgs", "adam"}, default="lbfgs"
+    n_mc_samples : int, default=100
+        Base draws per component (fixed for L-BFGS, fresh at each Adam step).
+    max_iter : int, default=500
+        L-BFGS iterations or Adam steps.
+    tol : float, default=1e-9
+        L-BFGS stopping tolerance on the relative change of the objective.
+    learning_rate : float, default=0.01
+        Adam only.
+    batch_size : int or None, default=None
+        Adam only: rows of ``X`` per step (``None`` is all of them).
+    vectorized : bool, default=True
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    mean_ : ndarray of shape (n_components, n_params)
+    covariance_ : ndarray of shape (n_components, n_params, n_params)
+    weights_ : ndarray of shape (n_components,)
+    elbo_ : float
+        The objective at the fitted ``q`` on the optimizer's draws (the Jensen surrogate for
+        a mixture).
+    n_iter_ : int
+    converged_ : bool
+    """
+
+    def __init__(self, log_likelihood=None, n_params=None, alpha=1.0, family="full",
+                 n_components=1, prior_mean=0.0, prior_variance=1.0, optimizer="lbfgs",
+                 n_mc_samples=100, max_iter=500, tol=1e-9, learning_rate=0.01, batch_size=None,
+                 vectorized=True, random_state=None):
+        self.log_likelihood = log_likelihood
+        self.n_params = n_params
+        self.alpha = alpha
+        self.family = family
+        self.n_components = n_components
+        self.prior_mean = prior_mean
+        self.prior_variance = prior_variance
+        self.optimizer = optimizer
+        self.n_mc_samples = n_mc_samples
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.vectorized = vectorized
+        self.random_state = random_state
+
+    # -- checks --------------------------------------------------------------------------
+
+    def _check_parameters(self):
+        owner = type(self).__name__
+        if not callable(self.log_likelihood):
+            raise _bad_parameter(owner, "log_likelihood", "a callable log_likelihood(theta, "
+                                 "X, y)", self.log_likelihood)
+        n_params = check_positive_int(owner, "n_params", self.n_params)
+        check_scalar_in_range(owner, "alpha", self.alpha, 0.0, 1.0, low_open=True,
+                              fix="alpha is the alpha-VB temperature; 1 is ordinary VB.")
+        if self.family not in FAMILIES:
+            raise _bad_parameter(owner, "family", f"one of {FAMILIES}", self.family)
+        if self.optimizer not in OPTIMIZERS:
+            raise _bad_parameter(owner, "optimizer", f"one of {OPTIMIZERS}", self.optimizer)
+        for name in ("n_components", "n_mc_samples", "max_iter"):
+            check_positive_int(owner, name, getattr(self, name))
+        if self.batch_size is not None:
+            check_positive_int(owner, "batch_size", self.batch_size)
+        check_scalar_in_range(owner, "tol", self.tol, 0.0, None, low_open=False)
+        check_scalar_in_range(owner, "learning_rate", self.learning_rate, 0.0, None,
+                              low_open=True)
+        prior_mean = _prior_vector(owner, "prior_mean", self.prior_mean, n_params, False)
+        prior_variance = _prior_vector(owner, "prior_variance", self.prior_variance, n_params,
+                                       True)
+        return n_params, prior_mean, prior_variance
+
+    # -- objective -----------------------------------------------------------------------
+
+    def _expected_log_likelihood(self, thetas, X, y, scale):
+        """``scale * mean_s log p(Y | theta_s)`` per component; thetas has shape (J, S, P)."""
+        J, S, P = thetas.shape
+        flat = anp.reshape(thetas, (J * S, P))
+        if self.vectorized:
+            values = self.log_likelihood(flat, X, y)
+        else:
+            values = anp.stack([self.log_likelihood(flat[i], X, y) for i in range(J * S)])
+        return scale * anp.mean(anp.reshape(values, (J, S)), axis=1)
+
+    def _objective(self, flat, eps, X, y, scale):
+        means, factors, log_weights = self._family.unpack(flat)
+        expected = self._expected_log_likelihood(self._family.draws(means, factors, eps), X, y,
+                                                 scale)
+        covariances = self._family.covariances(factors)
+        log_dets = self._family.log_dets(factors)
+        mu0, v0 = self._prior
+        if self._family.n_components == 1:
+            kl = gaussian_kl_to_prior(means[0], covariances[0], log_dets[0], mu0, v0)
+            return expected[0] - kl / self.alpha
+        weights = anp.exp(log_weights)
+        expected_log_prior = -0.5 * (anp.sum(anp.log(2 * np.pi * v0))
+                                     + anp.sum((means - mu0)**2 / v0, axis=1)
+                                     + anp.sum(anp.diagonal(covariances, axis1=-1, axis2=-2) / v0,
+                                               axis=1))
+        entropy_bound = jensen_entropy_bound(means, covariances, log_weights)
+        return (anp.sum(weights * expected)
+                + (anp.sum(weights * expected_log_prior) + entropy_bound) / self.alpha)
+
+    def objective(self, X=None, y=None, n_mc_samples=None, random_state=None):
+        """The objective (1), or the Jensen surrogate for a mixture, at the fitted ``q``,
+        estimated with fresh moment-matched draws."""
+        check_is_fitted(self, "flat_")
+        rng = check_random_state(random_state)
+        eps = self._base_draws(rng, n_mc_samples or self.n_mc_samples)
+        X, y = self._check_data(X, y)
+        return float(self._objective(self.flat_, eps, X, y, 1.0))
+
+    def _base_draws(self, rng, n_draws):
+        return np.stack([moment_matched_normal(rng, n_draws, self._family.n_params)
+                         for _ in range(self._family.n_components)])
+
+    # -- fitting -------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_data(X, y):
+        if X is None:
+            return None, y
+        X = np.asarray(X)
+        if X.ndim == 0 or X.shape[0] == 0:
+            raise ValueError("AlphaGaussianVB: X must hold at least one observation (rows "
+                             f"along the first axis); got shape {X.shape}.")
+        if np.issubdtype(X.dtype, np.number) and not np.all(np.isfinite(X)):
+            raise ValueError("AlphaGaussianVB: X holds NaN or infinite values; remove or "
+                             "impute them before fit.")
+        if y is not None:
+            y = np.asarray(y)
+            if y.shape[:1] != X.shape[:1]:
+                raise ValueError(f"AlphaGaussianVB: y must have one entry per row of X "
+                                 f"({X.shape[0]}); got shape {y.shape}.")
+            if np.issubdtype(y.dtype, np.number) and not np.all(np.isfinite(y)):
+                raise ValueError("AlphaGaussianVB: y holds NaN or infinite values.")
+        return X, y
+
+    def fit(self, X=None, y=None):
+        """Fit ``q`` to the data ``X`` (observations along the first axis) and ``y``."""
+        n_params, prior_mean, prior_variance = self._check_parameters()
+        X, y = self._check_data(X, y)
+        rng = check_random_state(self.random_state)
+        self._prior = (prior_mean, prior_variance)
+        n_components = self.n_components
+        # one Gaussian first: the start of every mixture component
+        self._family = _GaussianFamily(n_params, 1, self.family)
+        start_sd = np.sqrt(np.minimum(prior_variance, 1.0)) * 0.1
+        flat = self._family.pack(prior_mean[None], np.diag(start_sd)[None], np.zeros(1))
+        flat = self._optimize(flat, X, y, rng)
+        if n_components > 1:
+            means, factors, _ = self._family.unpack(flat)
+            # centred draws of one prior standard deviation around the one-component mean, so
+            # the components can reach modes the single Gaussian did not see
+            spread = means + np.sqrt(prior_variance) * moment_matched_normal(
+                rng, n_components, n_params)
+            if self.family == "diag":
+                factors = np.stack([np.diag(f) for f in factors])
+            self._family = _GaussianFamily(n_params, n_components, self.family)
+            flat = self._family.pack(spread, np.repeat(factors, n_components, axis=0),
+                                     np.full(n_components, -np.log(n_components)))
+            flat = self._optimize(flat, X, y, rng)
+        self.flat_ = flat
+        means, factors, log_weights = self._family.unpack(flat)
+        self.mean_ = np.asarray(means)
+        self.covariance_ = np.asarray(self._family.covariances(factors))
+        self.weights_ = np.exp(np.asarray(log_weights))
+        return self
+
+    def _optimize(self, flat, X, y, rng):
+        negative = value_and_grad(lambda f, eps, Xb, yb, scale:
+                                  -self._objective(f, eps, Xb, yb, scale))
+        if self.optimizer == "lbfgs":
+            eps = self._base_draws(rng, self.n_mc_samples)
+            result = minimize(negative, flat, args=(eps, X, y, 1.0), jac=True, method="L-BFGS-B",
+                              options={"maxiter": self.max_iter, "ftol": self.tol,
+                                       "gtol": 1e-10})
+            if not np.isfinite(result.fun):
+                raise FloatingPointError("AlphaGaussianVB: the objective is not finite at the "
+                                         "optimum; check log_likelihood and the prior.")
+            self.elbo_, self.n_iter_ = -float(result.fun), int(result.nit)
+            self.converged_ = bool(result.success)
+            return result.x
+        n_rows = 0 if X is None else X.shape[0]
+        optimizer = Adam(self.learning_rate)
+        history = []
+        for _ in range(self.max_iter):
+            Xb, yb, scale = X, y, 1.0
+            if self.batch_size is not None and n_rows > self.batch_size:
+                rows = rng.choice(n_rows, self.batch_size, replace=False)
+                Xb, yb = X[rows], None if y is None else y[rows]
+                scale = n_rows / self.batch_size
+            value, gradient = negative(flat, self._base_draws(rng, self.n_mc_samples), Xb, yb,
+                                       scale)
+            if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
+                raise FloatingPointError("AlphaGaussianVB: the objective or its gradient is "
+                                         "not finite; lower learning_rate.")
+            flat = optimizer.step(flat, gradient)
+            history.append(-value)
+        self.elbo_history_ = np.array(history)
+        self.elbo_ = float(np.mean(history[-max(1, len(history) // 10):]))
+        self.n_iter_, self.converged_ = self.max_iter, True
+        return flat
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draws ``theta ~ q``: ndarray of shape (n_samples, n_params)."""
+        check_is_fitted(self, "flat_")
+        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        rng = check_random_state(random_state)
+        components = rng.choice(len(self.weights_), size=n_samples, p=self.weights_)
+        draws = np.empty((n_samples, self.mean_.shape[1]))
+        for j in range(len(self.weights_)):
+            rows = components == j
+            draws[rows] = rng.multivariate_normal(self.mean_[j], self.covariance_[j],
+                                                  size=int(rows.sum()))
+        return draws
+
+
+def _prior_vector(owner, name, value, n_params, positive):
+    """A scalar or length-n_params prior parameter as a finite vector."""
+    vector = np.asarray(value, dtype=float) if not isinstance(value, str) else None
+    ok = (vector is not None and vector.shape in ((), (n_params,))
+          and np.all(np.isfinite(vector)) and (not positive or np.all(vector > 0)))
+    if not ok:
+        requirement = ("a positive float" if positive else "a finite float")
+        raise _bad_parameter(owner, name, f"{requirement} or an array of shape ({n_params},) "
+                             "of them", value)
+    return np.broadcast_to(vector, (n_params,)).copy()
+
+
+def _logistic_log_likelihood(theta, X, y):
+    """Bernoulli-logit log-likelihood, vectorized over the rows of ``theta`` (S, d + 1)."""
+    logits = anp.dot(theta[:, :-1], X.T) + theta[:, -1:]
+    return anp.sum(y * logits - anp.logaddexp(0.0, logits), axis=1)
+
+
+class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Bayesian logistic regression by Gaussian alpha-VB (Cor. 4.3; spec §6).
+
+    ``p(y = 1 | x, beta, b) = sigmoid(x' beta + b)`` with the prior ``N(0, prior_variance)``
+    on every coefficient and the intercept; ``q`` is fitted by :class:`AlphaGaussianVB`.
+
+    Parameters
+    ----------
+    alpha : float in (0, 1], default=1.0
+        The alpha-VB temperature.
+    prior_variance : float, default=1.0
+    fit_intercept : bool, default=True
+        ``False`` fixes the intercept at 0.
+    family : {"full", "diag"}, default="full"
+    n_components : int, default=1
+    optimizer : {"lbfgs", "adam"}, default="lbfgs"
+    n_mc_samples : int, default=100
+    max_iter : int, default=500
+    n_predict_samples : int, default=1000
+        Draws from ``q`` averaged by ``predict_proba`` (seeded at fit time).
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    coef_ : ndarray of shape (1, n_features)
+        Posterior mean of the coefficients (under ``q``).
+    intercept_ : ndarray of shape (1,)
+    vb_ : AlphaGaussianVB
+        The fitted approximation over ``(coef, intercept)``.
+    n_iter_ : int
+        Iterations of the optimizer.
+    """
+
+    def __init__(self, alpha=1.0, prior_variance=1.0, fit_intercept=True, family="full",
+                 n_components=1, optimizer="lbfgs", n_mc_samples=100, max_iter=500,
+                 n_predict_samples=1000, random_state=None):
+        self.alpha = alpha
+        self.prior_variance = prior_variance
+        self.fit_intercept = fit_intercept
+        self.family = family
+        self.n_components = n_components
+        self.optimizer = optimizer
+        self.n_mc_samples = n_mc_samples
+        self.max_iter = max_iter
+        self.n_predict_samples = n_predict_samples
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y):
+        """Fit ``q`` over ``(coef, intercept)`` to ``X`` and binary labels ``y``."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, labels = np.unique(y, return_inverse=True)
+        if len(self.classes_) != 2:
+            raise ValueError(f"Only binary classification is supported by "
+                             f"{type(self).__name__}: y has {len(self.classes_)} class(es); "
+                             "it needs 2. For more classes fit one model per class (e.g. "
+                             "sklearn.multiclass.OneVsRestClassifier).")
+        check_positive_int(type(self).__name__, "n_predict_samples", self.n_predict_samples)
+        n_features = X.shape[1]
+        prior_variance = check_scalar_in_range(type(self).__name__, "prior_variance",
+                                               self.prior_variance, 0.0, None, low_open=True)
+        if isinstance(self.fit_intercept, numbers.Number) and not isinstance(
+                self.fit_intercept, (bool, np.bool_)):
+            raise _bad_parameter(type(self).__name__, "fit_intercept", "a bool",
+                                 self.fit_intercept)
+        if self.fit_intercept:
+            variances = prior_variance
+        else:  # a point mass at 0 for the intercept, approximated by a tiny prior variance
+            variances = np.r_[np.full(n_features, prior_variance), 1e-12]
+        self.vb_ = AlphaGaussianVB(
+            _logistic_log_likelihood, n_features + 1, alpha=self.alpha, family=self.family,
+            n_components=self.n_components, prior_variance=variances, optimizer=self.optimizer,
+            n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
+            random_state=self.random_state).fit(X, labels.astype(float))
+        mean = self.vb_.weights_ @ self.vb_.mean_
+        self.coef_, self.intercept_ = mean[None, :-1], mean[-1:]
+        self.n_iter_ = self.vb_.n_iter_
+        self._predict_draws = self.vb_.sample(self.n_predict_samples,
+                                              random_state=check_random_state(
+                                                  self.random_state).randint(2**31 - 1))
+        return self
+
+    def predict_proba(self, X):
+        """``E_q[sigmoid(x' beta + b)]`` by Monte Carlo over draws from ``q``."""
+        check_is_fitted(self, "vb_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        logits = self._predict_draws[:, :-1] @ X.T + self._predict_draws[:, -1:]
+        positive = expit(logits).mean(axis=0)
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, X):
+        positive = self.predict_proba(X)[:, 1]
+        return self.classes_[(positive > 0.5).astype(int)]

@@ -1,0 +1,192 @@
+"""AlphaGaussianVB and AlphaLogisticRegression (spec §6)."""
+
+import autograd.numpy as anp
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.stats import norm
+from sklearn.datasets import load_breast_cancer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+from alphavb import AlphaGaussianVB, AlphaLogisticRegression
+from alphavb.blackbox._gaussian_vb import jensen_entropy_bound, moment_matched_normal
+
+NOISE_VARIANCE, PRIOR_VARIANCE = 0.7, 2.0
+
+
+@pytest.fixture
+def regression(rng):
+    X = rng.standard_normal((50, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + np.sqrt(NOISE_VARIANCE) * rng.standard_normal(50)
+    return X, y
+
+
+def gaussian_log_likelihood(theta, X, y):
+    residual = y[None, :] - anp.dot(theta, X.T)
+    return (-0.5 * anp.sum(residual**2, axis=1) / NOISE_VARIANCE
+            - 0.5 * len(y) * np.log(2 * np.pi * NOISE_VARIANCE))
+
+
+def fractional_posterior(X, y, alpha):
+    precision = alpha * X.T @ X / NOISE_VARIANCE + np.eye(X.shape[1]) / PRIOR_VARIANCE
+    covariance = np.linalg.inv(precision)
+    return covariance @ (alpha * X.T @ y / NOISE_VARIANCE), covariance, precision
+
+
+@pytest.mark.parametrize("alpha", [0.25, 0.5, 1.0])
+def test_gaussian_likelihood_gives_the_fractional_posterior(regression, alpha):
+    """Full family: q is the alpha-fractional posterior N(mu_a, Sigma_a) exactly (the
+    moment-matched draws make E_q of a quadratic exact). Diagonal family: the mean-field
+    answer, the same mean with variances 1 / diag(precision)."""
+    X, y = regression
+    mean, covariance, precision = fractional_posterior(X, y, alpha)
+    full = AlphaGaussianVB(gaussian_log_likelihood, 3, alpha=alpha,
+                           prior_variance=PRIOR_VARIANCE, tol=1e-14, random_state=0).fit(X, y)
+    np.testing.assert_allclose(full.mean_[0], mean, atol=1e-6)
+    np.testing.assert_allclose(full.covariance_[0], covariance, atol=1e-6)
+    diag = AlphaGaussianVB(gaussian_log_likelihood, 3, alpha=alpha, family="diag",
+                           prior_variance=PRIOR_VARIANCE, tol=1e-14, random_state=0).fit(X, y)
+    np.testing.assert_allclose(diag.mean_[0], mean, atol=1e-6)
+    np.testing.assert_allclose(diag.covariance_[0], np.diag(1 / np.diag(precision)), atol=1e-6)
+    # the objective at the optimum is log Z_alpha / alpha: the evidence of the fractional
+    # posterior, log integral p(y|theta)^alpha p(theta) d theta, divided by alpha
+    residual = y - X @ mean
+    log_z = (alpha * (-0.5 * len(y) * np.log(2 * np.pi * NOISE_VARIANCE)
+                      - 0.5 * residual @ residual / NOISE_VARIANCE)
+             - 0.5 * mean @ mean / PRIOR_VARIANCE
+             - 0.5 * np.linalg.slogdet(precision)[1] - 1.5 * np.log(PRIOR_VARIANCE))
+    assert full.elbo_ == pytest.approx(log_z / alpha, rel=1e-9)
+    assert full.converged_ and full.n_iter_ < 100
+
+
+def test_adam_with_minibatches_reaches_the_fractional_posterior(regression):
+    X, y = regression
+    mean, covariance, _ = fractional_posterior(X, y, 0.5)
+    model = AlphaGaussianVB(gaussian_log_likelihood, 3, alpha=0.5, optimizer="adam",
+                            max_iter=3000, learning_rate=0.02, batch_size=25, n_mc_samples=10,
+                            prior_variance=PRIOR_VARIANCE, random_state=0).fit(X, y)
+    sd = np.sqrt(np.diag(covariance))
+    assert np.max(np.abs(model.mean_[0] - mean) / sd) < 0.3
+    np.testing.assert_allclose(np.sqrt(np.diag(model.covariance_[0])), sd, rtol=0.2)
+
+
+def test_non_vectorized_likelihood_gives_the_same_fit(regression):
+    X, y = regression
+
+    def one(theta, X, y):
+        return gaussian_log_likelihood(theta[None, :], X, y)[0]
+
+    fast = AlphaGaussianVB(gaussian_log_likelihood, 3, alpha=0.5, n_mc_samples=20,
+                           random_state=0).fit(X, y)
+    slow = AlphaGaussianVB(one, 3, alpha=0.5, n_mc_samples=20, vectorized=False,
+                           random_state=0).fit(X, y)
+    np.testing.assert_allclose(slow.mean_, fast.mean_, atol=1e-8)
+
+
+def mixture_entropy_1d(means, sds, weights):
+    def integrand(t):
+        density = np.sum(weights * norm.pdf(t, means, sds))
+        return -density * np.log(density) if density > 0 else 0.0
+    low, high = np.min(means - 12 * sds), np.max(means + 12 * sds)
+    return quad(integrand, low, high, limit=400, points=list(means))[0]
+
+
+def test_jensen_surrogate_is_a_lower_bound_of_the_entropy(rng):
+    for _ in range(20):
+        J = rng.integers(2, 5)
+        means = rng.normal(0, 2, J)
+        sds = rng.uniform(0.2, 2.0, J)
+        weights = rng.dirichlet(np.ones(J))
+        bound = jensen_entropy_bound(means[:, None], (sds**2)[:, None, None], np.log(weights))
+        assert bound <= mixture_entropy_1d(means, sds, weights) + 1e-9
+    # far-apart equal components: the entropy is log 2 + log(2 pi e)/2 and the bound
+    # log 2 + log(4 pi)/2, so the gap is (1 - log 2)/2
+    means, sds, weights = np.array([-50.0, 50.0]), np.ones(2), np.array([0.5, 0.5])
+    gap = mixture_entropy_1d(means, sds, weights) - jensen_entropy_bound(
+        means[:, None], np.ones((2, 1, 1)), np.log(weights))
+    assert gap == pytest.approx(0.5 * (1 - np.log(2)), abs=1e-6)
+
+
+def test_mixture_family_surrogate_is_below_the_true_objective(rng):
+    """A bimodal likelihood (y = theta^2 + noise): the mixture fit finds both modes, and its
+    surrogate objective is below the true objective (1) of the same q."""
+    y = 4.0 + 0.5 * rng.standard_normal(30)
+
+    def log_lik(theta, X, y):
+        return -0.5 * anp.sum((y[None, :] - theta**2)**2, axis=1) / 0.25
+
+    model = AlphaGaussianVB(log_lik, 1, alpha=0.5, n_components=2, prior_variance=10.0,
+                            n_mc_samples=200, random_state=1).fit(np.zeros((30, 1)), y)
+    assert sorted(np.round(model.mean_[:, 0])) == [-2.0, 2.0]
+    np.testing.assert_allclose(model.weights_, 0.5, atol=0.05)
+    means, sds = model.mean_[:, 0], np.sqrt(model.covariance_[:, 0, 0])
+    draws = model.sample(200_000, random_state=0)
+    expected_log_lik = np.mean(log_lik(draws, None, y))
+    log_prior = -0.5 * np.log(2 * np.pi * 10.0) - draws[:, 0]**2 / 20.0
+    true_objective = expected_log_lik + (np.mean(log_prior)
+                                         + mixture_entropy_1d(means, sds, model.weights_)) / 0.5
+    assert model.objective(np.zeros((30, 1)), y, n_mc_samples=5000) < true_objective
+
+
+def test_moment_matched_draws():
+    eps = moment_matched_normal(np.random.default_rng(0), 50, 4)
+    np.testing.assert_allclose(eps.mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(eps.T @ eps / 50, np.eye(4), atol=1e-12)
+
+
+def test_logistic_regression_on_breast_cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    scaler = StandardScaler().fit(X_train)
+    X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
+    model = AlphaLogisticRegression(random_state=0).fit(X_train, y_train)
+    assert model.score(X_test, y_test) > 0.95
+    log_lik = np.mean(np.log(model.predict_proba(X_test)[np.arange(len(y_test)), y_test]))
+    assert log_lik > -0.15
+    # the posterior mean is near the ridge (MAP) solution with the same prior precision
+    ridge = LogisticRegression(C=1.0, max_iter=5000).fit(X_train, y_train)
+    assert np.corrcoef(model.coef_[0], ridge.coef_[0])[0, 1] > 0.9
+    # alpha < 1 widens q: the fractional posterior uses a power of the likelihood
+    wide = AlphaLogisticRegression(alpha=0.25, random_state=0).fit(X_train, y_train)
+    assert np.all(np.diag(wide.vb_.covariance_[0]) > np.diag(model.vb_.covariance_[0]))
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"log_likelihood": None}, "'log_likelihood'"),
+    ({"n_params": 0}, "'n_params'"),
+    ({"alpha": 0.0}, "'alpha'"),
+    ({"alpha": 1.5}, "'alpha'"),
+    ({"family": "lowrank"}, "'family'"),
+    ({"optimizer": "sgd"}, "'optimizer'"),
+    ({"n_components": 0}, "'n_components'"),
+    ({"prior_variance": -1.0}, "'prior_variance'"),
+    ({"prior_mean": [0.0, 1.0]}, "'prior_mean'"),
+])
+def test_gaussian_vb_bad_parameters(regression, params, match):
+    X, y = regression
+    arguments = {"log_likelihood": gaussian_log_likelihood, "n_params": 3, **params}
+    with pytest.raises(ValueError, match=match):
+        AlphaGaussianVB(**arguments).fit(X, y)
+
+
+def test_gaussian_vb_bad_data(regression):
+    X, y = regression
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    model = AlphaGaussianVB(gaussian_log_likelihood, 3)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        model.fit(bad, y)
+    with pytest.raises(ValueError, match="one entry per row"):
+        model.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="at least one observation"):
+        model.fit(np.empty((0, 3)), np.empty(0))
+
+
+def test_logistic_bad_input(rng):
+    X = rng.standard_normal((30, 2))
+    with pytest.raises(ValueError, match="Only binary"):
+        AlphaLogisticRegression().fit(X, np.repeat([0, 1, 2], 10))
+    with pytest.raises(ValueError, match="'prior_variance'"):
+        AlphaLogisticRegression(prior_variance=0.0).fit(X, np.repeat([0, 1, 2], 10) % 2)
