@@ -1,8 +1,23 @@
 """alphavb: alpha-tempered variational Bayes with statistical guarantees."""
 
+from .blackbox import (
+    AlphaGaussianVB,
+    AlphaLogisticRegression,
+    BBAlphaClassifier,
+    BBAlphaRegressor,
+)
 from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
 from .mixture import AlphaGaussianMixture
 from .topics import AlphaLDA
 
-__all__ = ["AlphaGaussianMixture", "AlphaLDA", "AlphaLinearRegression", "AlphaSpikeSlabRegression"]
+__all__ = [
+    "AlphaGaussianMixture",
+    "AlphaGaussianVB",
+    "AlphaLDA",
+    "AlphaLinearRegression",
+    "AlphaLogisticRegression",
+    "AlphaSpikeSlabRegression",
+    "BBAlphaClassifier",
+    "BBAlphaRegressor",
+]
 __version__ = "0.1.0"
