@@ -1,6 +1,8 @@
-"""Command line: ``alphavb reproduce TARGET [--out DIR]`` (also ``python -m alphavb``)."""
+"""Command line: ``alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N]`` (also
+``python -m alphavb``)."""
 
 import argparse
+import inspect
 import sys
 
 from .reproduce import TARGETS
@@ -13,14 +15,29 @@ def main(argv=None):
     reproduce.add_argument("target", choices=sorted(TARGETS),
                            help="hdr: sparse regression, the paper's Figure 1; "
                                 "gmm: Gaussian mixture, the paper's Figure 2; "
-                                "lda: AP topics, the paper's Table 1 (needs the AP corpus)")
+                                "lda: AP topics, the paper's Table 1 (needs the AP corpus); "
+                                "bbalpha-uci: BB-alpha BNNs on the UCI benchmarks (needs "
+                                "the UCI splits)")
     reproduce.add_argument("--out", default=None,
                            help="output folder (default: results/TARGET)")
     reproduce.add_argument("--seed", type=int, default=0, help="random seed of the data")
+    reproduce.add_argument("--quick", action="store_true",
+                           help="a small version that runs in seconds (bbalpha-uci)")
+    reproduce.add_argument("--jobs", type=int, default=1,
+                           help="parallel worker processes (bbalpha-uci)")
     args = parser.parse_args(argv)
     out = args.out or f"results/{args.target}"
+    target = TARGETS[args.target]
+    options = {"out_dir": out, "random_state": args.seed}
+    accepted = inspect.signature(target).parameters
+    for flag, name, value, default in (("--quick", "quick", args.quick, False),
+                                       ("--jobs", "n_jobs", args.jobs, 1)):
+        if value != default:
+            if name not in accepted:
+                parser.error(f"{flag} is not an option of the {args.target} target")
+            options[name] = value
     try:
-        result = TARGETS[args.target](out_dir=out, random_state=args.seed)
+        result = target(**options)
     except FileNotFoundError as error:  # a real data set is missing: say what is needed
         print(f"alphavb reproduce {args.target}: {error}", file=sys.stderr)
         return 2
