@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["alphavb.linear_model._bayes_linear", "alphavb.linear_model._spike_slab",
-           "alphavb.mixture._gaussian_mixture", "alphavb.topics._lda"]
+           "alphavb.mixture._gaussian_mixture", "alphavb.topics._lda",
+           "alphavb.blackbox._bbalpha", "alphavb.blackbox._gaussian_vb"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -389,6 +389,15 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     ----------
     classes_ : ndarray of shape (n_classes,)
     {_COMMON_ATTRIBUTES}
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from alphavb import BBAlphaClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> probit = BBAlphaClassifier(alpha=0.5, n_epochs=10, learning_rate=0.01, random_state=0)
+    >>> print(round(probit.fit(X, y).score(X, y), 2), probit.posterior_mean_.shape)
+    0.98 (31,)
     """
 
     def __init__(self, alpha=0.5, hidden_layer_sizes=(), link="probit", activation="relu",

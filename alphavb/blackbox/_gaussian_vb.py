@@ -188,6 +188,22 @@ class AlphaGaussianVB(BaseEstimator):
         a mixture).
     n_iter_ : int
     converged_ : bool
+
+    Examples
+    --------
+    A Poisson rate: ``theta`` is the log-rate, the data are 50 counts with mean 3.18. At
+    ``alpha = 0.5`` the fractional posterior has sd ``1 / sqrt(alpha n rate) = 0.112``.
+
+    >>> import autograd.numpy as anp
+    >>> import numpy as np
+    >>> from alphavb import AlphaGaussianVB
+    >>> counts = np.random.default_rng(0).poisson(3.0, size=50)
+    >>> def log_likelihood(theta, X, y):  # theta: (S, 1) draws of the log-rate
+    ...     log_rate = theta[:, :1]
+    ...     return anp.sum(X[None, :] * log_rate - anp.exp(log_rate), axis=1)
+    >>> vb = AlphaGaussianVB(log_likelihood, n_params=1, alpha=0.5, random_state=0).fit(counts)
+    >>> print(np.round(np.exp(vb.mean_[0, 0]), 2), np.round(np.sqrt(vb.covariance_[0, 0, 0]), 3))
+    3.11 0.112
     """
 
     def __init__(self, log_likelihood=None, n_params=None, alpha=1.0, family="full",
