@@ -37,17 +37,13 @@ ROWS_PER_CHUNK = 1024  # rows evaluated at once at prediction time, to bound mem
 class _BBAlphaBase(BaseEstimator):
     """Shared fitting loop; subclasses define the targets and the likelihood."""
 
-    def _check_parameters(self, n_samples):
+    def _check_parameters(self):
         owner = type(self).__name__
         alpha = check_scalar_in_range(
             owner, "alpha", self.alpha, 0.0, None, low_open=False,
             fix="alpha is the divergence order: 0 is VB, 0.5 the paper's choice, 1 EP-like.")
         if self.energy not in ENERGIES:
             raise _bad_parameter(owner, "energy", f"one of {ENERGIES}", self.energy)
-        if self.energy == "exact" and alpha > n_samples:
-            raise _bad_parameter(owner, "alpha", f"<= n_samples={n_samples} for the exact "
-                                 "energy (the cavity is no longer a Gaussian)", alpha,
-                                 "Use energy='reparametrized' or more data.")
         sizes = self.hidden_layer_sizes
         if isinstance(sizes, numbers.Integral):
             sizes = (sizes,)
@@ -73,6 +69,7 @@ class _BBAlphaBase(BaseEstimator):
 
     def _fit(self, X, targets, n_outputs, initial_noise_variance=None):
         """Minimize the energy; ``targets`` are already on the model's (standardized) scale."""
+        alpha, hidden = self._check_parameters()
         n_samples = X.shape[0]
         rng = check_random_state(self.random_state)
         validation = None
@@ -84,7 +81,10 @@ class _BBAlphaBase(BaseEstimator):
             validation = (X[order[:n_valid]], targets[order[:n_valid]])
             X, targets = X[order[n_valid:]], targets[order[n_valid:]]
             n_samples = X.shape[0]
-        alpha, hidden = self._check_parameters(n_samples)
+        if self.energy == "exact" and alpha > n_samples:
+            raise _bad_parameter(type(self).__name__, "alpha", f"<= n_samples={n_samples} for "
+                                 "the exact energy (the cavity is no longer a Gaussian)", alpha,
+                                 "Use energy='reparametrized' or more data.")
         self.layer_shapes_ = mlp_layer_shapes(X.shape[1], hidden, n_outputs)
         n_weights = mlp_n_weights(self.layer_shapes_)
         learn_noise = initial_noise_variance is not None

@@ -164,6 +164,7 @@ def test_posterior_var_layout_follows_layer_shapes():
     ({"prior_variance": -1.0}, "'prior_variance'"),
     ({"noise_variance": 0.0}, "'noise_variance'"),
     ({"validation_fraction": 1.0}, "'validation_fraction'"),
+    ({"validation_fraction": 1.0, "early_stopping": True}, "'validation_fraction'"),
 ])
 def test_regressor_bad_parameters(params, match):
     X, y = np.random.default_rng(0).standard_normal((20, 2)), np.arange(20.0)
