@@ -184,8 +184,9 @@ class AlphaGaussianVB(BaseEstimator):
     covariance_ : ndarray of shape (n_components, n_params, n_params)
     weights_ : ndarray of shape (n_components,)
     elbo_ : float
-        The objective at the fitted ``q`` on the optimizer's draws (the Jensen surrogate for
-        a mixture).
+        The objective (the Jensen surrogate for a mixture) at the fitted ``q``: on L-BFGS's
+        fixed draws, or with Adam the mean of the estimates over the last tenth of the steps
+        (``elbo_history_`` holds every step's estimate). ``objective()`` re-estimates it.
     n_iter_ : int
     converged_ : bool
 
