@@ -294,8 +294,8 @@ def load_uci(name, data_home=None, download_if_missing=True):
     if name == "year":
         table, n_splits = _load_year(root, download_if_missing), 1
         features, target = np.arange(table.shape[1] - 1) + 1, 0
-        train = [np.arange(YEAR_N_TRAIN)]
-        test = [np.arange(YEAR_N_TRAIN, table.shape[0])]
+        n_train = min(YEAR_N_TRAIN, table.shape[0])
+        train, test = [np.arange(n_train)], [np.arange(n_train, table.shape[0])]
     else:
         folder = root / "data"
         _fetch_uci_files(name, folder, download_if_missing)

@@ -224,3 +224,17 @@ def test_real_uci_sets_when_available(name):
     assert np.all(np.isfinite(data.data)) and np.all(np.isfinite(data.target))
     for train, test in zip(data.train_indices, data.test_indices):
         assert set(train).isdisjoint(test) and len(train) + len(test) == n_rows
+
+
+def test_load_uci_year_reads_the_csv_and_says_what_it_needs(tmp_path):
+    from alphavb.datasets import load_uci
+
+    with pytest.raises(FileNotFoundError, match="YearPredictionMSD.txt"):
+        load_uci("year", data_home=tmp_path, download_if_missing=False)
+    folder = tmp_path / "uci" / "year-prediction-msd"
+    folder.mkdir(parents=True)
+    table = np.column_stack([np.arange(2001, 2006), np.ones((5, 90))])
+    np.savetxt(folder / "YearPredictionMSD.txt", table, delimiter=",")
+    data = load_uci("year", data_home=tmp_path)
+    assert data.data.shape == (5, 90) and data.n_splits == 1
+    np.testing.assert_array_equal(data.target, np.arange(2001, 2006))
