@@ -145,3 +145,21 @@ def test_closed_form_minimizer_is_stationary_and_moment_matches(linear_data):
         second += (np.diag(covariance) + tilted_mean**2) / n_total
     np.testing.assert_allclose(mean, first, atol=1e-7)
     np.testing.assert_allclose(variance + mean**2, second, rtol=1e-7)
+
+
+def test_adam_matches_autograds_adam(rng):
+    """alphavb's Adam object takes the same steps as autograd.misc.optimizers.adam."""
+    from autograd.misc.optimizers import adam
+
+    from alphavb.blackbox._optim import Adam
+
+    target = rng.standard_normal(5)
+
+    def gradient(x, i):
+        return np.sin(i) * (x - target) + 0.1 * x**3
+
+    reference = adam(gradient, np.ones(5), num_iters=50, step_size=0.05)
+    ours, x = Adam(0.05), np.ones(5)
+    for i in range(50):
+        x = ours.step(x, gradient(x, i))
+    np.testing.assert_allclose(x, reference, rtol=1e-12)
