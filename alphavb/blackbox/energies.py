@@ -16,7 +16,7 @@ Energies (mini-batch ``B`` of a data set of size ``N``, ``K`` Monte-Carlo draws)
 With ``logZ(m, v) = sum_i 0.5 log(2 pi v_i) + m_i^2 / (2 v_i)`` the Gaussian log-normalizer,
 the tied site ``lam = (lam_q - lam_0) / N`` and the cavity ``lam_cav = lam_q - alpha lam``
 (precision ``(1 - alpha/N)/v + (alpha/N)/v0``, natural mean ``(1 - alpha/N) m/v``, a valid
-Gaussian for ``alpha < N``)::
+Gaussian for ``alpha <= N``)::
 
     exact:  E = logZ(0, v0) - logZ(q) - (N/alpha)(logZ(cav) - logZ(q))
                 - (N / (alpha B)) sum_{n in B} [lse_k(alpha log p(y_n | w_k)) - log K],
