@@ -249,23 +249,18 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
     datasets = tuple(datasets or BBALPHA_SMALL_SETS)
     cache = out_dir / "fits"
     cache.mkdir(exist_ok=True)
-    tasks = []
+    fits = []  # (cache file, data set, split, alpha); the file name holds every setting
     for name in datasets:
         data = load_uci(name, data_home)
         for split in range(min(n_splits or data.n_splits, data.n_splits)):
             for alpha in alphas:
-                path = cache / f"{name}_{split}_{alpha:g}_{settings['n_epochs']}.json"
-                if not path.exists():
-                    tasks.append((path, name, data, split, alpha))
+                fits.append((cache / f"{name}_split{split}_alpha{alpha:g}_epochs"
+                                      f"{settings['n_epochs']}_seed{random_state}.json",
+                             data, split, alpha))
     Parallel(n_jobs=n_jobs)(  # each fit writes its own file, so a stopped run resumes
         delayed(_bbalpha_uci_fit)(path, data, split, alpha, settings, random_state)
-        for path, _, data, split, alpha in tasks)
-    split_rows = []
-    for name in datasets:
-        for path in sorted(cache.glob(f"{name}_*_{settings['n_epochs']}.json")):
-            row = json.loads(path.read_text())
-            if row["alpha"] in alphas and (n_splits is None or row["split"] < n_splits):
-                split_rows.append(row)
+        for path, data, split, alpha in fits if not path.exists())
+    split_rows = [json.loads(path.read_text()) for path, *_ in fits]
     split_rows.sort(key=lambda r: (datasets.index(r["dataset"]), r["alpha"], r["split"]))
     rows = []
     for name in datasets:
