@@ -174,6 +174,18 @@ class _BBAlphaBase(BaseEstimator):
         eps = rng.standard_normal((n_draws, self.posterior_mean_.size))
         return self.posterior_mean_ + np.sqrt(self.posterior_var_) * eps
 
+    def _standardized(self, X, reset=False):
+        """``X`` on the model's scale; ``reset`` (in fit) first learns the column scaling."""
+        if reset:
+            self.x_mean_, self.x_scale_ = _standardization(X, self.normalize)
+        return (X - self.x_mean_) / self.x_scale_
+
+    def _network_outputs(self, X, n_draws=None, random_state=None):
+        """Outputs (S, n, n_outputs) for new rows ``X``, checked and scaled as in fit."""
+        check_is_fitted(self, "posterior_mean_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._outputs(self._standardized(X), n_draws, random_state)
+
     def _outputs(self, X_model, n_draws=None, random_state=None):
         """Network outputs (S, n, n_outputs) on the model's scale for S draws from ``q``."""
         weights = self._weight_draws(n_draws or self.n_predict_samples, random_state)
@@ -233,6 +245,12 @@ _COMMON_ATTRIBUTES = """
         With ``early_stopping`` only.
     n_features_in_ : int
 """
+
+
+def _mean_mixture_log_density(log_lik):
+    """``mean_i [lse_s log_lik[s, i] - log S]``: the mean log density of the Monte-Carlo
+    mixture predictive over S draws (spec §7)."""
+    return float(np.mean(logsumexp(log_lik, axis=0) - np.log(log_lik.shape[0])))
 
 
 def _standardization(values, enabled):
@@ -297,9 +315,7 @@ class BBAlphaRegressor(RegressorMixin, _BBAlphaBase):
     def fit(self, X, y):
         """Fit ``q`` to the training data ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        self.x_mean_, self.x_scale_ = _standardization(X, self.normalize)
-        self.y_mean_, self.y_scale_ = _standardization(y[:, None], self.normalize)
-        self.y_mean_, self.y_scale_ = float(self.y_mean_[0]), float(self.y_scale_[0])
+        self.y_mean_, self.y_scale_ = map(float, _standardization(y, self.normalize))
         y_model = (y - self.y_mean_) / self.y_scale_
         initial_noise = None
         if self.noise_variance is None:
@@ -309,7 +325,7 @@ class BBAlphaRegressor(RegressorMixin, _BBAlphaBase):
                                           self.noise_variance, 0.0, None, low_open=True,
                                           fix="Or pass None to learn it.")
             self._fixed_noise = fixed / self.y_scale_**2
-        return self._fit((X - self.x_mean_) / self.x_scale_, y_model, 1, initial_noise)
+        return self._fit(self._standardized(X, reset=True), y_model, 1, initial_noise)
 
     @property
     def noise_variance_(self):
@@ -320,14 +336,12 @@ class BBAlphaRegressor(RegressorMixin, _BBAlphaBase):
         return gaussian_log_likelihood(outputs[..., 0], y, noise_variance)
 
     def _mean_log_predictive(self, outputs, y_model):
-        log_lik = gaussian_log_likelihood(outputs[..., 0], y_model, self._model_noise)
-        return float(np.mean(logsumexp(log_lik, axis=0) - np.log(log_lik.shape[0])))
+        return _mean_mixture_log_density(
+            gaussian_log_likelihood(outputs[..., 0], y_model, self._model_noise))
 
     def _function_draws(self, X, n_draws=None, random_state=None):
         """``f_w(x)`` on the scale of ``y`` for ``S`` draws of ``w``: shape (S, n)."""
-        check_is_fitted(self, "posterior_mean_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        outputs = self._outputs((X - self.x_mean_) / self.x_scale_, n_draws, random_state)
+        outputs = self._network_outputs(X, n_draws, random_state)
         return outputs[..., 0] * self.y_scale_ + self.y_mean_
 
     def predict(self, X, return_std=False):
@@ -351,8 +365,8 @@ class BBAlphaRegressor(RegressorMixin, _BBAlphaBase):
         ``mean_i [lse_s log N(y_i; f_s(x_i), sigma^2) - log S]`` (spec §7)."""
         draws = self._function_draws(X)
         y = _check_targets(type(self).__name__, y, draws.shape[1])
-        log_lik = gaussian_log_likelihood(draws, y, self.noise_variance_)
-        return float(np.mean(logsumexp(log_lik, axis=0) - np.log(draws.shape[0])))
+        return _mean_mixture_log_density(gaussian_log_likelihood(draws, y,
+                                                                 self.noise_variance_))
 
 
 def _check_targets(owner, y, n_rows):
@@ -446,8 +460,7 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
             raise ValueError(f"Only binary classification is supported with link='probit': y "
                              f"has {n_classes} classes. Set link='softmax' (the 'link' "
                              f"parameter of {owner}) for more than two.")
-        self.x_mean_, self.x_scale_ = _standardization(X, self.normalize)
-        return self._fit((X - self.x_mean_) / self.x_scale_, self._encode(labels),
+        return self._fit(self._standardized(X, reset=True), self._encode(labels),
                          1 if self.link == "probit" else n_classes)
 
     def _encode(self, labels):
@@ -465,17 +478,12 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         if self.link == "probit":
             log_lik = log_ndtr(target * outputs[..., 0])
         else:
-            log_lik = (np.sum(outputs * target, axis=-1) - logsumexp(outputs, axis=-1))
-        return float(np.mean(logsumexp(log_lik, axis=0) - np.log(log_lik.shape[0])))
-
-    def _model_outputs(self, X):
-        check_is_fitted(self, "posterior_mean_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._outputs((X - self.x_mean_) / self.x_scale_)
+            log_lik = np.sum(outputs * target, axis=-1) - logsumexp(outputs, axis=-1)
+        return _mean_mixture_log_density(log_lik)
 
     def predict_proba(self, X):
         """Monte-Carlo predictive class probabilities, shape (n_rows, n_classes)."""
-        outputs = self._model_outputs(X)
+        outputs = self._network_outputs(X)
         if self.link == "probit":
             positive = np.exp(log_ndtr(outputs[..., 0])).mean(axis=0)
             return np.column_stack([1.0 - positive, positive])
@@ -490,7 +498,7 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     def log_likelihood(self, X, y):
         """Mean test log-likelihood ``mean_i log p(y_i | x_i, D)`` of the Monte-Carlo
         predictive."""
-        outputs = self._model_outputs(X)
+        outputs = self._network_outputs(X)
         y = np.asarray(y)
         if y.shape != (outputs.shape[1],):
             raise ValueError(f"{type(self).__name__}: y must have shape ({outputs.shape[1]},), "
