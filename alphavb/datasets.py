@@ -317,12 +317,15 @@ def _fetch_uci_files(name, folder, download_if_missing):
     """Make sure the split files of ``name`` are in ``folder``, downloading what is missing."""
     import urllib.request
 
-    base = ["data.txt", "index_features.txt", "index_target.txt", "n_splits.txt"]
-    missing = [file for file in base if not (folder / file).exists()]
-    if not missing:
+    def split_files():  # named by n_splits.txt
         n_splits = int(np.loadtxt(folder / "n_splits.txt"))
-        missing = [f"index_{part}_{k}.txt" for k in range(n_splits) for part in ("train", "test")
-                   if not (folder / f"index_{part}_{k}.txt").exists()]
+        return [f"index_{part}_{k}.txt" for k in range(n_splits) for part in ("train", "test")]
+
+    def absent(files):
+        return [file for file in files if not (folder / file).exists()]
+
+    base = ["data.txt", "index_features.txt", "index_target.txt", "n_splits.txt"]
+    missing = absent(base) or absent(split_files())
     if not missing:
         return
     needed = (f"load_uci({name!r}) needs {folder / missing[0]} (and the other split files "
@@ -333,17 +336,15 @@ def _fetch_uci_files(name, folder, download_if_missing):
     if not download_if_missing:
         raise FileNotFoundError(needed + ".")
     folder.mkdir(parents=True, exist_ok=True)
+
+    def fetch(files):
+        for file in absent(files):
+            urllib.request.urlretrieve(UCI_URL.format(folder=UCI_FOLDERS[name], file=file),
+                                       folder / file)
+
     try:
-        for file in base:
-            if not (folder / file).exists():
-                urllib.request.urlretrieve(UCI_URL.format(folder=UCI_FOLDERS[name], file=file),
-                                           folder / file)
-        for k in range(int(np.loadtxt(folder / "n_splits.txt"))):
-            for part in ("train", "test"):
-                file = f"index_{part}_{k}.txt"
-                if not (folder / file).exists():
-                    urllib.request.urlretrieve(
-                        UCI_URL.format(folder=UCI_FOLDERS[name], file=file), folder / file)
+        fetch(base)
+        fetch(split_files())  # n_splits.txt is there now
     except OSError as error:
         raise FileNotFoundError(f"{needed}, or allow the download from "
                                 f"{UCI_URL.format(folder=UCI_FOLDERS[name], file='...')}, "
