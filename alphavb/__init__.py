@@ -1,6 +1,7 @@
 """alphavb: alpha-tempered variational Bayes with statistical guarantees."""
 
 from .blackbox import (
+    AADMRegressor,
     AlphaGaussianVB,
     AlphaLogisticRegression,
     BBAlphaClassifier,
@@ -11,6 +12,7 @@ from .mixture import AlphaGaussianMixture
 from .topics import AlphaLDA
 
 __all__ = [
+    "AADMRegressor",
     "AlphaGaussianMixture",
     "AlphaGaussianVB",
     "AlphaLDA",

@@ -118,6 +118,50 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
     return X, labels, means
 
 
+def make_heteroscedastic(n_samples=1000, random_state=None):
+    """The heteroscedastic toy problem of the AADM paper (Rodríguez-Santana & Hernández-Lobato
+    2022, Sec. 5.1): ``x ~ U[-4, 4]``, ``y = 7 sin(x) + 3 |cos(x / 2)| eps``, ``eps ~ N(0, 1)``.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+    random_state : int, RandomState or None, default=None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 1)
+    y : ndarray of shape (n_samples,)
+    """
+    n_samples = check_positive_int("make_heteroscedastic", "n_samples", n_samples)
+    rng = check_random_state(random_state)
+    x = rng.uniform(-4.0, 4.0, n_samples)
+    y = 7.0 * np.sin(x) + 3.0 * np.abs(np.cos(x / 2.0)) * rng.standard_normal(n_samples)
+    return x[:, None], y
+
+
+def make_bimodal(n_samples=1000, random_state=None):
+    """The bimodal toy problem of the AADM paper (Sec. 5.1, after Depeweg et al. 2017):
+    ``x ~ U[-2, 2]``, ``y = 10 sin(x) + eps`` or ``y = 10 cos(x) + eps`` with probability 1/2
+    each, ``eps ~ N(0, 1)``.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+    random_state : int, RandomState or None, default=None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 1)
+    y : ndarray of shape (n_samples,)
+    """
+    n_samples = check_positive_int("make_bimodal", "n_samples", n_samples)
+    rng = check_random_state(random_state)
+    x = rng.uniform(-2.0, 2.0, n_samples)
+    branch = rng.random_sample(n_samples) < 0.5
+    y = np.where(branch, 10.0 * np.sin(x), 10.0 * np.cos(x)) + rng.standard_normal(n_samples)
+    return x[:, None], y
+
+
 def make_lda_corpus(n_documents=500, n_topics=5, n_words=100, document_length=100,
                     doc_topic_prior=None, topic_word_prior=None, random_state=None):
     """A corpus sampled from the LDA model (spec §5).

@@ -1,16 +1,19 @@
-"""Gradient-based black-box backend on autograd (spec §6-7).
+"""Gradient-based black-box backend on autograd (spec §6-8).
 
 * :func:`~alphavb.blackbox.energies.bbalpha_energy`: the BB-alpha energies (exact,
   reparametrized, and the VB limit) as pure functions of a flat parameter vector;
 * :class:`BBAlphaRegressor`, :class:`BBAlphaClassifier`: Bayesian neural networks and
   probit / softmax regression fitted by BB-alpha;
+* :class:`AADMRegressor`: Bayesian neural networks with an implicit posterior (a generator
+  network), fitted by adversarial alpha-divergence minimization (spec §8);
 * :class:`AlphaGaussianVB`, :class:`AlphaLogisticRegression`: Gaussian and
   mixture-of-Gaussians alpha-VB for any autograd-differentiable likelihood.
 """
 
+from ._aadm import AADMRegressor
 from ._bbalpha import BBAlphaClassifier, BBAlphaRegressor
 from ._gaussian_vb import AlphaGaussianVB, AlphaLogisticRegression
 from .energies import bbalpha_energy
 
-__all__ = ["AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier", "BBAlphaRegressor",
+__all__ = ["AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier", "BBAlphaRegressor",
            "bbalpha_energy"]

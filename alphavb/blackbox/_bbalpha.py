@@ -34,7 +34,64 @@ INITIAL_MEAN_SCALE = 0.1
 ROWS_PER_CHUNK = 1024  # rows evaluated at once at prediction time, to bound memory
 
 
-class _BBAlphaBase(BaseEstimator):
+def check_layer_sizes(owner, name, sizes):
+    """``sizes`` as a tuple of ints >= 1 (an int is one layer, ``()`` no hidden layer)."""
+    if isinstance(sizes, numbers.Integral) and not isinstance(sizes, bool):
+        sizes = (sizes,)
+    try:
+        valid = all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 1
+                    for s in sizes)
+    except TypeError:
+        valid = False
+    if not valid:
+        raise _bad_parameter(owner, name, "a tuple of ints >= 1 (() for no hidden layer)",
+                             sizes)
+    return tuple(int(s) for s in sizes)
+
+
+def check_activation(owner, activation):
+    if activation not in ACTIVATIONS:
+        raise _bad_parameter(owner, "activation", f"one of {tuple(ACTIVATIONS)}", activation)
+
+
+def check_finite_step(estimator, epoch, value, gradient):
+    """Refuse a non-finite objective or gradient with one error that says what to do."""
+    if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
+        raise FloatingPointError(
+            f"{type(estimator).__name__}: the objective or its gradient is not finite at epoch "
+            f"{epoch + 1}; lower learning_rate (now {estimator.learning_rate}) or standardize "
+            "the data (normalize=True).")
+
+
+class _MonteCarloNetwork(BaseEstimator):
+    """Prediction by averaging an MLP over weight draws.
+
+    Subclasses set ``layer_shapes_``, ``activation``, ``n_predict_samples`` and implement
+    ``_weight_draws(n_draws, random_state)``.
+    """
+
+    def _standardized(self, X, reset=False):
+        """``X`` on the model's scale; ``reset`` (in fit) first learns the column scaling."""
+        if reset:
+            self.x_mean_, self.x_scale_ = _standardization(X, self.normalize)
+        return (X - self.x_mean_) / self.x_scale_
+
+    def _network_outputs(self, X, n_draws=None, random_state=None):
+        """Outputs (S, n, n_outputs) for new rows ``X``, checked and scaled as in fit."""
+        check_is_fitted(self, "layer_shapes_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._outputs(self._standardized(X), n_draws, random_state)
+
+    def _outputs(self, X_model, n_draws=None, random_state=None):
+        """Network outputs (S, n, n_outputs) on the model's scale for S draws from ``q``."""
+        weights = self._weight_draws(n_draws or self.n_predict_samples, random_state)
+        chunks = [mlp_forward(weights, X_model[start:start + ROWS_PER_CHUNK],
+                              self.layer_shapes_, self.activation)
+                  for start in range(0, X_model.shape[0], ROWS_PER_CHUNK)]
+        return np.concatenate(chunks, axis=1)
+
+
+class _BBAlphaBase(_MonteCarloNetwork):
     """Shared fitting loop; subclasses define the targets and the likelihood."""
 
     def _check_parameters(self):
@@ -44,16 +101,8 @@ class _BBAlphaBase(BaseEstimator):
             fix="alpha is the divergence order: 0 is VB, 0.5 the paper's choice, 1 EP-like.")
         if self.energy not in ENERGIES:
             raise _bad_parameter(owner, "energy", f"one of {ENERGIES}", self.energy)
-        sizes = self.hidden_layer_sizes
-        if isinstance(sizes, numbers.Integral):
-            sizes = (sizes,)
-        if not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 1
-                   for s in sizes):
-            raise _bad_parameter(owner, "hidden_layer_sizes", "a tuple of ints >= 1 (() for "
-                                 "the linear model)", self.hidden_layer_sizes)
-        if self.activation not in ACTIVATIONS:
-            raise _bad_parameter(owner, "activation", f"one of {tuple(ACTIVATIONS)}",
-                                 self.activation)
+        sizes = check_layer_sizes(owner, "hidden_layer_sizes", self.hidden_layer_sizes)
+        check_activation(owner, self.activation)
         for name in ("n_mc_samples", "batch_size", "n_epochs", "n_predict_samples",
                      "n_iter_no_change"):
             check_positive_int(owner, name, getattr(self, name))
@@ -63,7 +112,7 @@ class _BBAlphaBase(BaseEstimator):
                               low_open=True)
         check_scalar_in_range(owner, "validation_fraction", self.validation_fraction, 0.0, 1.0,
                               low_open=True, high_open=True)
-        return alpha, tuple(int(s) for s in sizes)
+        return alpha, sizes
 
     # -- fitting -------------------------------------------------------------------------
 
@@ -121,11 +170,7 @@ class _BBAlphaBase(BaseEstimator):
                 with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                     # an overflow is reported below, as one error that says what to do
                     value, gradient = energy_and_gradient(theta, X[rows], targets[rows], eps)
-                if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
-                    raise FloatingPointError(
-                        f"{type(self).__name__}: the energy or its gradient is not finite at "
-                        f"epoch {epoch + 1}; lower learning_rate (now {self.learning_rate}) "
-                        "or standardize the data (normalize=True).")
+                check_finite_step(self, epoch, value, gradient)
                 theta = optimizer.step(theta, gradient)
                 total += value * len(rows)
             history.append(total / n_samples)
@@ -173,26 +218,6 @@ class _BBAlphaBase(BaseEstimator):
         rng = check_random_state(self._predict_seed if random_state is None else random_state)
         eps = rng.standard_normal((n_draws, self.posterior_mean_.size))
         return self.posterior_mean_ + np.sqrt(self.posterior_var_) * eps
-
-    def _standardized(self, X, reset=False):
-        """``X`` on the model's scale; ``reset`` (in fit) first learns the column scaling."""
-        if reset:
-            self.x_mean_, self.x_scale_ = _standardization(X, self.normalize)
-        return (X - self.x_mean_) / self.x_scale_
-
-    def _network_outputs(self, X, n_draws=None, random_state=None):
-        """Outputs (S, n, n_outputs) for new rows ``X``, checked and scaled as in fit."""
-        check_is_fitted(self, "posterior_mean_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._outputs(self._standardized(X), n_draws, random_state)
-
-    def _outputs(self, X_model, n_draws=None, random_state=None):
-        """Network outputs (S, n, n_outputs) on the model's scale for S draws from ``q``."""
-        weights = self._weight_draws(n_draws or self.n_predict_samples, random_state)
-        chunks = [mlp_forward(weights, X_model[start:start + ROWS_PER_CHUNK],
-                              self.layer_shapes_, self.activation)
-                  for start in range(0, X_model.shape[0], ROWS_PER_CHUNK)]
-        return np.concatenate(chunks, axis=1)
 
 
 
@@ -261,7 +286,70 @@ def _standardization(values, enabled):
     return values.mean(axis=0), np.where(scale > 0, scale, 1.0)
 
 
-class BBAlphaRegressor(RegressorMixin, _BBAlphaBase):
+class _BNNRegressorMixin(RegressorMixin):
+    """Gaussian-likelihood regression with a Monte-Carlo predictive over network draws.
+
+    Used with :class:`_MonteCarloNetwork`; the subclass stores ``_model_noise`` (``sigma^2``
+    on the standardized scale) when it fits.
+    """
+
+    def _regression_data(self, X, y, noise_fix):
+        """Checked, standardized ``(X, y)`` and ``sigma^2`` on that scale: ``noise_variance``
+        rescaled, or ``0.1 var(y)`` when it is ``None``."""
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        self.y_mean_, self.y_scale_ = map(float, _standardization(y, self.normalize))
+        y_model = (y - self.y_mean_) / self.y_scale_
+        if self.noise_variance is None:
+            noise = 0.1 * max(float(np.var(y_model)), 1e-12)
+        else:
+            noise = check_scalar_in_range(type(self).__name__, "noise_variance",
+                                          self.noise_variance, 0.0, None, low_open=True,
+                                          fix=noise_fix) / self.y_scale_**2
+        return self._standardized(X, reset=True), y_model, noise
+
+    @property
+    def noise_variance_(self):
+        check_is_fitted(self, "layer_shapes_")
+        return self._model_noise * self.y_scale_**2
+
+    def _log_likelihood(self, outputs, y, noise_variance):
+        return gaussian_log_likelihood(outputs[..., 0], y, noise_variance)
+
+    def _mean_log_predictive(self, outputs, y_model):
+        return _mean_mixture_log_density(
+            gaussian_log_likelihood(outputs[..., 0], y_model, self._model_noise))
+
+    def _function_draws(self, X, n_draws=None, random_state=None):
+        """``f_w(x)`` on the scale of ``y`` for ``S`` draws of ``w``: shape (S, n)."""
+        outputs = self._network_outputs(X, n_draws, random_state)
+        return outputs[..., 0] * self.y_scale_ + self.y_mean_
+
+    def predict(self, X, return_std=False):
+        """Mean of the Monte-Carlo predictive; with ``return_std``, also its standard deviation
+        ``sqrt(var_s f_s(x) + sigma^2)``."""
+        draws = self._function_draws(X)
+        mean = draws.mean(axis=0)
+        if not return_std:
+            return mean
+        return mean, np.sqrt(draws.var(axis=0) + self.noise_variance_)
+
+    def sample_predictive(self, X, n_samples=100, random_state=None):
+        """Draws ``y ~ N(f_w(x), sigma^2)``, ``w ~ q``: ndarray of shape (n_samples, n_rows)."""
+        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        rng = check_random_state(random_state)
+        draws = self._function_draws(X, n_samples, rng)
+        return draws + np.sqrt(self.noise_variance_) * rng.standard_normal(draws.shape)
+
+    def log_likelihood(self, X, y):
+        """Mean test log-likelihood of the Monte-Carlo mixture predictive on the scale of y:
+        ``mean_i [lse_s log N(y_i; f_s(x_i), sigma^2) - log S]`` (spec §7)."""
+        draws = self._function_draws(X)
+        y = _check_targets(type(self).__name__, y, draws.shape[1])
+        return _mean_mixture_log_density(gaussian_log_likelihood(draws, y,
+                                                                 self.noise_variance_))
+
+
+class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
     __doc__ = f"""Bayesian neural-network regression by black-box alpha (BB-alpha).
 
     Model ``y = f_w(x) + N(0, sigma^2)`` with an MLP ``f_w`` and the prior ``N(0, v0)`` on
@@ -314,59 +402,13 @@ class BBAlphaRegressor(RegressorMixin, _BBAlphaBase):
 
     def fit(self, X, y):
         """Fit ``q`` to the training data ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        self.y_mean_, self.y_scale_ = map(float, _standardization(y, self.normalize))
-        y_model = (y - self.y_mean_) / self.y_scale_
+        X_model, y_model, noise = self._regression_data(X, y, "Or pass None to learn it.")
         initial_noise = None
         if self.noise_variance is None:
-            initial_noise = 0.1 * max(float(np.var(y_model)), 1e-12)
+            initial_noise = noise
         else:
-            fixed = check_scalar_in_range(type(self).__name__, "noise_variance",
-                                          self.noise_variance, 0.0, None, low_open=True,
-                                          fix="Or pass None to learn it.")
-            self._fixed_noise = fixed / self.y_scale_**2
-        return self._fit(self._standardized(X, reset=True), y_model, 1, initial_noise)
-
-    @property
-    def noise_variance_(self):
-        check_is_fitted(self, "posterior_mean_")
-        return self._model_noise * self.y_scale_**2
-
-    def _log_likelihood(self, outputs, y, noise_variance):
-        return gaussian_log_likelihood(outputs[..., 0], y, noise_variance)
-
-    def _mean_log_predictive(self, outputs, y_model):
-        return _mean_mixture_log_density(
-            gaussian_log_likelihood(outputs[..., 0], y_model, self._model_noise))
-
-    def _function_draws(self, X, n_draws=None, random_state=None):
-        """``f_w(x)`` on the scale of ``y`` for ``S`` draws of ``w``: shape (S, n)."""
-        outputs = self._network_outputs(X, n_draws, random_state)
-        return outputs[..., 0] * self.y_scale_ + self.y_mean_
-
-    def predict(self, X, return_std=False):
-        """Mean of the Monte-Carlo predictive; with ``return_std``, also its standard deviation
-        ``sqrt(var_s f_s(x) + sigma^2)``."""
-        draws = self._function_draws(X)
-        mean = draws.mean(axis=0)
-        if not return_std:
-            return mean
-        return mean, np.sqrt(draws.var(axis=0) + self.noise_variance_)
-
-    def sample_predictive(self, X, n_samples=100, random_state=None):
-        """Draws ``y ~ N(f_w(x), sigma^2)``, ``w ~ q``: ndarray of shape (n_samples, n_rows)."""
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
-        rng = check_random_state(random_state)
-        draws = self._function_draws(X, n_samples, rng)
-        return draws + np.sqrt(self.noise_variance_) * rng.standard_normal(draws.shape)
-
-    def log_likelihood(self, X, y):
-        """Mean test log-likelihood of the Monte-Carlo mixture predictive on the scale of y:
-        ``mean_i [lse_s log N(y_i; f_s(x_i), sigma^2) - log S]`` (spec §7)."""
-        draws = self._function_draws(X)
-        y = _check_targets(type(self).__name__, y, draws.shape[1])
-        return _mean_mixture_log_density(gaussian_log_likelihood(draws, y,
-                                                                 self.noise_variance_))
+            self._fixed_noise = noise
+        return self._fit(X_model, y_model, 1, initial_noise)
 
 
 def _check_targets(owner, y, n_rows):

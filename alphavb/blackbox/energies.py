@@ -83,10 +83,15 @@ def kl_factorized_gaussian(mean, log_variance, prior_variance):
                   + mean.shape[0] * (anp.log(prior_variance) - 1.0))
 
 
-def _mean_log_tilted(log_lik, alpha):
-    """``sum_n [lse_k(alpha l_kn) - log K]`` for ``log_lik`` of shape (K, B)."""
-    n_draws = log_lik.shape[0]
-    return anp.sum(logsumexp(alpha * log_lik, axis=0) - onp.log(n_draws))
+def tempered_data_term(log_lik, alpha, n_total):
+    """``(N / (alpha B)) sum_{n in B} [lse_k(alpha l_kn) - log K]``, the data term of the
+    energies, for ``log_lik`` of shape (K, B); ``alpha = 0`` gives its limit
+    ``(N / B) sum_n mean_k l_kn``."""
+    n_draws, batch_size = log_lik.shape[0], log_lik.shape[1]
+    if alpha == 0:
+        return (n_total / batch_size) * anp.sum(anp.mean(log_lik, axis=0))
+    return (n_total / (alpha * batch_size)) * anp.sum(
+        logsumexp(alpha * log_lik, axis=0) - onp.log(n_draws))
 
 
 def bbalpha_energy(q_params, log_likelihood, eps, n_total, alpha, prior_variance,
@@ -116,22 +121,16 @@ def bbalpha_energy(q_params, log_likelihood, eps, n_total, alpha, prior_variance
         The Monte-Carlo estimate of the energy.
     """
     mean, log_variance = split_factorized_gaussian(q_params)
-    if alpha == 0:
-        log_lik = log_likelihood(mean + anp.exp(0.5 * log_variance) * eps)
-        scale = n_total / log_lik.shape[1]
-        return (kl_factorized_gaussian(mean, log_variance, prior_variance)
-                - scale * anp.sum(anp.mean(log_lik, axis=0)))
-    if energy == "exact":
+    if energy == "exact" and alpha > 0:
         sites, cavity_mean, cavity_sd = exact_site_terms(mean, log_variance, prior_variance,
                                                          alpha, n_total)
         log_lik = log_likelihood(cavity_mean + cavity_sd * eps)
-    elif energy == "reparametrized":
+    elif energy in ENERGIES:  # the reparametrized energy, and the VB energy at alpha = 0
         log_lik = log_likelihood(mean + anp.exp(0.5 * log_variance) * eps)
         sites = kl_factorized_gaussian(mean, log_variance, prior_variance)
     else:
         raise ValueError(f"energy must be one of {ENERGIES}, got {energy!r}.")
-    scale = n_total / (alpha * log_lik.shape[1])
-    return sites - scale * _mean_log_tilted(log_lik, alpha)
+    return sites - tempered_data_term(log_lik, alpha, n_total)
 
 
 def gaussian_log_likelihood(outputs, y, noise_variance):

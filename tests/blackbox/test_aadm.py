@@ -1,0 +1,228 @@
+"""AADM: the discriminator, the adaptive-contrast KL, the objective's gradient, the paper's
+bimodal finding, the API and bad input."""
+
+import autograd.numpy as anp
+import numpy as np
+import pytest
+from autograd import grad
+from scipy.stats import multivariate_normal
+from sklearn.base import clone
+
+from alphavb import AADMRegressor
+from alphavb.blackbox._aadm import (
+    Discriminator,
+    adaptive_contrast_kl,
+    contrast_moments,
+    warmup_weight,
+)
+from alphavb.datasets import make_bimodal, make_heteroscedastic
+
+# small networks, so the tests that fit stay in CI time
+SMALL = {"hidden_layer_sizes": (20,), "generator_hidden": (20, 20), "noise_dim": 20,
+         "discriminator_hidden": (20, 20)}
+
+
+def gaussian_draws(rng, mean, covariance, n):
+    return mean + rng.standard_normal((n, mean.size)) @ np.linalg.cholesky(covariance).T
+
+
+def train_discriminator(rng, draw_q, n_inputs, n_steps=600, batch=256):
+    """A (50, 50) discriminator trained on fresh draws of q against N(0, I)."""
+    discriminator = Discriminator(n_inputs, (50, 50), 1e-2, rng)
+    for _ in range(n_steps):
+        discriminator.step(draw_q(batch), rng.standard_normal((batch, n_inputs)))
+    return discriminator
+
+
+def test_discriminator_recovers_gaussian_log_density_ratio():
+    """Optimal logit = log N(x; mu, S) - log N(x; 0, I) (AVB, Prop. 1): after 600 steps the
+    logit's error on draws of both densities is below a fifth of the spread of the ratio and
+    a quarter of the untrained discriminator's."""
+    rng = np.random.RandomState(0)
+    mean, covariance = np.array([0.5, -0.3]), np.array([[1.5, 0.6], [0.6, 0.8]])
+    untrained = Discriminator(2, (50, 50), 1e-2, np.random.RandomState(0))
+    trained = train_discriminator(rng, lambda n: gaussian_draws(rng, mean, covariance, n), 2)
+    points = np.vstack([gaussian_draws(rng, mean, covariance, 2000),
+                        rng.standard_normal((2000, 2))])
+    ratio = (multivariate_normal(mean, covariance).logpdf(points)
+             - multivariate_normal(np.zeros(2), np.eye(2)).logpdf(points))
+    error = np.sqrt(np.mean((trained.logit(points) - ratio)**2))
+    assert error < 0.2 * ratio.std()
+    assert np.corrcoef(trained.logit(points), ratio)[0, 1] > 0.98
+    assert np.sqrt(np.mean((untrained.logit(points) - ratio)**2)) > 4 * error
+
+
+def test_adaptive_contrast_kl_matches_closed_form_for_gaussian_q():
+    """q = N(mu, S) with correlated coordinates, p0 = N(0, 2 I): mean_k [T(w~) + log r(w)
+    - log p0(w)] is the closed-form KL(q || p0) to within 0.1 nats; without the
+    discriminator (T = 0) the estimate misses KL(q || r) = -log det(corr(S)) / 2."""
+    rng = np.random.RandomState(1)
+    mean = np.array([0.5, -1.0, 2.0, 0.0])
+    factor = np.diag([0.8, 0.5, 1.2, 0.3]) + 0.3 * rng.standard_normal((4, 4))
+    covariance, prior_variance = factor @ factor.T, 2.0
+    _, log_det = np.linalg.slogdet(covariance)
+    closed_form = 0.5 * (np.trace(covariance) / prior_variance + mean @ mean / prior_variance
+                         - 4 + 4 * np.log(prior_variance) - log_det)
+    sd = np.sqrt(np.diag(covariance))
+    kl_to_r = -0.5 * np.linalg.slogdet(covariance / np.outer(sd, sd))[1]
+    assert kl_to_r > 0.3  # the discriminator's share is not negligible
+
+    location, scale = contrast_moments(gaussian_draws(rng, mean, covariance, 100_000))
+    discriminator = train_discriminator(
+        rng, lambda n: (gaussian_draws(rng, mean, covariance, n) - location) / scale, 4)
+    draws = gaussian_draws(rng, mean, covariance, 20_000)
+    estimate = np.mean(adaptive_contrast_kl(draws, location, scale, discriminator.logit,
+                                            prior_variance))
+    assert estimate == pytest.approx(closed_form, abs=0.1)
+    without = np.mean(adaptive_contrast_kl(draws, location, scale,
+                                           lambda w: np.zeros(len(w)), prior_variance))
+    assert abs(without - closed_form) > kl_to_r - 0.05
+
+
+def test_kl_gradient_flows_through_the_standardized_draws_only():
+    """The moments of r are constants, the discriminator's input is differentiated: the
+    gradient of T(w~) with respect to w is grad T / s (finite differences)."""
+    rng = np.random.RandomState(2)
+    discriminator = Discriminator(3, (10,), 1e-2, rng)
+    weights = rng.standard_normal((5, 3))
+    location, scale = contrast_moments(weights)
+
+    def logit_sum(w):
+        return anp.sum(discriminator.logit((w - location) / scale))
+
+    analytic = grad(logit_sum)(weights)
+    step = 1e-6
+    numeric = np.zeros_like(weights)
+    for index in np.ndindex(weights.shape):
+        shift = np.zeros_like(weights)
+        shift[index] = step
+        numeric[index] = (logit_sum(weights + shift) - logit_sum(weights - shift)) / (2 * step)
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-8)
+
+
+def test_warmup_ramps_the_kl_weight():
+    assert [warmup_weight(epoch, 4) for epoch in range(6)] == [0, 0.25, 0.5, 0.75, 1, 1]
+    assert warmup_weight(0, 0) == 1.0
+
+
+@pytest.mark.slow
+def test_bimodal_alpha_one_beats_avb_in_log_likelihood_with_similar_rmse():
+    """The paper's finding (Sec. 5.1, Table 1) on 300 training points, 1,000 test points and
+    small networks: alpha = 1 gives a clearly better test log-likelihood than alpha = 1e-4
+    (AVB), with a similar RMSE, and its predictive at x = -1 puts mass near both branches
+    10 sin(-1) = -8.4 and 10 cos(-1) = 5.4, where AVB's does not reach the first."""
+    X, y = make_bimodal(300, random_state=0)
+    X_test, y_test = make_bimodal(1000, random_state=1)
+    scores = {}
+    for alpha in (1.0, 1e-4):
+        model = AADMRegressor(alpha=alpha, n_epochs=60, learning_rate=1e-3, random_state=0,
+                              **SMALL).fit(X, y)
+        rmse = np.sqrt(np.mean((model.predict(X_test) - y_test)**2))
+        scores[alpha] = (model.log_likelihood(X_test, y_test), rmse, model)
+    (ll_one, rmse_one, one), (ll_avb, rmse_avb, avb) = scores[1.0], scores[1e-4]
+    assert ll_one > ll_avb + 0.3
+    assert abs(rmse_one - rmse_avb) < 0.1 * rmse_avb
+
+    def near(model, branch):
+        draws = model.sample_predictive([[-1.0]], n_samples=4000, random_state=0)[:, 0]
+        return np.mean(np.abs(draws - branch) < 1.5)
+
+    assert near(one, -8.4) > 0.15 and near(one, 5.4) > 0.15
+    assert near(avb, -8.4) < 0.5 * near(one, -8.4)
+
+
+def test_heteroscedastic_and_bimodal_generators():
+    X, y = make_heteroscedastic(20_000, random_state=0)
+    assert X.shape == (20_000, 1) and X.min() >= -4 and X.max() <= 4
+    residual = y - 7 * np.sin(X[:, 0])
+    near_zero, near_pi = np.abs(X[:, 0]) < 0.3, np.abs(np.abs(X[:, 0]) - np.pi) < 0.15
+    # sd 3 |cos(x / 2)|: about 3 near 0 and below 3 sin(0.075) = 0.22 near +-pi
+    assert residual[near_zero].std() == pytest.approx(3.0, rel=0.1)
+    assert residual[near_pi].std() < 0.3
+    X, y = make_bimodal(20_000, random_state=0)
+    assert X.min() >= -2 and X.max() <= 2
+    to_sin = np.abs(y - 10 * np.sin(X[:, 0]))
+    to_cos = np.abs(y - 10 * np.cos(X[:, 0]))
+    assert np.mean(to_sin < to_cos) == pytest.approx(0.5, abs=0.05)
+    np.testing.assert_array_equal(make_bimodal(5, random_state=3)[1],
+                                  make_bimodal(5, random_state=3)[1])
+
+
+def test_fit_records_histories_and_predicts_repeatably(rng):
+    X, y = make_heteroscedastic(100, random_state=0)
+    model = AADMRegressor(n_epochs=10, warmup_fraction=0.5, random_state=0, **SMALL).fit(X, y)
+    for history in (model.energy_history_, model.kl_history_,
+                    model.discriminator_loss_history_):
+        assert history.shape == (10,) and np.all(np.isfinite(history))
+    assert model.n_iter_ == 10
+    assert model.noise_variance_ > 0 and model.prior_variance_ != 1.0  # both learned
+    np.testing.assert_array_equal(model.predict(X), model.predict(X))
+    mean, std = model.predict(X[:4], return_std=True)
+    samples = model.sample_predictive(X[:4], n_samples=20_000, random_state=0)
+    np.testing.assert_allclose(samples.mean(axis=0), mean, atol=0.1 * std.max())
+    np.testing.assert_allclose(samples.std(axis=0), std, rtol=0.1)
+    refit = clone(model).fit(X, y)
+    np.testing.assert_array_equal(refit.generator_params_, model.generator_params_)
+    fixed = AADMRegressor(n_epochs=2, learn_noise_variance=False, learn_prior_variance=False,
+                          noise_variance=0.5, random_state=0, **SMALL).fit(X, y)
+    assert fixed.noise_variance_ == pytest.approx(0.5)
+    assert fixed.prior_variance_ == 1.0
+
+
+def test_linear_generator_gives_gaussian_weights():
+    """generator_hidden=() makes w an affine map of Gaussian noise: q is Gaussian, so the
+    predictive draws of a linear network are Gaussian at every x (skewness ~ 0)."""
+    X, y = make_heteroscedastic(50, random_state=0)
+    model = AADMRegressor(hidden_layer_sizes=(), generator_hidden=(), noise_dim=3,
+                          discriminator_hidden=(8,), n_epochs=3, random_state=0).fit(X, y)
+    f = model._function_draws(X[:1], n_draws=50_000, random_state=0)[:, 0]
+    skew = np.mean((f - f.mean())**3) / f.std()**3
+    assert abs(skew) < 0.05
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"alpha": -0.5}, "'alpha'"),
+    ({"alpha": float("inf")}, "'alpha'"),
+    ({"hidden_layer_sizes": (10, 0)}, "'hidden_layer_sizes'"),
+    ({"generator_hidden": "big"}, "'generator_hidden'"),
+    ({"discriminator_hidden": (-1,)}, "'discriminator_hidden'"),
+    ({"activation": "gelu"}, "'activation'"),
+    ({"noise_dim": 0}, "'noise_dim'"),
+    ({"n_mc_samples": 1.5}, "'n_mc_samples'"),
+    ({"warmup_fraction": 1.5}, "'warmup_fraction'"),
+    ({"learning_rate": 0.0}, "'learning_rate'"),
+    ({"discriminator_learning_rate": -1e-3}, "'discriminator_learning_rate'"),
+    ({"prior_variance": 0.0}, "'prior_variance'"),
+    ({"noise_variance": -1.0}, "'noise_variance'"),
+])
+def test_bad_parameters(params, match):
+    X, y = make_bimodal(20, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        AADMRegressor(n_epochs=1, **params).fit(X, y)
+
+
+def test_bad_data_and_caller_arrays_untouched(rng):
+    X, y = rng.standard_normal((20, 2)), rng.standard_normal(20)
+    X_copy, y_copy = X.copy(), y.copy()
+    model = AADMRegressor(n_epochs=1, random_state=0, **SMALL).fit(X, y)
+    np.testing.assert_array_equal(X, X_copy)
+    np.testing.assert_array_equal(y, y_copy)
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        AADMRegressor(n_epochs=1).fit(bad, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        AADMRegressor(n_epochs=1).fit(X, y[:-1])
+    with pytest.raises(ValueError, match="0 sample"):
+        AADMRegressor(n_epochs=1).fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="shape"):
+        model.log_likelihood(X, y[:-1])
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :1])
+
+
+def test_non_finite_objective_is_an_error_not_nan(rng):
+    X, y = rng.standard_normal((20, 2)), 1e200 * rng.standard_normal(20)
+    with pytest.raises(FloatingPointError, match="learning_rate"):
+        AADMRegressor(normalize=False, n_epochs=1, noise_variance=1e-300,
+                      learn_noise_variance=False, **SMALL).fit(X, y)
