@@ -6,13 +6,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .blackbox import BBAlphaRegressor
+from .blackbox import AADMRegressor, BBAlphaRegressor
 from .datasets import (
     UCI_FOLDERS,
     get_data_home,
     load_ap,
     load_uci,
+    make_bimodal,
     make_gmm,
+    make_heteroscedastic,
     make_sparse_regression,
 )
 from .linear_model import AlphaSpikeSlabRegression
@@ -238,8 +240,6 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
     """
     import json
 
-    from joblib import Parallel, delayed
-
     out_dir, plt = _prepare_output(out_dir)
     settings = dict(BBALPHA_SETTINGS)
     if quick:
@@ -249,31 +249,26 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
     datasets = tuple(datasets or BBALPHA_SMALL_SETS)
     cache = out_dir / "fits"
     cache.mkdir(exist_ok=True)
-    fits = []  # (cache file, data set, split, alpha); the file name holds every setting
+    jobs = []  # (cache file, worker, its arguments); the file name holds every setting
     for name in datasets:
         data = load_uci(name, data_home)
         for split in range(min(n_splits or data.n_splits, data.n_splits)):
             for alpha in alphas:
-                fits.append((cache / f"{name}_split{split}_alpha{alpha:g}_epochs"
-                                      f"{settings['n_epochs']}_seed{random_state}.json",
-                             data, split, alpha))
-    Parallel(n_jobs=n_jobs)(  # each fit writes its own file, so a stopped run resumes
-        delayed(_bbalpha_uci_fit)(path, data, split, alpha, settings, random_state)
-        for path, data, split, alpha in fits if not path.exists())
-    split_rows = [json.loads(path.read_text()) for path, *_ in fits]
+                model = BBAlphaRegressor(alpha=alpha, random_state=random_state + split,
+                                         **settings)
+                jobs.append((cache / f"{name}_split{split}_alpha{alpha:g}_epochs"
+                                     f"{settings['n_epochs']}_seed{random_state}.json",
+                             _uci_fit, (data, split, model, {"alpha": float(alpha)})))
+    _run_missing(jobs, n_jobs)
+    split_rows = [json.loads(path.read_text()) for path, *_ in jobs]
     split_rows.sort(key=lambda r: (datasets.index(r["dataset"]), r["alpha"], r["split"]))
     rows = []
     for name in datasets:
         reference = _dropout_reference(name, data_home)
         for alpha in alphas:
-            fits = [r for r in split_rows if r["dataset"] == name and r["alpha"] == alpha]
-            ll = np.array([r["test_ll"] for r in fits])
-            rmse = np.array([r["test_rmse"] for r in fits])
-            rows.append({"dataset": name, "alpha": alpha, "n_splits": len(fits),
-                         "test_ll": ll.mean(), "test_ll_se": _standard_error(ll),
-                         "test_rmse": rmse.mean(), "test_rmse_se": _standard_error(rmse),
-                         "fit_seconds": float(np.mean([r["fit_seconds"] for r in fits])),
-                         **reference})
+            rows.append({**_summarize_splits(
+                [r for r in split_rows if r["dataset"] == name and r["alpha"] == alpha],
+                {"dataset": name, "alpha": alpha}), **reference})
     splits_csv, table = out_dir / "bbalpha_uci_splits.csv", out_dir / "bbalpha_uci.csv"
     _write_csv(splits_csv, split_rows)
     markdown = out_dir / "bbalpha_uci.md"
@@ -295,21 +290,240 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
     return result
 
 
-def _bbalpha_uci_fit(path, data, split, alpha, settings, random_state):
-    """One BB-alpha fit on one standard split; its test metrics and fit time go to ``path``."""
+def _uci_fit(path, data, split, estimator, labels):
+    """Fit ``estimator`` on one standard split; its test metrics, fit time and ``labels``
+    go to ``path`` as JSON."""
     import json
 
     train, test = data.train_indices[split], data.test_indices[split]
     start = time.perf_counter()
-    model = BBAlphaRegressor(alpha=alpha, random_state=random_state + split, **settings)
-    model.fit(data.data[train], data.target[train])
+    model = estimator.fit(data.data[train], data.target[train])
     seconds = time.perf_counter() - start
     residual = model.predict(data.data[test]) - data.target[test]
-    row = {"dataset": data.name, "split": int(split), "alpha": float(alpha),
+    row = {"dataset": data.name, "split": int(split), **labels,
            "test_ll": model.log_likelihood(data.data[test], data.target[test]),
            "test_rmse": float(np.sqrt(np.mean(residual**2))),
            "noise_sd": float(np.sqrt(model.noise_variance_)), "fit_seconds": seconds}
     path.write_text(json.dumps(row))
+
+
+def _run_missing(jobs, n_jobs):
+    """Run ``(path, function, args)`` jobs whose ``path`` does not exist yet, in parallel;
+    each job writes its own file, so a stopped run resumes where it was."""
+    from joblib import Parallel, delayed
+
+    Parallel(n_jobs=n_jobs)(delayed(function)(path, *args) for path, function, args in jobs
+                            if not path.exists())
+
+
+def _summarize_splits(split_rows, group):
+    """Mean and standard error over splits of the test metrics, per value of ``group``."""
+    ll = np.array([r["test_ll"] for r in split_rows])
+    rmse = np.array([r["test_rmse"] for r in split_rows])
+    return {**group, "n_splits": len(split_rows), "test_ll": ll.mean(),
+            "test_ll_se": _standard_error(ll), "test_rmse": rmse.mean(),
+            "test_rmse_se": _standard_error(rmse),
+            "fit_seconds": float(np.mean([r["fit_seconds"] for r in split_rows]))}
+
+
+AADM_TOY_ALPHAS = (1e-4, 1.0)
+# the paper's toy set-up (Rodríguez-Santana & Hernández-Lobato 2022, Sec. 5.1): 1,000
+# training points, batch 10, 3,000 epochs of which the first 500 warm up the KL
+AADM_TOY_SETTINGS = {"batch_size": 10, "n_epochs": 3000, "warmup_fraction": 500 / 3000}
+AADM_TOY_PROBLEMS = {"heteroscedastic": make_heteroscedastic, "bimodal": make_bimodal}
+# the paper's UCI set-up (Sec. 5.2): two hidden layers of 50 units, batch 10, 10% warm-up,
+# K = 10 training and 100 prediction draws, 2,000 epochs (the authors' code)
+AADM_UCI_SETTINGS = {"hidden_layer_sizes": (50, 50), "batch_size": 10, "n_epochs": 2000,
+                     "warmup_fraction": 0.1, "n_mc_samples": 10, "n_predict_samples": 100}
+# the methods of the paper's Figures 3-4 that alphavb has: AADM at two alphas, AVB (its
+# alpha -> 0 limit) and VI with a factorized Gaussian q
+AADM_UCI_METHODS = ("AADM alpha=1", "AADM alpha=0.5", "AVB", "VI")
+# small networks and few epochs for --quick (the tests run it)
+AADM_QUICK = {"hidden_layer_sizes": (20,), "generator_hidden": (20,), "noise_dim": 10,
+              "discriminator_hidden": (20,), "n_epochs": 3}
+
+
+def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, n_epochs=None,
+                       n_jobs=1):
+    """Figure 2 and Table 1 of the AADM paper: the heteroscedastic and bimodal toy problems.
+
+    For each problem (:func:`~alphavb.datasets.make_heteroscedastic`,
+    :func:`~alphavb.datasets.make_bimodal`) fits :class:`~alphavb.AADMRegressor` (default
+    networks) at ``alpha = 1e-4`` (AVB-like) and ``alpha = 1`` to 1,000 training points with
+    batch 10 and 3,000 epochs, the first 500 warming up the KL (``AADM_TOY_SETTINGS``), and
+    scores 1,000 fresh test points. ``n_epochs`` shortens the run, keeping the warm-up at
+    1/6 of it. ``quick=True``: 100 points, small networks, 3 epochs (seconds).
+
+    Writes ``aadm_toy.png`` (the training data, then predictive samples for each alpha, one
+    row per problem), ``aadm_toy.csv`` (test RMSE and log-likelihood per problem and
+    alpha) and ``aadm_toy.md``. Fits are cached as JSON under ``out_dir/fits``.
+
+    Returns
+    -------
+    dict with ``"figure"``, ``"table"``, ``"files"`` and the ``"rows"``.
+    """
+    import json
+
+    out_dir, plt = _prepare_output(out_dir)
+    settings = dict(AADM_TOY_SETTINGS, **(AADM_QUICK if quick else {}))
+    if n_epochs is not None:
+        settings["n_epochs"] = n_epochs
+    n_train = 100 if quick else 1000
+    cache = out_dir / "fits"
+    cache.mkdir(exist_ok=True)
+    jobs = []
+    for problem in AADM_TOY_PROBLEMS:
+        for alpha in AADM_TOY_ALPHAS:
+            path = cache / (f"{problem}_alpha{alpha:g}_n{n_train}_epochs{settings['n_epochs']}_"
+                            f"{'quick_' if quick else ''}seed{random_state}.json")
+            jobs.append((path, _aadm_toy_fit, (problem, alpha, n_train, settings, random_state)))
+    _run_missing(jobs, n_jobs)
+    results = [json.loads(path.read_text()) for path, *_ in jobs]
+    rows = [{key: r[key] for key in ("problem", "alpha", "n_train", "n_epochs", "test_rmse",
+                                     "test_ll", "noise_sd", "fit_seconds")} for r in results]
+    fig, axes = plt.subplots(len(AADM_TOY_PROBLEMS), 1 + len(AADM_TOY_ALPHAS),
+                             figsize=(12, 6.4), sharex="row", sharey="row")
+    for row_axes, problem in zip(axes, AADM_TOY_PROBLEMS):
+        X, y = AADM_TOY_PROBLEMS[problem](n_train, random_state=random_state)
+        row_axes[0].scatter(X[:, 0], y, s=3, color="k")
+        row_axes[0].set_title(f"{problem}: training data")
+        for ax, r in zip(row_axes[1:], [r for r in results if r["problem"] == problem]):
+            grid, samples = np.array(r["grid"]), np.array(r["samples"])
+            ax.scatter(np.repeat(grid, samples.shape[0]), samples.T.ravel(), s=1, alpha=0.3,
+                       color="tab:blue")
+            ax.set_title(f"{problem}: AADM alpha = {r['alpha']:g}\ntest LL {r['test_ll']:.3f}, "
+                         f"RMSE {r['test_rmse']:.3f}")
+    figure, table = out_dir / "aadm_toy.png", out_dir / "aadm_toy.csv"
+    result = _save_outputs(plt, fig, figure, table, rows)
+    markdown = out_dir / "aadm_toy.md"
+    markdown.write_text(_markdown_table(
+        "AADM on the toy problems (the paper's Table 1)",
+        f"{n_train} training points, 1,000 test points, batch {settings['batch_size']}, "
+        f"{settings['n_epochs']} epochs ({settings['warmup_fraction']:.3g} of them KL warm-up).",
+        rows, ["problem", "alpha", "test_rmse", "test_ll", "noise_sd", "fit_seconds"]),
+        encoding="utf-8")
+    result["files"].append(markdown)
+    return result
+
+
+def _aadm_toy_fit(path, problem, alpha, n_train, settings, random_state):
+    """One toy fit: test metrics and predictive samples on a grid go to ``path``."""
+    import json
+
+    make = AADM_TOY_PROBLEMS[problem]
+    X, y = make(n_train, random_state=random_state)
+    X_test, y_test = make(1000, random_state=random_state + 1)
+    start = time.perf_counter()
+    model = AADMRegressor(alpha=alpha, random_state=random_state, **settings).fit(X, y)
+    seconds = time.perf_counter() - start
+    grid = np.linspace(X.min(), X.max(), 100)
+    samples = model.sample_predictive(grid[:, None], n_samples=50, random_state=random_state)
+    row = {"problem": problem, "alpha": alpha, "n_train": n_train,
+           "n_epochs": settings["n_epochs"],
+           "test_rmse": float(np.sqrt(np.mean((model.predict(X_test) - y_test)**2))),
+           "test_ll": model.log_likelihood(X_test, y_test),
+           "noise_sd": float(np.sqrt(model.noise_variance_)), "fit_seconds": seconds,
+           "grid": grid.tolist(), "samples": samples.tolist()}
+    path.write_text(json.dumps(row))
+
+
+def _aadm_uci_model(method, settings, random_state):
+    """The estimator of one method of the AADM paper's UCI comparison."""
+    if method == "VI":  # factorized Gaussian q: BB-alpha's VB energy, same network and data
+        return BBAlphaRegressor(
+            alpha=0.0, activation="leaky_relu", learn_prior_variance=True,
+            learning_rate=1e-3, random_state=random_state,
+            **{key: settings[key] for key in ("hidden_layer_sizes", "batch_size", "n_epochs",
+                                              "n_mc_samples", "n_predict_samples")})
+    alpha = 0.0 if method == "AVB" else float(method.split("=")[1])
+    return AADMRegressor(alpha=alpha, random_state=random_state, **settings)
+
+
+def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, datasets=None,
+                       methods=AADM_UCI_METHODS, n_splits=None, n_epochs=None, n_jobs=1,
+                       data_home=None):
+    """The AADM paper's UCI comparison (its Figures 3-4) as a table.
+
+    AADM at ``alpha`` = 1 and 0.5, AVB (AADM's ``alpha -> 0`` limit, computed at
+    ``alpha = 0``) and VI (a factorized Gaussian ``q`` fitted with the VB energy by
+    :class:`~alphavb.BBAlphaRegressor`, leaky ReLU, Adam 1e-3) on the standard splits of
+    the UCI sets (:func:`~alphavb.datasets.load_uci`), all with two hidden layers of 50
+    units, batch 10, K = 10 and 100 predictive draws, and for AADM 10% KL warm-up and the
+    authors' step sizes (``AADM_UCI_SETTINGS``, 2,000 epochs). ``n_splits`` and
+    ``n_epochs`` shorten the run. ``quick=True``: boston and yacht, 2 splits, small
+    networks, 3 epochs.
+
+    Writes ``aadm_uci_splits.csv`` (one row per fit), ``aadm_uci.csv`` and ``aadm_uci.md``
+    (mean and standard error over splits of the test log-likelihood and RMSE) and
+    ``aadm_uci.png``. Fits are cached as JSON under ``out_dir/fits``.
+    """
+    import json
+
+    out_dir, plt = _prepare_output(out_dir)
+    settings = dict(AADM_UCI_SETTINGS, **(AADM_QUICK if quick else {}))
+    if quick:
+        datasets, n_splits = datasets or ("boston", "yacht"), n_splits or 2
+    if n_epochs is not None:
+        settings["n_epochs"] = n_epochs
+    unknown = set(methods) - set(AADM_UCI_METHODS)
+    if unknown:
+        raise ValueError(f"methods must be among {AADM_UCI_METHODS}; got {sorted(unknown)}.")
+    datasets = tuple(datasets or BBALPHA_SMALL_SETS)
+    cache = out_dir / "fits"
+    cache.mkdir(exist_ok=True)
+    jobs = []
+    for name in datasets:
+        data = load_uci(name, data_home)
+        for split in range(min(n_splits or data.n_splits, data.n_splits)):
+            for method in methods:
+                tag = method.replace(" ", "_").replace("=", "")
+                path = cache / (f"{name}_split{split}_{tag}_epochs{settings['n_epochs']}_"
+                                f"{'quick_' if quick else ''}seed{random_state}.json")
+                model = _aadm_uci_model(method, settings, random_state + split)
+                jobs.append((path, _uci_fit, (data, split, model, {"method": method})))
+    _run_missing(jobs, n_jobs)
+    split_rows = [json.loads(path.read_text()) for path, *_ in jobs]
+    rows = [_summarize_splits([r for r in split_rows if r["dataset"] == name
+                               and r["method"] == method], {"dataset": name, "method": method})
+            for name in datasets for method in methods]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 0.6 * len(datasets) + 2.0))
+    for offset, method in enumerate(methods):
+        subset = [r for r in rows if r["method"] == method]
+        position = np.arange(len(subset)) + 0.15 * (offset - (len(methods) - 1) / 2)
+        for ax, key in zip(axes, ("test_ll", "test_rmse")):
+            ax.errorbar([r[key] for r in subset], position, xerr=[r[key + "_se"] for r in subset],
+                        fmt="o", label=method)
+    for ax, title in zip(axes, ("test log-likelihood", "test RMSE")):
+        ax.set_yticks(np.arange(len(datasets)), datasets)
+        ax.set_title(f"{title} (mean +- s.e. over splits)")
+    axes[0].legend()
+    figure, table = out_dir / "aadm_uci.png", out_dir / "aadm_uci.csv"
+    result = _save_outputs(plt, fig, figure, table, rows)
+    splits_csv, markdown = out_dir / "aadm_uci_splits.csv", out_dir / "aadm_uci.md"
+    _write_csv(splits_csv, split_rows)
+    markdown.write_text(_markdown_table(
+        "AADM, AVB and VI on the UCI regression benchmarks (the paper's Figures 3-4)",
+        f"Hidden layers {settings['hidden_layer_sizes']}, batch "
+        f"{settings['batch_size']}, {settings['n_epochs']} epochs. Mean +- standard error over "
+        "the standard splits.",
+        rows, ["dataset", "method", "n_splits", "test_ll", "test_rmse", "fit_seconds"]),
+        encoding="utf-8")
+    result["files"] += [markdown, splits_csv]
+    return result
+
+
+def _markdown_table(title, description, rows, columns):
+    """A Markdown table of ``columns`` of ``rows``; ``x`` with ``x_se`` shows as mean +- se."""
+    def cell(row, key):
+        value = row[key]
+        if key + "_se" in row:
+            return f"{value:.3f} +- {row[key + '_se']:.3f}"
+        return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+    lines = [f"# {title}", "", description, "", "| " + " | ".join(columns) + " |",
+             "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row, key) for key in columns) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
 
 
 def _standard_error(values):
@@ -391,4 +605,5 @@ def _write_csv(path, rows):
 
 
 TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
-           "bbalpha-uci": reproduce_bbalpha_uci}
+           "bbalpha-uci": reproduce_bbalpha_uci, "aadm-toy": reproduce_aadm_toy,
+           "aadm-uci": reproduce_aadm_uci}

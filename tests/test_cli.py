@@ -104,3 +104,49 @@ def test_quick_is_refused_by_targets_without_it(capsys):
     with pytest.raises(SystemExit):
         main(["reproduce", "hdr", "--quick"])
     assert "--quick is not an option of the hdr target" in capsys.readouterr().err
+
+
+def test_reproduce_aadm_toy_quick(tmp_path, capsys):
+    assert main(["reproduce", "aadm-toy", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for name in ("aadm_toy.png", "aadm_toy.csv", "aadm_toy.md"):
+        assert f"wrote {tmp_path / name}" in out
+    with open(tmp_path / "aadm_toy.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(row["problem"], float(row["alpha"])) for row in rows] == [
+        ("heteroscedastic", 1e-4), ("heteroscedastic", 1.0), ("bimodal", 1e-4),
+        ("bimodal", 1.0)]
+    assert all(np.isfinite(float(row["test_ll"])) and float(row["test_rmse"]) > 0
+               for row in rows)
+    assert "| bimodal | 1 |" in (tmp_path / "aadm_toy.md").read_text()
+    # --epochs changes the cached fits' names, so the re-run fits again
+    assert main(["reproduce", "aadm-toy", "--quick", "--epochs", "2", "--out",
+                 str(tmp_path)]) == 0
+    assert len(list((tmp_path / "fits").iterdir())) == 8
+
+
+def test_reproduce_aadm_uci_quick(tmp_path, capsys):
+    from alphavb.datasets import get_data_home
+
+    if not (get_data_home() / "uci" / "yacht" / "data" / "data.txt").exists():
+        pytest.skip("the UCI splits are not in the data home (set ALPHAVB_DATA)")
+    assert main(["reproduce", "aadm-uci", "--quick", "--datasets", "yacht", "--out",
+                 str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for name in ("aadm_uci.png", "aadm_uci.csv", "aadm_uci.md", "aadm_uci_splits.csv"):
+        assert f"wrote {tmp_path / name}" in out
+    with open(tmp_path / "aadm_uci_splits.csv", newline="") as handle:
+        fits = list(csv.DictReader(handle))
+    assert len(fits) == 2 * 4  # yacht, 2 splits, 4 methods
+    assert {row["method"] for row in fits} == {"AADM alpha=1", "AADM alpha=0.5", "AVB", "VI"}
+    assert all(np.isfinite(float(row["test_ll"])) for row in fits)
+    assert "| yacht | AVB | 2 |" in (tmp_path / "aadm_uci.md").read_text()
+
+
+def test_epochs_and_splits_are_refused_by_targets_without_them(capsys):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "gmm", "--epochs", "3"])
+    assert "--epochs is not an option of the gmm target" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["reproduce", "aadm-toy", "--splits", "3"])
+    assert "--splits is not an option of the aadm-toy target" in capsys.readouterr().err

@@ -7,6 +7,7 @@ from sklearn.preprocessing import scale
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from alphavb import (
+    AADMRegressor,
     AlphaGaussianMixture,
     AlphaLDA,
     AlphaLinearRegression,
@@ -23,7 +24,9 @@ ESTIMATORS = [AlphaLinearRegression(), AlphaSpikeSlabRegression(), AlphaGaussian
               AlphaLDA(), BBAlphaRegressor(hidden_layer_sizes=(5,), **FAST),
               BBAlphaClassifier(**FAST),
               BBAlphaClassifier(hidden_layer_sizes=(5,), link="softmax", **FAST),
-              AlphaLogisticRegression(n_mc_samples=20, random_state=0)]
+              AlphaLogisticRegression(n_mc_samples=20, random_state=0),
+              AADMRegressor(hidden_layer_sizes=(5,), generator_hidden=(10,), noise_dim=5,
+                            discriminator_hidden=(10,), batch_size=50, **FAST)]
 
 ALPHA_IS_A_TEMPERATURE = (
     "check_regressors_train sets alpha=0.01 on the assumption that alpha is a regularisation "
