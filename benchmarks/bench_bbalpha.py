@@ -106,9 +106,11 @@ def check_same_energy(X, y):
         eps = rng.standard_normal((DRAWS, n_weights))
         rows = rng.choice(len(y), BATCH, replace=False)
 
-        def log_lik(weights, rows=rows):
+        noise_variance = np.exp(theta[-1])
+
+        def log_lik(weights, rows=rows, noise_variance=noise_variance):
             return gaussian_log_likelihood(mlp_forward(weights, X[rows], shapes)[..., 0],
-                                           y[rows], np.exp(theta[-1]))
+                                           y[rows], noise_variance)
 
         ours = bbalpha_energy(theta[:-1], log_lik, eps, len(y), ALPHA, 1.0, "exact")
         energy = torch_energy_function(torch, shapes, len(y))

@@ -290,6 +290,7 @@ def traced_mlp_forward(weights, X, layer_shapes, activation):
     import autograd.numpy as anp
 
     functions = {"relu": lambda h: anp.maximum(h, 0.0), "tanh": anp.tanh,
+                 "leaky_relu": lambda h: anp.where(h > 0, h, 0.2 * h),
                  "logistic": lambda h: 1.0 / (1.0 + anp.exp(-h)), "identity": lambda h: h}
     n_draws, start, hidden = weights.shape[0], 0, X
     for layer, (n_in, n_out) in enumerate(layer_shapes):

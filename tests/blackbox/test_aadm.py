@@ -105,6 +105,19 @@ def test_warmup_ramps_the_kl_weight():
     assert warmup_weight(0, 0) == 1.0
 
 
+def test_alpha_to_zero_is_avb():
+    """alpha = 0 trains with the VB data term mean_k log p (AVB); a tiny alpha follows the
+    same path (same draws, objective within O(alpha)), while alpha = 1 does not."""
+    X, y = make_bimodal(60, random_state=0)
+    fits = {alpha: AADMRegressor(alpha=alpha, n_epochs=5, learning_rate=1e-3, random_state=0,
+                                 **SMALL).fit(X, y) for alpha in (0.0, 1e-7, 1.0)}
+    avb = fits[0.0].generator_params_
+    np.testing.assert_allclose(fits[1e-7].generator_params_, avb, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(fits[1e-7].energy_history_, fits[0.0].energy_history_,
+                               rtol=1e-5)
+    assert np.max(np.abs(fits[1.0].generator_params_ - avb)) > 1e-3
+
+
 @pytest.mark.slow
 def test_bimodal_alpha_one_beats_avb_in_log_likelihood_with_similar_rmse():
     """The paper's finding (Sec. 5.1, Table 1) on 300 training points, 1,000 test points and

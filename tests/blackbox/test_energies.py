@@ -83,19 +83,26 @@ def test_reparametrized_energy_at_alpha_one_is_kl_minus_log_predictive(rng, line
     assert value == pytest.approx(kl - log_pred.sum(), rel=2e-3)
 
 
-@pytest.mark.parametrize("activation", ["relu", "tanh", "logistic", "identity"])
-def test_mlp_gradient_matches_the_traced_network_and_finite_differences(rng, activation):
+@pytest.mark.parametrize("shared_inputs", [True, False], ids=["X shared", "X per draw"])
+@pytest.mark.parametrize("activation", ["relu", "leaky_relu", "tanh", "logistic", "identity"])
+def test_mlp_gradients_match_the_traced_network(rng, activation,
+                                                 shared_inputs):
+    """Both vector-Jacobian products of the primitive (weights and inputs; the inputs shared
+    by the K draws or one set per draw, as the AADM generator and discriminator use it)
+    equal those of the op-by-op traced network."""
     shapes = mlp_layer_shapes(3, (4, 5), 2)
     n_weights = mlp_n_weights(shapes)
-    X = rng.standard_normal((7, 3))
+    X = rng.standard_normal((7, 3) if shared_inputs else (6, 7, 3))
     weights = rng.standard_normal((6, n_weights))
     upstream = rng.standard_normal((6, 7, 2))
-    ours = grad(lambda w: anp.sum(mlp_forward(w, X, shapes, activation) * upstream))(weights)
-    traced = grad(lambda w: anp.sum(traced_mlp_forward(w, X, shapes, activation)
-                                    * upstream))(weights)
+    for argnum in (0, 1):
+        ours = grad(lambda w, x: anp.sum(mlp_forward(w, x, shapes, activation) * upstream),
+                    argnum)(weights, X)
+        traced = grad(lambda w, x: anp.sum(traced_mlp_forward(w, x, shapes, activation)
+                                           * upstream), argnum)(weights, X)
+        np.testing.assert_allclose(ours, traced, atol=1e-10)
     np.testing.assert_allclose(mlp_forward(weights, X, shapes, activation),
                                traced_mlp_forward(weights, X, shapes, activation), atol=1e-12)
-    np.testing.assert_allclose(ours, traced, atol=1e-10)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.5, 1.0])
