@@ -121,29 +121,26 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
 def make_heteroscedastic(n_samples=1000, random_state=None):
     """The heteroscedastic toy problem of the AADM paper (Rodríguez-Santana & Hernández-Lobato
     2022, Sec. 5.1): ``x ~ U[-4, 4]``, ``y = 7 sin(x) + 3 |cos(x / 2)| eps``, ``eps ~ N(0, 1)``.
-
-    Parameters
-    ----------
-    n_samples : int, default=1000
-    random_state : int, RandomState or None, default=None
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, 1)
-    y : ndarray of shape (n_samples,)
     """
-    n_samples = check_positive_int("make_heteroscedastic", "n_samples", n_samples)
-    rng = check_random_state(random_state)
-    x = rng.uniform(-4.0, 4.0, n_samples)
-    y = 7.0 * np.sin(x) + 3.0 * np.abs(np.cos(x / 2.0)) * rng.standard_normal(n_samples)
-    return x[:, None], y
+    def draw_y(x, rng):
+        return 7.0 * np.sin(x) + 3.0 * np.abs(np.cos(x / 2.0)) * rng.standard_normal(x.size)
+
+    return _one_dimensional_problem("make_heteroscedastic", n_samples, random_state, 4.0, draw_y)
 
 
 def make_bimodal(n_samples=1000, random_state=None):
     """The bimodal toy problem of the AADM paper (Sec. 5.1, after Depeweg et al. 2017):
     ``x ~ U[-2, 2]``, ``y = 10 sin(x) + eps`` or ``y = 10 cos(x) + eps`` with probability 1/2
     each, ``eps ~ N(0, 1)``.
+    """
+    def draw_y(x, rng):
+        branch = rng.random_sample(x.size) < 0.5
+        return np.where(branch, 10.0 * np.sin(x), 10.0 * np.cos(x)) + rng.standard_normal(x.size)
 
+    return _one_dimensional_problem("make_bimodal", n_samples, random_state, 2.0, draw_y)
+
+
+_ONE_DIMENSIONAL_DOC = """
     Parameters
     ----------
     n_samples : int, default=1000
@@ -154,12 +151,16 @@ def make_bimodal(n_samples=1000, random_state=None):
     X : ndarray of shape (n_samples, 1)
     y : ndarray of shape (n_samples,)
     """
-    n_samples = check_positive_int("make_bimodal", "n_samples", n_samples)
+make_heteroscedastic.__doc__ += _ONE_DIMENSIONAL_DOC
+make_bimodal.__doc__ += _ONE_DIMENSIONAL_DOC
+
+
+def _one_dimensional_problem(owner, n_samples, random_state, half_width, draw_y):
+    """``x ~ U[-half_width, half_width]`` as a column and ``y = draw_y(x, rng)``."""
+    n_samples = check_positive_int(owner, "n_samples", n_samples)
     rng = check_random_state(random_state)
-    x = rng.uniform(-2.0, 2.0, n_samples)
-    branch = rng.random_sample(n_samples) < 0.5
-    y = np.where(branch, 10.0 * np.sin(x), 10.0 * np.cos(x)) + rng.standard_normal(n_samples)
-    return x[:, None], y
+    x = rng.uniform(-half_width, half_width, n_samples)
+    return x[:, None], draw_y(x, rng)
 
 
 def make_lda_corpus(n_documents=500, n_topics=5, n_words=100, document_length=100,
