@@ -157,7 +157,7 @@ def main():
     rng = np.random.default_rng(0)
     eps = rng.standard_normal((DRAWS, model.noise_dim))
     rows = rng.choice(len(y), BATCH, replace=False)
-    ours = alphavb_objective(model, eps, X[rows], y[rows], 1.0)
+    ours = float(alphavb_objective(model, eps, X[rows], y[rows], 1.0))
     reference = TorchAADM(torch, model, torch.float64, len(y))
     theirs = reference.objective(torch.tensor(eps), torch.tensor(X[rows]),
                                  torch.tensor(y[rows]), 1.0).item()
