@@ -220,7 +220,6 @@ class _BBAlphaBase(_MonteCarloNetwork):
         return self.posterior_mean_ + np.sqrt(self.posterior_var_) * eps
 
 
-
 _COMMON_PARAMETERS = """
     energy : {"exact", "reparametrized"}, default="exact"
         ``"exact"`` is the BB-alpha energy with the cavity (spec §7); ``"reparametrized"``
