@@ -49,7 +49,7 @@ from ._mlp import mlp_forward, mlp_layer_shapes, mlp_n_weights
 from ._optim import Adam
 from .energies import LOG_2PI, gaussian_log_likelihood, tempered_data_term
 
-GENERATOR_ACTIVATION = "leaky_relu"  # the AADM authors' generator and discriminator
+AUXILIARY_ACTIVATION = "leaky_relu"  # of the generator and the discriminator (the authors")
 INITIAL_SCALE = 0.1  # the authors' initial standard deviation of the generator's weights
 INITIAL_NOISE_LOG_VARIANCE = -5.0  # the authors' initial log-variance of the input noise
 VARIANCE_FLOOR = 1e-12  # keeps r a proper Gaussian when a coordinate does not vary
@@ -97,7 +97,7 @@ class Discriminator:
         """``T(x)`` for the rows of ``X`` (n, n_inputs); differentiable in ``X``."""
         params = self.params if params is None else params
         return anp.reshape(mlp_forward(anp.reshape(params, (1, -1)), X, self.layer_shapes,
-                                       GENERATOR_ACTIVATION), (-1,))
+                                       AUXILIARY_ACTIVATION), (-1,))
 
     def _loss(self, params, draws_q, draws_reference):
         logits = self.logit(np.concatenate([draws_q, draws_reference]), params)
@@ -367,7 +367,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         noise_mean, noise_log_variance, generator = theta[:3]
         noise = noise_mean + anp.exp(0.5 * noise_log_variance) * eps
         return mlp_forward(anp.reshape(generator, (1, -1)), noise, self.generator_layer_shapes_,
-                           GENERATOR_ACTIVATION)[0]
+                           AUXILIARY_ACTIVATION)[0]
 
     def _unpack_scales(self, theta):
         """``(sigma^2, v0)`` on the model's scale, learned (the last entries of ``theta``)
