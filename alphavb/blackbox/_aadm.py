@@ -49,7 +49,7 @@ from ._mlp import mlp_forward, mlp_layer_shapes, mlp_n_weights
 from ._optim import Adam
 from .energies import LOG_2PI, gaussian_log_likelihood, tempered_data_term
 
-AUXILIARY_ACTIVATION = "leaky_relu"  # of the generator and the discriminator (the authors")
+AUXILIARY_ACTIVATION = "leaky_relu"  # the generator's and the discriminator's (the authors' choice)
 INITIAL_SCALE = 0.1  # the authors' initial standard deviation of the generator's weights
 INITIAL_NOISE_LOG_VARIANCE = -5.0  # the authors' initial log-variance of the input noise
 VARIANCE_FLOOR = 1e-12  # keeps r a proper Gaussian when a coordinate does not vary
