@@ -7,7 +7,8 @@ import pytest
 
 MODULES = ["alphavb.linear_model._bayes_linear", "alphavb.linear_model._spike_slab",
            "alphavb.mixture._gaussian_mixture", "alphavb.topics._lda",
-           "alphavb.blackbox._bbalpha", "alphavb.blackbox._gaussian_vb", "alphavb.blackbox._aadm"]
+           "alphavb.blackbox._bbalpha", "alphavb.blackbox._gaussian_vb", "alphavb.blackbox._aadm",
+           "alphavb.simulation"]
 
 
 @pytest.mark.parametrize("name", MODULES)
