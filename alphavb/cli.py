@@ -1,32 +1,45 @@
 """Command line: ``alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N] [--epochs N]
-[--splits N] [--datasets A,B]`` (also
-``python -m alphavb``)."""
+[--splits N] [--datasets A,B]`` (also ``python -m alphavb``). ``TARGET`` ``all`` runs every
+target, each into ``OUT/TARGET`` (default ``results/TARGET``)."""
 
 import argparse
 import inspect
 import sys
+import time
 
 from .reproduce import TARGETS
+
+TARGET_HELP = {
+    "hdr": "sparse regression, the paper's Figure 1",
+    "gmm": "Gaussian mixture, the paper's Figure 2",
+    "lda": "AP topics, the paper's Table 1 (needs the AP corpus)",
+    "bbalpha-uci": "BB-alpha BNNs on the UCI benchmarks (needs the UCI splits)",
+    "aadm-toy": "AADM's Figure 2 and Table 1",
+    "aadm-uci": "AADM, AVB and VI on the UCI benchmarks (needs the UCI splits)",
+    "regression-rate": "risk rate of Bayesian linear regression (Cor. 4.1)",
+    "spike-slab-rate": "risk rate of spike-and-slab regression (Cor. 4.2)",
+    "gmm-rate": "risk rate of the Gaussian mixture (Cor. 4.4)",
+    "lda-rate": "risk rate of LDA in the document length (Cor. 4.5)",
+    "logistic-rate": "risk rate of Gaussian and mixture alpha-VB for logistic regression "
+                     "(Cor. 4.3, D.1)",
+    "all": "every target above, in this order",
+}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="alphavb", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="reproduce a worked example of the paper")
-    reproduce.add_argument("target", choices=sorted(TARGETS),
-                           help="hdr: sparse regression, the paper's Figure 1; "
-                                "gmm: Gaussian mixture, the paper's Figure 2; "
-                                "lda: AP topics, the paper's Table 1 (needs the AP corpus); "
-                                "bbalpha-uci: BB-alpha BNNs on the UCI benchmarks (needs "
-                                "the UCI splits); aadm-toy: AADM's Figure 2 and Table 1; "
-                                "aadm-uci: AADM, AVB and VI on the UCI benchmarks")
+    reproduce.add_argument("target", choices=[*TARGETS, "all"],
+                           help="; ".join(f"{name}: {text}" for name, text in TARGET_HELP.items()))
     reproduce.add_argument("--out", default=None,
-                           help="output folder (default: results/TARGET)")
+                           help="output folder (default: results/TARGET; for all, the parent "
+                                "of one folder per target)")
     reproduce.add_argument("--seed", type=int, default=0, help="random seed of the data")
     reproduce.add_argument("--quick", action="store_true",
-                           help="a small version that runs in seconds (bbalpha-uci)")
+                           help="a small version that runs in seconds")
     reproduce.add_argument("--jobs", type=int, default=1,
-                           help="parallel worker processes (bbalpha-uci, aadm-toy, aadm-uci)")
+                           help="parallel worker processes (bbalpha-uci, aadm-*, *-rate)")
     reproduce.add_argument("--epochs", type=int, default=None,
                            help="training epochs instead of the paper's (aadm-toy, aadm-uci)")
     reproduce.add_argument("--splits", type=int, default=None,
@@ -35,25 +48,44 @@ def main(argv=None):
                            help="comma-separated UCI sets, e.g. boston,yacht (bbalpha-uci, "
                                 "aadm-uci)")
     args = parser.parse_args(argv)
-    out = args.out or f"results/{args.target}"
-    target = TARGETS[args.target]
-    options = {"out_dir": out, "random_state": args.seed}
-    accepted = inspect.signature(target).parameters
-    for flag, name, value, default in (("--quick", "quick", args.quick, False),
-                                       ("--jobs", "n_jobs", args.jobs, 1),
-                                       ("--epochs", "n_epochs", args.epochs, None),
-                                       ("--splits", "n_splits", args.splits, None),
-                                       ("--datasets", "datasets",
-                                        args.datasets and tuple(args.datasets.split(",")),
-                                        None)):
-        if value != default:
-            if name not in accepted:
-                parser.error(f"{flag} is not an option of the {args.target} target")
-            options[name] = value
+    flags = (("--quick", "quick", args.quick, False), ("--jobs", "n_jobs", args.jobs, 1),
+             ("--epochs", "n_epochs", args.epochs, None),
+             ("--splits", "n_splits", args.splits, None),
+             ("--datasets", "datasets", args.datasets and tuple(args.datasets.split(",")), None))
+    if args.target != "all":
+        target = TARGETS[args.target]
+        options = {"out_dir": args.out or f"results/{args.target}", "random_state": args.seed}
+        accepted = inspect.signature(target).parameters
+        for flag, name, value, default in flags:
+            if value != default:
+                if name not in accepted:
+                    parser.error(f"{flag} is not an option of the {args.target} target")
+                options[name] = value
+        return _run(args.target, target, options)
+    # all: each target takes the flags it has and ignores the others
+    failed = []
+    for name, target in TARGETS.items():
+        accepted = inspect.signature(target).parameters
+        options = {"out_dir": f"{args.out or 'results'}/{name}", "random_state": args.seed}
+        options.update({key: value for _, key, value, default in flags
+                        if value != default and key in accepted})
+        start = time.perf_counter()
+        print(f"== alphavb reproduce {name}", flush=True)
+        if _run(name, target, options) != 0:
+            failed.append(name)
+        print(f"== {name}: {time.perf_counter() - start:.1f} s", flush=True)
+    if failed:
+        print(f"alphavb reproduce all: {len(failed)} target(s) could not run: "
+              f"{', '.join(failed)}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _run(name, target, options):
     try:
         result = target(**options)
     except FileNotFoundError as error:  # a real data set is missing: say what is needed
-        print(f"alphavb reproduce {args.target}: {error}", file=sys.stderr)
+        print(f"alphavb reproduce {name}: {error}", file=sys.stderr)
         return 2
     for path in result["files"]:
         print(f"wrote {path}")

@@ -64,3 +64,60 @@ def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=
     if title:
         ax.set_title(title)
     return ax
+
+
+def plot_risk_rate(ax, df, rate, by="alpha", x="n_samples", y="risk", fits=None, title=None):
+    """Risk against sample size on log-log axes, one series per value of ``by``, with the
+    theoretical rate drawn for comparison (the simulation vignettes' figure).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    df : pandas.DataFrame
+        Rows of :func:`~alphavb.simulation.run_study`.
+    rate : callable
+        ``rate(n)``, the theory's rate (e.g. ``d log(d n) / n``); drawn through the mean
+        risk of the first series at the smallest ``n``, so only its slope matters.
+    by : str or list of str, default="alpha"
+        Column(s) that define the series.
+    x, y : str
+    fits : pandas.DataFrame or None
+        :func:`~alphavb.simulation.fit_rate` output with the same ``by`` columns; its OLS
+        lines are drawn dashed and its slopes are put in the legend.
+    title : str or None
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    groups = list(df.groupby(by, sort=True))
+    anchor = None
+    for index, (key, part) in enumerate(groups):
+        key = key if isinstance(key, tuple) else (key,)
+        stats = part.groupby(x)[y].agg(["mean", "std", "count"])
+        n = stats.index.to_numpy(dtype=float)
+        se = (stats["std"] / np.sqrt(stats["count"])).fillna(0.0).to_numpy()
+        label = ", ".join(f"{name} = {value:g}" for name, value in zip(by, key))
+        color = f"C{index}"
+        if fits is not None:
+            match = np.ones(len(fits), dtype=bool)
+            for name, value in zip(by, key):
+                match &= fits[name].to_numpy() == value
+            row = fits[match].iloc[0]
+            label += f" (slope {row['slope']:.2f})"
+            grid = np.geomspace(n.min(), n.max(), 50)
+            ax.plot(grid, np.exp(row["intercept"]) * grid ** row["slope"], "--", color=color,
+                    linewidth=0.9)
+        ax.errorbar(n, stats["mean"], yerr=se, fmt="o", color=color, markersize=4,
+                    capsize=2, label=label)
+        if anchor is None:
+            anchor = (n.min(), float(stats["mean"].iloc[0]))
+    grid = np.geomspace(df[x].min(), df[x].max(), 50)
+    reference = np.array([rate(value) for value in grid])
+    ax.plot(grid, anchor[1] * reference / rate(anchor[0]), color="black", linewidth=1.4,
+            label="theory rate (scaled)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("n")
+    ax.set_ylabel(f"{y} (log scale)")
+    ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax

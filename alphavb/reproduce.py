@@ -19,6 +19,7 @@ from .datasets import (
 )
 from .linear_model import AlphaSpikeSlabRegression
 from .mixture import AlphaGaussianMixture
+from .reproduce_rates import QUICK_ALPHAS, RATE_TARGETS
 from .topics import AlphaLDA, heldout_perplexity
 
 HDR_ALPHAS = (0.5, 0.8, 0.95, 1.0)
@@ -33,7 +34,7 @@ BBALPHA_SETTINGS = {"hidden_layer_sizes": (50,), "activation": "relu", "energy":
                     "learning_rate": 1e-3, "n_predict_samples": 100}
 
 
-def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS):
+def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS, quick=False):
     """Figure 1 of Yang, Pati & Bhattacharya (2020): sparse regression, n = 100, d = 500.
 
     Fits :class:`~alphavb.AlphaSpikeSlabRegression` (default settings) at each ``alpha`` to
@@ -44,12 +45,15 @@ def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS):
     * ``hdr_summary.csv``: per ``alpha`` the sweeps to convergence, the PIPs of the true
       variables, the largest null PIP, ``||E[beta] - beta*||_2``, the objective and fit time.
 
+    ``quick=True`` fits only ``alpha`` = 0.5 and 1.
+
     Returns
     -------
     dict with the paths ``"figure"`` and ``"table"`` and the ``"rows"`` of the table.
     """
     from .plotting import plot_coefficients
 
+    alphas = QUICK_ALPHAS if quick else alphas
     out_dir, plt = _prepare_output(out_dir)
     X, y, truth = make_sparse_regression(random_state=random_state)
     informative = np.flatnonzero(truth)
@@ -73,7 +77,7 @@ def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS):
                          rows)
 
 
-def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS):
+def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS, quick=False):
     """Figure 2 of Yang, Pati & Bhattacharya (2020): a bivariate three-component mixture.
 
     One draw of :func:`~alphavb.datasets.make_gmm` (n = 1000, K = 3, weights 1/3, unit
@@ -87,7 +91,8 @@ def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS):
       between a fitted and a true mean (after matching), the share of points assigned to
       their true component, the objective and the fit time.
 
-    ``alpha = 0.1`` is added to the paper's 0.5, 0.95 and 1 to show a strongly tempered fit.
+    ``alpha = 0.1`` is added to the paper's 0.5, 0.95 and 1 to show a strongly tempered fit;
+    ``quick=True`` fits only 0.5 and 1.
 
     Returns
     -------
@@ -98,6 +103,7 @@ def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS):
 
     from .plotting import plot_mixture_density
 
+    alphas = QUICK_ALPHAS if quick else alphas
     out_dir, plt = _prepare_output(out_dir)
     X, labels, true_means = make_gmm(random_state=random_state)
     n_components = len(true_means)
@@ -141,7 +147,7 @@ def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS):
 
 
 def reproduce_lda(out_dir="results/lda", random_state=0, alphas=LDA_ALPHAS, n_topics=10,
-                  n_top_words=5, max_iter=50, data_home=None):
+                  n_top_words=5, max_iter=50, data_home=None, quick=False):
     """Table 1 of Yang, Pati & Bhattacharya (2020): topics of the Associated Press corpus.
 
     :func:`~alphavb.datasets.load_ap` (2,246 documents; 10% held out at random) is fitted by
@@ -157,11 +163,16 @@ def reproduce_lda(out_dir="results/lda", random_state=0, alphas=LDA_ALPHAS, n_to
       (:func:`~alphavb.topics.heldout_perplexity`), the training perplexity (``bound_``),
       the fitted priors, the objective and the fit time.
 
+    ``quick=True`` fits only ``alpha`` = 0.5 and 1 with 3 sweeps each.
+
     Returns
     -------
     dict with the paths ``"table"`` (the summary) and ``"files"`` and the summary ``"rows"``.
     """
     from scipy.optimize import linear_sum_assignment
+
+    if quick:
+        alphas, max_iter = QUICK_ALPHAS, 3
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -606,4 +617,4 @@ def _write_csv(path, rows):
 
 TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
            "bbalpha-uci": reproduce_bbalpha_uci, "aadm-toy": reproduce_aadm_toy,
-           "aadm-uci": reproduce_aadm_uci}
+           "aadm-uci": reproduce_aadm_uci, **RATE_TARGETS}

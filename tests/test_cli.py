@@ -100,10 +100,17 @@ def test_reproduce_bbalpha_uci_quick(tmp_path, capsys):
     assert sorted(path.stat().st_mtime for path in (tmp_path / "fits").iterdir()) == cached
 
 
-def test_quick_is_refused_by_targets_without_it(capsys):
+def test_jobs_is_refused_by_targets_without_it(capsys):
     with pytest.raises(SystemExit):
-        main(["reproduce", "hdr", "--quick"])
-    assert "--quick is not an option of the hdr target" in capsys.readouterr().err
+        main(["reproduce", "hdr", "--jobs", "2"])
+    assert "--jobs is not an option of the hdr target" in capsys.readouterr().err
+
+
+def test_quick_hdr_and_gmm_fit_two_alphas(tmp_path):
+    for target, table in (("hdr", "hdr_summary.csv"), ("gmm", "gmm_summary.csv")):
+        assert main(["reproduce", target, "--quick", "--out", str(tmp_path / target)]) == 0
+        with open(tmp_path / target / table, newline="") as handle:
+            assert [float(row["alpha"]) for row in csv.DictReader(handle)] == [0.5, 1.0]
 
 
 def test_reproduce_aadm_toy_quick(tmp_path, capsys):

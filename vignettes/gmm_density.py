@@ -7,12 +7,18 @@ N(0, 50 I) prior on each mean. The predictive densities at alpha = 0.1, 0.5, 0.9
 recover the three components; smaller alpha widens q(mu_k) (sd about 1/sqrt(alpha n_k)).
 Same as ``alphavb reproduce gmm``.
 
-Run: python vignettes/gmm_density.py [OUT_DIR]
+``--quick``: alpha = 0.5 and 1 only.
+
+Run: python vignettes/gmm_density.py [OUT_DIR] [--quick]
 """
 
-import sys
+import argparse
 
 from alphavb.reproduce import print_summary, reproduce_gmm
 
 if __name__ == "__main__":
-    print_summary(reproduce_gmm(sys.argv[1] if len(sys.argv) > 1 else "results/gmm"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir", nargs="?", default="results/gmm")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    print_summary(reproduce_gmm(args.out_dir, quick=args.quick))

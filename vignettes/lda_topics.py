@@ -6,12 +6,18 @@ alpha = 0.5, 0.8, 0.95, 1, with empirical-Bayes Dirichlet priors. The top five w
 topic are written as a table per alpha, with each alpha's held-out perplexity (10% of the
 documents). Same as ``alphavb reproduce lda``.
 
-Run: python vignettes/lda_topics.py [OUT_DIR]
+``--quick``: alpha = 0.5 and 1, 3 sweeps each.
+
+Run: python vignettes/lda_topics.py [OUT_DIR] [--quick]
 """
 
-import sys
+import argparse
 
 from alphavb.reproduce import print_summary, reproduce_lda
 
 if __name__ == "__main__":
-    print_summary(reproduce_lda(sys.argv[1] if len(sys.argv) > 1 else "results/lda"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir", nargs="?", default="results/lda")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    print_summary(reproduce_lda(args.out_dir, quick=args.quick))
