@@ -26,7 +26,7 @@ TARGET_HELP = {
 }
 
 
-def main(argv=None):
+def main(argv=None, show_rows=False):
     parser = argparse.ArgumentParser(prog="alphavb", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="reproduce a worked example of the paper")
@@ -61,7 +61,7 @@ def main(argv=None):
                 if name not in accepted:
                     parser.error(f"{flag} is not an option of the {args.target} target")
                 options[name] = value
-        return _run(args.target, target, options)
+        return _run(args.target, target, options, show_rows)
     # all: each target takes the flags it has and ignores the others
     failed = []
     for name, target in TARGETS.items():
@@ -71,7 +71,7 @@ def main(argv=None):
                         if value != default and key in accepted})
         start = time.perf_counter()
         print(f"== alphavb reproduce {name}", flush=True)
-        if _run(name, target, options) != 0:
+        if _run(name, target, options, show_rows) != 0:
             failed.append(name)
         print(f"== {name}: {time.perf_counter() - start:.1f} s", flush=True)
     if failed:
@@ -81,15 +81,29 @@ def main(argv=None):
     return 0
 
 
-def _run(name, target, options):
+def _run(name, target, options, show_rows):
     try:
         result = target(**options)
     except FileNotFoundError as error:  # a real data set is missing: say what is needed
         print(f"alphavb reproduce {name}: {error}", file=sys.stderr)
         return 2
+    if show_rows:
+        for row in result.get("rows", []):
+            print(", ".join(f"{key}={value:.4g}" if isinstance(value, float) else
+                            f"{key}={value}" for key, value in row.items()))
     for path in result["files"]:
         print(f"wrote {path}")
     return 0
+
+
+def vignette(target, argv=None):
+    """Entry point of the scripts in ``vignettes/``: ``python vignettes/SCRIPT.py [OUT_DIR]
+    [flags]`` runs ``alphavb reproduce TARGET --out OUT_DIR [flags]`` and also prints the
+    rows of its main table."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-"):
+        argv = ["--out", argv[0], *argv[1:]]
+    return main(["reproduce", target, *argv], show_rows=True)
 
 
 if __name__ == "__main__":

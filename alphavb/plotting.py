@@ -113,11 +113,21 @@ def plot_risk_rate(ax, df, rate, by="alpha", x="n_samples", y="risk", fits=None,
     reference = np.array([rate(value) for value in grid])
     ax.plot(grid, anchor[1] * reference / rate(anchor[0]), color="black", linewidth=1.4,
             label="theory rate (scaled)")
-    ax.set_xscale("log")
     ax.set_yscale("log")
+    set_sample_size_ticks(ax, df[x].unique())
     ax.set_xlabel("n")
     ax.set_ylabel(f"{y} (log scale)")
     ax.legend(fontsize=7)
     if title:
         ax.set_title(title, fontsize=9)
     return ax
+
+
+def set_sample_size_ticks(ax, n_values):
+    """A log x axis with plain labels at the sample sizes of a study (no crowded minor ticks)."""
+    from matplotlib.ticker import NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_xticks(sorted(n_values))
+    ax.set_xticklabels([f"{value:g}" for value in sorted(n_values)])
+    ax.xaxis.set_minor_formatter(NullFormatter())

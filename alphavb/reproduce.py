@@ -588,15 +588,6 @@ def _prepare_output(out_dir):
     return out_dir, plt
 
 
-def print_summary(result):
-    """Print a reproduction's table rows and the files it wrote (used by the vignettes)."""
-    for row in result["rows"]:
-        print(", ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
-                        for key, value in row.items()))
-    for path in result["files"]:
-        print(f"wrote {path}")
-
-
 def _save_outputs(plt, fig, figure, table, rows):
     """Write the figure (PNG) and the rows (CSV); return the reproduction's result dict."""
     fig.tight_layout()

@@ -120,7 +120,7 @@ def reproduce_rate(name, out_dir=None, random_state=0, quick=False, n_jobs=1):
     dict with ``"figure"``, ``"table"`` (the slopes), ``"files"``, ``"rows"`` (the slope
     table's rows) and ``"study"`` (the fits' DataFrame).
     """
-    from .plotting import plot_risk_rate
+    from .plotting import plot_risk_rate, set_sample_size_ticks
     from .reproduce import _prepare_output, _write_csv
 
     study = RATE_STUDIES[name]
@@ -142,7 +142,7 @@ def reproduce_rate(name, out_dir=None, random_state=0, quick=False, n_jobs=1):
         means = part.groupby("n_samples")["normalized_risk"].mean()
         axes[1].plot(means.index, means.to_numpy(), "o-", color=f"C{index}",
                      label=", ".join(f"{b} = {v:g}" for b, v in zip(by, key)))
-    axes[1].set_xscale("log")
+    set_sample_size_ticks(axes[1], df["n_samples"].unique())
     axes[1].set_ylim(bottom=0)
     axes[1].set_xlabel(study.n_label)
     axes[1].set_ylabel(f"n * risk / ({study.rate_label.replace(' / n', '')})")

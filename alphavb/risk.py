@@ -251,10 +251,13 @@ def renyi_monte_carlo(log_p, log_q, sample_p, order=0.5, n_samples=10_000, rando
 # --------------------------------------------------------------- risk of fitted models
 
 
-def _check_divergence(owner, divergence, order):
+def _check_risk_call(owner, model, fitted_attribute, divergence, order, n_draws):
+    """The checks every risk function starts with; returns the Rényi order and draws."""
+    check_is_fitted(model, fitted_attribute)
     if divergence not in DIVERGENCES:
         raise _bad_parameter(owner, "divergence", f"one of {DIVERGENCES}", divergence)
-    return _check_order(owner, order) if divergence == "renyi" else None
+    order = _check_order(owner, order) if divergence == "renyi" else None
+    return order, check_positive_int(owner, "n_draws", n_draws)
 
 
 def _normal_divergence(divergence, order, mean1, var1, mean2, var2):
@@ -323,9 +326,7 @@ def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
     float
     """
     owner = "regression_risk"
-    check_is_fitted(model, "coef_")
-    order = _check_divergence(owner, divergence, order)
-    n_draws = check_positive_int(owner, "n_draws", n_draws)
+    order, n_draws = _check_risk_call(owner, model, "coef_", divergence, order, n_draws)
     X = _check_design(owner, X, model.coef_.shape[0])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     noise_variance = check_scalar_in_range(owner, "noise_variance", noise_variance, 0.0, None,
@@ -379,9 +380,7 @@ def logistic_risk(model, X, coef, intercept=0.0, n_draws=200, divergence="hellin
     from scipy.special import expit
 
     owner = "logistic_risk"
-    check_is_fitted(model, "vb_")
-    order = _check_divergence(owner, divergence, order)
-    n_draws = check_positive_int(owner, "n_draws", n_draws)
+    order, n_draws = _check_risk_call(owner, model, "vb_", divergence, order, n_draws)
     X = _check_design(owner, X, model.coef_.shape[1])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     draws = model.vb_.sample(n_draws, random_state=check_random_state(random_state))
@@ -444,9 +443,7 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     float
     """
     owner = "mixture_risk"
-    check_is_fitted(model, "means_")
-    order = _check_divergence(owner, divergence, order)
-    n_draws = check_positive_int(owner, "n_draws", n_draws)
+    order, n_draws = _check_risk_call(owner, model, "means_", divergence, order, n_draws)
     n_points = check_positive_int(owner, "n_points", n_points)
     if model.covariance_type not in ("fixed", "full"):
         raise _bad_parameter(owner, "model", "an AlphaGaussianMixture fitted with "
@@ -528,9 +525,7 @@ def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger"
     float
     """
     owner = "lda_risk"
-    check_is_fitted(model, "components_")
-    order = _check_divergence(owner, divergence, order)
-    n_draws = check_positive_int(owner, "n_draws", n_draws)
+    order, n_draws = _check_risk_call(owner, model, "components_", divergence, order, n_draws)
     gamma = model._unnormalized_transform(X)
     doc_topic = _check_probabilities(owner, "doc_topic", doc_topic)
     topic_word = _check_probabilities(owner, "topic_word", topic_word)

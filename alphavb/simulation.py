@@ -497,8 +497,9 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
     df : pandas.DataFrame
         Rows of :func:`run_study` (each replication is one observation).
     x, y : str, default="n_samples", "risk"
-    by : str or None, default="alpha"
-        Column to group by; None (or absent from ``df``) fits all rows together.
+    by : str, list of str or None, default="alpha"
+        Column(s) to group by (those absent from ``df`` are ignored); None fits all rows
+        together.
     level : float in (0, 1), default=0.95
         Confidence level of the slope's interval.
     complexity, dimension : see :func:`rate_normalized_risk`
@@ -529,7 +530,9 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
                              f"df[df[{column!r}] > 0]).")
     if df[x].nunique() < 2:
         raise ValueError(f"fit_rate needs at least two values of {x!r} to fit a slope.")
-    groups = df.groupby(by, sort=True) if by is not None and by in df else [(None, df)]
+    by = [] if by is None else [by] if isinstance(by, str) else list(by)
+    by = [name for name in by if name in df]
+    groups = df.groupby(by, sort=True) if by else [((), df)]
     normalized = None
     if complexity is not None:
         normalized = rate_normalized_risk(df, complexity, dimension, x, y)
@@ -538,7 +541,7 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
         design = sm.add_constant(np.log(part[x].to_numpy(dtype=float)))
         fit = sm.OLS(np.log(part[y].to_numpy(dtype=float)), design).fit()
         low, high = fit.conf_int(alpha=1.0 - level)[1]
-        row = {} if value is None else {by: value[0] if isinstance(value, tuple) else value}
+        row = dict(zip(by, value if isinstance(value, tuple) else (value,)))
         row.update({"slope": fit.params[1], "slope_low": low, "slope_high": high,
                     "intercept": fit.params[0], "r_squared": fit.rsquared,
                     "n_fits": len(part)})

@@ -14,16 +14,9 @@ the data and predictive samples per alpha (PNG) and the test RMSE and log-likeli
 Run: python vignettes/aadm_toy.py [OUT_DIR] [--quick] [--epochs N] [--jobs N]
 """
 
-import argparse
+import sys
 
-from alphavb.reproduce import print_summary, reproduce_aadm_toy
+from alphavb.cli import vignette
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="results/aadm-toy")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args()
-    print_summary(reproduce_aadm_toy(args.out_dir, quick=args.quick, n_epochs=args.epochs,
-                                     n_jobs=args.jobs))
+    sys.exit(vignette("aadm-toy"))

@@ -14,20 +14,9 @@ Run: python vignettes/aadm_uci.py [OUT_DIR] [--quick] [--epochs N] [--splits N]
      [--datasets boston,yacht] [--jobs N]
 """
 
-import argparse
+import sys
 
-from alphavb.reproduce import print_summary, reproduce_aadm_uci
+from alphavb.cli import vignette
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="results/aadm-uci")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--splits", type=int, default=None)
-    parser.add_argument("--datasets", default=None)
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args()
-    datasets = tuple(args.datasets.split(",")) if args.datasets else None
-    print_summary(reproduce_aadm_uci(args.out_dir, quick=args.quick, datasets=datasets,
-                                     n_splits=args.splits, n_epochs=args.epochs,
-                                     n_jobs=args.jobs))
+    sys.exit(vignette("aadm-uci"))

@@ -12,14 +12,9 @@ data home (``ALPHAVB_DATA``; see ``alphavb.datasets.load_uci``). About an hour o
 Run: python vignettes/bbalpha_uci.py [OUT_DIR] [--quick] [--jobs N]
 """
 
-import argparse
+import sys
 
-from alphavb.reproduce import print_summary, reproduce_bbalpha_uci
+from alphavb.cli import vignette
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="results/bbalpha-uci")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args()
-    print_summary(reproduce_bbalpha_uci(args.out_dir, quick=args.quick, n_jobs=args.jobs))
+    sys.exit(vignette("bbalpha-uci"))

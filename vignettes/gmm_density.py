@@ -12,13 +12,9 @@ Same as ``alphavb reproduce gmm``.
 Run: python vignettes/gmm_density.py [OUT_DIR] [--quick]
 """
 
-import argparse
+import sys
 
-from alphavb.reproduce import print_summary, reproduce_gmm
+from alphavb.cli import vignette
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="results/gmm")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print_summary(reproduce_gmm(args.out_dir, quick=args.quick))
+    sys.exit(vignette("gmm"))

@@ -9,13 +9,9 @@ signals at every temperature. Same as ``alphavb reproduce hdr``.
 Run: python vignettes/hdr_spike_slab.py [OUT_DIR] [--quick]
 """
 
-import argparse
+import sys
 
-from alphavb.reproduce import print_summary, reproduce_hdr
+from alphavb.cli import vignette
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="results/hdr")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print_summary(reproduce_hdr(args.out_dir, quick=args.quick))
+    sys.exit(vignette("hdr"))

@@ -11,13 +11,9 @@ documents). Same as ``alphavb reproduce lda``.
 Run: python vignettes/lda_topics.py [OUT_DIR] [--quick]
 """
 
-import argparse
+import sys
 
-from alphavb.reproduce import print_summary, reproduce_lda
+from alphavb.cli import vignette
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="results/lda")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    print_summary(reproduce_lda(args.out_dir, quick=args.quick))
+    sys.exit(vignette("lda"))

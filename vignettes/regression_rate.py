@@ -11,14 +11,9 @@ Fits are cached in OUT_DIR/cache, so a re-run resumes.
 Run: python vignettes/regression_rate.py [OUT_DIR] [--quick] [--jobs N]
 """
 
-import argparse
+import sys
 
-from alphavb.reproduce import TARGETS, print_summary
+from alphavb.cli import vignette
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default="results/regression-rate")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args()
-    print_summary(TARGETS["regression-rate"](args.out_dir, quick=args.quick, n_jobs=args.jobs))
+    sys.exit(vignette("regression-rate"))
