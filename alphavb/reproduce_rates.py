@@ -130,7 +130,7 @@ def reproduce_rate(name, out_dir=None, random_state=0, quick=False, n_jobs=1):
     df = run_study(study.make_problem(), study.make_estimator(), grid,
                    n_replications=study.quick_replications if quick else study.n_replications,
                    random_state=random_state, n_jobs=n_jobs, cache_dir=out_dir / "cache",
-                   n_draws=study.n_draws, n_init=study.n_init, progress=False)
+                   n_draws=study.n_draws, n_init=study.n_init, progress=not quick)
     by = ["alpha", *study.extra_grid]
     slopes = fit_rate(df, by=by, complexity=study.complexity, dimension=study.dimension)
     df["normalized_risk"] = rate_normalized_risk(df, study.complexity, study.dimension)
