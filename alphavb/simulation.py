@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
 from .base import _bad_parameter, check_positive_int
 from .datasets import make_gmm, make_lda_corpus, make_sparse_regression
@@ -314,17 +315,23 @@ def _fit_one(problem, estimator, point, routes, replication, entropy, n_draws, n
         if has_seed:
             model.set_params(random_state=(fit_seed + start_index) % 2**32)
         with warnings.catch_warnings():  # non-convergence is recorded in the row instead
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(X) if y is None else model.fit(X, y)
         if best is None or _objective(model) > _objective(best):
             best = model
     seconds = time.perf_counter() - start
     vb = getattr(best, "vb_", best)
+    risk = float(problem.risk(best, X, truth, n_draws, risk_seed))
+    error = float(problem.error(best, truth))
+    if not (np.isfinite(risk) and np.isfinite(error)):
+        raise FloatingPointError(f"run_study: the fit at {point}, replication {replication} "
+                                 f"gave risk {risk} and error {error}; a study row must be "
+                                 "finite (check the estimator's settings at this point).")
+    n_iter, converged = getattr(best, "n_iter_", None), getattr(vb, "converged_", None)
     row = {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
-           "risk": float(problem.risk(best, X, truth, n_draws, risk_seed)),
-           "error": float(problem.error(best, truth)), "fit_seconds": seconds,
-           "n_iter": int(getattr(best, "n_iter_", -1)),
-           "converged": bool(getattr(vb, "converged_", True))}
+           "risk": risk, "error": error, "fit_seconds": seconds,
+           "n_iter": None if n_iter is None else int(n_iter),
+           "converged": None if converged is None else bool(converged)}
     if path is not None:
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
         temporary.write_text(json.dumps(row))
@@ -370,7 +377,9 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
     pandas.DataFrame
         One row per fit, in grid order then replication: the grid values, ``replication``,
         ``risk`` (variational Bayes risk), ``error`` (of the point estimate), ``fit_seconds``
-        (all ``n_init`` fits), ``n_iter`` and ``converged`` (of the kept fit).
+        (all ``n_init`` fits), ``n_iter`` and ``converged`` (of the kept fit; None for an
+        estimator without ``n_iter_`` or ``converged_``). A non-finite risk or error raises
+        ``FloatingPointError`` rather than entering the table.
 
     Examples
     --------

@@ -192,3 +192,16 @@ def test_bad_rate_input():
         fit_rate(df, y="loss")
     with pytest.raises(ValueError, match="'complexity'"):
         rate_normalized_risk(df, "d")
+
+
+def test_a_non_finite_risk_is_an_error_not_a_row():
+    from alphavb.simulation import Problem
+
+    def nan_risk(model, X, truth, n_draws, random_state):
+        return float("nan")
+
+    base = linear_regression_problem(n_features=2)
+    broken = Problem("broken", base.simulate, nan_risk, base.error, base.settings)
+    with pytest.raises(FloatingPointError, match="replication 0"):
+        run_study(broken, AlphaLinearRegression(), {"n_samples": [30]}, n_replications=1,
+                  progress=False)
