@@ -175,7 +175,7 @@ def hellinger_categorical(p, q):
     """
     p = _check_probabilities("hellinger_categorical", "p", p)
     q = _check_probabilities("hellinger_categorical", "q", q)
-    return np.sum((np.sqrt(p) - np.sqrt(q)) ** 2, axis=-1)[()]
+    return _hellinger_categorical(p, q)[()]
 
 
 def renyi_categorical(p, q, order=0.5):
@@ -184,11 +184,21 @@ def renyi_categorical(p, q, order=0.5):
     a = _check_order("renyi_categorical", order)
     p = _check_probabilities("renyi_categorical", "p", p)
     q = _check_probabilities("renyi_categorical", "q", q)
+    return _renyi_categorical(p, q, a)[()]
+
+
+def _hellinger_categorical(p, q):
+    """:func:`hellinger_categorical` without the input checks (for internal loops)."""
+    return np.sum((np.sqrt(p) - np.sqrt(q)) ** 2, axis=-1)
+
+
+def _renyi_categorical(p, q, a):
+    """:func:`renyi_categorical` without the input checks (for internal loops)."""
     p, q = np.broadcast_arrays(p, q)
     both = (p > 0) & (q > 0)
     with np.errstate(divide="ignore"):
         terms = np.where(both, a * np.log(p) + (1.0 - a) * np.log(q), -np.inf)
-    return (logsumexp(terms, axis=-1) / (a - 1.0))[()]
+    return logsumexp(terms, axis=-1) / (a - 1.0)
 
 
 # ------------------------------------------------------------------------- Monte Carlo
@@ -229,7 +239,7 @@ def hellinger_monte_carlo(log_p, log_q, sample_p, n_samples=10_000, random_state
     """
     log_ratio = _log_ratio_draws("hellinger_monte_carlo", log_p, log_q, sample_p, n_samples,
                                  random_state)
-    terms = np.expm1(0.5 * log_ratio) ** 2
+    terms = _hellinger_terms(log_ratio)
     return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(n_samples))
 
 
@@ -245,7 +255,19 @@ def renyi_monte_carlo(log_p, log_q, sample_p, order=0.5, n_samples=10_000, rando
     a = _check_order("renyi_monte_carlo", order)
     log_ratio = _log_ratio_draws("renyi_monte_carlo", log_p, log_q, sample_p, n_samples,
                                  random_state)
-    return float((logsumexp((1.0 - a) * log_ratio) - np.log(n_samples)) / (a - 1.0))
+    return float(_renyi_from_log_ratios(log_ratio, a))
+
+
+def _hellinger_terms(log_ratio):
+    """``(sqrt(q/p) - 1)^2`` at draws from ``p``, given ``log q - log p``: their mean is the
+    Monte-Carlo squared Hellinger distance."""
+    return np.expm1(0.5 * log_ratio) ** 2
+
+
+def _renyi_from_log_ratios(log_ratio, a):
+    """``(1/(a-1)) log mean((q/p)^(1-a))`` over the last axis of ``log q - log p`` at draws
+    from ``p`` (log-sum-exp)."""
+    return (logsumexp((1.0 - a) * log_ratio, axis=-1) - np.log(log_ratio.shape[-1])) / (a - 1.0)
 
 
 # --------------------------------------------------------------- risk of fitted models
@@ -267,9 +289,10 @@ def _normal_divergence(divergence, order, mean1, var1, mean2, var2):
 
 
 def _categorical_divergence(divergence, order, p, q):
+    """Between distributions the risk functions build themselves (no input checks)."""
     if divergence == "hellinger":
-        return hellinger_categorical(p, q)
-    return renyi_categorical(p, q, order)
+        return _hellinger_categorical(p, q)
+    return _renyi_categorical(p, q, order)
 
 
 def _check_design(owner, X, n_features):
@@ -490,9 +513,8 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     log_fitted = _mixture_log_density(points, draw_weights, draw_means, draw_cov)  # (S, m)
     log_ratio = log_fitted - log_true
     if divergence == "hellinger":
-        return float(np.mean(np.expm1(0.5 * log_ratio) ** 2))
-    per_draw = (logsumexp((1.0 - order) * log_ratio, axis=1) - np.log(n_points)) / (order - 1.0)
-    return float(per_draw.mean())
+        return float(np.mean(_hellinger_terms(log_ratio)))
+    return float(np.mean(_renyi_from_log_ratios(log_ratio, order)))
 
 
 def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger", order=0.5,

@@ -48,7 +48,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .base import _bad_parameter, check_positive_int
 from .datasets import make_gmm, make_lda_corpus, make_sparse_regression
-from .risk import lda_risk, logistic_risk, mixture_risk, regression_risk
+from .risk import hellinger_categorical, lda_risk, logistic_risk, mixture_risk, regression_risk
 
 __all__ = [
     "PROBLEMS",
@@ -173,8 +173,6 @@ def _lda_risk(model, X, truth, n_draws, random_state):
 def _lda_plug_in_error(model, truth):
     """Mean over documents of the squared Hellinger distance between the plug-in word
     distribution ``E[theta_d]' E[beta]`` and the true ``theta*_d' beta*``."""
-    from .risk import hellinger_categorical
-
     doc_topic = model.transform(truth["X"])
     topics = model.components_ / model.components_.sum(axis=1, keepdims=True)
     return float(np.mean(hellinger_categorical(doc_topic @ topics,
@@ -556,11 +554,9 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
                     "n_fits": len(part)})
         if normalized is not None:
             row["normalized_risk"] = float(normalized[part.index].mean())
-            n_low, n_high = part[x].min(), part[x].max()
-            d = part[dimension].iloc[0] if isinstance(dimension, str) else (
-                dimension if dimension is not None else
-                (part[complexity].iloc[0] if isinstance(complexity, str) else complexity))
-            row["bound_slope"] = bound_slope(n_low, n_high, d)
+            d = complexity if dimension is None else dimension
+            d = part[d].iloc[0] if isinstance(d, str) else d
+            row["bound_slope"] = bound_slope(part[x].min(), part[x].max(), d)
         rows.append(row)
     return pd.DataFrame(rows)
 
