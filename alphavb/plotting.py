@@ -87,15 +87,11 @@ def plot_risk_rate(ax, df, rate, by="alpha", x="n_samples", y="risk", fits=None,
     title : str or None
     """
     by = [by] if isinstance(by, str) else list(by)
-    groups = list(df.groupby(by, sort=True))
     anchor = None
-    for index, (key, part) in enumerate(groups):
-        key = key if isinstance(key, tuple) else (key,)
+    for color, key, label, part in _series(df, by):
         stats = part.groupby(x)[y].agg(["mean", "std", "count"])
         n = stats.index.to_numpy(dtype=float)
         se = (stats["std"] / np.sqrt(stats["count"])).fillna(0.0).to_numpy()
-        label = ", ".join(f"{name} = {value:g}" for name, value in zip(by, key))
-        color = f"C{index}"
         if fits is not None:
             match = np.ones(len(fits), dtype=bool)
             for name, value in zip(by, key):
@@ -131,3 +127,28 @@ def set_sample_size_ticks(ax, n_values):
     ax.set_xticks(sorted(n_values))
     ax.set_xticklabels([f"{value:g}" for value in sorted(n_values)])
     ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def plot_normalized_risk(ax, df, by="alpha", x="n_samples", y="normalized_risk", ylabel=None,
+                         title="rate-normalized risk (flat = the rate is attained)"):
+    """Mean rate-normalized risk (:func:`~alphavb.simulation.rate_normalized_risk`) against
+    sample size, one line per value of ``by``; flat where the risk attains the rate."""
+    by = [by] if isinstance(by, str) else list(by)
+    for color, _, label, part in _series(df, by):
+        means = part.groupby(x)[y].mean()
+        ax.plot(means.index, means.to_numpy(), "o-", color=color, label=label)
+    set_sample_size_ticks(ax, df[x].unique())
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("n")
+    ax.set_ylabel(ylabel or y)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def _series(df, by):
+    """``(colour, key, label, rows)`` per value of the columns ``by``, in sorted order."""
+    for index, (key, part) in enumerate(df.groupby(by, sort=True)):
+        key = key if isinstance(key, tuple) else (key,)
+        yield (f"C{index}", key,
+               ", ".join(f"{name} = {value:g}" for name, value in zip(by, key)), part)

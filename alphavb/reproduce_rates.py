@@ -35,6 +35,7 @@ from .simulation import (
     rate_normalized_risk,
     run_study,
     spike_slab_problem,
+    theoretical_rate,
 )
 from .topics import AlphaLDA
 
@@ -63,7 +64,7 @@ class RateStudy:
     n_label: str = "n"
 
     def rate(self, n):
-        return self.complexity * np.log(self.dimension * n) / n
+        return theoretical_rate(n, self.complexity, self.dimension)
 
 
 def _gmm_estimator():
@@ -121,7 +122,7 @@ def reproduce_rate(name, out_dir=None, random_state=0, quick=False, n_jobs=1):
     dict with ``"figure"``, ``"table"`` (the slopes), ``"files"``, ``"rows"`` (the slope
     table's rows) and ``"study"`` (the fits' DataFrame).
     """
-    from .plotting import plot_risk_rate, set_sample_size_ticks
+    from .plotting import plot_normalized_risk, plot_risk_rate
     from .reproduce import _prepare_output, _write_csv
 
     study = RATE_STUDIES[name]
@@ -138,17 +139,9 @@ def reproduce_rate(name, out_dir=None, random_state=0, quick=False, n_jobs=1):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     plot_risk_rate(axes[0], df, study.rate, by=by, fits=slopes,
                    title=f"{study.title} ({study.corollary}): risk vs n")
-    for index, (key, part) in enumerate(df.groupby(by, sort=True)):
-        key = key if isinstance(key, tuple) else (key,)
-        means = part.groupby("n_samples")["normalized_risk"].mean()
-        axes[1].plot(means.index, means.to_numpy(), "o-", color=f"C{index}",
-                     label=", ".join(f"{b} = {v:g}" for b, v in zip(by, key)))
-    set_sample_size_ticks(axes[1], df["n_samples"].unique())
-    axes[1].set_ylim(bottom=0)
+    plot_normalized_risk(axes[1], df, by=by,
+                         ylabel=f"n * risk / ({study.rate_label.replace(' / n', '')})")
     axes[1].set_xlabel(study.n_label)
-    axes[1].set_ylabel(f"n * risk / ({study.rate_label.replace(' / n', '')})")
-    axes[1].set_title("rate-normalized risk (flat = the rate is attained)", fontsize=9)
-    axes[1].legend(fontsize=7)
     axes[0].set_xlabel(study.n_label)
     fig.tight_layout()
     figure = out_dir / f"{name}.png"

@@ -61,6 +61,7 @@ __all__ = [
     "rate_normalized_risk",
     "run_study",
     "spike_slab_problem",
+    "theoretical_rate",
 ]
 
 RESULT_COLUMNS = ("replication", "risk", "error", "fit_seconds", "n_iter", "converged")
@@ -446,7 +447,8 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
     # parallel_config (unlike Parallel's backend argument) registers joblib's dask backend
     with parallel_config(backend=backend) if backend is not None else nullcontext():
         results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-        for index, row in zip(missing, tqdm(results, total=len(missing), disable=not progress,
+        for index, row in zip(missing, tqdm(results, total=len(missing),
+                                            disable=not (progress and missing),
                                             desc=f"{problem.name} study")):
             rows[index] = row
     frame = pd.DataFrame(rows, columns=[*names, *RESULT_COLUMNS])
@@ -491,8 +493,12 @@ def rate_normalized_risk(df, complexity, dimension=None, x="n_samples", y="risk"
 
     c = column_or_value(complexity, "complexity")
     d = c if dimension is None else column_or_value(dimension, "dimension")
-    n = df[x].to_numpy(dtype=float)
-    return df[y] * n / (c * np.log(d * n))
+    return df[y] / theoretical_rate(df[x].to_numpy(dtype=float), c, d)
+
+
+def theoretical_rate(n, complexity, dimension):
+    """The rate of the paper's corollaries, ``c log(d n) / n`` (see the module notes)."""
+    return complexity * np.log(dimension * n) / n
 
 
 def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=None,
