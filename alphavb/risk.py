@@ -402,12 +402,14 @@ def logistic_risk(model, X, coef, intercept=0.0, n_draws=200, divergence="hellin
     """
     from scipy.special import expit
 
+    from .blackbox._gaussian_vb import _design
+
     owner = "logistic_risk"
     order, n_draws = _check_risk_call(owner, model, "vb_", divergence, order, n_draws)
     X = _check_design(owner, X, model.coef_.shape[1])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     draws = model.vb_.sample(n_draws, random_state=check_random_state(random_state))
-    fitted = expit(draws[:, :-1] @ X.T + draws[:, -1:])              # (n_draws, n)
+    fitted = expit(draws @ _design(X, model.fit_intercept).T)       # (n_draws, n)
     true = expit(X @ coef + intercept)
     pairs = np.stack([fitted, 1.0 - fitted], axis=-1), np.stack([true, 1.0 - true], axis=-1)
     return float(_categorical_divergence(divergence, order, *pairs).mean())

@@ -292,13 +292,14 @@ def traced_mlp_forward(weights, X, layer_shapes, activation):
     functions = {"relu": lambda h: anp.maximum(h, 0.0), "tanh": anp.tanh,
                  "leaky_relu": lambda h: anp.where(h > 0, h, 0.2 * h),
                  "logistic": lambda h: 1.0 / (1.0 + anp.exp(-h)), "identity": lambda h: h}
-    n_draws, start, hidden = weights.shape[0], 0, X
+    lead, start, hidden = weights.shape[:-1], 0, X
     for layer, (n_in, n_out) in enumerate(layer_shapes):
-        W = anp.reshape(weights[:, start:start + n_in * n_out], (n_draws, n_in, n_out))
-        b = weights[:, start + n_in * n_out:start + n_in * n_out + n_out]
+        W = anp.reshape(weights[..., start:start + n_in * n_out], (*lead, n_in, n_out))
+        b = weights[..., start + n_in * n_out:start + n_in * n_out + n_out]
         start += n_in * n_out + n_out
-        pattern = "bi,kio->kbo" if hidden.ndim == 2 else "kbi,kio->kbo"
-        hidden = anp.einsum(pattern, hidden, W) + b[:, None, :]
+        # one einsum per row of W: written independently of matmul's broadcasting
+        hidden = anp.sum(hidden[..., :, :, None] * W[..., None, :, :], axis=-2) \
+            + b[..., None, :]
         if layer < len(layer_shapes) - 1:
             hidden = functions[activation](hidden)
     return hidden

@@ -19,7 +19,7 @@ from alphavb import (
 
 # the black-box estimators with few epochs and draws, so the checks' many fits stay quick
 FAST = {"n_epochs": 20, "learning_rate": 0.05, "n_mc_samples": 3, "n_predict_samples": 20,
-        "random_state": 0}
+        "tol": None, "random_state": 0}
 ESTIMATORS = [AlphaLinearRegression(), AlphaSpikeSlabRegression(), AlphaGaussianMixture(),
               AlphaLDA(), BBAlphaRegressor(hidden_layer_sizes=(5,), **FAST),
               BBAlphaClassifier(**FAST),

@@ -7,13 +7,19 @@
 * :class:`AADMRegressor`: Bayesian neural networks with an implicit posterior (a generator
   network), fitted by adversarial alpha-divergence minimization (spec §8);
 * :class:`AlphaGaussianVB`, :class:`AlphaLogisticRegression`: Gaussian and
-  mixture-of-Gaussians alpha-VB for any autograd-differentiable likelihood.
+  mixture-of-Gaussians alpha-VB for any autograd-differentiable likelihood;
+* :func:`fit_stacked`: several BB-alpha or AADM fits (splits, seeds, alphas) trained as one
+  stacked computation, each with the result of its own ``fit``.
+
+All stochastic-gradient fits run through one training loop (:mod:`._training`): mini-batches,
+Adam, KL warm-up, a convergence rule with ``ConvergenceWarning``, early stopping.
 """
 
 from ._aadm import AADMRegressor
 from ._bbalpha import BBAlphaClassifier, BBAlphaRegressor
 from ._gaussian_vb import AlphaGaussianVB, AlphaLogisticRegression
+from ._training import fit_stacked
 from .energies import bbalpha_energy
 
-__all__ = ["AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier", "BBAlphaRegressor",
-           "bbalpha_energy"]
+__all__ = ["AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier",
+           "BBAlphaRegressor", "bbalpha_energy", "fit_stacked"]

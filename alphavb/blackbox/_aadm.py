@@ -8,19 +8,25 @@ adaptive contrast of Mescheder, Nowozin & Geiger, "Adversarial variational Bayes
 Implicit posterior
 ------------------
 ``w = g_phi(z)``, ``z = mu + s * e``, ``e ~ N(0, I_D)``: ``g_phi`` is an MLP (leaky ReLU)
-that emits every weight and bias of the Bayesian network, and the input noise's mean ``mu``
-and log-variance ``log s^2`` are learned with it.
+that emits the weights of the Bayesian network, and the input noise's mean ``mu`` and
+log-variance ``log s^2`` are learned with it. With ``bias_posterior="point"`` (the authors'
+code) the network's biases are point estimates learned beside ``phi``, and ``q``, the prior
+and the KL cover the weight matrices only; with ``"implicit"`` the generator emits the
+biases too.
 
-Objective (to be minimized, a mini-batch ``B`` of ``N`` rows, ``K`` draws ``w_k``)
+Objective (to be minimized, a mini-batch ``B`` of ``N`` rows, ``K`` draws per row)
 --------------------------------------------------------------------------------
 ::
 
-    E(phi) = beta KL_hat - (N / (alpha B)) sum_{n in B} [lse_k(alpha log p(y_n | w_k)) - log K]
+    E(phi) = beta KL_hat - (N / (alpha B)) sum_{n in B} [lse_k(alpha log p(y_n | w_nk)) - log K]
 
 (the data term of :func:`~alphavb.blackbox.energies.tempered_data_term`; ``alpha = 0`` is its
-VB limit, i.e. AVB), ``beta`` the KL weight of the warm-up, and with adaptive contrast
+VB limit, i.e. AVB), ``beta`` the KL weight of the warm-up. With ``draws_per_row=True`` (the
+authors' code) every row ``n`` has its own ``K`` draws ``w_nk``, ``B K`` draws per step;
+otherwise the ``K`` draws are shared by the rows. With adaptive contrast, over all draws
+``w_s`` of the step,
 
-    KL_hat = mean_k [T(w~_k) + log r(w_k) - log p0(w_k)],   w~_k = (w_k - m) / s,
+    KL_hat = mean_s [T(w~_s) + log r(w_s) - log p0(w_s)],   w~_s = (w_s - m) / s,
 
 ``r = N(m, diag(s^2))`` the factorized Gaussian with the draws' mean and standard deviation
 (held constant in the gradient, as in the authors' code), ``p0 = N(0, v0 I)`` and ``T`` the
@@ -28,36 +34,46 @@ logit of a discriminator trained to tell ``w~`` from ``N(0, I)`` draws:
 ``max E_q~[log sigmoid T] + E_N(0,I)[log(1 - sigmoid T)]``, whose optimum is
 ``T* = log q~ - log N(0, I)``, so ``E_q[T*(w~)] = KL(q~ || N(0, I)) = KL(q || r)``. The gradient
 of ``E`` holds the discriminator's weights fixed but differentiates ``T`` through ``w~``.
+Each step takes one Adam step of the discriminator, then one of ``phi`` (and of the point
+biases, ``log sigma^2`` and ``log v0``), on the same draws.
 """
 
 import autograd.numpy as anp
 import numpy as np
-from autograd import value_and_grad
+from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
 from sklearn.utils import check_random_state
-from tqdm.auto import tqdm
 
-from ..base import check_positive_int, check_scalar_in_range
+from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
 from ._bbalpha import (
     _BNNRegressorMixin,
     _MonteCarloNetwork,
+    _PreparedFit,
     check_activation,
-    check_finite_step,
     check_layer_sizes,
+    fit_generator,
 )
 from ._mlp import mlp_forward, mlp_layer_shapes, mlp_n_weights
-from ._optim import Adam
-from .energies import LOG_2PI, gaussian_log_likelihood, tempered_data_term
+from ._training import (
+    Objective,
+    Schedule,
+    check_non_negative_int,
+    check_tol,
+    stacked_value_and_grad,
+    train,
+)
+from .energies import LOG_2PI, gaussian_log_likelihood, per_coordinate, tempered_data_term
 
 AUXILIARY_ACTIVATION = "leaky_relu"  # the generator's and the discriminator's (the authors' choice)
 INITIAL_SCALE = 0.1  # the authors' initial standard deviation of the generator's weights
 INITIAL_NOISE_LOG_VARIANCE = -5.0  # the authors' initial log-variance of the input noise
 VARIANCE_FLOOR = 1e-12  # keeps r a proper Gaussian when a coordinate does not vary
+BIAS_POSTERIORS = ("point", "implicit")
 
 
 def init_mlp(layer_shapes, rng, scale=None):
-    """Flat MLP weights: ``N(0, scale^2)`` entries, or ``N(0, 1/n_in)`` when ``scale`` is
-    None (the layout of :mod:`alphavb.blackbox._mlp`)."""
+    """Flat MLP weights: ``N(0, scale^2)`` entries, or ``N(0, 1/n_in)`` weights and zero
+    biases when ``scale`` is None (the layout of :mod:`alphavb.blackbox._mlp`)."""
     parts = []
     for n_in, n_out in layer_shapes:
         sd = 1.0 / np.sqrt(n_in) if scale is None else scale
@@ -68,57 +84,24 @@ def init_mlp(layer_shapes, rng, scale=None):
 
 def sigmoid_cross_entropy(logits_q, logits_reference):
     """The discriminator's loss ``-(mean log sigmoid(T_q) + mean log(1 - sigmoid(T_ref)))``,
-    i.e. ``mean softplus(-T_q) + mean softplus(T_ref)`` (q-draws labelled 1)."""
-    return (anp.mean(anp.logaddexp(0.0, -logits_q))
-            + anp.mean(anp.logaddexp(0.0, logits_reference)))
+    i.e. ``mean softplus(-T_q) + mean softplus(T_ref)`` (q-draws labelled 1), averaged over
+    the last axis (one loss per leading entry)."""
+    return (anp.mean(anp.logaddexp(0.0, -logits_q), axis=-1)
+            + anp.mean(anp.logaddexp(0.0, logits_reference), axis=-1))
 
 
-class Discriminator:
-    """An MLP logit ``T(x)`` fitted by logistic regression of draws of ``q`` against draws of
-    a reference density ``r``: at the optimum ``T(x) = log q(x) - log r(x)`` (AVB, Prop. 1).
-
-    Parameters
-    ----------
-    n_inputs : int
-    hidden_layer_sizes : tuple of int
-    learning_rate : float
-        Adam step size.
-    rng : numpy.random.RandomState
-        Draws the initial weights ``N(0, 1/n_in)`` (biases 0).
-    """
-
-    def __init__(self, n_inputs, hidden_layer_sizes, learning_rate, rng):
-        self.layer_shapes = mlp_layer_shapes(n_inputs, hidden_layer_sizes, 1)
-        self.params = init_mlp(self.layer_shapes, rng)
-        self._optimizer = Adam(learning_rate)
-        self._loss_and_gradient = value_and_grad(self._loss)
-
-    def logit(self, X, params=None):
-        """``T(x)`` for the rows of ``X`` (n, n_inputs); differentiable in ``X``."""
-        params = self.params if params is None else params
-        return anp.reshape(mlp_forward(anp.reshape(params, (1, -1)), X, self.layer_shapes,
-                                       AUXILIARY_ACTIVATION), (-1,))
-
-    def _loss(self, params, draws_q, draws_reference):
-        logits = self.logit(np.concatenate([draws_q, draws_reference]), params)
-        n_q = draws_q.shape[0]
-        return sigmoid_cross_entropy(logits[:n_q], logits[n_q:])
-
-    def step(self, draws_q, draws_reference):
-        """One Adam step on the cross-entropy; returns the loss before the step."""
-        loss, gradient = self._loss_and_gradient(self.params, draws_q, draws_reference)
-        if not (np.isfinite(loss) and np.all(np.isfinite(gradient))):
-            raise FloatingPointError("The discriminator's loss or gradient is not finite; "
-                                     "lower discriminator_learning_rate.")
-        self.params = self._optimizer.step(self.params, gradient)
-        return float(loss)
+def discriminator_logit(params, X, layer_shapes):
+    """``T(x)`` of discriminators ``params`` (..., P_T) for the rows of ``X`` (..., n, d):
+    shape (..., n); differentiable in both."""
+    return mlp_forward(params, X, layer_shapes, AUXILIARY_ACTIVATION)[..., 0]
 
 
 def contrast_moments(weights):
-    """Mean and standard deviation per coordinate of the draws (K, P), as constants: the
-    adaptive-contrast Gaussian ``r`` (spec §8)."""
+    """Mean and standard deviation of the draws over their second-to-last axis (the draws of
+    one ``q``), as constants: the adaptive-contrast Gaussian ``r`` (spec §8)."""
     weights = getval(weights)
-    return weights.mean(axis=0), np.sqrt(weights.var(axis=0) + VARIANCE_FLOOR)
+    return (weights.mean(axis=-2, keepdims=True),
+            np.sqrt(weights.var(axis=-2, keepdims=True) + VARIANCE_FLOOR))
 
 
 def adaptive_contrast_kl(weights, mean, sd, logit, prior_variance):
@@ -127,40 +110,166 @@ def adaptive_contrast_kl(weights, mean, sd, logit, prior_variance):
 
     Parameters
     ----------
-    weights : array of shape (K, P)
+    weights : array of shape (..., K, P)
         Draws of ``q``.
-    mean, sd : ndarray of shape (P,)
+    mean, sd : ndarray of shape (..., 1, P)
         The moments of ``r`` (:func:`contrast_moments`).
     logit : callable
-        ``T``, mapping standardized draws (K, P) to (K,).
-    prior_variance : float
+        ``T``, mapping standardized draws (..., K, P) to (..., K).
+    prior_variance : float or array of the leading shape
         ``v0`` of the prior ``N(0, v0 I)`` (may be an autograd value).
 
     Returns
     -------
-    array of shape (K,)
+    array of shape (..., K)
     """
     standardized = (weights - mean) / sd
-    n_weights = weights.shape[1]
-    log_r = -0.5 * anp.sum(standardized**2, axis=1) - anp.sum(np.log(sd)) \
-        - 0.5 * n_weights * LOG_2PI
-    log_p0 = -0.5 * (anp.sum(weights**2, axis=1) / prior_variance
+    n_weights = weights.shape[-1]
+    prior_variance = per_coordinate(prior_variance)
+    log_r = (-0.5 * anp.sum(standardized**2, axis=-1) - np.sum(np.log(sd), axis=-1)
+             - 0.5 * n_weights * LOG_2PI)
+    log_p0 = -0.5 * (anp.sum(weights**2, axis=-1) / prior_variance
                      + n_weights * (anp.log(prior_variance) + LOG_2PI))
     return logit(standardized) + log_r - log_p0
 
 
-def warmup_weight(epoch, n_warmup_epochs):
-    """The KL weight ``beta`` of epoch ``epoch`` (0-based): ``epoch / n_warmup`` during the
-    warm-up, then 1 (the authors' schedule)."""
-    return 1.0 if epoch >= n_warmup_epochs else epoch / n_warmup_epochs
+class _GeneratorLayout:
+    """Where the generated weights and the point biases go in the network's flat layout."""
+
+    def __init__(self, layer_shapes, bias_posterior):
+        self.layer_shapes = layer_shapes
+        self.point_biases = bias_posterior == "point"
+        self.n_network = mlp_n_weights(layer_shapes)
+        columns, start = [[], []], 0
+        for n_in, n_out in layer_shapes:
+            columns[0].append(np.arange(start, start + n_in * n_out))
+            columns[1].append(np.arange(start + n_in * n_out, start + n_in * n_out + n_out))
+            start += n_in * n_out + n_out
+        # the full layout's columns of the weight matrices and of the biases
+        self.weight_columns, self.bias_columns = map(np.concatenate, columns)
+        self.n_biases = self.bias_columns.size if self.point_biases else 0
+        self.n_generated = self.n_network - self.n_biases
+
+    def assemble(self, generated, biases):
+        """Full network weights (..., S, n_network) from generated draws (..., S,
+        n_generated) and point biases (..., n_biases), shared by the S draws."""
+        if not self.point_biases:
+            return generated
+        return _insert_biases(generated, biases, self.weight_columns, self.bias_columns)
+
+
+@primitive
+def _insert_biases(generated, biases, weight_columns, bias_columns):
+    """The flat network weights with the biases put in their columns: one copy, and a VJP
+    that splits the gradient back (slicing by autograd would fill a zero array the size of
+    all the draws for every layer)."""
+    shape = generated.shape[:-1] + (weight_columns.size + bias_columns.size,)
+    full = np.empty(shape, dtype=np.result_type(generated, biases))
+    full[..., weight_columns] = generated
+    full[..., bias_columns] = biases[..., None, :]
+    return full
+
+
+defvjp(_insert_biases,
+       lambda ans, generated, biases, weight_columns, bias_columns:
+       lambda g: g[..., weight_columns],
+       lambda ans, generated, biases, weight_columns, bias_columns:
+       lambda g: g[..., bias_columns].sum(axis=-2))
+
+
+def generated_weights(params, eps, generator_shapes):
+    """Generator outputs (M, S, P_g) for base noise ``eps`` (M, S, D), from ``params =
+    [noise mean (M, D), noise log-variance (M, D), generator (M, P_gen), ...]``."""
+    noise_mean, noise_log_variance, generator = params[:3]
+    base = noise_mean[:, None] + anp.exp(0.5 * noise_log_variance)[:, None] * eps
+    return mlp_forward(generator, base, generator_shapes, AUXILIARY_ACTIVATION)
+
+
+def make_aadm_objective(layer_shapes, activation, generator_shapes, discriminator_shapes,
+                        bias_posterior, n_mc_samples, draws_per_row, n_total, alpha,
+                        noise, prior_variance, learn_noise, learn_prior):
+    """The AADM objective of a stack of ``M`` fits as pure functions (module docstring).
+
+    ``params`` is ``[noise mean (M, D), noise log-variance (M, D), generator (M, P_g),
+    point biases (M, P_b) or (M, 0), learned log-scales (M, L)]`` (``log sigma^2`` when
+    ``learn_noise``, then ``log v0`` when ``learn_prior``); the adversary is ``[discriminator
+    (M, P_T)]``; a step's draws are the generator's base noise and as many ``N(0, I)``
+    reference draws for the discriminator.
+
+    Returns
+    -------
+    objective : Objective
+        Its values are ``[E, KL_hat]`` per fit (the loop adds the discriminator's loss).
+    unpack_scales : callable
+        ``unpack_scales(params) -> (sigma^2 (M,), v0 (M,))`` on the model's scale.
+    """
+    layout = _GeneratorLayout(layer_shapes, bias_posterior)
+    noise_dim = generator_shapes[0][0]
+
+    def unpack_scales(params):
+        scales = anp.exp(params[4])
+        noise_variance = scales[:, 0] if learn_noise else noise
+        prior = scales[:, -1] if learn_prior else prior_variance
+        return noise_variance, prior
+
+    def draw(rng, n_rows):
+        n_draws = n_rows * n_mc_samples if draws_per_row else n_mc_samples
+        return (rng.standard_normal((n_draws, noise_dim)),
+                rng.standard_normal((n_draws, layout.n_generated)))
+
+    def standardized_draws(params, eps):
+        weights = generated_weights(params, eps, generator_shapes)
+        mean, sd = contrast_moments(weights)
+        return weights, mean, sd
+
+    def discriminator_loss(discriminator, params, batch, draws):
+        weights, mean, sd = standardized_draws(params, draws[0])
+        logits = discriminator_logit(discriminator, np.concatenate(
+            [(weights - mean) / sd, draws[1]], axis=1), discriminator_shapes)
+        n_q = weights.shape[1]
+        return sigmoid_cross_entropy(logits[:, :n_q], logits[:, n_q:])
+
+    def values(params, adversary, batch, draws, kl_weight):
+        X_batch, y_batch = batch
+        weights, mean, sd = standardized_draws(params, draws[0])
+        noise_variance, prior = unpack_scales(params)
+        discriminator = adversary[0]
+        kl = anp.mean(adaptive_contrast_kl(
+            weights, mean, sd,
+            lambda x: discriminator_logit(discriminator, x, discriminator_shapes), prior),
+            axis=-1)
+        network = layout.assemble(weights, params[3])
+        if draws_per_row:  # (M, B K, P) -> (M, B, K, P); row b meets its own draws
+            n_rows = X_batch.shape[1]
+            network = anp.reshape(network, (network.shape[0], n_rows, -1, network.shape[-1]))
+            outputs = mlp_forward(network, X_batch[:, :, None, None, :], layer_shapes,
+                                  activation)[..., 0, 0]
+            outputs = anp.swapaxes(outputs, 1, 2)  # (M, K, B)
+        else:
+            outputs = mlp_forward(network, X_batch[:, None], layer_shapes, activation)[..., 0]
+        log_lik = gaussian_log_likelihood(outputs, y_batch[:, None],
+                                          anp.reshape(noise_variance, (-1, 1, 1)))
+        energy = kl_weight * kl - tempered_data_term(log_lik, alpha, n_total)
+        return anp.stack([energy, kl], axis=1)
+
+    loss_and_gradient = stacked_value_and_grad(discriminator_loss)
+
+    def adversary_value_and_grad(adversary, params, batch, draws):
+        # differentiated as one array, not as a list: autograd would first fill a list of
+        # zeros the size of the discriminator and add the gradient into it
+        loss, gradient = loss_and_gradient(adversary[0], params, batch, draws)
+        return loss, [gradient]
+
+    return (Objective(draw, stacked_value_and_grad(values), adversary_value_and_grad),
+            unpack_scales)
 
 
 class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     """Bayesian neural-network regression with an implicit posterior, by AADM.
 
     Model ``y = f_w(x) + N(0, sigma^2)`` with an MLP ``f_w`` and the prior ``N(0, v0)`` on
-    every weight and bias. ``q(w)`` is implicit: a generator network maps Gaussian noise with
-    learned mean and variance to all the weights of ``f``. Training minimizes the
+    every generated weight. ``q(w)`` is implicit: a generator network maps Gaussian noise
+    with learned mean and variance to the weights of ``f``. Training minimizes the
     reparametrized alpha-energy with the KL term estimated adversarially by adaptive
     contrast (Rodríguez-Santana & Hernández-Lobato 2022; spec §8; module docstring),
     alternating one Adam step of the discriminator and one of the generator per
@@ -182,23 +291,45 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     noise_dim : int, default=100
         Dimension of the generator's input noise.
     discriminator_hidden : tuple of int, default=(50, 50)
+    bias_posterior : {"point", "implicit"}, default="implicit"
+        ``"implicit"``: the generator emits the network's biases with its weights;
+        ``"point"``: the biases are point estimates outside ``q`` and its KL (the authors'
+        code).
+    draws_per_row : bool, default=False
+        Give every row of a mini-batch its own ``n_mc_samples`` draws (the authors' code:
+        ``batch_size * n_mc_samples`` draws per step, also used by the discriminator and
+        the KL); otherwise the rows share ``n_mc_samples`` draws.
     n_mc_samples : int, default=10
-        Draws ``K`` of the weights per mini-batch, for the data term, the KL estimate and the
-        discriminator's step (with as many ``N(0, I)`` draws).
+        Draws ``K`` of the weights per row (or per mini-batch), for the data term, the KL
+        estimate and the discriminator's step (with as many ``N(0, I)`` draws).
     n_predict_samples : int, default=100
         Weight draws averaged at prediction time (with a seed fixed at fit time, so
         predictions are repeatable).
     batch_size : int, default=10
     n_epochs : int, default=2000
+        The budget (the paper's UCI setting).
     warmup_fraction : float, default=0.1
         Fraction of the epochs over which the KL weight rises linearly from 0 to 1.
     learning_rate : float, default=1e-4
-        Adam step size of the generator, the noise parameters, ``log sigma^2`` and ``log v0``.
+        Adam step size of the generator, the noise parameters, the point biases,
+        ``log sigma^2`` and ``log v0``.
     discriminator_learning_rate : float, default=1e-3
         Adam step size of the discriminator (the authors use 10 times the generator's).
+    discriminator_init_scale : float or None, default=None
+        Standard deviation of the discriminator's initial weights and biases (the authors:
+        0.1); ``None``: ``N(0, 1/n_in)`` weights and zero biases.
+    tol : float or None, default=1e-4
+        Convergence: training stops when the objective per training row, averaged over
+        blocks of at least 100 steps after the warm-up, has not improved by more than
+        ``tol`` for ``n_iter_no_change`` blocks; ``None`` trains all ``n_epochs`` (the
+        paper's protocol). A ``ConvergenceWarning`` says when the budget ends first.
+    n_iter_no_change : int, default=10
+    n_lr_decays : int, default=2
+        At each plateau both step sizes are divided by 5, up to ``n_lr_decays`` times;
+        training stops at the next plateau (:mod:`alphavb.blackbox._training`).
     noise_variance : float or None, default=None
         ``sigma^2`` on the scale of ``y``: the starting value when
-        ``learn_noise_variance=True``, else the fixed value; ``None`` means ``0.1 var(y)``.
+        ``learn_noise_variance=True``, else the fixed value; ``None`` means ``0.01 var(y)``.
     learn_noise_variance : bool, default=True
     prior_variance : float, default=1.0
         ``v0``: the starting value when ``learn_prior_variance=True``, else the fixed value.
@@ -214,6 +345,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     ----------
     generator_params_ : ndarray
         ``[mu, log s^2, generator weights]`` (the layout of :mod:`alphavb.blackbox._mlp`).
+    bias_ : ndarray
+        The point biases (empty with ``bias_posterior="implicit"``), layer by layer.
     discriminator_params_ : ndarray
     layer_shapes_, generator_layer_shapes_ : list of (n_in, n_out)
     noise_variance_ : float
@@ -227,6 +360,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     discriminator_loss_history_ : ndarray of shape (n_iter_,)
     n_iter_ : int
         Epochs run.
+    n_steps_ : int
+    converged_ : bool
     n_features_in_ : int
 
     Examples
@@ -235,15 +370,17 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     >>> from alphavb.datasets import make_bimodal
     >>> X, y = make_bimodal(200, random_state=0)
     >>> model = AADMRegressor(hidden_layer_sizes=(20,), generator_hidden=(20,), noise_dim=10,
-    ...                       discriminator_hidden=(20,), n_epochs=5, random_state=0)
+    ...                       discriminator_hidden=(20,), n_epochs=5, tol=None, random_state=0)
     >>> model.fit(X, y).sample_predictive(X[:3], n_samples=4).shape
     (4, 3)
     """
 
     def __init__(self, alpha=1.0, hidden_layer_sizes=(50, 50), activation="leaky_relu",
                  generator_hidden=(50, 50), noise_dim=100, discriminator_hidden=(50, 50),
-                 n_mc_samples=10, n_predict_samples=100, batch_size=10, n_epochs=2000,
-                 warmup_fraction=0.1, learning_rate=1e-4, discriminator_learning_rate=1e-3,
+                 bias_posterior="implicit", draws_per_row=False, n_mc_samples=10,
+                 n_predict_samples=100, batch_size=10, n_epochs=2000, warmup_fraction=0.1,
+                 learning_rate=1e-4, discriminator_learning_rate=1e-3,
+                 discriminator_init_scale=None, tol=1e-4, n_iter_no_change=10, n_lr_decays=2,
                  noise_variance=None, learn_noise_variance=True, prior_variance=1.0,
                  learn_prior_variance=True, normalize=True, random_state=None, verbose=False):
         self.alpha = alpha
@@ -252,6 +389,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         self.generator_hidden = generator_hidden
         self.noise_dim = noise_dim
         self.discriminator_hidden = discriminator_hidden
+        self.bias_posterior = bias_posterior
+        self.draws_per_row = draws_per_row
         self.n_mc_samples = n_mc_samples
         self.n_predict_samples = n_predict_samples
         self.batch_size = batch_size
@@ -259,6 +398,10 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         self.warmup_fraction = warmup_fraction
         self.learning_rate = learning_rate
         self.discriminator_learning_rate = discriminator_learning_rate
+        self.discriminator_init_scale = discriminator_init_scale
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.n_lr_decays = n_lr_decays
         self.noise_variance = noise_variance
         self.learn_noise_variance = learn_noise_variance
         self.prior_variance = prior_variance
@@ -276,107 +419,123 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         sizes = {name: check_layer_sizes(owner, name, getattr(self, name))
                  for name in ("hidden_layer_sizes", "generator_hidden", "discriminator_hidden")}
         check_activation(owner, self.activation)
+        if self.bias_posterior not in BIAS_POSTERIORS:
+            raise _bad_parameter(owner, "bias_posterior", f"one of {BIAS_POSTERIORS}",
+                                 self.bias_posterior)
+        for name in ("draws_per_row", "learn_noise_variance", "learn_prior_variance",
+                     "normalize"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise _bad_parameter(owner, name, "a bool", getattr(self, name))
         for name in ("noise_dim", "n_mc_samples", "n_predict_samples", "batch_size",
-                     "n_epochs"):
+                     "n_epochs", "n_iter_no_change"):
             check_positive_int(owner, name, getattr(self, name))
         check_scalar_in_range(owner, "warmup_fraction", self.warmup_fraction, 0.0, 1.0,
                               low_open=False, fix="Use 0 for no warm-up.")
         for name in ("learning_rate", "discriminator_learning_rate", "prior_variance"):
             check_scalar_in_range(owner, name, getattr(self, name), 0.0, None, low_open=True)
+        if self.discriminator_init_scale is not None:
+            check_scalar_in_range(owner, "discriminator_init_scale",
+                                  self.discriminator_init_scale, 0.0, None, low_open=True,
+                                  fix="Or None for N(0, 1/n_in) weights.")
+        check_tol(owner, self.tol)
+        check_non_negative_int(owner, "n_lr_decays", self.n_lr_decays)
         return alpha, sizes
+
+    def _prepare_fit(self, X, y):
+        alpha, sizes = self._check_parameters()
+        X, y, noise_variance = self._regression_data(
+            X, y, "Or pass None for 0.01 var(y).", default_fraction=0.01)
+        key = (type(self), tuple(sizes.items()), self.activation, self.noise_dim,
+               self.bias_posterior, self.draws_per_row, self.n_mc_samples,
+               self.n_predict_samples, self.batch_size, self.n_epochs, self.warmup_fraction,
+               self.discriminator_init_scale is None, self.tol, self.n_iter_no_change,
+               self.n_lr_decays,
+               self.learn_noise_variance, self.learn_prior_variance, X.shape)
+        return _PreparedFit(X, y, None, 1, alpha, noise_variance,
+                            fit_generator(self.random_state), self.n_epochs, key)
+
+    @classmethod
+    def _fit_prepared(cls, estimators, prepared):
+        """Train the stack of ``estimators`` (equal keys) on their ``prepared`` data."""
+        first, head = estimators[0], prepared[0]
+        sizes = dict(head.key[1])
+        n_rows, n_features = head.X.shape
+        layer_shapes = mlp_layer_shapes(n_features, sizes["hidden_layer_sizes"], 1)
+        layout = _GeneratorLayout(layer_shapes, first.bias_posterior)
+        generator_shapes = mlp_layer_shapes(first.noise_dim, sizes["generator_hidden"],
+                                            layout.n_generated)
+        discriminator_shapes = mlp_layer_shapes(layout.n_generated,
+                                                sizes["discriminator_hidden"], 1)
+        noise = np.array([p.noise for p in prepared])
+        prior = np.array([e.prior_variance for e in estimators], dtype=float)
+        params, adversary = _initial_parameters(estimators, prepared, layout, generator_shapes,
+                                                discriminator_shapes, noise, prior)
+        objective, unpack_scales = make_aadm_objective(
+            layer_shapes, first.activation, generator_shapes, discriminator_shapes,
+            first.bias_posterior, first.n_mc_samples, first.draws_per_row, n_rows,
+            np.array([p.alpha for p in prepared]), noise, prior, first.learn_noise_variance,
+            first.learn_prior_variance)
+        predict_seeds = [int(p.rng.integers(np.iinfo(np.int32).max)) for p in prepared]
+        schedule = Schedule(
+            batch_size=first.batch_size, learning_rate=[e.learning_rate for e in estimators],
+            adversary_learning_rate=[e.discriminator_learning_rate for e in estimators],
+            max_epochs=first.n_epochs, warmup_epochs=round(first.warmup_fraction
+                                                           * first.n_epochs),
+            tol=first.tol, n_iter_no_change=first.n_iter_no_change,
+            n_decays=first.n_lr_decays)
+        result = train(objective, params, [np.stack([p.X for p in prepared]),
+                                           np.stack([p.targets for p in prepared])],
+                       [p.rng for p in prepared], schedule, adversary=adversary,
+                       name=cls.__name__, verbose=any(e.verbose for e in estimators))
+        noise_variance, prior_variance = map(np.asarray, unpack_scales(result.params))
+        for index, estimator in enumerate(estimators):
+            estimator.layer_shapes_ = layer_shapes
+            estimator.generator_layer_shapes_ = generator_shapes
+            estimator._layout = layout
+            estimator._predict_seed = predict_seeds[index]
+            estimator._params = [part[index:index + 1].copy() for part in result.params]
+            estimator.generator_params_ = np.concatenate([part[index] for part in
+                                                          result.params[:3]])
+            estimator.bias_ = result.params[3][index].copy()
+            estimator.discriminator_params_ = result.adversary[0][index].copy()
+            estimator._model_noise = float(noise_variance[index])
+            estimator.prior_variance_ = float(prior_variance[index])
+            history = estimator._set_training_results(result, index, first.n_epochs)
+            estimator.kl_history_ = history[:, 1]
+            estimator.discriminator_loss_history_ = history[:, 2]
+        return estimators
 
     def fit(self, X, y):
         """Fit the generator (and discriminator) to ``X`` (n_samples, n_features) and ``y``."""
-        alpha, sizes = self._check_parameters()
-        X, y, noise_variance = self._regression_data(X, y, "Or pass None for 0.1 var(y).")
-        n_samples = X.shape[0]
-        rng = check_random_state(self.random_state)
-        self.layer_shapes_ = mlp_layer_shapes(X.shape[1], sizes["hidden_layer_sizes"], 1)
-        n_weights = mlp_n_weights(self.layer_shapes_)
-        self.generator_layer_shapes_ = mlp_layer_shapes(self.noise_dim,
-                                                        sizes["generator_hidden"], n_weights)
-        dim = self.noise_dim
-        # theta: [noise mean, noise log-variance, generator weights, learned log-scales], kept
-        # as separate arrays (autograd's gradient of a slice scatters into the whole vector)
-        theta = [INITIAL_SCALE * rng.standard_normal(dim),
-                 INITIAL_NOISE_LOG_VARIANCE + INITIAL_SCALE * rng.standard_normal(dim),
-                 init_mlp(self.generator_layer_shapes_, rng, INITIAL_SCALE),
-                 np.log([noise_variance] * self.learn_noise_variance
-                        + [self.prior_variance] * self.learn_prior_variance)]
-        sizes_of_theta = np.cumsum([part.size for part in theta])[:-1]
-        self._fixed_noise = noise_variance
-        discriminator = Discriminator(n_weights, sizes["discriminator_hidden"],
-                                      self.discriminator_learning_rate, rng)
-
-        last_kl = {}
-
-        def objective(theta, eps, X_batch, y_batch, kl_weight):
-            weights = self._generate(theta, eps)
-            noise, prior = self._unpack_scales(theta)
-            mean, sd = contrast_moments(weights)
-            kl = anp.mean(adaptive_contrast_kl(weights, mean, sd, discriminator.logit, prior))
-            last_kl["value"] = float(getval(kl))  # recorded, not differentiated
-            outputs = mlp_forward(weights, X_batch, self.layer_shapes_, self.activation)
-            log_lik = gaussian_log_likelihood(outputs[..., 0], y_batch, noise)
-            return kl_weight * kl - tempered_data_term(log_lik, alpha, n_samples)
-
-        objective_and_gradient = value_and_grad(objective)
-        optimizer = Adam(self.learning_rate)
-        batch_size = min(self.batch_size, n_samples)
-        n_warmup = round(self.warmup_fraction * self.n_epochs)
-        history, kl_history, loss_history = [], [], []
-        self._predict_seed = int(rng.randint(np.iinfo(np.int32).max))
-        epochs = tqdm(range(self.n_epochs), disable=not self.verbose, desc=type(self).__name__)
-        for epoch in epochs:
-            kl_weight = warmup_weight(epoch, n_warmup)
-            order = rng.permutation(n_samples)
-            totals = np.zeros(3)
-            for start in range(0, n_samples, batch_size):
-                rows = order[start:start + batch_size]
-                eps = rng.standard_normal((self.n_mc_samples, dim))
-                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                    # an overflow is reported below, as one error that says what to do
-                    weights = self._generate(theta, eps)
-                    mean, sd = contrast_moments(weights)
-                    reference = rng.standard_normal(weights.shape)
-                    disc_loss = discriminator.step((weights - mean) / sd, reference)
-                    value, gradient = objective_and_gradient(theta, eps, X[rows], y[rows],
-                                                             kl_weight)
-                gradient = np.concatenate(gradient)
-                check_finite_step(self, epoch, value, gradient)
-                theta = np.split(optimizer.step(np.concatenate(theta), gradient),
-                                 sizes_of_theta)
-                totals += len(rows) * np.array([value, last_kl["value"], disc_loss])
-            history.append(totals[0] / n_samples)
-            kl_history.append(totals[1] / n_samples)
-            loss_history.append(totals[2] / n_samples)
-            epochs.set_postfix(objective=f"{history[-1]:.4g}", refresh=False)
-        self.generator_params_ = np.concatenate(theta[:3])
-        self._theta = theta
-        self._model_noise, prior = map(float, self._unpack_scales(theta))
-        self.prior_variance_ = prior
-        self.discriminator_params_ = discriminator.params
-        self.energy_history_ = np.array(history)
-        self.kl_history_ = np.array(kl_history)
-        self.discriminator_loss_history_ = np.array(loss_history)
-        self.n_iter_ = len(history)
+        type(self)._fit_prepared([self], [self._prepare_fit(X, y)])
         return self
 
-    def _generate(self, theta, eps):
-        """Weight draws (K, P) from the generator for base noise ``eps`` (K, noise_dim)."""
-        noise_mean, noise_log_variance, generator = theta[:3]
-        noise = noise_mean + anp.exp(0.5 * noise_log_variance) * eps
-        return mlp_forward(anp.reshape(generator, (1, -1)), noise, self.generator_layer_shapes_,
-                           AUXILIARY_ACTIVATION)[0]
-
-    def _unpack_scales(self, theta):
-        """``(sigma^2, v0)`` on the model's scale, learned (the last entries of ``theta``)
-        or fixed."""
-        scales = anp.exp(theta[3])
-        noise = scales[0] if self.learn_noise_variance else self._fixed_noise
-        prior = scales[-1] if self.learn_prior_variance else self.prior_variance
-        return noise, prior
-
     def _weight_draws(self, n_draws, random_state=None):
-        rng = check_random_state(self._predict_seed if random_state is None else random_state)
-        return self._generate(self._theta, rng.standard_normal((n_draws, self.noise_dim)))
+        rng = (np.random.default_rng(self._predict_seed) if random_state is None
+               else check_random_state(random_state))
+        eps = rng.standard_normal((1, n_draws, self.noise_dim))
+        generated = generated_weights(self._params, eps, self.generator_layer_shapes_)
+        return self._layout.assemble(generated, self._params[3])[0]
+
+
+def _initial_parameters(estimators, prepared, layout, generator_shapes, discriminator_shapes,
+                        noise, prior):
+    """The starting point of each fit, stacked: the authors' N(0, 0.1^2) generator and noise
+    mean, noise log-variance -5 + N(0, 0.1^2), N(0, 0.1^2) point biases, the learned scales
+    at their starting values, and the discriminator at ``discriminator_init_scale``."""
+    first = estimators[0]
+    dim = first.noise_dim
+    parts, discriminators = [], []
+    for estimator, fit in zip(estimators, prepared):
+        rng = fit.rng
+        parts.append([INITIAL_SCALE * rng.standard_normal(dim),
+                      INITIAL_NOISE_LOG_VARIANCE + INITIAL_SCALE * rng.standard_normal(dim),
+                      init_mlp(generator_shapes, rng, INITIAL_SCALE),
+                      INITIAL_SCALE * rng.standard_normal(layout.n_biases)])
+        discriminators.append(init_mlp(discriminator_shapes, rng,
+                                       estimator.discriminator_init_scale))
+    params = [np.stack(column) for column in zip(*parts)]
+    scales = [np.log(noise)] * first.learn_noise_variance \
+        + [np.log(prior)] * first.learn_prior_variance
+    params.append(np.column_stack(scales) if scales else np.zeros((len(estimators), 0)))
+    return params, [np.stack(discriminators)]

@@ -3,27 +3,37 @@
 ``BBAlphaRegressor`` and ``BBAlphaClassifier`` fit a factorized Gaussian ``q`` over the
 weights of an MLP (``hidden_layer_sizes=()`` is the linear model) by minimizing the
 BB-alpha energy of :mod:`alphavb.blackbox.energies` with Adam on mini-batches, the
-gradient coming from autograd. Predictions average the network over draws from ``q``.
+gradient coming from autograd, in the training loop of :mod:`alphavb.blackbox._training`.
+Predictions average the network over draws from ``q``.
+
+The objective is built by :func:`make_bbalpha_objective` as pure functions of the
+parameters of a stack of fits (:func:`~alphavb.blackbox.fit_stacked` trains several fits
+of one architecture together; ``fit`` is a stack of one).
 """
 
 import numbers
+from dataclasses import dataclass
 
-import autograd.numpy as anp
 import numpy as np
-from autograd import value_and_grad
 from scipy.special import log_ndtr, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from tqdm.auto import tqdm
 
 from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
 from ._mlp import ACTIVATIONS, mlp_forward, mlp_layer_shapes, mlp_n_weights
-from ._optim import Adam
+from ._training import (
+    Objective,
+    Schedule,
+    check_non_negative_int,
+    check_tol,
+    train,
+    warn_if_not_converged,
+)
 from .energies import (
     ENERGIES,
-    bbalpha_energy,
+    bbalpha_energy_and_gradient,
     gaussian_log_likelihood,
     probit_log_likelihood,
     softmax_log_likelihood,
@@ -32,6 +42,7 @@ from .energies import (
 INITIAL_LOG_VARIANCE = -10.0  # spec §7 and the BB-alpha paper: q starts nearly a point mass
 INITIAL_MEAN_SCALE = 0.1
 ROWS_PER_CHUNK = 1024  # rows evaluated at once at prediction time, to bound memory
+DEFAULT_STEPS = 20_000  # Adam steps of the default budget (n_epochs=None)
 
 
 def check_layer_sizes(owner, name, sizes):
@@ -54,13 +65,18 @@ def check_activation(owner, activation):
         raise _bad_parameter(owner, "activation", f"one of {tuple(ACTIVATIONS)}", activation)
 
 
-def check_finite_step(estimator, epoch, value, gradient):
-    """Refuse a non-finite objective or gradient with one error that says what to do."""
-    if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
-        raise FloatingPointError(
-            f"{type(estimator).__name__}: the objective or its gradient is not finite at epoch "
-            f"{epoch + 1}; lower learning_rate (now {estimator.learning_rate}) or standardize "
-            "the data (normalize=True).")
+def fit_generator(random_state):
+    """The ``numpy.random.Generator`` of one fit, seeded from a scikit-learn
+    ``random_state`` (None, an int or a RandomState)."""
+    return np.random.default_rng(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def resolve_epochs(n_epochs, n_rows, batch_size, default_steps=DEFAULT_STEPS):
+    """The epoch budget: ``n_epochs``, or (None) enough epochs for ``default_steps`` steps."""
+    if n_epochs is not None:
+        return n_epochs
+    steps_per_epoch = -(-n_rows // min(batch_size, n_rows))
+    return max(1, -(-default_steps // steps_per_epoch))
 
 
 class _MonteCarloNetwork(BaseEstimator):
@@ -85,14 +101,102 @@ class _MonteCarloNetwork(BaseEstimator):
     def _outputs(self, X_model, n_draws=None, random_state=None):
         """Network outputs (S, n, n_outputs) on the model's scale for S draws from ``q``."""
         weights = self._weight_draws(n_draws or self.n_predict_samples, random_state)
-        chunks = [mlp_forward(weights, X_model[start:start + ROWS_PER_CHUNK],
-                              self.layer_shapes_, self.activation)
+        chunks = [self._forward(weights, X_model[start:start + ROWS_PER_CHUNK])
                   for start in range(0, X_model.shape[0], ROWS_PER_CHUNK)]
         return np.concatenate(chunks, axis=1)
 
+    def _forward(self, weights, X_model):
+        """The network's outputs (S, n, n_outputs) for weight draws (S, P)."""
+        return mlp_forward(weights, X_model, self.layer_shapes_, self.activation)
+
+    def _set_training_results(self, result, index, n_epochs_budget):
+        """The histories and convergence of fit ``index`` of a training result."""
+        history = result.history[index]
+        self.energy_history_ = history[:, 0]
+        self.n_iter_ = int(result.n_epochs[index])
+        self.n_steps_ = int(result.n_steps[index])
+        self.converged_ = bool(result.converged[index])
+        if result.best_score is not None:
+            self.best_validation_score_ = float(result.best_score[index])
+        warn_if_not_converged(self, "n_epochs", n_epochs_budget, self.tol)
+        return history
+
+
+@dataclass
+class _PreparedFit:
+    """One estimator's checked training data and settings, ready to be stacked."""
+
+    X: np.ndarray
+    targets: np.ndarray
+    validation: tuple
+    n_outputs: int
+    alpha: float
+    noise: float  # sigma^2 on the model's scale (start or fixed value), None for classifiers
+    rng: np.random.Generator
+    n_epochs: int
+    key: tuple  # fits with equal keys can be trained as one stack
+
+
+def make_bbalpha_objective(likelihood, layer_shapes, activation, n_mc_samples, n_total,
+                           alpha, energy, noise, prior_variance, learn_noise, learn_prior):
+    """The BB-alpha energy of a stack of ``M`` fits as pure functions (spec §7).
+
+    ``params`` is ``[means (M, P), log-variances (M, P)]``, then ``log sigma^2`` (M,) when
+    ``learn_noise`` and ``log v0`` (M,) when ``learn_prior``. The energy and its gradient
+    come from :func:`~alphavb.blackbox.energies.bbalpha_energy_and_gradient` (derived by
+    hand, equal to autograd's gradient of
+    :func:`~alphavb.blackbox.energies.bbalpha_energy`).
+
+    Parameters
+    ----------
+    likelihood : {"gaussian", "probit", "softmax"}
+    layer_shapes, activation : the network's
+    n_mc_samples : int
+        Draws ``K`` per step.
+    n_total : int
+        Training rows ``N`` of every fit.
+    alpha : ndarray of shape (M,)
+        Divergence orders (zeros give the VB energy).
+    energy : {"exact", "reparametrized"}
+    noise, prior_variance : ndarray of shape (M,)
+        Fixed values (or unused when learned).
+    learn_noise, learn_prior : bool
+
+    Returns
+    -------
+    objective : Objective
+    unpack : callable
+        ``unpack(params) -> (means, log-variances, sigma^2 (M,), v0 (M,))``.
+    """
+    n_weights = mlp_n_weights(layer_shapes)
+
+    def unpack(params):
+        mean, log_variance, *scales = params
+        noise_variance = np.exp(scales.pop(0)) if learn_noise else noise
+        prior = np.exp(scales.pop(0)) if learn_prior else prior_variance
+        return mean, log_variance, noise_variance, prior
+
+    def draw(rng, n_rows):
+        return (rng.standard_normal((n_mc_samples, n_weights)),)
+
+    def value_and_grad(params, adversary, batch, draws, kl_weight):
+        mean, log_variance, noise_variance, prior = unpack(params)
+        value, (grad_mean, grad_log_variance, grad_prior, grad_noise) = \
+            bbalpha_energy_and_gradient(mean, log_variance, prior, noise_variance, draws[0],
+                                        batch[0], batch[1], alpha, n_total, energy,
+                                        layer_shapes, activation, likelihood)
+        gradients = [grad_mean, grad_log_variance]
+        if learn_noise:  # d/d log s = s d/ds
+            gradients.append(grad_noise * noise_variance)
+        if learn_prior:
+            gradients.append(grad_prior * prior)
+        return value[:, None], gradients
+
+    return Objective(draw, value_and_grad), unpack
+
 
 class _BBAlphaBase(_MonteCarloNetwork):
-    """Shared fitting loop; subclasses define the targets and the likelihood."""
+    """Shared fitting; subclasses define the targets and the likelihood."""
 
     def _check_parameters(self):
         owner = type(self).__name__
@@ -103,9 +207,12 @@ class _BBAlphaBase(_MonteCarloNetwork):
             raise _bad_parameter(owner, "energy", f"one of {ENERGIES}", self.energy)
         sizes = check_layer_sizes(owner, "hidden_layer_sizes", self.hidden_layer_sizes)
         check_activation(owner, self.activation)
-        for name in ("n_mc_samples", "batch_size", "n_epochs", "n_predict_samples",
-                     "n_iter_no_change"):
+        for name in ("n_mc_samples", "batch_size", "n_predict_samples", "n_iter_no_change"):
             check_positive_int(owner, name, getattr(self, name))
+        if self.n_epochs is not None:
+            check_positive_int(owner, "n_epochs", self.n_epochs)
+        check_non_negative_int(owner, "n_lr_decays", self.n_lr_decays)
+        check_tol(owner, self.tol)
         check_scalar_in_range(owner, "learning_rate", self.learning_rate, 0.0, None,
                               low_open=True)
         check_scalar_in_range(owner, "prior_variance", self.prior_variance, 0.0, None,
@@ -116,11 +223,12 @@ class _BBAlphaBase(_MonteCarloNetwork):
 
     # -- fitting -------------------------------------------------------------------------
 
-    def _fit(self, X, targets, n_outputs, initial_noise_variance=None):
-        """Minimize the energy; ``targets`` are already on the model's (standardized) scale."""
+    def _prepare(self, X, targets, n_outputs, noise=None):
+        """Check the parameters, hold out the validation rows, draw the starting point's
+        seed; ``targets`` are already on the model's (standardized) scale."""
         alpha, hidden = self._check_parameters()
         n_samples = X.shape[0]
-        rng = check_random_state(self.random_state)
+        rng = fit_generator(self.random_state)
         validation = None
         if self.early_stopping:
             order = rng.permutation(n_samples)
@@ -134,88 +242,89 @@ class _BBAlphaBase(_MonteCarloNetwork):
             raise _bad_parameter(type(self).__name__, "alpha", f"<= n_samples={n_samples} for "
                                  "the exact energy (the cavity is no longer a Gaussian)", alpha,
                                  "Use energy='reparametrized' or more data.")
-        self.layer_shapes_ = mlp_layer_shapes(X.shape[1], hidden, n_outputs)
-        n_weights = mlp_n_weights(self.layer_shapes_)
-        learn_noise = initial_noise_variance is not None
-        theta = np.concatenate([
-            INITIAL_MEAN_SCALE * rng.standard_normal(n_weights),
-            np.full(n_weights, INITIAL_LOG_VARIANCE),
-            [np.log(initial_noise_variance)] if learn_noise else [],
-            [np.log(self.prior_variance)] if self.learn_prior_variance else [],
-        ])
-        self._learn_noise = learn_noise
+        n_epochs = resolve_epochs(self.n_epochs, n_samples, self.batch_size)
+        structure = (type(self), hidden, self.activation, self.energy, self.n_mc_samples,
+                     self.batch_size, n_epochs, self.tol, self.n_iter_no_change,
+                     self.n_lr_decays, self.learn_prior_variance, self._learns_noise(), self.n_predict_samples,
+                     X.shape, targets.shape[1:], n_outputs,
+                     None if validation is None else validation[0].shape)
+        return _PreparedFit(X, targets, validation, n_outputs, alpha, noise, rng, n_epochs,
+                            structure)
 
-        def energy(theta, X_batch, target_batch, eps):
-            q_params, noise_variance, prior_variance = self._unpack(theta, n_weights)
+    @classmethod
+    def _fit_prepared(cls, estimators, prepared):
+        """Train the stack of ``estimators`` (one class, equal keys) on their ``prepared``
+        data; each estimator ends as if fitted alone."""
+        first, head = estimators[0], prepared[0]
+        hidden = head.key[1]
+        layer_shapes = mlp_layer_shapes(head.X.shape[1], hidden, head.n_outputs)
+        n_weights = mlp_n_weights(layer_shapes)
+        learn_noise = first._learns_noise()
+        learn_prior = first.learn_prior_variance
+        noise = np.array([p.noise if p.noise is not None else np.nan for p in prepared])
+        prior = np.array([e.prior_variance for e in estimators], dtype=float)
+        params = [np.stack([INITIAL_MEAN_SCALE * p.rng.standard_normal(n_weights)
+                            for p in prepared]),
+                  np.full((len(prepared), n_weights), INITIAL_LOG_VARIANCE)]
+        if learn_noise:
+            params.append(np.log(noise))
+        if learn_prior:
+            params.append(np.log(prior))
+        objective, unpack = make_bbalpha_objective(
+            first._likelihood, layer_shapes, first.activation, first.n_mc_samples,
+            head.X.shape[0], np.array([p.alpha for p in prepared]), first.energy, noise, prior,
+            learn_noise, learn_prior)
+        predict_seeds = [int(p.rng.integers(np.iinfo(np.int32).max)) for p in prepared]
+        validation_score = None
+        if head.validation is not None:
+            X_valid = np.stack([p.validation[0] for p in prepared])
+            targets_valid = np.stack([p.validation[1] for p in prepared])
+            eps_valid = np.stack([np.random.default_rng(seed).standard_normal(
+                (first.n_predict_samples, n_weights)) for seed in predict_seeds])
 
-            def log_likelihood(weights):
-                outputs = mlp_forward(weights, X_batch, self.layer_shapes_, self.activation)
-                return self._log_likelihood(outputs, target_batch, noise_variance)
+            def validation_score(params, adversary):
+                mean, log_variance, noise_variance, _ = unpack(params)
+                weights = mean[:, None] + np.exp(0.5 * log_variance)[:, None] * eps_valid
+                outputs = mlp_forward(weights, X_valid[:, None], layer_shapes, first.activation)
+                log_lik = first._log_likelihood(outputs, targets_valid[:, None],
+                                                np.reshape(noise_variance, (-1, 1, 1)))
+                return np.mean(logsumexp(log_lik, axis=1) - np.log(log_lik.shape[1]), axis=-1)
 
-            return bbalpha_energy(q_params, log_likelihood, eps, n_samples, alpha,
-                                  prior_variance, self.energy)
+        schedule = Schedule(batch_size=first.batch_size,
+                            learning_rate=[e.learning_rate for e in estimators],
+                            max_epochs=head.n_epochs, tol=first.tol,
+                            n_iter_no_change=first.n_iter_no_change,
+                            n_decays=first.n_lr_decays)
+        result = train(objective, params, [np.stack([p.X for p in prepared]),
+                                           np.stack([p.targets for p in prepared])],
+                       [p.rng for p in prepared], schedule, validation_score=validation_score,
+                       name=cls.__name__, verbose=any(e.verbose for e in estimators))
+        mean, log_variance, noise_variance, prior_variance = unpack(result.params)
+        for index, estimator in enumerate(estimators):
+            estimator.layer_shapes_ = layer_shapes
+            estimator._predict_seed = predict_seeds[index]
+            estimator.theta_ = np.concatenate([part[index].ravel() for part in result.params])
+            estimator.posterior_mean_ = mean[index].copy()
+            estimator.posterior_var_ = np.exp(log_variance[index])
+            estimator.prior_variance_ = float(prior_variance[index])
+            estimator._model_noise = (None if prepared[index].noise is None
+                                      else float(noise_variance[index]))
+            estimator._set_training_results(result, index, head.n_epochs)
+        return estimators
 
-        energy_and_gradient = value_and_grad(energy)
-        optimizer = Adam(self.learning_rate)
-        batch_size = min(self.batch_size, n_samples)
-        history, best, n_bad_epochs = [], (-np.inf, theta), 0
-        self._predict_seed = int(rng.randint(np.iinfo(np.int32).max))
-        epochs = tqdm(range(self.n_epochs), disable=not self.verbose, desc=type(self).__name__)
-        for epoch in epochs:
-            order = rng.permutation(n_samples)
-            total = 0.0
-            for start in range(0, n_samples, batch_size):
-                rows = order[start:start + batch_size]
-                eps = rng.standard_normal((self.n_mc_samples, n_weights))
-                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                    # an overflow is reported below, as one error that says what to do
-                    value, gradient = energy_and_gradient(theta, X[rows], targets[rows], eps)
-                check_finite_step(self, epoch, value, gradient)
-                theta = optimizer.step(theta, gradient)
-                total += value * len(rows)
-            history.append(total / n_samples)
-            epochs.set_postfix(energy=f"{history[-1]:.4g}", refresh=False)
-            if validation is not None:
-                self._store(theta, n_weights)
-                score = self._mean_log_predictive(self._outputs(validation[0]), validation[1])
-                if score > best[0]:
-                    best, n_bad_epochs = (score, theta), 0
-                else:
-                    n_bad_epochs += 1
-                    if n_bad_epochs >= self.n_iter_no_change:
-                        break
-        if validation is not None:
-            theta = best[1]
-            self.best_validation_score_ = best[0]
-        self._store(theta, n_weights)
-        self.energy_history_ = np.array(history)
-        self.n_iter_ = len(history)
-        self.n_steps_ = optimizer.n_steps
+    def _learns_noise(self):
+        return False
+
+    def fit(self, X, y):
+        """Fit ``q`` to the training data ``X`` (n_samples, n_features) and ``y``."""
+        type(self)._fit_prepared([self], [self._prepare_fit(X, y)])
         return self
-
-    def _unpack(self, theta, n_weights):
-        """``(q_params, noise_variance, prior_variance)`` from the flat vector."""
-        position = 2 * n_weights
-        noise_variance = getattr(self, "_fixed_noise", None)
-        if self._learn_noise:
-            noise_variance = anp.exp(theta[position])
-            position += 1
-        prior_variance = (anp.exp(theta[position]) if self.learn_prior_variance
-                          else self.prior_variance)
-        return theta[:2 * n_weights], noise_variance, prior_variance
-
-    def _store(self, theta, n_weights):
-        q_params, noise_variance, prior_variance = self._unpack(theta, n_weights)
-        self.theta_ = theta
-        self.posterior_mean_ = q_params[:n_weights].copy()
-        self.posterior_var_ = np.exp(q_params[n_weights:])
-        self.prior_variance_ = float(prior_variance)
-        self._model_noise = None if noise_variance is None else float(noise_variance)
 
     # -- prediction ----------------------------------------------------------------------
 
     def _weight_draws(self, n_draws, random_state=None):
-        rng = check_random_state(self._predict_seed if random_state is None else random_state)
+        rng = (np.random.default_rng(self._predict_seed) if random_state is None
+               else check_random_state(random_state))
         eps = rng.standard_normal((n_draws, self.posterior_mean_.size))
         return self.posterior_mean_ + np.sqrt(self.posterior_var_) * eps
 
@@ -227,9 +336,24 @@ _COMMON_PARAMETERS = """
     n_mc_samples : int, default=10
         Weight draws ``K`` per mini-batch for the energy.
     batch_size : int, default=32
-    n_epochs : int, default=500
+    n_epochs : int or None, default=None
+        The budget: the most passes over the data. ``None`` allows enough epochs for
+        20,000 Adam steps (e.g. 1,334 epochs of 455 rows in batches of 32, 10,000 epochs of
+        40 rows); training stops earlier when it converges (``tol``).
     learning_rate : float, default=1e-3
         Adam step size.
+    tol : float or None, default=1e-4
+        Convergence (:mod:`alphavb.blackbox._training`): a plateau is ``n_iter_no_change``
+        blocks of at least 100 Adam steps in which the energy per training row, averaged
+        over the block, has not improved by more than ``tol`` (with ``early_stopping``: the
+        validation log-likelihood). ``None`` trains all ``n_epochs`` at a constant step. A
+        ``ConvergenceWarning`` says when the budget ends first.
+    n_iter_no_change : int, default=10
+        Blocks without improvement that make a plateau.
+    n_lr_decays : int, default=2
+        At each plateau Adam's step size is divided by 5, up to ``n_lr_decays`` times
+        (with a constant step the iterates keep wandering around the optimum); training
+        stops at the next plateau. Not with ``tol=None``.
     prior_variance : float, default=1.0
         ``v0`` of the prior ``N(0, v0)`` on every weight and bias (the starting value when
         ``learn_prior_variance=True``).
@@ -242,11 +366,10 @@ _COMMON_PARAMETERS = """
         Weight draws ``S`` averaged at prediction time (with a seed fixed at fit time, so
         predictions are repeatable).
     early_stopping : bool, default=False
-        Hold out ``validation_fraction`` of the training data, stop after
-        ``n_iter_no_change`` epochs without a better mean validation log-likelihood and keep
-        the best epoch's ``q``.
+        Hold out ``validation_fraction`` of the training data and judge convergence by the
+        mean validation log-likelihood instead of the energy, keeping the best block's
+        ``q``.
     validation_fraction : float, default=0.1
-    n_iter_no_change : int, default=10
     random_state : int, RandomState or None, default=None
         Seeds the initial means, mini-batches and Monte-Carlo draws.
     verbose : bool, default=False
@@ -265,6 +388,8 @@ _COMMON_ATTRIBUTES = """
         Epochs run.
     n_steps_ : int
         Adam steps taken.
+    converged_ : bool
+        Whether the convergence rule (``tol``) was met.
     best_validation_score_ : float
         With ``early_stopping`` only.
     n_features_in_ : int
@@ -292,19 +417,21 @@ class _BNNRegressorMixin(RegressorMixin):
     on the standardized scale) when it fits.
     """
 
-    def _regression_data(self, X, y, noise_fix):
+    def _regression_data(self, X, y, noise_fix, default_fraction=0.1):
         """Checked, standardized ``(X, y)`` and ``sigma^2`` on that scale: ``noise_variance``
-        rescaled, or ``0.1 var(y)`` when it is ``None``."""
+        rescaled, or ``default_fraction * var(y)`` when it is ``None``."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         self.y_mean_, self.y_scale_ = map(float, _standardization(y, self.normalize))
         y_model = (y - self.y_mean_) / self.y_scale_
         if self.noise_variance is None:
-            noise = 0.1 * max(float(np.var(y_model)), 1e-12)
+            noise = default_fraction * max(float(np.var(y_model)), 1e-12)
         else:
             noise = check_scalar_in_range(type(self).__name__, "noise_variance",
                                           self.noise_variance, 0.0, None, low_open=True,
                                           fix=noise_fix) / self.y_scale_**2
         return self._standardized(X, reset=True), y_model, noise
+
+    _likelihood = "gaussian"
 
     @property
     def noise_variance_(self):
@@ -375,10 +502,11 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
     """
 
     def __init__(self, alpha=0.5, hidden_layer_sizes=(50,), activation="relu", energy="exact",
-                 n_mc_samples=10, batch_size=32, n_epochs=500, learning_rate=1e-3,
-                 prior_variance=1.0, learn_prior_variance=False, noise_variance=None,
-                 normalize=True, n_predict_samples=100, early_stopping=False,
-                 validation_fraction=0.1, n_iter_no_change=10, random_state=None,
+                 n_mc_samples=10, batch_size=32, n_epochs=None, learning_rate=1e-3, tol=1e-4,
+                 n_iter_no_change=10, n_lr_decays=2, prior_variance=1.0,
+                 learn_prior_variance=False,
+                 noise_variance=None, normalize=True, n_predict_samples=100,
+                 early_stopping=False, validation_fraction=0.1, random_state=None,
                  verbose=False):
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
@@ -388,6 +516,9 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
         self.batch_size = batch_size
         self.n_epochs = n_epochs
         self.learning_rate = learning_rate
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.n_lr_decays = n_lr_decays
         self.prior_variance = prior_variance
         self.learn_prior_variance = learn_prior_variance
         self.noise_variance = noise_variance
@@ -395,19 +526,15 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
         self.n_predict_samples = n_predict_samples
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X, y):
-        """Fit ``q`` to the training data ``X`` (n_samples, n_features) and ``y`` (n_samples,)."""
+    def _learns_noise(self):
+        return self.noise_variance is None
+
+    def _prepare_fit(self, X, y):
         X_model, y_model, noise = self._regression_data(X, y, "Or pass None to learn it.")
-        initial_noise = None
-        if self.noise_variance is None:
-            initial_noise = noise
-        else:
-            self._fixed_noise = noise
-        return self._fit(X_model, y_model, 1, initial_noise)
+        return self._prepare(X_model, y_model, 1, noise)
 
 
 def _check_targets(owner, y, n_rows):
@@ -450,16 +577,17 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     >>> from sklearn.datasets import load_breast_cancer
     >>> from alphavb import BBAlphaClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> probit = BBAlphaClassifier(alpha=0.5, n_epochs=10, learning_rate=0.01, random_state=0)
+    >>> probit = BBAlphaClassifier(alpha=0.5, n_epochs=10, learning_rate=0.01, tol=None,
+    ...                            random_state=0)
     >>> print(round(probit.fit(X, y).score(X, y), 2), probit.posterior_mean_.shape)
-    0.98 (31,)
+    0.99 (31,)
     """
 
     def __init__(self, alpha=0.5, hidden_layer_sizes=(), link="probit", activation="relu",
-                 energy="exact", n_mc_samples=10, batch_size=32, n_epochs=500,
-                 learning_rate=1e-3, prior_variance=1.0, learn_prior_variance=False,
-                 normalize=True, n_predict_samples=100, early_stopping=False,
-                 validation_fraction=0.1, n_iter_no_change=10, random_state=None,
+                 energy="exact", n_mc_samples=10, batch_size=32, n_epochs=None,
+                 learning_rate=1e-3, tol=1e-4, n_iter_no_change=10, n_lr_decays=2,
+                 prior_variance=1.0, learn_prior_variance=False, normalize=True, n_predict_samples=100,
+                 early_stopping=False, validation_fraction=0.1, random_state=None,
                  verbose=False):
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
@@ -470,13 +598,15 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         self.batch_size = batch_size
         self.n_epochs = n_epochs
         self.learning_rate = learning_rate
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.n_lr_decays = n_lr_decays
         self.prior_variance = prior_variance
         self.learn_prior_variance = learn_prior_variance
         self.normalize = normalize
         self.n_predict_samples = n_predict_samples
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
         self.random_state = random_state
         self.verbose = verbose
 
@@ -485,8 +615,11 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         tags.classifier_tags.multi_class = self.link != "probit"
         return tags
 
-    def fit(self, X, y):
-        """Fit ``q`` to ``X`` (n_samples, n_features) and the class labels ``y``."""
+    @property
+    def _likelihood(self):
+        return self.link
+
+    def _prepare_fit(self, X, y):
         owner = type(self).__name__
         if self.link not in LINKS:
             raise _bad_parameter(owner, "link", f"one of {LINKS}", self.link)
@@ -501,8 +634,8 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
             raise ValueError(f"Only binary classification is supported with link='probit': y "
                              f"has {n_classes} classes. Set link='softmax' (the 'link' "
                              f"parameter of {owner}) for more than two.")
-        return self._fit(self._standardized(X, reset=True), self._encode(labels),
-                         1 if self.link == "probit" else n_classes)
+        return self._prepare(self._standardized(X, reset=True), self._encode(labels),
+                             1 if self.link == "probit" else n_classes)
 
     def _encode(self, labels):
         """Targets on the model's scale: signs for probit, one-hot rows for softmax."""

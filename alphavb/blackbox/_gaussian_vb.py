@@ -31,7 +31,7 @@ one-component fit: each component has its covariance, and the means are spread a
 mean by centred draws scaled by the prior standard deviation.
 """
 
-import numbers
+import warnings
 
 import autograd.numpy as anp
 import numpy as np
@@ -41,16 +41,27 @@ from autograd.scipy.special import logsumexp
 from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
-from ._optim import Adam
+from ._training import (
+    Objective,
+    Schedule,
+    check_non_negative_int,
+    check_tol,
+    stacked_value_and_grad,
+    train,
+    warn_if_not_converged,
+)
 
 FAMILIES = ("full", "diag")
 OPTIMIZERS = ("lbfgs", "adam")
 LOG_2PI = float(np.log(2 * np.pi))
+DEFAULT_TOL = {"lbfgs": 1e-9, "adam": 1e-4}
+STATIONARITY_TOL = 1e-2  # largest |gradient| in natural units of a converged L-BFGS fit
 
 
 def moment_matched_normal(rng, n_draws, dim):
@@ -100,6 +111,19 @@ class _GaussianFamily:
             return means, anp.exp(raw), log_weights
         entries = anp.where(self._diagonal, anp.exp(raw), raw)
         return means, anp.reshape(anp.dot(entries, self._scatter), (J, P, P)), log_weights
+
+    def natural_units(self, flat):
+        """Per entry of ``flat``, the scale that makes a gradient dimensionless (nats per
+        posterior standard deviation): ``sd_i`` for a mean and for an entry of row ``i`` of
+        the factor ``L``, 1 for a log-diagonal entry and a weight logit."""
+        _, factors, _ = self.unpack(flat)
+        sds = np.sqrt(np.diagonal(np.asarray(self.covariances(factors)), axis1=1, axis2=2))
+        if self.family == "full":
+            rows, _ = np.tril_indices(self.n_params)
+            scales = np.where(self._diagonal, 1.0, sds[:, rows])
+        else:
+            scales = np.ones_like(sds)
+        return np.concatenate([sds.ravel(), scales.ravel(), np.ones(self.n_components - 1)])
 
     def draws(self, means, factors, eps):
         """``theta_{j s} = m_j + L_j eps_{j s}``: shape (J, S, P)."""
@@ -169,12 +193,23 @@ class AlphaGaussianVB(BaseEstimator):
         Base draws per component (fixed for L-BFGS, fresh at each Adam step).
     max_iter : int, default=500
         L-BFGS iterations or Adam steps.
-    tol : float, default=1e-9
-        L-BFGS stopping tolerance on the relative change of the objective.
+    tol : float, None or "auto", default="auto"
+        L-BFGS: the stopping tolerance on the relative change of the objective ("auto":
+        1e-9). Adam: the rule of the black-box training loop
+        (:mod:`alphavb.blackbox._training`): training stops when the objective per row of
+        ``X``, averaged over blocks of at least 100 steps, has not improved by more than
+        ``tol`` for ``n_iter_no_change`` blocks ("auto": 1e-4; ``None`` takes all
+        ``max_iter`` steps). Either warns (``ConvergenceWarning``) when ``max_iter`` ends
+        first.
+    n_iter_no_change : int, default=10
+        Adam only: blocks without improvement that make a plateau.
+    n_lr_decays : int, default=2
+        Adam only: plateaus at which the step size is divided by 5 before the next one
+        ends training.
     learning_rate : float, default=0.01
         Adam only.
     batch_size : int or None, default=None
-        Adam only: rows of ``X`` per step (``None`` is all of them).
+        Adam only: rows of ``X`` per step (``None`` is all of them), in shuffled epochs.
     vectorized : bool, default=True
     random_state : int, RandomState or None, default=None
 
@@ -185,10 +220,13 @@ class AlphaGaussianVB(BaseEstimator):
     weights_ : ndarray of shape (n_components,)
     elbo_ : float
         The objective (the Jensen surrogate for a mixture) at the fitted ``q``: on L-BFGS's
-        fixed draws, or with Adam the mean of the estimates over the last tenth of the steps
-        (``elbo_history_`` holds every step's estimate). ``objective()`` re-estimates it.
+        fixed draws, or with Adam the mean of the epoch estimates over the last tenth of the
+        epochs (``elbo_history_`` holds every epoch's mean estimate). ``objective()``
+        re-estimates it.
     n_iter_ : int
+        L-BFGS iterations, or Adam steps.
     converged_ : bool
+        L-BFGS reported success after at least one iteration, or Adam's rule was met.
 
     Examples
     --------
@@ -209,8 +247,8 @@ class AlphaGaussianVB(BaseEstimator):
 
     def __init__(self, log_likelihood=None, n_params=None, alpha=1.0, family="full",
                  n_components=1, prior_mean=0.0, prior_variance=1.0, optimizer="lbfgs",
-                 n_mc_samples=100, max_iter=500, tol=1e-9, learning_rate=0.01, batch_size=None,
-                 vectorized=True, random_state=None):
+                 n_mc_samples=100, max_iter=500, tol="auto", n_iter_no_change=10,
+                 n_lr_decays=2, learning_rate=0.01, batch_size=None, vectorized=True, random_state=None):
         self.log_likelihood = log_likelihood
         self.n_params = n_params
         self.alpha = alpha
@@ -222,6 +260,8 @@ class AlphaGaussianVB(BaseEstimator):
         self.n_mc_samples = n_mc_samples
         self.max_iter = max_iter
         self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.n_lr_decays = n_lr_decays
         self.learning_rate = learning_rate
         self.batch_size = batch_size
         self.vectorized = vectorized
@@ -241,11 +281,13 @@ class AlphaGaussianVB(BaseEstimator):
             raise _bad_parameter(owner, "family", f"one of {FAMILIES}", self.family)
         if self.optimizer not in OPTIMIZERS:
             raise _bad_parameter(owner, "optimizer", f"one of {OPTIMIZERS}", self.optimizer)
-        for name in ("n_components", "n_mc_samples", "max_iter"):
+        for name in ("n_components", "n_mc_samples", "max_iter", "n_iter_no_change"):
             check_positive_int(owner, name, getattr(self, name))
         if self.batch_size is not None:
             check_positive_int(owner, "batch_size", self.batch_size)
-        check_scalar_in_range(owner, "tol", self.tol, 0.0, None, low_open=False)
+        if not (isinstance(self.tol, str) and self.tol == "auto"):
+            check_tol(owner, self.tol)
+        check_non_negative_int(owner, "n_lr_decays", self.n_lr_decays)
         check_scalar_in_range(owner, "learning_rate", self.learning_rate, 0.0, None,
                               low_open=True)
         prior_mean = _prior_vector(owner, "prior_mean", self.prior_mean, n_params, False)
@@ -330,6 +372,7 @@ class AlphaGaussianVB(BaseEstimator):
         self._family = _GaussianFamily(n_params, 1, self.family)
         start_sd = np.sqrt(np.minimum(prior_variance, 1.0)) * 0.1
         flat = self._family.pack(prior_mean[None], np.diag(start_sd)[None], np.zeros(1))
+        self._check_log_likelihood(flat, X, y, rng)
         flat = self._optimize(flat, X, y, rng)
         if n_components > 1:
             means, factors, _ = self._family.unpack(flat)
@@ -350,40 +393,99 @@ class AlphaGaussianVB(BaseEstimator):
         self.weights_ = np.exp(np.asarray(log_weights))
         return self
 
+    def _resolved_tol(self):
+        return DEFAULT_TOL[self.optimizer] if isinstance(self.tol, str) else self.tol
+
+    def _check_log_likelihood(self, flat, X, y, rng):
+        """Call ``log_likelihood`` once at the start and refuse a result of the wrong shape
+        (an (S, 1) array would broadcast silently into a meaningless objective)."""
+        means, factors, _ = self._family.unpack(flat)
+        thetas = np.asarray(self._family.draws(means, factors, self._base_draws(rng, 2)))
+        theta = thetas.reshape(-1, thetas.shape[-1])
+        if self.vectorized:
+            value, expected = self.log_likelihood(theta, X, y), (theta.shape[0],)
+            form = "an array of shape (S,), one total log-likelihood per row of theta (S, "\
+                f"{theta.shape[1]})"
+        else:
+            value, expected = self.log_likelihood(theta[0], X, y), ()
+            form = "a scalar (vectorized=False)"
+        if np.shape(value) != expected:
+            raise ValueError(f"AlphaGaussianVB: log_likelihood must return {form}; got shape "
+                             f"{np.shape(value)}. Sum over the data inside log_likelihood.")
+        if not np.all(np.isfinite(value)):
+            raise ValueError("AlphaGaussianVB: log_likelihood is not finite at the starting "
+                             "point (near prior_mean); rescale the data or the prior.")
+
     def _optimize(self, flat, X, y, rng):
+        if self.optimizer == "lbfgs":
+            return self._optimize_lbfgs(flat, X, y, rng)
+        return self._optimize_adam(flat, X, y, rng)
+
+    def _optimize_lbfgs(self, flat, X, y, rng):
         negative = value_and_grad(lambda f, eps, Xb, yb, scale:
                                   -self._objective(f, eps, Xb, yb, scale))
-        if self.optimizer == "lbfgs":
-            eps = self._base_draws(rng, self.n_mc_samples)
-            result = minimize(negative, flat, args=(eps, X, y, 1.0), jac=True, method="L-BFGS-B",
-                              options={"maxiter": self.max_iter, "ftol": self.tol,
-                                       "gtol": 1e-10})
-            if not np.isfinite(result.fun):
-                raise FloatingPointError("AlphaGaussianVB: the objective is not finite at the "
-                                         "optimum; check log_likelihood and the prior.")
-            self.elbo_, self.n_iter_ = -float(result.fun), int(result.nit)
-            self.converged_ = bool(result.success)
-            return result.x
-        n_rows = 0 if X is None else X.shape[0]
-        optimizer = Adam(self.learning_rate)
-        history = []
-        for _ in range(self.max_iter):
-            Xb, yb, scale = X, y, 1.0
-            if self.batch_size is not None and n_rows > self.batch_size:
-                rows = rng.choice(n_rows, self.batch_size, replace=False)
-                Xb, yb = X[rows], None if y is None else y[rows]
-                scale = n_rows / self.batch_size
-            value, gradient = negative(flat, self._base_draws(rng, self.n_mc_samples), Xb, yb,
-                                       scale)
-            if not (np.isfinite(value) and np.all(np.isfinite(gradient))):
-                raise FloatingPointError("AlphaGaussianVB: the objective or its gradient is "
-                                         "not finite; lower learning_rate.")
-            flat = optimizer.step(flat, gradient)
-            history.append(-value)
-        self.elbo_history_ = np.array(history)
+        eps = self._base_draws(rng, self.n_mc_samples)
+        with np.errstate(over="ignore", invalid="ignore"):
+            result = minimize(negative, flat, args=(eps, X, y, 1.0), jac=True,
+                              method="L-BFGS-B",
+                              options={"maxiter": self.max_iter, "gtol": 1e-10,
+                                       "ftol": self._resolved_tol() or 0.0})
+        if not (np.isfinite(result.fun) and np.all(np.isfinite(result.x))):
+            raise FloatingPointError("AlphaGaussianVB: the objective is not finite at the "
+                                     "optimum; check log_likelihood and the prior.")
+        self.elbo_, self.n_iter_ = -float(result.fun), int(result.nit)
+        # L-BFGS's own tests (relative change of the objective, gradient norm) are not scale
+        # free: on badly scaled data (y * 1e50) it can stop far from the optimum or where it
+        # started. The fit has converged when the gradient in natural units (nats per
+        # posterior standard deviation, per log-scale) is small.
+        self.stationarity_ = float(np.max(np.abs(
+            np.asarray(result.jac) * self._family.natural_units(result.x))))
+        self.converged_ = (bool(result.success) and result.nit > 0
+                           and self.stationarity_ < STATIONARITY_TOL)
+        if not self.converged_:
+            if result.nit == 0:
+                reason = "it stopped at its starting point"
+            elif not result.success:
+                reason = f"max_iter={self.max_iter} iterations ended first ({result.message})"
+            else:
+                reason = (f"it stopped where the gradient in natural units is still "
+                          f"{self.stationarity_:.3g} (it should be below {STATIONARITY_TOL:g})")
+            warnings.warn(f"AlphaGaussianVB (L-BFGS) did not converge: {reason}. Raise "
+                          "max_iter, rescale the data or the prior, or use optimizer='adam'.",
+                          ConvergenceWarning, stacklevel=4)
+        return result.x
+
+    def _optimize_adam(self, flat, X, y, rng):
+        """Adam on fresh moment-matched draws at every step, in the shared training loop."""
+        n_rows = 1 if X is None else X.shape[0]
+        batch_size = n_rows if self.batch_size is None else min(self.batch_size, n_rows)
+        n_draws = self.n_mc_samples
+
+        def draw(generator, n_batch):
+            return (self._base_draws(generator, n_draws),)
+
+        def values(params, adversary, batch, draws, kl_weight):
+            rows = batch[0][0]
+            X_batch = None if X is None else X[rows]
+            y_batch = None if y is None else y[rows]
+            scale = n_rows / len(rows)
+            return anp.reshape(-self._objective(params[0][0], draws[0][0], X_batch, y_batch,
+                                                scale), (1, 1))
+
+        schedule = Schedule(batch_size=batch_size, learning_rate=self.learning_rate,
+                            max_epochs=self.max_iter, max_steps=self.max_iter,
+                            tol=self._resolved_tol(), n_iter_no_change=self.n_iter_no_change,
+                            n_decays=self.n_lr_decays)
+        result = train(Objective(draw, stacked_value_and_grad(values)), [flat[None]],
+                       [np.arange(n_rows)[None]], [np.random.default_rng(rng.randint(2**31))],
+                       schedule, name="AlphaGaussianVB")
+        history = -result.history[0][:, 0]
+        self.elbo_history_ = history
         self.elbo_ = float(np.mean(history[-max(1, len(history) // 10):]))
-        self.n_iter_, self.converged_ = self.max_iter, True
-        return flat
+        self.n_iter_ = self.n_steps_ = int(result.n_steps[0])
+        self.converged_ = bool(result.converged[0])
+        warn_if_not_converged(self, "max_iter", self.max_iter, schedule.tol)
+        return result.params[0][0]
 
     def sample(self, n_samples=1, random_state=None):
         """Draws ``theta ~ q``: ndarray of shape (n_samples, n_params)."""
@@ -411,10 +513,15 @@ def _prior_vector(owner, name, value, n_params, positive):
     return np.broadcast_to(vector, (n_params,)).copy()
 
 
-def _logistic_log_likelihood(theta, X, y):
-    """Bernoulli-logit log-likelihood, vectorized over the rows of ``theta`` (S, d + 1)."""
-    logits = anp.dot(theta[:, :-1], X.T) + theta[:, -1:]
+def _logistic_log_likelihood(theta, design, y):
+    """Bernoulli-logit log-likelihood, vectorized over the rows of ``theta`` (S, p), for the
+    design matrix (n, p): the features, with a column of ones for the intercept."""
+    logits = anp.dot(theta, design.T)
     return anp.sum(y * logits - anp.logaddexp(0.0, logits), axis=1)
+
+
+def _design(X, fit_intercept):
+    return np.column_stack([X, np.ones(X.shape[0])]) if fit_intercept else X
 
 
 class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -429,7 +536,7 @@ class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
         The alpha-VB temperature.
     prior_variance : float, default=1.0
     fit_intercept : bool, default=True
-        ``False`` fixes the intercept at 0.
+        ``False`` fixes the intercept at 0 (``q`` is then over the coefficients only).
     family : {"full", "diag"}, default="full"
     n_components : int, default=1
     optimizer : {"lbfgs", "adam"}, default="lbfgs"
@@ -446,9 +553,11 @@ class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
         Posterior mean of the coefficients (under ``q``).
     intercept_ : ndarray of shape (1,)
     vb_ : AlphaGaussianVB
-        The fitted approximation over ``(coef, intercept)``.
+        The fitted approximation over ``(coef, intercept)`` (``coef`` alone without the
+        intercept).
     n_iter_ : int
         Iterations of the optimizer.
+    converged_ : bool
     """
 
     def __init__(self, alpha=1.0, prior_variance=1.0, fit_intercept=True, family="full",
@@ -484,22 +593,20 @@ class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
         n_features = X.shape[1]
         prior_variance = check_scalar_in_range(type(self).__name__, "prior_variance",
                                                self.prior_variance, 0.0, None, low_open=True)
-        if isinstance(self.fit_intercept, numbers.Number) and not isinstance(
-                self.fit_intercept, (bool, np.bool_)):
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise _bad_parameter(type(self).__name__, "fit_intercept", "a bool",
                                  self.fit_intercept)
-        if self.fit_intercept:
-            variances = prior_variance
-        else:  # a point mass at 0 for the intercept, approximated by a tiny prior variance
-            variances = np.r_[np.full(n_features, prior_variance), 1e-12]
         self.vb_ = AlphaGaussianVB(
-            _logistic_log_likelihood, n_features + 1, alpha=self.alpha, family=self.family,
-            n_components=self.n_components, prior_variance=variances, optimizer=self.optimizer,
-            n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
-            random_state=self.random_state).fit(X, labels.astype(float))
+            _logistic_log_likelihood, n_features + bool(self.fit_intercept), alpha=self.alpha,
+            family=self.family, n_components=self.n_components, prior_variance=prior_variance,
+            optimizer=self.optimizer, n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
+            random_state=self.random_state).fit(_design(X, self.fit_intercept),
+                                                labels.astype(float))
         mean = self.vb_.weights_ @ self.vb_.mean_
-        self.coef_, self.intercept_ = mean[None, :-1], mean[-1:]
+        self.coef_ = mean[None, :n_features]
+        self.intercept_ = mean[n_features:] if self.fit_intercept else np.zeros(1)
         self.n_iter_ = self.vb_.n_iter_
+        self.converged_ = self.vb_.converged_
         self._predict_draws = self.vb_.sample(self.n_predict_samples,
                                               random_state=check_random_state(
                                                   self.random_state).randint(2**31 - 1))
@@ -509,7 +616,7 @@ class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
         """``E_q[sigmoid(x' beta + b)]`` by Monte Carlo over draws from ``q``."""
         check_is_fitted(self, "vb_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        logits = self._predict_draws[:, :-1] @ X.T + self._predict_draws[:, -1:]
+        logits = self._predict_draws @ _design(X, self.fit_intercept).T
         positive = expit(logits).mean(axis=0)
         return np.column_stack([1.0 - positive, positive])
 

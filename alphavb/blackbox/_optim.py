@@ -1,40 +1,60 @@
-"""Adam (Kingma & Ba 2015) on one flat parameter vector."""
+"""Adam (Kingma & Ba 2015) on a list of parameter arrays, in place, for a stack of fits."""
 
+import numba
 import numpy as np
 
 
-class Adam:
-    """Adam steps ``x <- x - lr * m_hat / (sqrt(v_hat) + eps)`` on a flat float vector.
+# "arcp" lets LLVM turn the divisions into multiplications by reciprocals (1.7x faster on a
+# 170k-entry AADM generator; the iterates agree with autograd's Adam to about 1e-15 per step)
+@numba.njit(cache=True, fastmath={"arcp"})
+def _adam_update(x, gradient, first, second, step_size, active, beta1, beta2, eps, bias1,
+                 bias2):
+    """One Adam step on the rows of ``x`` (fits, entries) whose ``active`` flag is set:
+    ``x <- x - step_size * m_hat / (sqrt(v_hat) + eps)`` with the moments updated in place,
+    the same arithmetic as ``autograd.misc.optimizers.adam``."""
+    for row in range(x.shape[0]):
+        if not active[row]:
+            continue
+        for j in range(x.shape[1]):
+            g = gradient[row, j]
+            first[row, j] = (1.0 - beta1) * g + beta1 * first[row, j]
+            second[row, j] = (1.0 - beta2) * g * g + beta2 * second[row, j]
+            m_hat = first[row, j] / bias1
+            v_hat = second[row, j] / bias2
+            x[row, j] -= step_size[row] * m_hat / (np.sqrt(v_hat) + eps)
 
-    The same update as ``autograd.misc.optimizers.adam``, kept as an object so the training
-    loop can stop early, record the energy and resume with ``partial`` epochs.
+
+class Adam:
+    """Adam steps on parameter arrays whose leading axis holds independent fits.
+
+    Each array of ``params`` has shape ``(M, ...)``: row ``m`` belongs to fit ``m``, which has
+    its own step size; :meth:`step` updates only the fits marked active, in place. The
+    update is that of ``autograd.misc.optimizers.adam`` (a test checks the iterates).
+
+    Parameters
+    ----------
+    params : list of ndarray, each of shape (M, ...)
+    learning_rate : float or array of shape (M,)
+    beta1, beta2, eps : float
     """
 
-    def __init__(self, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8):
-        self.learning_rate = learning_rate
+    def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-8):
+        n_fits = params[0].shape[0]
+        self.step_size = np.broadcast_to(np.asarray(learning_rate, dtype=float),
+                                         (n_fits,)).copy()
         self.beta1, self.beta2, self.eps = beta1, beta2, eps
-        self.first = self.second = None
+        self.first = [np.zeros((n_fits, part[0].size)) for part in params]
+        self.second = [np.zeros((n_fits, part[0].size)) for part in params]
         self.n_steps = 0
 
-    def step(self, x, gradient):
-        """Return the updated copy of ``x`` after one step along ``gradient``."""
-        if self.first is None:
-            self.first = np.zeros_like(x)
-            self.second = np.zeros_like(x)
-            self._work = np.empty_like(x)
+    def step(self, params, gradients, active=None):
+        """Update ``params`` in place along ``gradients`` (the same structure)."""
         self.n_steps += 1
-        beta1, beta2, work = self.beta1, self.beta2, self._work
-        # the moments are updated in place: for the AADM generator (~1e5 entries) the
-        # temporaries of the plain expressions cost three times as much
-        self.first *= beta1
-        self.first += (1 - beta1) * gradient
-        np.multiply(gradient, gradient, out=work)
-        work *= 1 - beta2
-        self.second *= beta2
-        self.second += work
-        np.divide(self.second, 1 - beta2**self.n_steps, out=work)  # second_hat
-        np.sqrt(work, out=work)
-        work += self.eps
-        np.divide(self.first / (1 - beta1**self.n_steps), work, out=work)  # first_hat / ...
-        work *= self.learning_rate
-        return x - work
+        n_fits = params[0].shape[0]
+        active = np.ones(n_fits, dtype=bool) if active is None else active
+        bias1 = 1.0 - self.beta1**self.n_steps
+        bias2 = 1.0 - self.beta2**self.n_steps
+        for x, gradient, first, second in zip(params, gradients, self.first, self.second):
+            _adam_update(x.reshape(n_fits, -1), np.ascontiguousarray(gradient).reshape(
+                n_fits, -1), first, second, self.step_size, active, self.beta1, self.beta2,
+                self.eps, bias1, bias2)

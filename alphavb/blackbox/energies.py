@@ -35,18 +35,23 @@ tends to ``mean_k l_k``, so both energies tend to the VB energy.
 """
 
 import autograd.numpy as anp
-import numpy as onp
+import numpy as np
 from autograd.scipy.special import logsumexp
 from autograd.scipy.stats import norm
 
 ENERGIES = ("exact", "reparametrized")
-LOG_2PI = float(onp.log(2 * onp.pi))
+LOG_2PI = float(np.log(2 * np.pi))
 
 
 def split_factorized_gaussian(q_params):
-    """``(mean, log_variance)``: the two halves of ``q_params = [m, log v]``."""
-    n_weights = q_params.shape[0] // 2
-    return q_params[:n_weights], q_params[n_weights:]
+    """``(mean, log_variance)``: the two halves of the last axis of ``q_params = [m, log v]``."""
+    n_weights = q_params.shape[-1] // 2
+    return q_params[..., :n_weights], q_params[..., n_weights:]
+
+
+def per_coordinate(value):
+    """A scalar, or one value per fit (shape (M,)), made to broadcast against (M, P)."""
+    return anp.expand_dims(value, -1) if anp.ndim(value) else value
 
 
 def exact_site_terms(mean, log_variance, prior_variance, alpha, n_total):
@@ -62,9 +67,12 @@ def exact_site_terms(mean, log_variance, prior_variance, alpha, n_total):
     where the cavity ``lam_q - (alpha/N)(lam_q - lam_0)`` has ``p_cav = (1 - alpha/N) p +
     (alpha/N)/v0`` (a valid Gaussian for ``alpha <= N``), ``h_cav = (1 - alpha/N) h`` and
     ``m_cav = h_cav / p_cav``. One expression instead of three log-normalizers: the training
-    step's cost is dominated by the number of traced operations.
+    step's cost is dominated by the number of traced operations. ``mean`` and
+    ``log_variance`` have shape (..., P); ``prior_variance`` and ``alpha`` are scalars or
+    have the leading shape (...); the sites have the leading shape.
     """
-    ratio = alpha / n_total
+    ratio = per_coordinate(alpha / n_total)
+    prior_variance = per_coordinate(prior_variance)
     precision = anp.exp(-log_variance)
     natural = mean * precision
     cavity_precision = (1.0 - ratio) * precision + ratio / prior_variance
@@ -72,26 +80,39 @@ def exact_site_terms(mean, log_variance, prior_variance, alpha, n_total):
     cavity_mean = cavity_natural / cavity_precision
     a = log_variance + mean * natural
     b = anp.log(cavity_precision) - cavity_natural * cavity_mean
-    sites = 0.5 * (mean.shape[0] * anp.log(prior_variance)
-                   + anp.sum((n_total / alpha) * (a + b) - a))
+    # alpha = 0 entries (a stack may mix them in): the cavity is q, a + b = 0, and the
+    # caller replaces their sites by the KL
+    scale = per_coordinate(n_total / np.where(np.asarray(alpha) == 0, 1.0, alpha))
+    sites = 0.5 * anp.sum(anp.log(prior_variance) + scale * (a + b) - a, axis=-1)
     return sites, cavity_mean, cavity_precision**-0.5
 
 
 def kl_factorized_gaussian(mean, log_variance, prior_variance):
-    """``KL(prod N(m_i, v_i) || prod N(0, v0))`` in closed form, from ``log v``."""
-    return 0.5 * (anp.sum((anp.exp(log_variance) + mean**2) / prior_variance - log_variance)
-                  + mean.shape[0] * (anp.log(prior_variance) - 1.0))
+    """``KL(prod N(m_i, v_i) || prod N(0, v0))`` in closed form, from ``log v``, summed over
+    the last axis (``prior_variance`` a scalar or one value per leading entry)."""
+    prior_variance = per_coordinate(prior_variance)
+    return 0.5 * anp.sum((anp.exp(log_variance) + mean**2) / prior_variance - log_variance
+                         + anp.log(prior_variance) - 1.0, axis=-1)
 
 
 def tempered_data_term(log_lik, alpha, n_total):
     """``(N / (alpha B)) sum_{n in B} [lse_k(alpha l_kn) - log K]``, the data term of the
-    energies, for ``log_lik`` of shape (K, B); ``alpha = 0`` gives its limit
-    ``(N / B) sum_n mean_k l_kn``."""
-    n_draws, batch_size = log_lik.shape[0], log_lik.shape[1]
-    if alpha == 0:
-        return (n_total / batch_size) * anp.sum(anp.mean(log_lik, axis=0))
-    return (n_total / (alpha * batch_size)) * anp.sum(
-        logsumexp(alpha * log_lik, axis=0) - onp.log(n_draws))
+    energies, for ``log_lik`` of shape (..., K, B); ``alpha = 0`` gives its limit
+    ``(N / B) sum_n mean_k l_kn``. ``alpha`` is a scalar or one value per leading entry
+    (zeros among them take the limit)."""
+    n_draws, batch_size = log_lik.shape[-2], log_lik.shape[-1]
+    vb = (n_total / batch_size) * anp.sum(anp.mean(log_lik, axis=-2), axis=-1)
+    if np.ndim(alpha) == 0:
+        if alpha == 0:
+            return vb
+        return (n_total / (alpha * batch_size)) * anp.sum(
+            logsumexp(alpha * log_lik, axis=-2) - np.log(n_draws), axis=-1)
+    alpha = np.asarray(alpha, dtype=float)
+    zero = alpha == 0
+    safe = np.where(zero, 1.0, alpha)  # the limit replaces these entries below
+    tempered = (n_total / (safe * batch_size)) * anp.sum(
+        logsumexp(safe[..., None, None] * log_lik, axis=-2) - np.log(n_draws), axis=-1)
+    return anp.where(zero, vb, tempered)
 
 
 def bbalpha_energy(q_params, log_likelihood, eps, n_total, alpha, prior_variance,
@@ -100,37 +121,47 @@ def bbalpha_energy(q_params, log_likelihood, eps, n_total, alpha, prior_variance
 
     Parameters
     ----------
-    q_params : array of shape (2 * P,)
-        ``[m, log v]`` of the factorized Gaussian ``q``.
+    q_params : array of shape (..., 2 * P)
+        ``[m, log v]`` of the factorized Gaussian ``q`` (a leading axis stacks several
+        ``q``, e.g. one per fit).
     log_likelihood : callable
-        ``log_likelihood(weights)`` with ``weights`` of shape (K, P) returns the array
-        ``log p(y_n | x_n, w_k)`` of shape (K, B) for the mini-batch.
-    eps : ndarray of shape (K, P)
+        ``log_likelihood(weights)`` with ``weights`` of shape (..., K, P) returns the array
+        ``log p(y_n | x_n, w_k)`` of shape (..., K, B) for the mini-batch.
+    eps : ndarray of shape (..., K, P)
         Standard-normal base draws.
     n_total : int
         Size ``N`` of the whole training set (the mini-batch sum is scaled by ``N / B``).
-    alpha : float
+    alpha : float or ndarray of the leading shape
         Divergence order, ``alpha >= 0``; ``0`` gives the VB energy directly.
-    prior_variance : float
+    prior_variance : float or array of the leading shape
         ``v0`` (may be an autograd value when it is learned).
     energy : {"exact", "reparametrized"}
 
     Returns
     -------
-    float
+    float or array of the leading shape
         The Monte-Carlo estimate of the energy.
     """
+    if energy not in ENERGIES:
+        raise ValueError(f"energy must be one of {ENERGIES}, got {energy!r}.")
     mean, log_variance = split_factorized_gaussian(q_params)
-    if energy == "exact" and alpha > 0:
+    zero = np.asarray(alpha) == 0
+    if energy == "exact" and not np.all(zero):
         sites, cavity_mean, cavity_sd = exact_site_terms(mean, log_variance, prior_variance,
                                                          alpha, n_total)
-        log_lik = log_likelihood(cavity_mean + cavity_sd * eps)
-    elif energy in ENERGIES:  # the reparametrized energy, and the VB energy at alpha = 0
-        log_lik = log_likelihood(mean + anp.exp(0.5 * log_variance) * eps)
+        if np.any(zero):  # the VB limit of these fits: their cavity is q, their sites the KL
+            sites = anp.where(zero, kl_factorized_gaussian(mean, log_variance, prior_variance),
+                              sites)
+        draws = _per_draw(cavity_mean) + _per_draw(cavity_sd) * eps
+    else:  # the reparametrized energy, and the VB energy at alpha = 0
+        draws = _per_draw(mean) + _per_draw(anp.exp(0.5 * log_variance)) * eps
         sites = kl_factorized_gaussian(mean, log_variance, prior_variance)
-    else:
-        raise ValueError(f"energy must be one of {ENERGIES}, got {energy!r}.")
-    return sites - tempered_data_term(log_lik, alpha, n_total)
+    return sites - tempered_data_term(log_likelihood(draws), alpha, n_total)
+
+
+def _per_draw(value):
+    """(..., P) made to broadcast against draws (..., K, P)."""
+    return anp.expand_dims(value, -2)
 
 
 def gaussian_log_likelihood(outputs, y, noise_variance):
@@ -146,3 +177,158 @@ def probit_log_likelihood(outputs, y_sign):
 def softmax_log_likelihood(outputs, y_one_hot):
     """``log softmax(f_k(x_n))[y_n]`` for outputs (K, B, C) and one-hot labels (B, C)."""
     return anp.sum(outputs * y_one_hot, axis=-1) - logsumexp(outputs, axis=-1)
+
+
+# -- the training hot path: the energy and its gradient derived by hand ---------------------
+#
+# ``bbalpha_energy`` above is the readable definition, differentiated by autograd; tracing
+# its ~50 operations costs more than the arithmetic at the papers' sizes. The function below
+# computes the same energy for a stack of M fits with its gradient by the chain rule through
+# the same steps (sites, cavity, draws, network, likelihood, log-sum-exp), in plain NumPy;
+# tests/blackbox/test_energies.py checks value and gradient against autograd on
+# ``bbalpha_energy`` for every energy, likelihood and alpha.
+
+def _gaussian_terms(outputs, targets, noise_variance):
+    """``(l, dl/df, dl/dsigma^2)`` of ``log N(y; f, sigma^2)``; outputs (M, K, B, 1),
+    targets (M, 1, B), ``noise_variance`` (M,)."""
+    s2 = noise_variance[:, None, None]
+    residual = targets - outputs[..., 0]
+    log_lik = -0.5 * (LOG_2PI + np.log(s2)) - residual**2 / (2.0 * s2)
+    return log_lik, (residual / s2)[..., None], -0.5 / s2 + residual**2 / (2.0 * s2**2)
+
+
+def _probit_terms(outputs, targets, noise_variance):
+    """``log Phi(y f)`` with ``y`` in {-1, +1}: ``dl/df = y phi(y f) / Phi(y f)``."""
+    from scipy.special import log_ndtr
+
+    z = targets * outputs[..., 0]
+    log_lik = log_ndtr(z)
+    ratio = np.exp(-0.5 * z**2 - 0.5 * LOG_2PI - log_lik)
+    return log_lik, (targets * ratio)[..., None], None
+
+
+def _softmax_terms(outputs, targets, noise_variance):
+    """``f_y - lse(f)`` with one-hot targets (M, 1, B, C): ``dl/df = t - softmax(f)``."""
+    from scipy.special import logsumexp as lse
+
+    log_normalizer = lse(outputs, axis=-1, keepdims=True)
+    log_lik = np.sum(outputs * targets, axis=-1) - log_normalizer[..., 0]
+    return log_lik, targets - np.exp(outputs - log_normalizer), None
+
+
+LIKELIHOOD_TERMS = {"gaussian": _gaussian_terms, "probit": _probit_terms,
+                    "softmax": _softmax_terms}
+
+
+def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_variance, eps,
+                                X_batch, targets, alpha, n_total, energy, layer_shapes,
+                                activation, likelihood):
+    """The BB-alpha energy of ``M`` stacked fits and its gradient, in closed form.
+
+    The energy is :func:`bbalpha_energy` with the network ``f_w`` of
+    :mod:`alphavb.blackbox._mlp` and the likelihood ``likelihood``; the gradient is derived
+    by hand through its steps (see the comments), equal to autograd's on
+    :func:`bbalpha_energy` (tested).
+
+    Parameters
+    ----------
+    mean, log_variance : ndarray of shape (M, P)
+    prior_variance, noise_variance : ndarray of shape (M,)
+        ``v0`` and ``sigma^2`` (the latter unused by the classification likelihoods).
+    eps : ndarray of shape (M, K, P)
+    X_batch : ndarray of shape (M, B, d)
+    targets : ndarray of shape (M, B) or (M, B, C)
+    alpha : ndarray of shape (M,)
+        Divergence orders; zeros give the VB energy.
+    n_total : int
+    energy : {"exact", "reparametrized"}
+    layer_shapes, activation : the network's
+    likelihood : {"gaussian", "probit", "softmax"}
+
+    Returns
+    -------
+    energies : ndarray of shape (M,)
+    gradients : tuple of ndarrays
+        With respect to ``mean`` (M, P), ``log_variance`` (M, P), ``prior_variance`` (M,)
+        and ``noise_variance`` (M,).
+    """
+    from scipy.special import logsumexp as lse
+    from scipy.special import softmax
+
+    from ._mlp import _backward, _forward_pass
+
+    n_draws, batch = eps.shape[1], X_batch.shape[1]
+    zero = alpha == 0
+    tempered = energy == "exact" and not zero.all()
+    v0 = prior_variance[:, None]
+    variance = np.exp(log_variance)
+    kl = 0.5 * np.sum((variance + mean**2) / v0 - log_variance + np.log(v0) - 1.0, axis=1)
+    # d KL / d(m, log v, v0)
+    grad_m, grad_lv = mean / v0, 0.5 * (variance / v0 - 1.0)
+    grad_v0 = 0.5 * np.sum(1.0 / v0 - (variance + mean**2) / v0**2, axis=1)
+    if tempered:
+        # cavity: p_c = (1 - r) p + r / v0, h_c = (1 - r) h, m_c = h_c / p_c, s_c = p_c^-1/2,
+        # r = alpha / N (r = 0 for the VB fits: their cavity is q)
+        r = np.where(zero, 0.0, alpha / n_total)[:, None]
+        c = (n_total / np.where(zero, 1.0, alpha))[:, None]
+        precision = 1.0 / variance
+        natural = mean * precision
+        cavity_precision = (1.0 - r) * precision + r / v0
+        cavity_natural = (1.0 - r) * natural
+        cavity_mean = cavity_natural / cavity_precision
+        cavity_sd = cavity_precision**-0.5
+        # sites = 0.5 sum [log v0 + c (a + b) - a], a = log v + m h, b = log p_c - h_c m_c
+        a = log_variance + mean * natural
+        b = np.log(cavity_precision) - cavity_natural * cavity_mean
+        sites = 0.5 * np.sum(np.log(v0) + c * (a + b) - a, axis=1)
+        d_pc_d_lv = -(1.0 - r) * precision
+        d_pc_d_v0 = -r / v0**2
+        da_dm, da_dlv = 2.0 * natural, 1.0 - mean * natural
+        db_dm = -2.0 * (1.0 - r) * precision * cavity_mean
+        db_dlv = (d_pc_d_lv / cavity_precision + 2.0 * cavity_natural * cavity_mean
+                  + cavity_mean**2 * d_pc_d_lv)
+        db_dv0 = d_pc_d_v0 * (1.0 / cavity_precision + cavity_mean**2)
+        sites_m = 0.5 * ((c - 1.0) * da_dm + c * db_dm)
+        sites_lv = 0.5 * ((c - 1.0) * da_dlv + c * db_dlv)
+        sites_v0 = 0.5 * np.sum(1.0 / v0 + c * db_dv0, axis=1)
+        keep_kl = zero[:, None]
+        sites = np.where(zero, kl, sites)
+        grad_m = np.where(keep_kl, grad_m, sites_m)
+        grad_lv = np.where(keep_kl, grad_lv, sites_lv)
+        grad_v0 = np.where(zero, grad_v0, sites_v0)
+        # draws w = m_c + s_c eps: the derivatives of (m_c, s_c) by (m, log v, v0)
+        dmc_dm = (1.0 - r) * precision / cavity_precision
+        dmc_dlv = -cavity_mean * r / (v0 * cavity_precision)
+        dmc_dv0 = -cavity_mean / cavity_precision * d_pc_d_v0
+        dsc_dlv = -0.5 * cavity_sd / cavity_precision * d_pc_d_lv
+        dsc_dv0 = -0.5 * cavity_sd / cavity_precision * d_pc_d_v0
+        centre, scale = cavity_mean, cavity_sd
+    else:
+        sites = kl
+        centre, scale = mean, np.sqrt(variance)
+        dmc_dm, dmc_dlv, dmc_dv0 = 1.0, 0.0, 0.0
+        dsc_dlv, dsc_dv0 = 0.5 * scale, 0.0
+    weights = centre[:, None] + scale[:, None] * eps                  # (M, K, P)
+    X_draws = X_batch[:, None]
+    outputs, saved = _forward_pass(weights, X_draws, layer_shapes, activation)
+    log_lik, dl_df, dl_dnoise = LIKELIHOOD_TERMS[likelihood](
+        outputs, targets[:, None], noise_variance)                    # (M, K, B), ...
+    # data term D = (N / (alpha B)) sum_n [lse_k(alpha l_kn) - log K]; dD/dl = (N/B) softmax_k
+    safe = np.where(zero, 1.0, alpha)[:, None, None]
+    tempered_sum = np.sum(lse(safe * log_lik, axis=1) - np.log(n_draws), axis=1)
+    data = np.where(zero, (n_total / batch) * np.sum(np.mean(log_lik, axis=1), axis=1),
+                    n_total / (np.where(zero, 1.0, alpha) * batch) * tempered_sum)
+    responsibility = np.where(zero[:, None, None], 1.0 / n_draws,
+                              softmax(safe * log_lik, axis=1))
+    d_energy_d_l = -(n_total / batch) * responsibility               # (M, K, B)
+    upstream = d_energy_d_l[..., None] * dl_df                       # (M, K, B, n_out)
+    (grad_w,) = _backward(upstream, weights, X_draws, layer_shapes, activation, saved,
+                          argnums=(0,))
+    grad_centre = grad_w.sum(axis=1)
+    grad_scale = np.sum(grad_w * eps, axis=1)
+    grad_m = grad_m + grad_centre * dmc_dm
+    grad_lv = grad_lv + grad_centre * dmc_dlv + grad_scale * dsc_dlv
+    grad_v0 = grad_v0 + np.sum(grad_centre * dmc_dv0 + grad_scale * dsc_dv0, axis=1)
+    grad_noise = (np.zeros_like(noise_variance) if dl_dnoise is None
+                  else np.sum(d_energy_d_l * dl_dnoise, axis=(1, 2)))
+    return sites - data, (grad_m, grad_lv, grad_v0, grad_noise)

@@ -83,26 +83,36 @@ def test_reparametrized_energy_at_alpha_one_is_kl_minus_log_predictive(rng, line
     assert value == pytest.approx(kl - log_pred.sum(), rel=2e-3)
 
 
-@pytest.mark.parametrize("shared_inputs", [True, False], ids=["X shared", "X per draw"])
+# (weights, inputs, outputs) shapes: draws sharing the rows; one set of rows per draw (AADM's
+# generator and discriminator); stacked models, each with K draws sharing its own rows; and
+# one draw per row (each row of a mini-batch with its own K draws)
+BROADCAST_SHAPES = {"X shared": ((6,), (7,)), "X per draw": ((6,), (6, 7)),
+                    "stacked models": ((2, 3), (2, 1, 7)),
+                    "draws per row": ((2, 7, 3), (2, 7, 1, 1))}
+
+
+@pytest.mark.parametrize("layout", list(BROADCAST_SHAPES))
 @pytest.mark.parametrize("activation", ["relu", "leaky_relu", "tanh", "logistic", "identity"])
-def test_mlp_gradients_match_the_traced_network(rng, activation,
-                                                 shared_inputs):
-    """Both vector-Jacobian products of the primitive (weights and inputs; the inputs shared
-    by the K draws or one set per draw, as the AADM generator and discriminator use it)
-    equal those of the op-by-op traced network."""
+def test_mlp_gradients_match_the_traced_network(rng, activation, layout):
+    """Both vector-Jacobian products of the primitive (weights and inputs, with their
+    leading axes broadcast against each other in every way the estimators use) equal those
+    of the op-by-op traced network."""
     shapes = mlp_layer_shapes(3, (4, 5), 2)
     n_weights = mlp_n_weights(shapes)
-    X = rng.standard_normal((7, 3) if shared_inputs else (6, 7, 3))
-    weights = rng.standard_normal((6, n_weights))
-    upstream = rng.standard_normal((6, 7, 2))
+    lead_weights, lead_inputs = BROADCAST_SHAPES[layout]
+    weights = rng.standard_normal((*lead_weights, n_weights))
+    X = rng.standard_normal((*lead_inputs, 3))  # the last leading axis holds the rows
+    outputs = traced_mlp_forward(weights, X, shapes, activation)
+    upstream = rng.standard_normal(outputs.shape)
     for argnum in (0, 1):
         ours = grad(lambda w, x: anp.sum(mlp_forward(w, x, shapes, activation) * upstream),
                     argnum)(weights, X)
         traced = grad(lambda w, x: anp.sum(traced_mlp_forward(w, x, shapes, activation)
                                            * upstream), argnum)(weights, X)
+        assert ours.shape == (weights if argnum == 0 else X).shape
         np.testing.assert_allclose(ours, traced, atol=1e-10)
-    np.testing.assert_allclose(mlp_forward(weights, X, shapes, activation),
-                               traced_mlp_forward(weights, X, shapes, activation), atol=1e-12)
+    np.testing.assert_allclose(mlp_forward(weights, X, shapes, activation), outputs,
+                               atol=1e-12)
 
 
 @pytest.mark.parametrize("alpha", [0.0, 0.5, 1.0])
@@ -155,7 +165,8 @@ def test_closed_form_minimizer_is_stationary_and_moment_matches(linear_data):
 
 
 def test_adam_matches_autograds_adam(rng):
-    """alphavb's Adam object takes the same steps as autograd.misc.optimizers.adam."""
+    """alphavb's Adam takes the same steps as autograd.misc.optimizers.adam, for each fit of
+    a stack with its own step size, and leaves inactive fits as they are."""
     from autograd.misc.optimizers import adam
 
     from alphavb.blackbox._optim import Adam
@@ -165,8 +176,70 @@ def test_adam_matches_autograds_adam(rng):
     def gradient(x, i):
         return np.sin(i) * (x - target) + 0.1 * x**3
 
-    reference = adam(gradient, np.ones(5), num_iters=50, step_size=0.05)
-    ours, x = Adam(0.05), np.ones(5)
+    step_sizes = (0.05, 0.01)
+    references = [adam(gradient, np.ones(5), num_iters=50, step_size=step)
+                  for step in step_sizes]
+    params = [np.ones((3, 5))]
+    ours = Adam(params, np.array([*step_sizes, 0.05]))
     for i in range(50):
-        x = ours.step(x, gradient(x, i))
-    np.testing.assert_allclose(x, reference, rtol=1e-12)
+        ours.step(params, [np.stack([gradient(x, i) for x in params[0]])],
+                  active=np.array([True, True, False]))
+    np.testing.assert_allclose(params[0][:2], references, rtol=1e-12)
+    np.testing.assert_array_equal(params[0][2], np.ones(5))
+
+
+@pytest.mark.parametrize("energy", ["exact", "reparametrized"])
+@pytest.mark.parametrize("likelihood", ["gaussian", "probit", "softmax"])
+def test_hand_derived_gradient_equals_autograd(rng, energy, likelihood):
+    """The training hot path (bbalpha_energy_and_gradient) computes the energy of
+    bbalpha_energy and autograd's gradient of it, for a stack of fits with alpha = 0, 0.5,
+    1 and 3, through a two-layer network, with respect to the means, log-variances, prior
+    variances and noise variances."""
+    from alphavb.blackbox.energies import (
+        bbalpha_energy_and_gradient,
+        probit_log_likelihood,
+        softmax_log_likelihood,
+    )
+
+    alphas = np.array([0.0, 0.5, 1.0, 3.0])
+    n_fits, n_total, batch, draws = len(alphas), 40, 6, 5
+    n_outputs = 3 if likelihood == "softmax" else 1
+    shapes = mlp_layer_shapes(2, (4,), n_outputs)
+    n_weights = mlp_n_weights(shapes)
+    mean = 0.5 * rng.standard_normal((n_fits, n_weights))
+    log_variance = np.log(rng.uniform(0.01, 0.3, (n_fits, n_weights)))
+    prior, noise = rng.uniform(0.5, 2.0, n_fits), rng.uniform(0.2, 1.0, n_fits)
+    eps = rng.standard_normal((n_fits, draws, n_weights))
+    X = rng.standard_normal((n_fits, batch, 2))
+    if likelihood == "gaussian":
+        targets = rng.standard_normal((n_fits, batch))
+    elif likelihood == "probit":
+        targets = rng.choice([-1.0, 1.0], (n_fits, batch))
+    else:
+        targets = np.eye(3)[rng.integers(0, 3, (n_fits, batch))]
+
+    def total(mean, log_variance, prior, noise):
+        def log_lik(weights):
+            outputs = mlp_forward(weights, X[:, None], shapes, "tanh")
+            if likelihood == "gaussian":
+                return gaussian_log_likelihood(outputs[..., 0], targets[:, None],
+                                               noise[:, None, None])
+            if likelihood == "probit":
+                return probit_log_likelihood(outputs[..., 0], targets[:, None])
+            return softmax_log_likelihood(outputs, targets[:, None])
+
+        return bbalpha_energy(anp.concatenate([mean, log_variance], axis=1), log_lik, eps,
+                              n_total, alphas, prior, energy)
+
+    expected = total(mean, log_variance, prior, noise)
+    value, gradients = bbalpha_energy_and_gradient(
+        mean, log_variance, prior, noise, eps, X, targets, alphas, n_total, energy, shapes,
+        "tanh", likelihood)
+    np.testing.assert_allclose(value, expected, rtol=1e-12)
+    for argnum, ours in enumerate(gradients):
+        if argnum == 3 and likelihood != "gaussian":  # no noise variance in the model
+            np.testing.assert_array_equal(ours, 0.0)
+            continue
+        reference = grad(lambda *args: anp.sum(total(*args)), argnum)(mean, log_variance,
+                                                                      prior, noise)
+        np.testing.assert_allclose(ours, reference, rtol=1e-9, atol=1e-11)

@@ -1,11 +1,14 @@
 """AlphaGaussianVB and AlphaLogisticRegression (spec §6)."""
 
+import warnings
+
 import autograd.numpy as anp
 import numpy as np
 import pytest
 from scipy.integrate import quad
 from scipy.stats import norm
 from sklearn.datasets import load_breast_cancer
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
@@ -66,7 +69,7 @@ def test_adam_with_minibatches_reaches_the_fractional_posterior(regression):
     mean, covariance, _ = fractional_posterior(X, y, 0.5)
     model = AlphaGaussianVB(gaussian_log_likelihood, 3, alpha=0.5, optimizer="adam",
                             max_iter=3000, learning_rate=0.02, batch_size=25, n_mc_samples=10,
-                            prior_variance=PRIOR_VARIANCE, random_state=0).fit(X, y)
+                            tol=None, prior_variance=PRIOR_VARIANCE, random_state=0).fit(X, y)
     sd = np.sqrt(np.diag(covariance))
     assert np.max(np.abs(model.mean_[0] - mean) / sd) < 0.3
     np.testing.assert_allclose(np.sqrt(np.diag(model.covariance_[0])), sd, rtol=0.2)
@@ -190,3 +193,75 @@ def test_logistic_bad_input(rng):
         AlphaLogisticRegression().fit(X, np.repeat([0, 1, 2], 10))
     with pytest.raises(ValueError, match="'prior_variance'"):
         AlphaLogisticRegression(prior_variance=0.0).fit(X, np.repeat([0, 1, 2], 10) % 2)
+
+
+def test_adam_converges_or_says_so(regression):
+    """The Adam path stops by the training loop's rule, reports converged_ and n_iter_, and
+    warns, naming max_iter, when the budget ends first."""
+    X, y = regression
+    mean, covariance, _ = fractional_posterior(X, y, 0.5)
+    settings = {"alpha": 0.5, "optimizer": "adam", "learning_rate": 0.02, "n_mc_samples": 10,
+                "prior_variance": PRIOR_VARIANCE, "random_state": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = AlphaGaussianVB(gaussian_log_likelihood, 3, max_iter=20_000,
+                                **settings).fit(X, y)
+    assert model.converged_ and model.n_iter_ < 20_000
+    np.testing.assert_allclose(model.mean_[0], mean, atol=0.1 * np.sqrt(covariance.max()))
+    with pytest.warns(ConvergenceWarning, match="max_iter=50"):
+        short = AlphaGaussianVB(gaussian_log_likelihood, 3, max_iter=50, **settings).fit(X, y)
+    assert not short.converged_ and short.n_iter_ == 50
+
+
+def test_lbfgs_on_badly_scaled_data_is_not_called_converged():
+    """The Poisson example of the docstring with the counts times 1e50: L-BFGS stops after 2
+    iterations far from the optimum (log-rate 113 against log(3.18e50) = 116.3) with its own
+    success flag set; the fit reports converged_ = False and warns."""
+    counts = np.random.default_rng(0).poisson(3.0, size=50) * 1e50
+
+    def log_likelihood(theta, X, y):
+        return anp.sum(X[None, :] * theta[:, :1] - anp.exp(theta[:, :1]), axis=1)
+
+    with pytest.warns(ConvergenceWarning, match="natural units"):
+        model = AlphaGaussianVB(log_likelihood, 1, alpha=0.5, random_state=0).fit(counts)
+    assert not model.converged_ and model.stationarity_ > 1e10
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = AlphaGaussianVB(log_likelihood, 1, alpha=0.5, random_state=0).fit(counts / 1e50)
+    assert model.converged_ and model.stationarity_ < 1e-3
+
+
+def test_log_likelihood_of_the_wrong_shape_is_refused(regression):
+    """An (S, 1) result (a sum with keepdims) would broadcast into a meaningless objective;
+    so would a scalar from a vectorized function."""
+    X, y = regression
+
+    def keepdims(theta, X, y):
+        return gaussian_log_likelihood(theta, X, y)[:, None]
+
+    def summed(theta, X, y):
+        return anp.sum(gaussian_log_likelihood(theta, X, y))
+
+    for wrong in (keepdims, summed):
+        with pytest.raises(ValueError, match=r"log_likelihood must return an array of shape "
+                                             r"\(S,\)"):
+            AlphaGaussianVB(wrong, 3).fit(X, y)
+    with pytest.raises(ValueError, match="a scalar"):
+        AlphaGaussianVB(gaussian_log_likelihood, 3, vectorized=False).fit(X, y)
+
+
+def test_logistic_regression_without_intercept_learns():
+    """fit_intercept=False (the intercept fixed at 0): on 20 data sets the posterior mean
+    follows scikit-learn's ridge fit without intercept, and the fits converge (they used to
+    stop at coefficients of 1e-9 after one iteration)."""
+    from sklearn.linear_model import LogisticRegression
+
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        X = rng.standard_normal((100, 3))
+        y = (X @ np.array([1.5, -1.0, 0.5]) + rng.logistic(size=100) > 0).astype(int)
+        model = AlphaLogisticRegression(fit_intercept=False, random_state=seed).fit(X, y)
+        ridge = LogisticRegression(fit_intercept=False, C=1.0).fit(X, y)
+        assert model.converged_ and model.intercept_[0] == 0.0
+        np.testing.assert_allclose(model.coef_[0], ridge.coef_[0], rtol=0.25, atol=0.1)
+        assert model.vb_.mean_.shape == (1, 3)
