@@ -16,6 +16,7 @@ TARGET_HELP = {
     "bbalpha-uci": "BB-alpha BNNs on the UCI benchmarks (needs the UCI splits)",
     "aadm-toy": "AADM's Figure 2 and Table 1",
     "aadm-uci": "AADM, AVB and VI on the UCI benchmarks (needs the UCI splits)",
+    "aadm-ablation": "which of the AADM authors' design choices make alpha = 1 work (UCI)",
     "regression-rate": "risk rate of Bayesian linear regression (Cor. 4.1)",
     "spike-slab-rate": "risk rate of spike-and-slab regression (Cor. 4.2)",
     "gmm-rate": "risk rate of the Gaussian mixture (Cor. 4.4)",

@@ -116,20 +116,20 @@ def test_quick_hdr_and_gmm_fit_two_alphas(tmp_path):
 def test_reproduce_aadm_toy_quick(tmp_path, capsys):
     assert main(["reproduce", "aadm-toy", "--quick", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    for name in ("aadm_toy.png", "aadm_toy.csv", "aadm_toy.md"):
+    for name in ("aadm_toy.png", "aadm_toy_alpha.png", "aadm_toy.csv", "aadm_toy.md"):
         assert f"wrote {tmp_path / name}" in out
     with open(tmp_path / "aadm_toy.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
+    alphas = [1e-4, 0.25, 0.5, 0.75, 1.0]  # the paper's two and the three its text describes
     assert [(row["problem"], float(row["alpha"])) for row in rows] == [
-        ("heteroscedastic", 1e-4), ("heteroscedastic", 1.0), ("bimodal", 1e-4),
-        ("bimodal", 1.0)]
+        (problem, alpha) for problem in ("heteroscedastic", "bimodal") for alpha in alphas]
     assert all(np.isfinite(float(row["test_ll"])) and float(row["test_rmse"]) > 0
                for row in rows)
     assert "| bimodal | 1 |" in (tmp_path / "aadm_toy.md").read_text()
     # --epochs changes the cached fits' names, so the re-run fits again
     assert main(["reproduce", "aadm-toy", "--quick", "--epochs", "2", "--out",
                  str(tmp_path)]) == 0
-    assert len(list((tmp_path / "fits").iterdir())) == 8
+    assert len(list((tmp_path / "fits").iterdir())) == 20
 
 
 def test_reproduce_aadm_uci_quick(tmp_path, capsys):
@@ -148,6 +148,31 @@ def test_reproduce_aadm_uci_quick(tmp_path, capsys):
     assert {row["method"] for row in fits} == {"AADM alpha=1", "AADM alpha=0.5", "AVB", "VI"}
     assert all(np.isfinite(float(row["test_ll"])) for row in fits)
     assert "| yacht | AVB | 2 |" in (tmp_path / "aadm_uci.md").read_text()
+
+
+def test_reproduce_aadm_ablation_quick(tmp_path, capsys):
+    """Every configuration of the ablation is fitted on each split, with the design choice
+    its name says, and summarized."""
+    from alphavb.datasets import get_data_home
+    from alphavb.reproduce import AADM_ABLATION
+
+    if not (get_data_home() / "uci" / "bostonHousing" / "data" / "data.txt").exists():
+        pytest.skip("the UCI splits are not in the data home (set ALPHAVB_DATA)")
+    assert main(["reproduce", "aadm-ablation", "--quick", "--jobs", "2", "--out",
+                 str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    for name in ("aadm_ablation.md", "aadm_ablation.csv", "aadm_ablation_splits.csv"):
+        assert f"wrote {tmp_path / name}" in out
+    with open(tmp_path / "aadm_ablation_splits.csv", newline="") as handle:
+        fits = list(csv.DictReader(handle))
+    configurations = {row["configuration"] for row in fits}
+    assert configurations == {*(f"AADM alpha=1, {name}" for name in AADM_ABLATION),
+                              "AADM alpha=0.5, base", "AVB, base", "VI"}
+    assert len(fits) == 2 * len(configurations)  # 2 splits in quick mode
+    assert all(np.isfinite(float(row["test_ll"])) for row in fits)
+    # the choices reach the estimators: a row's own draws cost more time per fit
+    seconds = {row["configuration"]: float(row["fit_seconds"]) for row in fits}
+    assert seconds["AADM alpha=1, draws per row"] > seconds["AADM alpha=1, base"]
 
 
 def test_epochs_and_splits_are_refused_by_targets_without_them(capsys):
