@@ -1,26 +1,32 @@
-"""AADM training: time per step of alphavb (autograd) against the same step in plain PyTorch.
+"""AADM training: time per step of alphavb against the same step in plain PyTorch.
 
 One step = one Adam step of the discriminator and one of the generator on a mini-batch, as
-``AADMRegressor.fit`` takes them. The set-up is the AADM paper's bimodal toy problem:
-1,000 points of ``alphavb.datasets.make_bimodal``, batch 10, K = 10 weight draws, alpha = 1,
-and the default networks of ``AADMRegressor``:
-- a BNN with two hidden layers of 50 leaky-ReLU units, 2,701 weights;
-- a generator 100 -> 50 -> 50 -> 2,701;
-- a discriminator 2,701 -> 50 -> 50 -> 1.
+``AADMRegressor.fit`` takes them. The set-up is the AADM paper's UCI experiment on boston
+(split 0 of ``alphavb.datasets.load_uci``: 455 rows, 13 features, standardized), batch 10,
+K = 10 weight draws, alpha = 1, and the default networks of ``AADMRegressor`` (the
+paper's):
+- a BNN with two hidden layers of 50 leaky-ReLU units, 3,301 weights and biases;
+- a generator 100 -> 50 -> 50 -> 3,301;
+- a discriminator 3,301 -> 50 -> 50 -> 1.
 
-* **alphavb**: ``AADMRegressor(n_epochs=E).fit``, float64, time divided by the steps taken.
+* **alphavb, 1 fit**: ``AADMRegressor(n_epochs=E, tol=None).fit``, float64, time divided by
+  the steps taken.
+* **alphavb, M stacked fits**: ``alphavb.blackbox.fit_stacked`` of ``--stack`` fits (other
+  seeds, as ``alphavb reproduce aadm-uci`` trains the splits and alphas of a data set
+  together), time divided by the steps and by M: the time per step of one fit.
 * **PyTorch**: the same objective written in plain PyTorch on the same flat parameter
-  layouts, ``torch.optim.Adam`` with the same step sizes, in float64 and float32. Before
-  timing, its objective is compared with alphavb's on the same parameters and draws (the
-  output states the relative difference).
+  layouts, ``torch.optim.Adam`` with the same step sizes, in float64 and float32, one fit.
+  Before timing, its objective is compared with alphavb's on the same parameters and draws
+  (the output states the relative difference).
 
-Threads: both are timed with 1 thread (``torch.set_num_threads`` and threadpoolctl for
-NumPy's BLAS) and with 2. Median over ``--repeats`` runs of ``--epochs`` epochs each, after a
-warm-up epoch.
+Threads: timed with 1 thread (``torch.set_num_threads`` and threadpoolctl for NumPy's BLAS)
+and with 2. Median over ``--repeats`` runs of ``--epochs`` epochs each, after a warm-up
+epoch. The last column is the ratio to PyTorch float32 on the same thread count.
 
-Needs ``pip install torch==2.13.0`` (not a dependency of alphavb).
+Needs ``pip install torch==2.13.0`` (not a dependency of alphavb) and the UCI splits in the
+data home (``ALPHAVB_DATA``).
 
-Run: python benchmarks/bench_aadm.py [--epochs E] [--repeats R]
+Run: python benchmarks/bench_aadm.py [--epochs E] [--repeats R] [--stack M]
 """
 
 import argparse
@@ -31,12 +37,21 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from alphavb import AADMRegressor
-from alphavb.blackbox._aadm import adaptive_contrast_kl, contrast_moments
-from alphavb.blackbox._mlp import LEAKY_SLOPE, mlp_forward
-from alphavb.blackbox.energies import gaussian_log_likelihood, tempered_data_term
-from alphavb.datasets import make_bimodal
+from alphavb.blackbox import fit_stacked
+from alphavb.blackbox._aadm import make_aadm_objective
+from alphavb.blackbox._mlp import LEAKY_SLOPE, mlp_layer_shapes
+from alphavb.datasets import load_uci
 
 ALPHA, BATCH, DRAWS = 1.0, 10, 10
+
+
+def standardized_split(name="boston"):
+    data = load_uci(name)
+    train = data.train_indices[0]
+    X, y = data.data[train], data.target[train]
+    scale = X.std(axis=0)
+    return ((X - X.mean(axis=0)) / np.where(scale > 0, scale, 1.0),
+            (y - y.mean()) / y.std())
 
 
 def torch_mlp(torch, weights, X, layer_shapes):
@@ -53,23 +68,23 @@ def torch_mlp(torch, weights, X, layer_shapes):
 
 
 class TorchAADM:
-    """The AADM step of ``AADMRegressor.fit`` in plain PyTorch, from a fitted model's
-    parameters (so both start from the same point)."""
+    """The AADM step of ``AADMRegressor.fit`` (default settings) in plain PyTorch, from a
+    fitted model's parameters (so both start from the same point)."""
 
     def __init__(self, torch, model, dtype, n_total):
-        self.torch, self.model, self.n_total = torch, model, n_total
-        def as_tensor(values):
-            return torch.tensor(np.asarray(values), dtype=dtype, requires_grad=True)
+        self.torch, self.model, self.n_total, self.dtype = torch, model, n_total, dtype
 
-        self.theta = [as_tensor(part) for part in model._theta]
-        self.disc = as_tensor(model.discriminator_params_)
+        def as_tensor(values):
+            return torch.tensor(np.asarray(values)[0], dtype=dtype, requires_grad=True)
+
+        self.theta = [as_tensor(part) for part in model._params]
+        self.disc = torch.tensor(model.discriminator_params_, dtype=dtype, requires_grad=True)
         self.disc_shapes = _discriminator_shapes(model)
         self.opt_gen = torch.optim.Adam(self.theta, lr=model.learning_rate)
         self.opt_disc = torch.optim.Adam([self.disc], lr=model.discriminator_learning_rate)
-        self.dtype = dtype
 
     def generate(self, eps):
-        mean, log_variance, generator, _ = self.theta
+        mean, log_variance, generator = self.theta[:3]
         noise = mean + self.torch.exp(0.5 * log_variance) * eps
         return torch_mlp(self.torch, generator[None, :], noise,
                          self.model.generator_layer_shapes_)[0]
@@ -84,7 +99,7 @@ class TorchAADM:
                                                         + 1e-12)
         standardized = (weights - mean) / sd
         n_weights = weights.shape[1]
-        scales = torch.exp(self.theta[3])
+        scales = torch.exp(self.theta[4])
         noise, prior = scales[0], scales[1]
         log_r = (-0.5 * (standardized**2).sum(1) - torch.log(sd).sum()
                  - 0.5 * n_weights * math.log(2 * math.pi))
@@ -119,85 +134,95 @@ class TorchAADM:
 
 
 def _discriminator_shapes(model):
-    from alphavb.blackbox._mlp import mlp_layer_shapes, mlp_n_weights
+    n_generated = model._layout.n_generated
+    return mlp_layer_shapes(n_generated, model.discriminator_hidden, 1)
 
-    return mlp_layer_shapes(mlp_n_weights(model.layer_shapes_), model.discriminator_hidden, 1)
+
+def alphavb_objective(model, eps, X, y, kl_weight, n_total):
+    """The objective of ``AADMRegressor.fit`` from its factory, at a fitted model's
+    parameters."""
+    objective, _ = make_aadm_objective(
+        model.layer_shapes_, model.activation, model.generator_layer_shapes_,
+        _discriminator_shapes(model), model.bias_posterior, DRAWS, False, n_total,
+        np.array([ALPHA]), None, None, True, True)
+    values, _ = objective.value_and_grad(model._params, [model.discriminator_params_[None]],
+                                         (X[None], y[None]), (eps[None],), kl_weight)
+    return float(values[0, 0])
 
 
-def alphavb_objective(model, eps, X, y, kl_weight):
-    """The objective of ``AADMRegressor.fit`` from its public building blocks."""
-    from alphavb.blackbox._aadm import Discriminator
+def time_alphavb(X, y, epochs, n_fits, steps_per_epoch):
+    def models(n_epochs):
+        return [AADMRegressor(alpha=ALPHA, n_epochs=n_epochs, tol=None, normalize=False,
+                              random_state=i) for i in range(n_fits)]
 
-    weights = model._generate(model._theta, eps)
-    noise, prior = model._unpack_scales(model._theta)
-    mean, sd = contrast_moments(weights)
-    discriminator = Discriminator(weights.shape[1], model.discriminator_hidden, 1e-3,
-                                  np.random.RandomState(0))
-    discriminator.params = model.discriminator_params_
-    kl = np.mean(adaptive_contrast_kl(weights, mean, sd, discriminator.logit, prior))
-    outputs = mlp_forward(weights, X, model.layer_shapes_, model.activation)
-    data = tempered_data_term(gaussian_log_likelihood(outputs[..., 0], y, noise), ALPHA,
-                              1000)
-    return kl_weight * kl - data
+    fit_stacked(models(1), [X] * n_fits, [y] * n_fits)  # warm-up
+    start = time.perf_counter()
+    fit_stacked(models(epochs), [X] * n_fits, [y] * n_fits)
+    return (time.perf_counter() - start) / (epochs * steps_per_epoch * n_fits)
+
+
+def time_torch(torch, model, X, y, epochs, dtype, steps_per_epoch):
+    net = TorchAADM(torch, model, dtype, len(y))
+    Xt, yt = torch.tensor(X, dtype=dtype), torch.tensor(y, dtype=dtype)
+    generator = torch.Generator().manual_seed(0)
+    start = time.perf_counter()
+    for _ in range(epochs):
+        order = torch.randperm(len(y), generator=generator)
+        for begin in range(0, len(y), BATCH):
+            batch = order[begin:begin + BATCH]
+            eps = torch.randn(DRAWS, model.noise_dim, generator=generator, dtype=dtype)
+            ref = torch.randn(DRAWS, net.disc_shapes[0][0], generator=generator, dtype=dtype)
+            net.step(eps, ref, Xt[batch], yt[batch], 1.0)
+    return (time.perf_counter() - start) / (epochs * steps_per_epoch)
 
 
 def main():
     import torch
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--stack", type=int, default=4,
+                        help="fits trained together (4: the methods of one split)")
     args = parser.parse_args()
-    X, y = make_bimodal(1000, random_state=0)
-    X = (X - X.mean()) / X.std()
-    y = (y - y.mean()) / y.std()
+    X, y = standardized_split()
     steps_per_epoch = math.ceil(len(y) / BATCH)
-    model = AADMRegressor(alpha=ALPHA, n_epochs=1, normalize=False, random_state=0).fit(X, y)
+    model = AADMRegressor(alpha=ALPHA, n_epochs=1, tol=None, normalize=False,
+                          random_state=0).fit(X, y)
 
     rng = np.random.default_rng(0)
     eps = rng.standard_normal((DRAWS, model.noise_dim))
     rows = rng.choice(len(y), BATCH, replace=False)
-    ours = float(alphavb_objective(model, eps, X[rows], y[rows], 1.0))
+    ours = alphavb_objective(model, eps, X[rows], y[rows], 1.0, len(y))
     reference = TorchAADM(torch, model, torch.float64, len(y))
     theirs = reference.objective(torch.tensor(eps), torch.tensor(X[rows]),
                                  torch.tensor(y[rows]), 1.0).item()
     print(f"objective: alphavb {ours!r}, PyTorch float64 {theirs!r}, relative "
           f"difference {abs(ours - theirs) / abs(ours):.1e}")
 
-    print(f"\n{steps_per_epoch} steps per epoch; ms per step, median of {args.repeats} runs "
-          f"of {args.epochs} epochs")
-    print("| threads | implementation | ms per step | ratio to PyTorch float64 |")
+    print(f"\n{steps_per_epoch} steps per epoch; ms per step of one fit, median of "
+          f"{args.repeats} runs of {args.epochs} epochs")
+    print("| threads | implementation | ms per step of one fit | ratio to PyTorch float32 |")
     print("|---|---|---|---|")
     for threads in (1, 2):
         torch.set_num_threads(threads)
         with threadpool_limits(threads):
-            times = {}
-            for _ in range(args.repeats):
-                start = time.perf_counter()
-                model.set_params(n_epochs=args.epochs).fit(X, y)
-                times.setdefault("alphavb (autograd, float64)", []).append(
-                    (time.perf_counter() - start) / (args.epochs * steps_per_epoch))
-                for name, dtype in (("PyTorch float64", torch.float64),
-                                    ("PyTorch float32", torch.float32)):
-                    net = TorchAADM(torch, model, dtype, len(y))
-                    Xt, yt = torch.tensor(X, dtype=dtype), torch.tensor(y, dtype=dtype)
-                    generator = torch.Generator().manual_seed(0)
-                    start = time.perf_counter()
-                    for _ in range(args.epochs):
-                        order = torch.randperm(len(y), generator=generator)
-                        for begin in range(0, len(y), BATCH):
-                            batch = order[begin:begin + BATCH]
-                            eps_t = torch.randn(DRAWS, model.noise_dim, generator=generator,
-                                                dtype=dtype)
-                            ref = torch.randn(DRAWS, net.disc_shapes[0][0],
-                                              generator=generator, dtype=dtype)
-                            net.step(eps_t, ref, Xt[batch], yt[batch], 1.0)
-                    times.setdefault(name, []).append(
-                        (time.perf_counter() - start) / (args.epochs * steps_per_epoch))
-            base = np.median(times["PyTorch float64"])
-            for name, values in times.items():
-                median = np.median(values)
-                print(f"| {threads} | {name} | {1e3 * median:.2f} | {median / base:.2f} |")
+            runs = {
+                "alphavb float64, 1 fit":
+                    lambda: time_alphavb(X, y, args.epochs, 1, steps_per_epoch),
+                f"alphavb float64, {args.stack} fits stacked":
+                    lambda: time_alphavb(X, y, args.epochs, args.stack, steps_per_epoch),
+                "PyTorch float64": lambda: time_torch(torch, model, X, y, args.epochs,
+                                                      torch.float64, steps_per_epoch),
+                "PyTorch float32": lambda: time_torch(torch, model, X, y, args.epochs,
+                                                      torch.float32, steps_per_epoch),
+            }
+            times = {name: float(np.median([run() for _ in range(args.repeats)]))
+                     for name, run in runs.items()}
+        base = times["PyTorch float32"]
+        for name, seconds in times.items():
+            print(f"| {threads} | {name} | {1e3 * seconds:.2f} | {seconds / base:.2f} |",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,17 @@
-"""BB-alpha training: time per epoch of alphavb (autograd) against plain PyTorch and Pyro.
+"""BB-alpha training: time per epoch of alphavb against plain PyTorch and Pyro.
 
 The same network and data for all three: one hidden layer of 50 ReLU units on the
 standardized training set of a UCI split (boston, split 0: 455 rows, 13 features, via
 ``alphavb.datasets.load_uci``), factorized Gaussian ``q`` over the 751 weights, mini-batches
 of 32, K = 10 draws per step, Adam with step 1e-3, alpha = 0.5, learned noise variance.
 
-* **alphavb**: ``BBAlphaRegressor(energy="exact")``, float64 (NumPy), time of
-  ``fit(n_epochs=E)`` divided by E.
+* **alphavb**: ``BBAlphaRegressor(energy="exact", tol=None)``, float64 (NumPy), time of
+  ``fit(n_epochs=E)`` divided by E; its energy and gradient are computed in closed form
+  (``energies.bbalpha_energy_and_gradient``, checked against autograd in the tests).
+* **alphavb, M stacked fits**: ``alphavb.blackbox.fit_stacked`` of ``--stack`` fits (alpha
+  0, 0.5 and 1 in turn, one seed each, as ``alphavb reproduce bbalpha-uci`` trains the
+  alphas and splits of a data set together), time divided by E and by M: the time per
+  epoch of one fit.
 * **PyTorch**: the same exact BB-alpha energy (cavity, tied sites, ``logsumexp`` over the
   draws) written in plain PyTorch with the same flat parametrization, ``torch.optim.Adam``,
   in float64 and in float32. Before timing, its energy is compared with alphavb's on the same
@@ -23,7 +28,10 @@ each, after one warm-up epoch.
 Needs ``pip install torch==2.13.0 pyro-ppl`` (not dependencies of alphavb) and the UCI splits
 in the data home (``ALPHAVB_DATA``).
 
-Run: python benchmarks/bench_bbalpha.py [--epochs E] [--repeats R] [--dataset boston]
+The last column is the ratio to PyTorch float32 on the same thread count.
+
+Run: python benchmarks/bench_bbalpha.py [--epochs E] [--repeats R] [--stack M]
+     [--dataset boston]
 """
 
 import argparse
@@ -34,6 +42,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from alphavb import BBAlphaRegressor
+from alphavb.blackbox import fit_stacked
 from alphavb.blackbox._mlp import mlp_forward, mlp_layer_shapes, mlp_n_weights
 from alphavb.blackbox.energies import bbalpha_energy, gaussian_log_likelihood
 from alphavb.datasets import load_uci
@@ -50,14 +59,19 @@ def standardized_split(name):
     return X, (y - y.mean()) / y.std()
 
 
-def time_alphavb(X, y, epochs):
-    model = BBAlphaRegressor(alpha=ALPHA, hidden_layer_sizes=(HIDDEN,), n_mc_samples=DRAWS,
-                             batch_size=BATCH, learning_rate=STEP, normalize=False,
-                             random_state=0)
-    model.set_params(n_epochs=1).fit(X, y)  # warm-up
+def time_alphavb(X, y, epochs, n_fits=1):
+    """Seconds per epoch of one fit, ``n_fits`` trained together (alpha 0, 0.5, 1 in turn)."""
+    def models(n_epochs):
+        return [BBAlphaRegressor(alpha=(0.0, ALPHA, 1.0)[i % 3] if n_fits > 1 else ALPHA,
+                                 hidden_layer_sizes=(HIDDEN,), n_mc_samples=DRAWS,
+                                 batch_size=BATCH, learning_rate=STEP, normalize=False,
+                                 n_epochs=n_epochs, tol=None, random_state=i)
+                for i in range(n_fits)]
+
+    fit_stacked(models(1), [X] * n_fits, [y] * n_fits)  # warm-up
     start = time.perf_counter()
-    model.set_params(n_epochs=epochs).fit(X, y)
-    return (time.perf_counter() - start) / epochs
+    fit_stacked(models(epochs), [X] * n_fits, [y] * n_fits)
+    return (time.perf_counter() - start) / (epochs * n_fits)
 
 
 def torch_energy_function(torch, shapes, n_total):
@@ -196,6 +210,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--stack", type=int, default=15,
+                        help="fits trained together (15: 5 splits x 3 alphas)")
     parser.add_argument("--dataset", default="boston")
     args = parser.parse_args()
     import torch
@@ -206,20 +222,22 @@ def main():
           f"steps per epoch {math.ceil(X.shape[0] / BATCH)}")
     print(f"PyTorch {torch.__version__}; energy check, largest relative difference from "
           f"alphavb: {check_same_energy(X, y):.2e}")
-    print("\n| threads | implementation | ms per epoch | ratio to PyTorch float64 |")
+    print("\n| threads | implementation | ms per epoch of one fit | ratio to PyTorch float32 |")
     print("|---|---|---|---|")
     for threads in (1, 2):
         torch.set_num_threads(threads)
         with threadpool_limits(threads):
             runs = {
-                "alphavb (autograd, float64)": lambda: time_alphavb(X, y, args.epochs),
+                "alphavb float64, 1 fit": lambda: time_alphavb(X, y, args.epochs),
+                f"alphavb float64, {args.stack} fits stacked":
+                    lambda: time_alphavb(X, y, args.epochs, args.stack),
                 "PyTorch float64": lambda: time_torch(X, y, args.epochs, "float64"),
                 "PyTorch float32": lambda: time_torch(X, y, args.epochs, "float32"),
                 "Pyro RenyiELBO float32": lambda: time_pyro(X, y, args.epochs),
             }
             times = {name: float(np.median([run() for _ in range(args.repeats)]))
                      for name, run in runs.items()}
-        reference = times["PyTorch float64"]
+        reference = times["PyTorch float32"]
         for name, seconds in times.items():
             print(f"| {threads} | {name} | {1e3 * seconds:.1f} | {seconds / reference:.2f} |",
                   flush=True)
