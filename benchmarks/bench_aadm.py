@@ -5,9 +5,10 @@ One step = one Adam step of the discriminator and one of the generator on a mini
 (split 0 of ``alphavb.datasets.load_uci``: 455 rows, 13 features, standardized), batch 10,
 K = 10 weight draws, alpha = 1, and the default networks of ``AADMRegressor`` (the
 paper's):
-- a BNN with two hidden layers of 50 leaky-ReLU units, 3,301 weights and biases;
-- a generator 100 -> 50 -> 50 -> 3,301;
-- a discriminator 3,301 -> 50 -> 50 -> 1.
+- a BNN with two hidden layers of 50 leaky-ReLU units: 3,200 weights from the generator and
+  101 point-estimated biases (the defaults, as in the authors' code);
+- a generator 100 -> 50 -> 50 -> 3,200;
+- a discriminator 3,200 -> 50 -> 50 -> 1.
 
 * **alphavb, 1 fit**: ``AADMRegressor(n_epochs=E, tol=None).fit``, float64, time divided by
   the steps taken.
@@ -89,6 +90,14 @@ class TorchAADM:
         return torch_mlp(self.torch, generator[None, :], noise,
                          self.model.generator_layer_shapes_)[0]
 
+    def network(self, generated):
+        """The BNN's flat weights: generated matrices and the shared point biases."""
+        layout = self.model._layout
+        full = self.torch.empty(generated.shape[0], layout.n_network, dtype=self.dtype)
+        full[:, layout.weight_columns] = generated
+        full[:, layout.bias_columns] = self.theta[3]
+        return full
+
     def logit(self, standardized):
         return torch_mlp(self.torch, self.disc[None, :], standardized, self.disc_shapes)[0, :, 0]
 
@@ -106,7 +115,7 @@ class TorchAADM:
         log_p0 = -0.5 * ((weights**2).sum(1) / prior
                          + n_weights * (torch.log(prior) + math.log(2 * math.pi)))
         kl = (self.logit(standardized) + log_r - log_p0).mean()
-        outputs = torch_mlp(torch, weights, X, self.model.layer_shapes_)[..., 0]
+        outputs = torch_mlp(torch, self.network(weights), X, self.model.layer_shapes_)[..., 0]
         log_lik = (-0.5 * (math.log(2 * math.pi) + torch.log(noise))
                    - (y - outputs)**2 / (2 * noise))
         data = (self.n_total / (ALPHA * X.shape[0])) * (

@@ -154,25 +154,29 @@ def test_bimodal_alpha_one_beats_avb_in_log_likelihood_with_similar_rmse():
     """The paper's finding (Sec. 5.1, Table 1) on 300 training points, 1,000 test points and
     small networks: alpha = 1 gives a clearly better test log-likelihood than alpha = 1e-4
     (AVB), with a similar RMSE, and its predictive at x = -1 puts mass near both branches
-    10 sin(-1) = -8.4 and 10 cos(-1) = 5.4, where AVB's does not reach the first."""
+    10 sin(-1) = -8.4 and 10 cos(-1) = 5.4, where AVB's does not reach the first. The two
+    fits train as one stack (each as if alone). With the default point biases the second
+    branch needs about 150 epochs (60 epochs: 10% of the draws near 5.4; the generated
+    biases of bias_posterior="implicit" reach 17% by then)."""
+    from alphavb.blackbox import fit_stacked
+
     X, y = make_bimodal(300, random_state=0)
     X_test, y_test = make_bimodal(1000, random_state=1)
-    scores = {}
-    for alpha in (1.0, 1e-4):
-        model = AADMRegressor(alpha=alpha, n_epochs=60, tol=None, learning_rate=1e-3,
-                              random_state=0, **SMALL).fit(X, y)
-        rmse = np.sqrt(np.mean((model.predict(X_test) - y_test)**2))
-        scores[alpha] = (model.log_likelihood(X_test, y_test), rmse, model)
-    (ll_one, rmse_one, one), (ll_avb, rmse_avb, avb) = scores[1.0], scores[1e-4]
-    assert ll_one > ll_avb + 0.3  # measured: -2.74 against -9.81
-    assert abs(rmse_one - rmse_avb) < 0.1 * rmse_avb  # measured: 5.11 and 5.12
+    one, avb = fit_stacked([AADMRegressor(alpha=alpha, n_epochs=150, tol=None,
+                                          learning_rate=1e-3, random_state=0, **SMALL)
+                            for alpha in (1.0, 1e-4)], [X, X], [y, y])
+    (ll_one, rmse_one), (ll_avb, rmse_avb) = [
+        (model.log_likelihood(X_test, y_test),
+         np.sqrt(np.mean((model.predict(X_test) - y_test)**2))) for model in (one, avb)]
+    assert ll_one > ll_avb + 0.3  # measured: -2.54 against -4.28
+    assert abs(rmse_one - rmse_avb) < 0.1 * rmse_avb  # measured: 5.16 and 5.13
 
     def near(model, branch):
         draws = model.sample_predictive([[-1.0]], n_samples=4000, random_state=0)[:, 0]
         return np.mean(np.abs(draws - branch) < 1.5)
 
-    assert near(one, -8.4) > 0.1 and near(one, 5.4) > 0.1  # measured: 0.116 and 0.168
-    assert near(avb, -8.4) < 0.5 * near(one, -8.4)  # measured: 0.0
+    assert near(one, -8.4) > 0.1 and near(one, 5.4) > 0.1  # measured: 0.281 and 0.254
+    assert near(avb, -8.4) < 0.5 * near(one, -8.4)  # measured: 0.009
 
 
 def test_heteroscedastic_and_bimodal_generators():
