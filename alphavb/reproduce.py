@@ -1,6 +1,7 @@
 """Reproductions of the paper's worked examples, run by ``alphavb reproduce TARGET``."""
 
 import csv
+import itertools
 import time
 from pathlib import Path
 
@@ -308,7 +309,8 @@ def _fit_uci(jobs, n_jobs, max_stack=20):
     The missing jobs of one data set and one estimator configuration (all settings but
     ``alpha``, ``random_state`` and the per-fit variances) are trained together as stacks of
     at most ``max_stack`` fits (:func:`~alphavb.blackbox.fit_stacked`: each fit as if alone,
-    the per-operation cost shared), the stacks spread over ``n_jobs`` processes. Each file is
+    the per-operation cost shared), cut into a multiple of ``n_jobs`` nearly equal stacks
+    spread over ``n_jobs`` processes. Each file is
     written as soon as its stack is done, so a stopped run resumes there.
     """
     from joblib import Parallel, delayed
@@ -317,12 +319,14 @@ def _fit_uci(jobs, n_jobs, max_stack=20):
     for job in jobs:
         if not job[0].exists():
             groups.setdefault((job[1].name, _stack_group(job[3])), []).append(job)
-    pieces = [group[start:start + max_stack] for group in groups.values()
-              for start in range(0, len(group), max_stack)]
-    while 0 < len(pieces) < n_jobs and max(map(len, pieces)) > 1:  # keep every worker busy
-        largest = pieces.pop(int(np.argmax([len(piece) for piece in pieces])))
-        half = (len(largest) + 1) // 2
-        pieces += [largest[:half], largest[half:]]
+    pieces = []
+    for group in groups.values():
+        # nearly equal stacks of at most max_stack fits, as many as a multiple of n_jobs
+        # allows, so that every worker gets the same share of each group
+        n_pieces = -(-len(group) // max_stack)
+        n_pieces = min(len(group), -(-n_pieces // n_jobs) * n_jobs)
+        bounds = np.linspace(0, len(group), n_pieces + 1).round().astype(int)
+        pieces += [group[start:stop] for start, stop in itertools.pairwise(bounds)]
     Parallel(n_jobs=n_jobs)(delayed(_fit_uci_stack)(piece) for piece in pieces)
 
 
