@@ -148,6 +148,11 @@ def test_reproduce_aadm_uci_quick(tmp_path, capsys):
     assert {row["method"] for row in fits} == {"AADM alpha=1", "AADM alpha=0.5", "AVB", "VI"}
     assert all(np.isfinite(float(row["test_ll"])) for row in fits)
     assert "| yacht | AVB | 2 |" in (tmp_path / "aadm_uci.md").read_text()
+    with open(tmp_path / "aadm_uci.csv", newline="") as handle:
+        summary = {row["method"]: row for row in csv.DictReader(handle)}
+    for method, row in summary.items():  # the worst split, as the target reads it
+        worst = max(float(fit["test_rmse"]) for fit in fits if fit["method"] == method)
+        assert float(row["max_rmse"]) == pytest.approx(worst, rel=1e-12)
 
 
 def test_reproduce_aadm_ablation_quick(tmp_path, capsys):
