@@ -12,7 +12,10 @@ alphas) train together as one computation: every parameter array has a leading a
 length ``M``, one entry per fit; each fit draws its mini-batches and Monte-Carlo noise from
 its own random stream, and a fit that has converged is frozen while the others go on. Each
 fit therefore takes exactly the steps it would take alone, and the per-operation cost of
-autograd and NumPy is shared by the ``M`` fits.
+autograd and NumPy is shared by the ``M`` fits. Only the rounding differs (other array
+shapes sum in another order): equal to 1e-10 over a few epochs, but thousands of
+adversarial AADM steps amplify it (one boston fit, 9,100 steps: test log-likelihood -2.40
+in a stack of 5, -2.52 in a stack of 8).
 
 Convergence rule
 ----------------
