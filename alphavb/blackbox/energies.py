@@ -38,6 +38,9 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.scipy.special import logsumexp
 from autograd.scipy.stats import norm
+from scipy import special
+
+from ._mlp import _backward, _forward_pass
 
 ENERGIES = ("exact", "reparametrized")
 LOG_2PI = float(np.log(2 * np.pi))
@@ -199,19 +202,15 @@ def _gaussian_terms(outputs, targets, noise_variance):
 
 def _probit_terms(outputs, targets, noise_variance):
     """``log Phi(y f)`` with ``y`` in {-1, +1}: ``dl/df = y phi(y f) / Phi(y f)``."""
-    from scipy.special import log_ndtr
-
     z = targets * outputs[..., 0]
-    log_lik = log_ndtr(z)
+    log_lik = special.log_ndtr(z)
     ratio = np.exp(-0.5 * z**2 - 0.5 * LOG_2PI - log_lik)
     return log_lik, (targets * ratio)[..., None], None
 
 
 def _softmax_terms(outputs, targets, noise_variance):
     """``f_y - lse(f)`` with one-hot targets (M, 1, B, C): ``dl/df = t - softmax(f)``."""
-    from scipy.special import logsumexp as lse
-
-    log_normalizer = lse(outputs, axis=-1, keepdims=True)
+    log_normalizer = special.logsumexp(outputs, axis=-1, keepdims=True)
     log_lik = np.sum(outputs * targets, axis=-1) - log_normalizer[..., 0]
     return log_lik, targets - np.exp(outputs - log_normalizer), None
 
@@ -252,11 +251,6 @@ def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_varian
         With respect to ``mean`` (M, P), ``log_variance`` (M, P), ``prior_variance`` (M,)
         and ``noise_variance`` (M,).
     """
-    from scipy.special import logsumexp as lse
-    from scipy.special import softmax
-
-    from ._mlp import _backward, _forward_pass
-
     n_draws, batch = eps.shape[1], X_batch.shape[1]
     zero = alpha == 0
     tempered = energy == "exact" and not zero.all()
@@ -315,11 +309,11 @@ def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_varian
         outputs, targets[:, None], noise_variance)                    # (M, K, B), ...
     # data term D = (N / (alpha B)) sum_n [lse_k(alpha l_kn) - log K]; dD/dl = (N/B) softmax_k
     safe = np.where(zero, 1.0, alpha)[:, None, None]
-    tempered_sum = np.sum(lse(safe * log_lik, axis=1) - np.log(n_draws), axis=1)
+    tempered_sum = np.sum(special.logsumexp(safe * log_lik, axis=1) - np.log(n_draws), axis=1)
     data = np.where(zero, (n_total / batch) * np.sum(np.mean(log_lik, axis=1), axis=1),
                     n_total / (np.where(zero, 1.0, alpha) * batch) * tempered_sum)
     responsibility = np.where(zero[:, None, None], 1.0 / n_draws,
-                              softmax(safe * log_lik, axis=1))
+                              special.softmax(safe * log_lik, axis=1))
     d_energy_d_l = -(n_total / batch) * responsibility               # (M, K, B)
     upstream = d_energy_d_l[..., None] * dl_df                       # (M, K, B, n_out)
     (grad_w,) = _backward(upstream, weights, X_draws, layer_shapes, activation, saved,
