@@ -42,7 +42,6 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
-from sklearn.utils import check_random_state
 
 from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
 from ._bbalpha import (
@@ -515,9 +514,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         return self
 
     def _weight_draws(self, n_draws, random_state=None):
-        rng = (np.random.default_rng(self._predict_seed) if random_state is None
-               else check_random_state(random_state))
-        eps = rng.standard_normal((1, n_draws, self.noise_dim))
+        eps = self._prediction_generator(random_state).standard_normal(
+            (1, n_draws, self.noise_dim))
         generated = generated_weights(self._params, eps, self.generator_layer_shapes_)
         return self._layout.assemble(generated, self._params[3])[0]
 

@@ -105,6 +105,12 @@ class _MonteCarloNetwork(BaseEstimator):
                   for start in range(0, X_model.shape[0], ROWS_PER_CHUNK)]
         return np.concatenate(chunks, axis=1)
 
+    def _prediction_generator(self, random_state=None):
+        """The generator of prediction-time draws: the seed fixed at fit time (repeatable
+        predictions), or ``random_state`` when given."""
+        return (np.random.default_rng(self._predict_seed) if random_state is None
+                else check_random_state(random_state))
+
     def _forward(self, weights, X_model):
         """The network's outputs (S, n, n_outputs) for weight draws (S, P)."""
         return mlp_forward(weights, X_model, self.layer_shapes_, self.activation)
@@ -245,7 +251,8 @@ class _BBAlphaBase(_MonteCarloNetwork):
         n_epochs = resolve_epochs(self.n_epochs, n_samples, self.batch_size)
         structure = (type(self), hidden, self.activation, self.energy, self.n_mc_samples,
                      self.batch_size, n_epochs, self.tol, self.n_iter_no_change,
-                     self.n_lr_decays, self.learn_prior_variance, self._learns_noise(), self.n_predict_samples,
+                     self.n_lr_decays, self.learn_prior_variance, self._learns_noise(),
+                     self.n_predict_samples,
                      X.shape, targets.shape[1:], n_outputs,
                      None if validation is None else validation[0].shape)
         return _PreparedFit(X, targets, validation, n_outputs, alpha, noise, rng, n_epochs,
@@ -323,9 +330,8 @@ class _BBAlphaBase(_MonteCarloNetwork):
     # -- prediction ----------------------------------------------------------------------
 
     def _weight_draws(self, n_draws, random_state=None):
-        rng = (np.random.default_rng(self._predict_seed) if random_state is None
-               else check_random_state(random_state))
-        eps = rng.standard_normal((n_draws, self.posterior_mean_.size))
+        eps = self._prediction_generator(random_state).standard_normal(
+            (n_draws, self.posterior_mean_.size))
         return self.posterior_mean_ + np.sqrt(self.posterior_var_) * eps
 
 
@@ -586,7 +592,8 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     def __init__(self, alpha=0.5, hidden_layer_sizes=(), link="probit", activation="relu",
                  energy="exact", n_mc_samples=10, batch_size=32, n_epochs=None,
                  learning_rate=1e-3, tol=1e-4, n_iter_no_change=10, n_lr_decays=2,
-                 prior_variance=1.0, learn_prior_variance=False, normalize=True, n_predict_samples=100,
+                 prior_variance=1.0, learn_prior_variance=False, normalize=True,
+                 n_predict_samples=100,
                  early_stopping=False, validation_fraction=0.1, random_state=None,
                  verbose=False):
         self.alpha = alpha

@@ -248,7 +248,8 @@ class AlphaGaussianVB(BaseEstimator):
     def __init__(self, log_likelihood=None, n_params=None, alpha=1.0, family="full",
                  n_components=1, prior_mean=0.0, prior_variance=1.0, optimizer="lbfgs",
                  n_mc_samples=100, max_iter=500, tol="auto", n_iter_no_change=10,
-                 n_lr_decays=2, learning_rate=0.01, batch_size=None, vectorized=True, random_state=None):
+                 n_lr_decays=2, learning_rate=0.01, batch_size=None, vectorized=True,
+                 random_state=None):
         self.log_likelihood = log_likelihood
         self.n_params = n_params
         self.alpha = alpha
