@@ -2,18 +2,30 @@
 
 The alpha-VB solution (Yang, Pati & Bhattacharya 2020, eq. 2.6) maximises the alpha-ELBO
 
-    L_alpha(q) = E_q[log p(Y, S | theta)] + H(q_S) - (1/alpha) KL(q_theta || p_theta),
+    L_alpha(q) = E_q[log p(Y, S | theta)] + H(q_S) - (1/alpha) KL(q_theta || p_theta),     (1)
 
-and the ``objective="fractional"`` variant maximises ``KL``-closeness to the joint
-alpha-fractional posterior (spec §1, eq. 2). This module owns the parameter checks for
-``alpha`` and ``objective`` and the fit driver (``n_init`` starts, the relative-change
-stopping rule on the objective, ``max_iter``, ``ConvergenceWarning``, ``elbo_history_``);
-``CoefficientSummaryMixin`` adds ``summary()`` to the regression models. Subclasses fill in
-``_initialize`` and ``_cavi_step``.
+with ``S`` the local latent variables (mixture labels, topic assignments) and ``theta`` the
+global parameters. CAVI for (1) adds ``alpha`` times the data's expected sufficient statistics
+to each conjugate block's prior natural parameters; the local step ``q(S_i) ∝
+exp E_theta[log p(Y_i, S_i | theta)]`` has no ``alpha``. The ``objective="fractional"``
+variant minimises the KL to the joint alpha-fractional posterior, i.e. maximises
+
+    alpha E_q[log p(Y, S | theta)] + H(q_S) - KL(q_theta || p_theta),                      (2)
+
+whose local step is ``q(S_i) ∝ exp(alpha E_theta[...])`` (the form of the algorithms in the
+paper's supplement). (1) = (2) / alpha - (1/alpha - 1) H(q_S) (the paper's
+Proposition 2.1), so without latents the two have the same maximiser.
+
+:class:`CAVIEstimator` owns the fit loop of every CAVI model (starts, stopping rule, warm
+start, ``ConvergenceWarning``, ``elbo_history_``) and declares the hooks a model fills in;
+:class:`StochasticStepsMixin` is the ``partial_fit`` shared by the mixture and LDA;
+:class:`CoefficientSummaryMixin` adds ``summary()`` to the regression models.
 """
 
 import numbers
 import warnings
+from abc import ABCMeta, abstractmethod
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -21,15 +33,20 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._validation import (
+    Boolean,
+    Integer,
+    Options,
+    RandomState,
+    Real,
+    ValidatedParametersMixin,
+    bad_parameter,
+)
+
 OBJECTIVES = ("alpha-vb", "fractional")
 
 
-def _bad_parameter(owner, name, requirement, value, fix=""):
-    """Build the ValueError of scikit-learn's template, plus how to fix it."""
-    message = f"The '{name}' parameter of {owner} must be {requirement}. Got {value!r} instead."
-    if fix:
-        message += f" {fix}"
-    return ValueError(message)
+_bad_parameter = bad_parameter
 
 
 def check_scalar_in_range(owner, name, value, low, high, *, low_open, high_open=False, fix=""):
@@ -71,70 +88,105 @@ def check_positive_pair(owner, name, value, fix):
     return float(pair[0]), float(pair[1])
 
 
-class CAVIEstimator(BaseEstimator):
+class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of the coordinate-ascent (CAVI) alpha-VB estimators.
 
-    Subclasses implement
+    The base class owns the loop, as scikit-learn's ``BaseMixture`` does: the ``n_init``
+    starts, the stopping rule (relative change of the objective at most ``tol``), warm start,
+    the best start's final state and ``ConvergenceWarning``. A model fills in four hooks and
+    keeps its variational parameters in one small state object (a dataclass):
 
-    * ``_initialize(data, random_state, start) -> state``: a starting point for start number
-      ``start`` (0-based) of the ``n_init`` starts;
-    * ``_cavi_step(data, state) -> float``: one full sweep over every block of the mean-field
-      family, updating ``state`` in place, returning the exact value of the chosen objective
-      (spec §1 eq. 1 for ``"alpha-vb"``, eq. 2 for ``"fractional"``) at the new state.
+    * ``_initialize(data, random_state, start, previous)``: the state that start number
+      ``start`` (0-based) of the ``n_init`` starts begins from; with ``previous`` (the fitted
+      state, on a warm start) the state that continues from it on ``data``;
+    * ``_cavi_step(data, state)``: one full sweep over every block of the mean-field family,
+      returning the new state and the exact value of the chosen objective there: the
+      alpha-ELBO of Yang, Pati & Bhattacharya (2020, eq. 2.6) for ``"alpha-vb"``,
+      ``E_q[alpha log p(Y, S | theta)] + H(q_S) - KL(q_theta || p_theta)`` (the KL to the
+      joint alpha-fractional posterior, their supplement's algorithms) for ``"fractional"``;
+    * ``_set_parameters(state)``: publish the state as the fitted attributes;
+    * ``_get_parameters()``: the published state (a warm start continues from it).
 
-    ``_fit_cavi`` runs the starts, stops a run when the relative change of the objective
-    falls to ``tol`` and keeps the run with the largest final objective.
+    ``data`` is whatever the model's ``fit`` prepared (validated arrays and resolved priors).
     """
 
-    def _check_cavi_parameters(self):
-        """Validate the parameters every CAVI estimator has; return them resolved."""
-        owner = type(self).__name__
-        alpha = check_scalar_in_range(
-            owner, "alpha", self.alpha, 0.0, 1.0, low_open=True,
-            fix="Use alpha = 1 for ordinary VB and alpha < 1 for the fractional posterior.",
-        )
-        if self.objective not in OBJECTIVES:
-            raise _bad_parameter(owner, "objective", f"a str among {list(OBJECTIVES)}", self.objective)
-        max_iter = check_positive_int(owner, "max_iter", self.max_iter)
-        n_init = check_positive_int(owner, "n_init", getattr(self, "n_init", 1))
-        tol = check_scalar_in_range(owner, "tol", self.tol, 0.0, None, low_open=False)
-        return alpha, max_iter, n_init, tol
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Real(0, 1, closed="right")],
+        "objective": [Options(*OBJECTIVES)],
+        "max_iter": [Integer(1, None)],
+        "tol": [Real(0, None)],
+        "n_init": [Integer(1, None)],
+        "warm_start": [Boolean()],
+        "random_state": [RandomState()],
+        "verbose": [Integer(0, None), Boolean()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        "alpha": "Use alpha = 1 for ordinary VB and alpha < 1 for the fractional posterior.",
+    }
+
+    @abstractmethod
+    def _initialize(self, data, random_state, start, previous=None):
+        """The starting state of start ``start``, or the continuation of ``previous``."""
+
+    @abstractmethod
+    def _cavi_step(self, data, state):
+        """One sweep from ``state``: return ``(new_state, objective)``."""
+
+    @abstractmethod
+    def _set_parameters(self, state):
+        """Publish ``state`` as fitted attributes."""
+
+    def _get_parameters(self):
+        """The fitted state (what ``_set_parameters`` was last given)."""
+        return self._state
+
+    def _continues(self):
+        """Whether ``fit`` continues from the fitted state (``warm_start`` on a fitted model)."""
+        return bool(getattr(self, "warm_start", False)) and hasattr(self, "_state")
+
+    def _store(self, state):
+        self._state = state
+        self._set_parameters(state)
+
+    def _check_every(self):
+        """Sweeps between two checks of the stopping rule (0: never check)."""
+        return 1
 
     def _objective_without_latents(self, alpha_elbo):
-        """Value of the chosen objective for a model with no local latent variables.
+        """Value of the chosen objective for a model with no local latent variables: without
+        latents the fractional objective is ``alpha`` times the alpha-ELBO, so both have the
+        same maximiser."""
+        return self.alpha * alpha_elbo if self.objective == "fractional" else alpha_elbo
 
-        Without latents, eq. (2) is ``alpha`` times eq. (1) (spec §1), so both objectives
-        have the same maximiser.
-        """
-        return self._alpha * alpha_elbo if self.objective == "fractional" else alpha_elbo
-
-    def _fit_cavi(self, data, *, single_start=False):
-        """Run ``n_init`` CAVI starts; set ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``.
-
-        ``single_start=True`` runs one start whatever ``n_init`` says (a warm start continues
-        from the previous fit). Returns the state of the best start (largest final objective).
-        """
-        self._alpha, max_iter, n_init, tol = self._check_cavi_parameters()
-        if single_start:
-            n_init = 1
+    def _fit_cavi(self, data):
+        """Run the starts (one when warm-starting); publish the best start's state and set
+        ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``."""
+        do_init = not self._continues()
+        n_init = getattr(self, "n_init", 1) if do_init else 1
         random_state = check_random_state(self.random_state)
+        check_every = self._check_every()
         best = None
         for start in range(n_init):
-            state = self._initialize(data, random_state, start)
-            history = []
+            state = self._initialize(data, random_state, start,
+                                     None if do_init else self._get_parameters())
+            history, checked = [], []
             converged = False
-            for _ in range(max_iter):
-                value = self._cavi_step(data, state)
+            for sweep in range(1, self.max_iter + 1):
+                state, value = self._cavi_step(data, state)
                 if not np.isfinite(value):
                     raise FloatingPointError(
                         f"{type(self).__name__}: the objective became {value} after sweep "
-                        f"{len(history) + 1} of start {start}. Check the data scale (standardise "
-                        "X and y) or use a stronger prior."
+                        f"{sweep} of start {start}. Check the data scale (standardise X and "
+                        "y) or use a stronger prior."
                     )
                 history.append(value)
-                if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * abs(history[-1]):
-                    converged = True
-                    break
+                if check_every and sweep % check_every == 0:
+                    if self.verbose > 1:
+                        print(f"[{type(self).__name__}] sweep {sweep}: objective {value:.6f}")
+                    if checked and abs(value - checked[-1]) <= self.tol * abs(value):
+                        converged = True
+                        break
+                    checked.append(value)
             if self.verbose:
                 status = "converged" if converged else "stopped at max_iter"
                 print(f"[{type(self).__name__}] start {start}: {status} after {len(history)} "
@@ -142,17 +194,58 @@ class CAVIEstimator(BaseEstimator):
             if best is None or history[-1] > best[1][-1]:
                 best = (state, history, converged)
         state, history, converged = best
+        self._store(state)
         self.elbo_ = float(history[-1])
         self.elbo_history_ = np.asarray(history)
         self.n_iter_ = len(history)
         self.converged_ = converged
-        if not converged:
+        if not converged and check_every:
             warnings.warn(
-                f"{type(self).__name__} did not converge in max_iter={max_iter} sweeps "
-                f"(tol={tol}). Increase max_iter or tol.",
+                f"{type(self).__name__} did not converge in max_iter={self.max_iter} sweeps "
+                f"(tol={self.tol}). Increase max_iter or tol.",
                 ConvergenceWarning,
             )
         return state
+
+
+class StochasticStepsMixin:
+    """``partial_fit`` for CAVI models whose global blocks are conjugate: stochastic VI
+    (Hoffman, Blei, Wang & Paisley 2013). Step ``t`` (1, 2, ...) moves the global natural
+    parameters a fraction ``rho_t = (learning_offset + t)^(-learning_decay)`` towards the
+    update the mini-batch would give if it were the whole data set; ``learning_decay`` in
+    (0.5, 1] makes the steps satisfy the Robbins-Monro conditions.
+
+    A model provides ``_batch_data(X, reset, **fit_params)`` (the validated mini-batch),
+    ``_first_batch_state(data, random_state)`` (the state the first call starts from) and
+    ``_stochastic_step(data, state, step, random_state)`` (the new state). ``n_batch_iter_`` counts the
+    steps from ``_batch_iter_start`` (scikit-learn's LDA starts at 1, its mixtures at 0).
+    """
+
+    _batch_iter_start = 0
+
+    def _step_size(self):
+        """``rho_t`` of the next step."""
+        t = self.n_batch_iter_ - self._batch_iter_start + 1
+        return (self.learning_offset + t) ** (-self.learning_decay)
+
+    def _take_step(self, data, state, random_state):
+        """One stochastic step on the mini-batch ``data``; counts it in ``n_batch_iter_``."""
+        state = self._stochastic_step(data, state, self._step_size(), random_state)
+        self.n_batch_iter_ += 1
+        return state
+
+    def _partial_fit(self, X, **fit_params):
+        first = not hasattr(self, "_state")
+        self._validate_params()
+        data = self._batch_data(X, reset=first, **fit_params)
+        random_state = check_random_state(self.random_state)
+        if first:
+            state = self._first_batch_state(data, random_state)
+            self.n_batch_iter_ = self._batch_iter_start
+        else:
+            state = self._get_parameters()
+        self._store(self._take_step(data, state, random_state))
+        return self
 
 
 class CoefficientSummaryMixin:
@@ -186,7 +279,7 @@ class CoefficientSummaryMixin:
         data = [[f"{value:.4f}" for value in row] for row in rows]
         header = [
             ("Model:", type(self).__name__),
-            ("alpha:", f"{self._alpha:g}"),
+            ("alpha:", f"{self.alpha:g}"),
             ("Objective:", self.objective),
             ("No. observations:", str(self.n_samples_fit_)),
             ("alpha-ELBO:" if self.objective == "alpha-vb" else "Fractional ELBO:",

@@ -550,7 +550,7 @@ def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger"
     """
     owner = "lda_risk"
     order, n_draws = _check_risk_call(owner, model, "components_", divergence, order, n_draws)
-    gamma = model._unnormalized_transform(X)
+    gamma = model.transform(X, normalize=False)
     doc_topic = _check_probabilities(owner, "doc_topic", doc_topic)
     topic_word = _check_probabilities(owner, "topic_word", topic_word)
     if doc_topic.shape != (gamma.shape[0], topic_word.shape[0]) or topic_word.shape[1] != (

@@ -6,8 +6,11 @@ either a known ``sigma2`` or ``sigma2 ~ InvGamma(a0, b0)`` and ``q(sigma2) = Inv
 Intercept: it gets a flat prior and is estimated by its optimum given ``q(beta)``, which
 is the same as centring ``X`` and ``y`` and setting ``intercept = mean(y) - mean(X)' E[beta]``.
 With a known ``sigma2`` this gives exactly the fractional posterior of ``beta``
-marginal over the intercept (spec §2).
+marginal over the intercept (a flat prior on the intercept integrates out to centring).
 """
+
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import norm
@@ -15,24 +18,34 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._special import inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
-from ..base import (
-    CAVIEstimator,
-    CoefficientSummaryMixin,
-    _bad_parameter,
-    check_positive_pair,
-    check_scalar_in_range,
-)
+from .._validation import Boolean, PositivePair, Real, bad_parameter
+from ..base import CAVIEstimator, CoefficientSummaryMixin, check_scalar_in_range
 
 LOG_2PI = np.log(2.0 * np.pi)
 
 
 def expected_gaussian_loglik(n_samples, tau, elt, expected_sq_residual):
-    """``E_q[log N(y | X beta, sigma2 I)]``: ``-(n/2) log 2pi + (n/2) Elt - (tau/2) ESS`` (spec §2, §3)."""
+    """``E_q[log N(y | X beta, sigma2 I)]``: ``-(n/2) log 2pi + (n/2) Elt - (tau/2) ESS`` with
+    ``tau = E[1/sigma2]``, ``Elt = E[log 1/sigma2]`` and ``ESS = E_q ||y - X beta||^2``."""
     return -0.5 * n_samples * LOG_2PI + 0.5 * n_samples * elt - 0.5 * tau * expected_sq_residual
 
 
+@dataclass(frozen=True)
+class NoiseFactor:
+    """``q(sigma2)`` and what the other blocks read from it: ``tau = E[1/sigma2]``,
+    ``elt = E[log 1/sigma2]``, ``kl = KL(q || prior)``, and the ``shape`` and ``scale`` of
+    ``q(sigma2) = InvGamma(shape, scale)`` (``None`` when the variance is known or before the
+    first update)."""
+
+    tau: float
+    elt: float
+    kl: float = 0.0
+    shape: float | None = None
+    scale: float | None = None
+
+
 def noise_block(fixed_variance, prior, shape_increment, scale_increment):
-    """CAVI update of ``q(sigma2)`` and the quantities the other blocks need from it.
+    """CAVI update of ``q(sigma2)`` (Yang, Pati & Bhattacharya 2020, Cor. 4.1-4.2).
 
     Parameters
     ----------
@@ -43,27 +56,21 @@ def noise_block(fixed_variance, prior, shape_increment, scale_increment):
     shape_increment, scale_increment : float
         What the data and the rest of the model add to ``a0`` and ``b0`` (already multiplied
         by ``alpha`` where they come from the likelihood), e.g. ``alpha n / 2`` and
-        ``alpha (||y - X m||^2 + tr(X'X V)) / 2`` for Bayesian linear regression (spec §2).
+        ``alpha (||y - X m||^2 + tr(X'X V)) / 2`` for Bayesian linear regression.
 
     Returns
     -------
-    dict with ``tau = E[1/sigma2]``, ``elt = E[log 1/sigma2]``, ``kl = KL(q || prior)``,
-    ``shape`` and ``scale`` of ``q(sigma2)`` (``None`` when the variance is known).
+    NoiseFactor
     """
     if fixed_variance is not None:
         tau = 1.0 / fixed_variance
-        return {"tau": tau, "elt": np.log(tau), "kl": 0.0, "shape": None, "scale": None}
+        return NoiseFactor(tau, np.log(tau))
     prior_shape, prior_scale = prior
     shape = prior_shape + shape_increment
     scale = prior_scale + scale_increment
     tau, elt = inv_gamma_expectations(shape, scale)
-    return {
-        "tau": tau,
-        "elt": elt,
-        "kl": kl_inv_gamma(shape, scale, prior_shape, prior_scale),
-        "shape": shape,
-        "scale": scale,
-    }
+    return NoiseFactor(tau, elt, kl_inv_gamma(shape, scale, prior_shape, prior_scale), shape,
+                       scale)
 
 
 def response_variance(y):
@@ -75,8 +82,7 @@ def response_variance(y):
 def fixed_noise_start(fixed_variance, initial_variance):
     """The ``tau``/``elt`` used by the first sweep: the known variance or a starting guess."""
     variance = initial_variance if fixed_variance is None else fixed_variance
-    return {"tau": 1.0 / variance, "elt": -np.log(variance), "kl": 0.0,
-            "shape": None, "scale": None}
+    return NoiseFactor(1.0 / variance, -np.log(variance))
 
 
 class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator):
@@ -85,6 +91,19 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
     Subclasses set ``coef_`` and implement ``_coef_variance_along(X)``, the variance of
     ``x' beta`` under ``q`` for each centred row ``x`` of ``X``.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **CAVIEstimator._parameter_constraints,
+        "noise_variance": [None, Real(0, None, closed="neither")],
+        "noise_prior": [PositivePair()],
+        "fit_intercept": [Boolean()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        **CAVIEstimator._parameter_hints,
+        "noise_variance": "Pass None to learn it with an inverse-gamma prior.",
+        "noise_prior": "It is the (shape, scale) of the inverse-gamma prior of the noise "
+                       "variance.",
+    }
 
     def _prepare_data(self, X, y, order=None):
         """Validate ``X, y`` and centre them when ``fit_intercept`` (never in place).
@@ -116,30 +135,22 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         self._y_offset = y_offset
         return X, y, col_sq_norms
 
-    def _check_noise_parameters(self):
-        """Return the known noise variance (or None) and the inverse-gamma prior."""
-        owner = type(self).__name__
-        fixed = self.noise_variance
-        if fixed is not None:
-            fixed = check_scalar_in_range(
-                owner, "noise_variance", fixed, 0.0, None, low_open=True,
-                fix="Pass None to learn it with an inverse-gamma prior.",
-            )
-        prior = check_positive_pair(
-            owner, "noise_prior", self.noise_prior,
-            fix="It is the (shape, scale) of the inverse-gamma prior of the noise variance.",
-        )
-        return fixed, prior
+    def _noise_parameters(self):
+        """The known noise variance (or None) and the inverse-gamma prior, as floats."""
+        fixed = None if self.noise_variance is None else float(self.noise_variance)
+        shape, scale = np.asarray(self.noise_prior, dtype=float)
+        return fixed, (float(shape), float(scale))
 
-    def _set_noise_attributes(self, noise, fixed_variance):
-        if fixed_variance is None:
-            self.noise_shape_ = float(noise["shape"])
-            self.noise_scale_ = float(noise["scale"])
-            self.noise_variance_ = float(inv_gamma_mean(noise["shape"], noise["scale"]))
+    def _set_noise_attributes(self, noise):
+        """Publish ``q(sigma2)`` (or the known variance, when ``noise.shape`` is None)."""
+        if noise.shape is not None:
+            self.noise_shape_ = float(noise.shape)
+            self.noise_scale_ = float(noise.scale)
+            self.noise_variance_ = float(inv_gamma_mean(noise.shape, noise.scale))
         else:
             self.noise_shape_ = None
             self.noise_scale_ = None
-            self.noise_variance_ = fixed_variance
+            self.noise_variance_ = float(self.noise_variance)
 
     def _set_intercept(self):
         self.intercept_ = (
@@ -179,15 +190,13 @@ def normal_quantile(level):
     return norm.ppf(0.5 + 0.5 * level)
 
 
-def check_prior_precision(owner, value, n_features):
-    """Resolve ``prior_precision`` (scalar or (d,) array of positive floats) to shape (d,)."""
-    precision = np.asarray(value, dtype=float) if np.ndim(value) else None
-    if precision is None:
-        scalar = check_scalar_in_range(owner, "prior_precision", value, 0.0, None, low_open=True)
-        return np.full(n_features, scalar)
-    if precision.shape != (n_features,) or not np.all(np.isfinite(precision)) \
-            or np.any(precision <= 0):
-        raise _bad_parameter(
+def resolve_prior_precision(owner, value, n_features):
+    """``prior_precision`` (a positive float or one per feature) as an array of shape (d,)."""
+    precision = np.asarray(value, dtype=float)
+    if precision.ndim == 0:
+        return np.full(n_features, float(precision))
+    if precision.shape != (n_features,):
+        raise bad_parameter(
             owner, "prior_precision", f"a positive float or an array of shape ({n_features},) "
             "of positive floats, one per feature", value,
         )

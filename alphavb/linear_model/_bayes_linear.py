@@ -1,9 +1,9 @@
-"""alpha-VB Bayesian linear regression (Yang, Pati & Bhattacharya 2020, Cor. 4.1; spec §2).
+"""alpha-VB Bayesian linear regression (Yang, Pati & Bhattacharya 2020, Cor. 4.1).
 
 Model: ``y = X beta + eps``, ``eps ~ N(0, sigma2 I)``, ``beta ~ N(0, diag(1/prior_precision))``,
 ``sigma2 ~ InvGamma(a0, b0)`` or known. Family ``q(beta) q(sigma2)`` with
 ``q(beta) = N(m, V)`` (full covariance) and ``q(sigma2) = InvGamma(a_n, b_n)``. CAVI for the
-alpha-ELBO (spec eq. 1), with ``tau = E[1/sigma2]``::
+alpha-ELBO (the paper's eq. 2.6; :mod:`alphavb.base`), with ``tau = E[1/sigma2]``::
 
     V   = (alpha tau X'X + Lambda0)^{-1}
     m   = alpha tau V X'y
@@ -14,22 +14,49 @@ With ``sigma2`` known, one update gives ``q(beta)`` equal to the alpha-fractiona
 ``N((alpha X'X/sigma2 + Lambda0)^{-1} alpha X'y / sigma2, (alpha X'X/sigma2 + Lambda0)^{-1})``.
 """
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 from scipy.linalg import cho_solve, cholesky
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import kl_gaussian_diag_prior
+from .._validation import FiniteArray
 from ..base import check_positive_int
 from ._base import (
     AlphaRegressionBase,
-    check_prior_precision,
+    NoiseFactor,
     expected_gaussian_loglik,
     fixed_noise_start,
     noise_block,
     normal_quantile,
+    resolve_prior_precision,
     response_variance,
 )
+
+
+@dataclass(frozen=True)
+class _LinearData:
+    """The (centred) data and resolved priors one fit reads."""
+
+    X: np.ndarray
+    y: np.ndarray
+    gram: np.ndarray
+    xty: np.ndarray
+    fixed_variance: float | None
+    noise_prior: tuple
+    prior_precision: np.ndarray
+
+
+@dataclass(frozen=True)
+class _LinearState:
+    """``q(beta) = N(mean, cov)`` (``None`` before the first sweep) and ``q(sigma2)``."""
+
+    noise: NoiseFactor
+    mean: np.ndarray | None = None
+    cov: np.ndarray | None = None
 
 
 class AlphaLinearRegression(AlphaRegressionBase):
@@ -53,8 +80,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (``X`` and ``y`` are centred).
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
-        Spec §1. For this model the two have the same maximiser and ``elbo_`` differs by the
-        factor ``alpha``.
+        The alpha-ELBO or the KL to the fractional posterior (:mod:`alphavb.base`). For this
+        model the two have the same maximiser and ``elbo_`` differs by the factor ``alpha``.
     max_iter : int, default=1000
         Maximum number of CAVI sweeps per start.
     tol : float, default=1e-10
@@ -62,6 +89,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
     n_init : int, default=1
         Number of starts (the first starts ``sigma2`` at ``Var(y)``, the others at random
         fractions of it); the start with the best objective is kept.
+    warm_start : bool, default=False
+        If True, ``fit`` continues from the previous fit's ``q(sigma2)`` (one start).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
 
@@ -98,6 +127,11 @@ class AlphaLinearRegression(AlphaRegressionBase):
     array([ 1. , -2. ,  0.5])
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **AlphaRegressionBase._parameter_constraints,
+        "prior_precision": [FiniteArray(positive=True)],
+    }
+
     def __init__(
         self,
         alpha=1.0,
@@ -110,6 +144,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
         max_iter=1000,
         tol=1e-10,
         n_init=1,
+        warm_start=False,
         random_state=None,
         verbose=0,
     ):
@@ -122,6 +157,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
+        self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
 
@@ -137,51 +173,49 @@ class AlphaLinearRegression(AlphaRegressionBase):
         -------
         self
         """
+        self._validate_params()
         X, y, _ = self._prepare_data(X, y)
-        fixed_variance, noise_prior = self._check_noise_parameters()
-        self.prior_precision_ = check_prior_precision(
+        fixed_variance, noise_prior = self._noise_parameters()
+        self.prior_precision_ = resolve_prior_precision(
             type(self).__name__, self.prior_precision, X.shape[1])
-        data = {
-            "X": X,
-            "y": y,
-            "gram": X.T @ X,
-            "xty": X.T @ y,
-            "fixed_variance": fixed_variance,
-            "noise_prior": noise_prior,
-        }
-        state = self._fit_cavi(data)
-        self.coef_ = state["mean"]
-        self.coef_cov_ = state["cov"]
-        self._set_noise_attributes(state["noise"], fixed_variance)
+        self._fit_cavi(_LinearData(X, y, X.T @ X, X.T @ y, fixed_variance, noise_prior,
+                                   self.prior_precision_))
         self._set_intercept()
         return self
 
-    def _initialize(self, data, random_state, start):
-        y_variance = response_variance(data["y"])
+    def _initialize(self, data, random_state, start, previous=None):
+        if previous is not None:
+            return _LinearState(previous.noise)
+        y_variance = response_variance(data.y)
         scale = 1.0 if start == 0 else 10.0 ** random_state.uniform(-3.0, 0.0)
-        return {"noise": fixed_noise_start(data["fixed_variance"], scale * y_variance)}
+        return _LinearState(fixed_noise_start(data.fixed_variance, scale * y_variance))
 
     def _cavi_step(self, data, state):
-        """One CAVI sweep: ``q(beta)``, then ``q(sigma2)``; return the objective (spec §2)."""
-        alpha, tau = self._alpha, state["noise"]["tau"]
-        precision = alpha * tau * data["gram"]
-        precision[np.diag_indices_from(precision)] += self.prior_precision_
+        """One CAVI sweep: ``q(beta)``, then ``q(sigma2)`` (module docstring); returns the new
+        state and the objective."""
+        alpha, tau = self.alpha, state.noise.tau
+        precision = alpha * tau * data.gram
+        precision[np.diag_indices_from(precision)] += data.prior_precision
         chol = cholesky(precision, lower=True)
-        mean = cho_solve((chol, True), alpha * tau * data["xty"])
+        mean = cho_solve((chol, True), alpha * tau * data.xty)
         cov = cho_solve((chol, True), np.eye(mean.shape[0]))
-        residual = data["y"] - data["X"] @ mean
-        expected_sq_residual = residual @ residual + np.sum(data["gram"] * cov)
-        n_samples = data["X"].shape[0]
-        noise = noise_block(data["fixed_variance"], data["noise_prior"],
+        residual = data.y - data.X @ mean
+        expected_sq_residual = residual @ residual + np.sum(data.gram * cov)
+        n_samples = data.X.shape[0]
+        noise = noise_block(data.fixed_variance, data.noise_prior,
                             0.5 * alpha * n_samples, 0.5 * alpha * expected_sq_residual)
         kl_coef = kl_gaussian_diag_prior(mean, np.diag(cov), -2.0 * np.sum(np.log(np.diag(chol))),
-                                         self.prior_precision_)
-        state.update(mean=mean, cov=cov, noise=noise)
+                                         data.prior_precision)
         alpha_elbo = (
-            expected_gaussian_loglik(n_samples, noise["tau"], noise["elt"], expected_sq_residual)
-            - (kl_coef + noise["kl"]) / alpha
+            expected_gaussian_loglik(n_samples, noise.tau, noise.elt, expected_sq_residual)
+            - (kl_coef + noise.kl) / alpha
         )
-        return self._objective_without_latents(alpha_elbo)
+        return _LinearState(noise, mean, cov), self._objective_without_latents(alpha_elbo)
+
+    def _set_parameters(self, state):
+        self.coef_ = state.mean
+        self.coef_cov_ = state.cov
+        self._set_noise_attributes(state.noise)
 
     def _coef_variance_along(self, X_centred):
         return np.einsum("ij,jk,ik->i", X_centred, self.coef_cov_, X_centred)

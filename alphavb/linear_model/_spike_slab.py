@@ -1,4 +1,4 @@
-"""alpha-VB spike-and-slab linear regression (Yang, Pati & Bhattacharya 2020, Cor. 4.2; spec §3).
+"""alpha-VB spike-and-slab linear regression (Yang, Pati & Bhattacharya 2020, Cor. 4.2).
 
 Model::
 
@@ -27,14 +27,18 @@ explains everything as noise, and the mode that finds the signal). The starts di
 noise variance used by the first sweep; the start with the best objective is kept.
 """
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import beta_expectations, kl_beta
-from ..base import _bad_parameter, check_positive_pair, check_scalar_in_range
+from .._validation import PositivePair, Real, bad_parameter
 from ._base import (
     AlphaRegressionBase,
+    NoiseFactor,
     expected_gaussian_loglik,
     fixed_noise_start,
     noise_block,
@@ -48,6 +52,44 @@ from ._kernels import spike_slab_sweep
 _START_NOISE_FRACTIONS = (1e-2, 1.0, 1e-1)
 
 
+@dataclass(frozen=True)
+class _SpikeSlabData:
+    """The (centred, Fortran-ordered) data and resolved priors one fit reads."""
+
+    X: np.ndarray
+    y: np.ndarray
+    col_sq_norms: np.ndarray
+    fixed_variance: float | None
+    noise_prior: tuple
+    slab_variance: float
+    fixed_pi: float | None
+    pi_prior: tuple | None
+
+
+@dataclass(frozen=True)
+class _InclusionFactor:
+    """``q(pi)`` (or the fixed ``pi``): ``E log pi``, ``E log(1 - pi)``, its KL to the prior
+    and ``q(pi) = Beta(*posterior)`` when ``pi`` is learned."""
+
+    elog: float
+    elog1m: float
+    kl: float = 0.0
+    posterior: tuple | None = None
+
+
+@dataclass(frozen=True)
+class _SpikeSlabState:
+    """``q(beta_j, z_j)``: ``phi``, ``mu``, ``s2`` (updated in place by the kernel), the
+    residual ``y - X (phi mu)`` the kernel keeps current, ``q(sigma2)`` and ``q(pi)``."""
+
+    phi: np.ndarray
+    mu: np.ndarray
+    s2: np.ndarray
+    residual: np.ndarray
+    noise: NoiseFactor
+    pi: _InclusionFactor
+
+
 class AlphaSpikeSlabRegression(AlphaRegressionBase):
     """Spike-and-slab linear regression fitted by alpha-VB.
 
@@ -55,8 +97,8 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     block mean-field family of Carbonetto & Stephens (2012): one ``q(beta_j, z_j)`` per feature
     (a point mass at 0 with probability ``1 - phi_j``, ``N(mu_j, s2_j)`` with probability
     ``phi_j``), ``q(sigma2)`` and ``q(pi)``. The likelihood is tempered by ``alpha``; the slab
-    ``N(0, nu sigma2)`` is not (spec §3, unlike the paper's Algorithm 1 which also rescales the
-    slab).
+    ``N(0, nu sigma2)`` is not (the prior is not tempered; the paper's Algorithm 1 also
+    rescales the slab).
 
     Parameters
     ----------
@@ -77,7 +119,8 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (``X`` and ``y`` are centred).
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
-        Spec §1; the same maximiser here, ``elbo_`` differs by the factor ``alpha``.
+        The alpha-ELBO or the KL to the fractional posterior (:mod:`alphavb.base`); the same
+        maximiser here, ``elbo_`` differs by the factor ``alpha``.
     n_init : int, default=3
         Number of starts. Start 0 runs the first sweep at noise variance ``Var(y)/100``,
         start 1 at ``Var(y)``, start 2 at ``Var(y)/10``, later ones at random fractions.
@@ -85,6 +128,8 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         Maximum number of sweeps per start.
     tol : float, default=1e-8
         Stop when the relative change of the objective is at most ``tol``.
+    warm_start : bool, default=False
+        If True, ``fit`` continues from the previous fit's ``q`` (one start).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
 
@@ -118,6 +163,17 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     [0, 1, 2, 3]
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **AlphaRegressionBase._parameter_constraints,
+        "slab_variance": [Real(0, None, closed="neither")],
+        "prior_inclusion": [None, Real(0, 1, closed="neither")],
+        "inclusion_prior": [None, PositivePair()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        **AlphaRegressionBase._parameter_hints,
+        "inclusion_prior": "It is the (a, b) of a Beta prior on pi.",
+    }
+
     def __init__(
         self,
         alpha=1.0,
@@ -132,6 +188,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         n_init=3,
         max_iter=1000,
         tol=1e-8,
+        warm_start=False,
         random_state=None,
         verbose=0,
     ):
@@ -146,27 +203,25 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
+        self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_inclusion_parameters(self, n_features):
-        owner = type(self).__name__
+    def _inclusion_parameters(self, n_features):
+        """The fixed ``pi`` (or None) and the Beta prior of a learned one (or None)."""
         if self.inclusion_prior is not None:
             if self.prior_inclusion is not None:
-                raise _bad_parameter(
-                    owner, "prior_inclusion", "None when inclusion_prior is given",
+                raise bad_parameter(
+                    type(self).__name__, "prior_inclusion", "None when inclusion_prior is given",
                     self.prior_inclusion,
                     fix="Give either a fixed prior_inclusion or a Beta inclusion_prior.",
                 )
-            prior = check_positive_pair(owner, "inclusion_prior", self.inclusion_prior,
-                                        fix="It is the (a, b) of a Beta prior on pi.")
-            return None, prior
+            a, b = np.asarray(self.inclusion_prior, dtype=float)
+            return None, (float(a), float(b))
         if self.prior_inclusion is None:
             # the paper's 1/d, kept inside (0, 1) when there is a single feature
             return min(1.0 / n_features, 0.5), None
-        fixed = check_scalar_in_range(owner, "prior_inclusion", self.prior_inclusion, 0.0, 1.0,
-                                      low_open=True, high_open=True)
-        return fixed, None
+        return float(self.prior_inclusion), None
 
     def fit(self, X, y):
         """Fit the spike-and-slab alpha-VB approximation by CAVI.
@@ -180,97 +235,90 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         -------
         self
         """
-        data = self._prepare_fit(X, y)
-        state = self._fit_cavi(data)
-        self.inclusion_probabilities_ = state["phi"]
-        self.slab_means_ = state["mu"]
-        self.slab_variances_ = state["s2"]
-        self.coef_ = state["phi"] * state["mu"]
-        self.prior_inclusion_ = np.nan if data["fixed_pi"] is None else data["fixed_pi"]
-        self.inclusion_posterior_ = state["pi"]["posterior"]
-        self._set_noise_attributes(state["noise"], data["fixed_variance"])
+        self._validate_params()
+        X, y, col_sq_norms = self._prepare_data(X, y, order="F")
+        fixed_variance, noise_prior = self._noise_parameters()
+        fixed_pi, pi_prior = self._inclusion_parameters(X.shape[1])
+        self.prior_inclusion_ = np.nan if fixed_pi is None else fixed_pi
+        self._fit_cavi(_SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
+                                      float(self.slab_variance), fixed_pi, pi_prior))
         self._set_intercept()
         return self
 
-    def _prepare_fit(self, X, y):
-        """Validate the data and parameters; return what the CAVI steps read."""
-        X, y, col_sq_norms = self._prepare_data(X, y, order="F")
-        fixed_variance, noise_prior = self._check_noise_parameters()
-        slab_variance = check_scalar_in_range(type(self).__name__, "slab_variance",
-                                              self.slab_variance, 0.0, None, low_open=True)
-        fixed_pi, pi_prior = self._check_inclusion_parameters(X.shape[1])
-        return {
-            "X": X,
-            "y": y,
-            "col_sq_norms": col_sq_norms,
-            "fixed_variance": fixed_variance,
-            "noise_prior": noise_prior,
-            "slab_variance": slab_variance,
-            "fixed_pi": fixed_pi,
-            "pi_prior": pi_prior,
-        }
-
-    def _inclusion_block(self, data, phi_sum, n_features):
-        """``q(pi)`` update (or the fixed ``pi``): ``E log pi``, ``E log(1 - pi)``, KL.
+    @staticmethod
+    def _inclusion_block(data, phi_sum, n_features):
+        """``q(pi)`` update (or the fixed ``pi``).
 
         ``phi_sum=None`` gives the expectations under the prior, used by the first sweep.
         """
-        if data["pi_prior"] is None:
-            pi = data["fixed_pi"]
-            return {"elog": np.log(pi), "elog1m": np.log1p(-pi), "kl": 0.0, "posterior": None}
-        prior_a, prior_b = data["pi_prior"]
+        if data.pi_prior is None:
+            pi = data.fixed_pi
+            return _InclusionFactor(np.log(pi), np.log1p(-pi))
+        prior_a, prior_b = data.pi_prior
         if phi_sum is None:
-            elog, elog1m = beta_expectations(prior_a, prior_b)
-            return {"elog": elog, "elog1m": elog1m, "kl": 0.0, "posterior": None}
+            return _InclusionFactor(*beta_expectations(prior_a, prior_b))
         a, b = prior_a + phi_sum, prior_b + n_features - phi_sum
         elog, elog1m = beta_expectations(a, b)
-        return {"elog": elog, "elog1m": elog1m, "kl": kl_beta(a, b, prior_a, prior_b),
-                "posterior": (float(a), float(b))}
+        return _InclusionFactor(elog, elog1m, kl_beta(a, b, prior_a, prior_b),
+                                (float(a), float(b)))
 
-    def _initialize(self, data, random_state, start):
-        n_features = data["X"].shape[1]
+    def _initialize(self, data, random_state, start, previous=None):
+        if previous is not None:  # warm start: the fitted q, its residual on this data
+            phi, mu = previous.phi.copy(), previous.mu.copy()
+            return _SpikeSlabState(phi, mu, previous.s2.copy(), data.y - data.X @ (phi * mu),
+                                   previous.noise, previous.pi)
+        n_features = data.X.shape[1]
         if start < len(_START_NOISE_FRACTIONS):
             fraction = _START_NOISE_FRACTIONS[start]
         else:
             fraction = 10.0 ** random_state.uniform(-3.0, 0.0)
-        y_variance = response_variance(data["y"])
-        return {
-            "phi": np.zeros(n_features),
-            "mu": np.zeros(n_features),
-            "s2": np.full(n_features, data["slab_variance"]),
-            "residual": data["y"].copy(),
-            "noise": fixed_noise_start(data["fixed_variance"], fraction * y_variance),
-            "pi": self._inclusion_block(data, None, n_features),
-        }
+        y_variance = response_variance(data.y)
+        return _SpikeSlabState(
+            phi=np.zeros(n_features),
+            mu=np.zeros(n_features),
+            s2=np.full(n_features, data.slab_variance),
+            residual=data.y.copy(),
+            noise=fixed_noise_start(data.fixed_variance, fraction * y_variance),
+            pi=self._inclusion_block(data, None, n_features),
+        )
 
     def _cavi_step(self, data, state):
-        """One sweep: ``q(beta_j, z_j)`` for j = 1..d, then ``q(sigma2)``, then ``q(pi)``."""
-        alpha, nu = self._alpha, data["slab_variance"]
-        X = data["X"]
+        """One sweep: ``q(beta_j, z_j)`` for j = 1..d (in place), then ``q(sigma2)``, then
+        ``q(pi)``; returns the new state and the objective (module docstring)."""
+        alpha, nu = float(self.alpha), data.slab_variance
+        X = data.X
         n_samples, n_features = X.shape
-        noise, pi = state["noise"], state["pi"]
+        noise, pi = state.noise, state.pi
         ess, second_moment, phi_sum, phi_log_s2, neg_entropy_z = spike_slab_sweep(
-            X, data["col_sq_norms"], state["residual"], state["phi"], state["mu"], state["s2"],
-            noise["tau"], noise["elt"], pi["elog"] - pi["elog1m"], alpha, nu,
+            X, data.col_sq_norms, state.residual, state.phi, state.mu, state.s2,
+            noise.tau, noise.elt, pi.elog - pi.elog1m, alpha, nu,
         )
-        noise = noise_block(data["fixed_variance"], data["noise_prior"],
+        noise = noise_block(data.fixed_variance, data.noise_prior,
                             0.5 * (alpha * n_samples + phi_sum),
                             0.5 * (alpha * ess + second_moment / nu))
         pi = self._inclusion_block(data, phi_sum, n_features)
-        state.update(noise=noise, pi=pi)
         kl_total = (
             neg_entropy_z
-            - phi_sum * pi["elog"]
-            - (n_features - phi_sum) * pi["elog1m"]
+            - phi_sum * pi.elog
+            - (n_features - phi_sum) * pi.elog1m
             - 0.5 * phi_log_s2
-            + 0.5 * phi_sum * (np.log(nu) - 1.0 - noise["elt"])
-            + 0.5 * noise["tau"] * second_moment / nu
-            + noise["kl"]
-            + pi["kl"]
+            + 0.5 * phi_sum * (np.log(nu) - 1.0 - noise.elt)
+            + 0.5 * noise.tau * second_moment / nu
+            + noise.kl
+            + pi.kl
         )
-        alpha_elbo = expected_gaussian_loglik(n_samples, noise["tau"], noise["elt"], ess) \
+        alpha_elbo = expected_gaussian_loglik(n_samples, noise.tau, noise.elt, ess) \
             - kl_total / alpha
-        return self._objective_without_latents(alpha_elbo)
+        new_state = _SpikeSlabState(state.phi, state.mu, state.s2, state.residual, noise, pi)
+        return new_state, self._objective_without_latents(alpha_elbo)
+
+    def _set_parameters(self, state):
+        self.inclusion_probabilities_ = state.phi
+        self.slab_means_ = state.mu
+        self.slab_variances_ = state.s2
+        self.coef_ = state.phi * state.mu
+        self.inclusion_posterior_ = state.pi.posterior
+        self._set_noise_attributes(state.noise)
 
     def _coef_variances(self):
         phi, mu = self.inclusion_probabilities_, self.slab_means_

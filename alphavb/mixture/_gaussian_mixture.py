@@ -60,6 +60,8 @@ the natural-gradient step.
 
 import math
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
 
 import numba
 import numpy as np
@@ -78,12 +80,8 @@ from .._special import (
     kl_wishart,
     wishart_expected_log_det,
 )
-from ..base import (
-    CAVIEstimator,
-    _bad_parameter,
-    check_positive_int,
-    check_scalar_in_range,
-)
+from .._validation import FiniteArray, Integer, Options, Real, bad_parameter
+from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
 from ._kernels import mixture_local_step
 
 COVARIANCE_TYPES = ("full", "diag", "spherical", "fixed")
@@ -222,7 +220,44 @@ def _upper_cholesky_of_inverse(matrix):
     return np.swapaxes(inverse_lower, -1, -2), log_det
 
 
-class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
+class _MixtureData(NamedTuple):
+    """Validated rows, the weights every sum uses and the user's weights (or None)."""
+
+    X: np.ndarray
+    weight: np.ndarray
+    user_weight: np.ndarray | None
+
+
+@dataclass
+class _MixturePosterior:
+    """``q(theta)`` and what the local step reads from it. ``weight_concentration`` is None
+    for known weights; ``mean_covariances`` is set for ``"fixed"`` only, ``psi``,
+    ``mean_precision`` and ``degrees_of_freedom`` for the other covariance types."""
+
+    weights: np.ndarray = None
+    log_weights: np.ndarray = None
+    weight_concentration: np.ndarray | None = None
+    means: np.ndarray = None
+    precisions: np.ndarray = None
+    prec_chol: np.ndarray = None
+    log_const: np.ndarray = None
+    psi: np.ndarray | None = None
+    mean_precision: np.ndarray | None = None
+    degrees_of_freedom: np.ndarray | None = None
+    mean_covariances: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class _MixtureState:
+    """``q(theta)``, the statistics it was updated from (None before the first sweep) and
+    the total sample weight they stand for (``partial_fit``'s running sum)."""
+
+    posterior: _MixturePosterior
+    statistics: _Statistics | None
+    seen: float
+
+
+class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     """Gaussian mixture fitted by alpha-VB (coordinate ascent on the alpha-ELBO).
 
     Mean-field ``q(pi) q(mu, Lambda) q(S)`` for the mixture of Yang, Pati & Bhattacharya
@@ -335,6 +370,27 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **CAVIEstimator._parameter_constraints,
+        "n_components": [Integer(1, None)],
+        "covariance_type": [Options(*COVARIANCE_TYPES)],
+        "fixed_covariance": [None, FiniteArray()],
+        "fixed_weights": [None, FiniteArray(positive=True)],
+        "weight_concentration_prior": [None, Real(0, None, closed="neither")],
+        "mean_precision_prior": [None, Real(0, None, closed="neither")],
+        "mean_prior": [None, FiniteArray()],
+        "degrees_of_freedom_prior": [None, Real(0, None, closed="neither")],
+        "covariance_prior": [None, FiniteArray()],
+        "init_params": [Options(*INIT_PARAMS)],
+        "learning_offset": [Real(0, None)],
+        "learning_decay": [Real(0.5, 1, closed="right")],
+        "total_samples": [None, Real(0, None, closed="neither")],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        **CAVIEstimator._parameter_hints,
+        "learning_decay": "Steps must satisfy Robbins-Monro.",
+    }
+
     def __init__(self, n_components=1, *, alpha=1.0, objective="alpha-vb",
                  covariance_type="full", fixed_covariance=None, fixed_weights=None,
                  weight_concentration_prior=None, mean_precision_prior=None, mean_prior=None,
@@ -374,72 +430,54 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             raise ValueError(f"{owner}: the squares of X overflow float64. Rescale X (e.g. "
                              "standardise it) before fitting.")
         if sample_weight is None:
-            return X, np.ones(X.shape[0]), None
+            return _MixtureData(X, np.ones(X.shape[0]), None)
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                       ensure_non_negative=True)
-        return X, weight, weight
+        return _MixtureData(X, weight, weight)
 
-    def _check_parameters(self, n_features):
-        """Resolve every parameter except alpha/objective/max_iter/n_init/tol (base class)."""
+    def _resolve_parameters(self, n_features):
+        """The parameters whose check or default depends on ``n_features``, resolved into
+        ``*_prior_`` and ``fixed_*_`` attributes (the declared constraints are checked)."""
         owner = type(self).__name__
-        n_components = check_positive_int(owner, "n_components", self.n_components)
-        if self.covariance_type not in COVARIANCE_TYPES:
-            raise _bad_parameter(owner, "covariance_type", f"a str among {list(COVARIANCE_TYPES)}",
-                                 self.covariance_type)
-        if self.init_params not in INIT_PARAMS:
-            raise _bad_parameter(owner, "init_params", f"a str among {list(INIT_PARAMS)}",
-                                 self.init_params)
+        n_components = self.n_components
         if self.fixed_weights is None:
             self.fixed_weights_ = None
             self.weight_concentration_prior_ = (
                 1.0 / n_components if self.weight_concentration_prior is None
-                else check_scalar_in_range(owner, "weight_concentration_prior",
-                                           self.weight_concentration_prior, 0.0, None,
-                                           low_open=True)
-            )
+                else float(self.weight_concentration_prior))
         else:
             weights = np.array(self.fixed_weights, dtype=float)
-            if (weights.shape != (n_components,) or not np.all(np.isfinite(weights))
-                    or np.any(weights <= 0) or abs(weights.sum() - 1.0) > 1e-8):
-                raise _bad_parameter(
+            if weights.shape != (n_components,) or abs(weights.sum() - 1.0) > 1e-8:
+                raise bad_parameter(
                     owner, "fixed_weights",
                     f"an array of {n_components} positive weights summing to 1",
                     self.fixed_weights, "Divide the weights by their sum, or pass None to "
                     "learn them.")
             self.fixed_weights_ = weights / weights.sum()
         default_b0 = 1.0 / PAPER_MEAN_PRIOR_VARIANCE if self.covariance_type == "fixed" else 1.0
-        self.mean_precision_prior_ = (
-            default_b0 if self.mean_precision_prior is None
-            else check_scalar_in_range(owner, "mean_precision_prior", self.mean_precision_prior,
-                                       0.0, None, low_open=True)
-        )
+        self.mean_precision_prior_ = (default_b0 if self.mean_precision_prior is None
+                                      else float(self.mean_precision_prior))
         if self.covariance_type == "fixed":
             if self.fixed_covariance is None:
                 covariance = np.eye(n_features)
             else:
                 covariance = np.array(self.fixed_covariance, dtype=float)
             if not _is_covariance_matrix(covariance, n_features):
-                raise _bad_parameter(
+                raise bad_parameter(
                     owner, "fixed_covariance",
                     f"a symmetric positive definite ({n_features}, {n_features}) array",
                     self.fixed_covariance, "Pass None for the identity.")
             self.fixed_covariance_ = covariance
         else:
             minimum = n_features - 1.0 if self.covariance_type == "full" else 0.0
-            self.degrees_of_freedom_prior_ = (
-                float(n_features) if self.degrees_of_freedom_prior is None
-                else check_scalar_in_range(owner, "degrees_of_freedom_prior",
-                                           self.degrees_of_freedom_prior, minimum, None,
-                                           low_open=True)
-            )
-        offset = check_scalar_in_range(owner, "learning_offset", self.learning_offset, 0.0, None,
-                                       low_open=False)
-        decay = check_scalar_in_range(owner, "learning_decay", self.learning_decay, 0.5, 1.0,
-                                      low_open=True, fix="Steps must satisfy Robbins-Monro.")
-        if self.total_samples is not None:
-            check_scalar_in_range(owner, "total_samples", self.total_samples, 0.0, None,
-                                  low_open=True)
-        return n_components, offset, decay
+            if self.degrees_of_freedom_prior is None:
+                self.degrees_of_freedom_prior_ = float(n_features)
+            elif self.degrees_of_freedom_prior > minimum:
+                self.degrees_of_freedom_prior_ = float(self.degrees_of_freedom_prior)
+            else:
+                raise bad_parameter(owner, "degrees_of_freedom_prior",
+                                    f"a float > {minimum} (n_features - 1 for 'full')",
+                                    self.degrees_of_freedom_prior)
 
     def _resolve_data_priors(self, X, weight):
         """Priors whose defaults depend on the data: ``m0`` and ``Psi0``."""
@@ -451,8 +489,8 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             self.mean_prior_ = data_mean
         else:
             mean_prior = np.array(self.mean_prior, dtype=float)
-            if mean_prior.shape != (n_features,) or not np.all(np.isfinite(mean_prior)):
-                raise _bad_parameter(owner, "mean_prior",
+            if mean_prior.shape != (n_features,):
+                raise bad_parameter(owner, "mean_prior",
                                      f"a finite array of shape ({n_features},)", self.mean_prior)
             self.mean_prior_ = mean_prior
         if self.covariance_type == "fixed":
@@ -483,7 +521,7 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
                 requirement = {"full": "a symmetric positive definite (p, p) array",
                                "diag": "a positive array of shape (p,)",
                                "spherical": "a positive float"}[self.covariance_type]
-                raise _bad_parameter(owner, "covariance_prior",
+                raise bad_parameter(owner, "covariance_prior",
                                      f"{requirement} with p = {n_features}",
                                      self.covariance_prior)
             if self.covariance_type == "spherical":
@@ -498,18 +536,18 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
 
     def _global_step(self, stats):
         """Conjugate updates of spec §4 from the statistics: the new ``q(theta)``."""
-        alpha = self._alpha
+        alpha = self.alpha
         tempered = alpha * stats.nk
         n_components, n_features = stats.means.shape
-        post = {}
+        post = _MixturePosterior()
         if self.fixed_weights_ is None:
             concentration = self.weight_concentration_prior_ + tempered
-            post["weight_concentration"] = concentration
-            post["weights"] = concentration / concentration.sum()
-            post["log_weights"] = dirichlet_expected_log(concentration)
+            post.weight_concentration = concentration
+            post.weights = concentration / concentration.sum()
+            post.log_weights = dirichlet_expected_log(concentration)
         else:
-            post["weights"] = self.fixed_weights_
-            post["log_weights"] = np.log(self.fixed_weights_)
+            post.weights = self.fixed_weights_
+            post.log_weights = np.log(self.fixed_weights_)
         b0, m0 = self.mean_precision_prior_, self.mean_prior_
         if self.covariance_type == "fixed":
             precision = np.linalg.inv(self.fixed_covariance_)
@@ -517,12 +555,12 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             mean_cov = np.linalg.inv(b0 * np.eye(n_features)
                                      + tempered[:, None, None] * precision)
             rhs = b0 * m0 + tempered[:, None] * (stats.means @ precision)
-            post["means"] = np.einsum("kij,kj->ki", mean_cov, rhs)
-            post["mean_covariances"] = mean_cov
-            post["precisions"] = np.broadcast_to(precision, (n_components,) + precision.shape)
-            post["prec_chol"] = np.ascontiguousarray(
+            post.means = np.einsum("kij,kj->ki", mean_cov, rhs)
+            post.mean_covariances = mean_cov
+            post.precisions = np.broadcast_to(precision, (n_components,) + precision.shape)
+            post.prec_chol = np.ascontiguousarray(
                 np.broadcast_to(upper, (n_components,) + upper.shape))
-            post["log_const"] = (post["log_weights"] - 0.5 * n_features * LOG_2PI
+            post.log_const = (post.log_weights - 0.5 * n_features * LOG_2PI
                                  - 0.5 * log_det_cov
                                  - 0.5 * np.einsum("ij,kji->k", precision, mean_cov))
             return post
@@ -530,21 +568,21 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         nu = self.degrees_of_freedom_prior_ + tempered
         gap = stats.means - m0
         shrink = b0 * tempered / beta
-        post["means"] = (b0 * m0 + tempered[:, None] * stats.means) / beta[:, None]
-        post["mean_precision"], post["degrees_of_freedom"] = beta, nu
+        post.means = (b0 * m0 + tempered[:, None] * stats.means) / beta[:, None]
+        post.mean_precision, post.degrees_of_freedom = beta, nu
         if self.covariance_type == "full":
             psi = (self.covariance_prior_ + alpha * stats.scatter
                    + shrink[:, None, None] * gap[:, :, None] * gap[:, None, :])
             upper, log_det_psi = _upper_cholesky_of_inverse(psi)
             prec_chol = np.sqrt(nu)[:, None, None] * upper
             expected_log_det = wishart_expected_log_det(nu, log_det_psi, n_features)
-            post["precisions"] = prec_chol @ np.swapaxes(prec_chol, 1, 2)
+            post.precisions = prec_chol @ np.swapaxes(prec_chol, 1, 2)
         elif self.covariance_type == "diag":
             psi = self.covariance_prior_ + alpha * stats.scatter + shrink[:, None] * gap**2
             expected_lambda = nu[:, None] / psi
             expected_log_det = np.sum(
                 _gamma_expected_log(0.5 * nu[:, None], 0.5 * psi), axis=1)
-            post["precisions"] = expected_lambda
+            post.precisions = expected_lambda
             prec_chol = _diagonal_matrices(np.sqrt(expected_lambda))
         else:
             psi = self.covariance_prior_ + (alpha * stats.scatter.sum(axis=1)
@@ -552,18 +590,18 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             expected_lambda = nu / psi
             expected_log_det = n_features * _gamma_expected_log(0.5 * n_features * nu,
                                                                 0.5 * n_features * psi)
-            post["precisions"] = expected_lambda
+            post.precisions = expected_lambda
             prec_chol = _diagonal_matrices(
                 np.repeat(np.sqrt(expected_lambda)[:, None], n_features, axis=1))
-        post["psi"], post["prec_chol"] = psi, prec_chol
-        post["log_const"] = (post["log_weights"] + 0.5 * expected_log_det
+        post.psi, post.prec_chol = psi, prec_chol
+        post.log_const = (post.log_weights + 0.5 * expected_log_det
                              - 0.5 * n_features * LOG_2PI - 0.5 * n_features / beta)
         return post
 
     def _expected_quadratics(self, post, stats):
         """``tr(E[Lambda_k] C_k) + N_k (ybar_k - m_k)' E[Lambda_k] (ybar_k - m_k)`` per k."""
-        gap = stats.means - post["means"]
-        precisions = post["precisions"]
+        gap = stats.means - post.means
+        precisions = post.precisions
         if self.covariance_type in ("full", "fixed"):
             trace = np.einsum("kij,kji->k", precisions, stats.scatter)
             quad = np.einsum("ki,kij,kj->k", gap, precisions, gap)
@@ -579,29 +617,29 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         """Sum of ``KL(q || prior)`` over the global blocks."""
         kl = 0.0
         if self.fixed_weights_ is None:
-            concentration = post["weight_concentration"]
+            concentration = post.weight_concentration
             kl += kl_dirichlet(concentration,
                                np.full_like(concentration, self.weight_concentration_prior_))
         b0, m0 = self.mean_precision_prior_, self.mean_prior_
-        n_components, n_features = post["means"].shape
+        n_components, n_features = post.means.shape
         if self.covariance_type == "fixed":
             for k in range(n_components):
-                cov = post["mean_covariances"][k]
-                kl += kl_gaussian_diag_prior(post["means"][k] - m0, np.diag(cov),
+                cov = post.mean_covariances[k]
+                kl += kl_gaussian_diag_prior(post.means[k] - m0, np.diag(cov),
                                              np.linalg.slogdet(cov)[1], np.full(n_features, b0))
             return kl
-        beta, nu, psi = post["mean_precision"], post["degrees_of_freedom"], post["psi"]
-        gap = post["means"] - m0
+        beta, nu, psi = post.mean_precision, post.degrees_of_freedom, post.psi
+        gap = post.means - m0
         if self.covariance_type == "full":
-            quad = np.einsum("ki,kij,kj->k", gap, post["precisions"], gap)
+            quad = np.einsum("ki,kij,kj->k", gap, post.precisions, gap)
             kl += np.sum(kl_wishart(psi, nu, self.covariance_prior_,
                                     self.degrees_of_freedom_prior_))
         elif self.covariance_type == "diag":
-            quad = np.sum(post["precisions"] * gap**2, axis=1)
+            quad = np.sum(post.precisions * gap**2, axis=1)
             kl += np.sum(kl_gamma(0.5 * nu[:, None], 0.5 * psi, 0.5 * self.degrees_of_freedom_prior_,
                                   0.5 * self.covariance_prior_))
         else:
-            quad = post["precisions"] * np.sum(gap**2, axis=1)
+            quad = post.precisions * np.sum(gap**2, axis=1)
             kl += np.sum(kl_gamma(0.5 * n_features * nu, 0.5 * n_features * psi,
                                   0.5 * n_features * self.degrees_of_freedom_prior_,
                                   0.5 * n_features * self.covariance_prior_))
@@ -611,17 +649,17 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
 
     def _objective(self, post, stats, neg_entropy):
         """Exact spec §1 objective at ``q(S)`` with these statistics and ``q(theta) = post``."""
-        expected_loglik = (np.dot(stats.nk, post["log_const"])
+        expected_loglik = (np.dot(stats.nk, post.log_const)
                            - 0.5 * np.sum(self._expected_quadratics(post, stats)))
         kl = self._kl_global(post)
         if self.objective == "fractional":
-            return self._alpha * expected_loglik - neg_entropy - kl
-        return expected_loglik - neg_entropy - kl / self._alpha
+            return self.alpha * expected_loglik - neg_entropy - kl
+        return expected_loglik - neg_entropy - kl / self.alpha
 
     def _local(self, X, sample_weight, post, accumulate=True):
-        scale = self._alpha if self.objective == "fractional" else 1.0
-        return _local_step(X, sample_weight, post["means"], post["prec_chol"],
-                           post["log_const"], scale, self._diagonal, accumulate)
+        scale = self.alpha if self.objective == "fractional" else 1.0
+        return _local_step(X, sample_weight, post.means, post.prec_chol,
+                           post.log_const, scale, self._diagonal, accumulate)
 
     # ------------------------------------------------------------------ CAVI driver hooks
 
@@ -651,43 +689,43 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
             resp[indices, np.arange(n_components)] = 1.0
         return resp
 
-    def _initialize(self, data, random_state, start):
-        X, weight, user_weight = data
-        if self._warm_post is not None:
-            return {"post": self._warm_post}
-        resp = self._initial_responsibilities(X, weight, user_weight, random_state)
-        stats = _Statistics.from_responsibilities(X, weight, resp, self._diagonal)
-        return {"post": self._global_step(stats)}
+    def _initialize(self, data, random_state, start, previous=None):
+        if previous is not None:  # warm start: continue from the fitted q(theta)
+            return _MixtureState(previous.posterior, None, float(data.weight.sum()))
+        resp = self._initial_responsibilities(data.X, data.weight, data.user_weight,
+                                              random_state)
+        stats = _Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
+        return _MixtureState(self._global_step(stats), None, float(data.weight.sum()))
 
     def _cavi_step(self, data, state):
-        X, weight, _ = data
-        _, stats, neg_entropy = self._local(X, weight, state["post"])
-        state["post"] = post = self._global_step(stats)
-        state["stats"] = stats
-        return self._objective(post, stats, neg_entropy)
+        """The local step (responsibilities and their statistics), then the global step."""
+        _, stats, neg_entropy = self._local(data.X, data.weight, state.posterior)
+        post = self._global_step(stats)
+        return (_MixtureState(post, stats, state.seen),
+                self._objective(post, stats, neg_entropy))
 
-    def _set_fitted(self, post):
+    def _set_parameters(self, state):
         """Publish ``q(theta)`` as scikit-learn-named attributes."""
-        self._post = post
-        self.weights_ = post["weights"].copy()
-        if "weight_concentration" in post:
-            self.weight_concentration_ = post["weight_concentration"]
-        self.means_ = post["means"]
+        post = state.posterior
+        self.weights_ = post.weights.copy()
+        if post.weight_concentration is not None:
+            self.weight_concentration_ = post.weight_concentration
+        self.means_ = post.means
         if self.covariance_type == "fixed":
-            self.mean_covariances_ = post["mean_covariances"]
+            self.mean_covariances_ = post.mean_covariances
             self.covariances_ = self.fixed_covariance_
-            self.precisions_ = post["precisions"][0].copy()
-            self.precisions_cholesky_ = post["prec_chol"][0].copy()
+            self.precisions_ = post.precisions[0].copy()
+            self.precisions_cholesky_ = post.prec_chol[0].copy()
             return
-        self.mean_precision_ = post["mean_precision"]
-        self.degrees_of_freedom_ = post["degrees_of_freedom"]
-        self.precisions_ = post["precisions"]
+        self.mean_precision_ = post.mean_precision
+        self.degrees_of_freedom_ = post.degrees_of_freedom
+        self.precisions_ = post.precisions
         if self.covariance_type == "full":
-            self.covariances_ = post["psi"] / post["degrees_of_freedom"][:, None, None]
-            self.precisions_cholesky_ = post["prec_chol"]
+            self.covariances_ = post.psi / post.degrees_of_freedom[:, None, None]
+            self.precisions_cholesky_ = post.prec_chol
         else:
-            self.covariances_ = 1.0 / post["precisions"]
-            self.precisions_cholesky_ = np.sqrt(post["precisions"])
+            self.covariances_ = 1.0 / post.precisions
+            self.precisions_cholesky_ = np.sqrt(post.precisions)
 
     # ------------------------------------------------------------------ public API
 
@@ -705,24 +743,18 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         -------
         self
         """
-        warm = self.warm_start and hasattr(self, "_post")
-        X, weight, user_weight = self._validate_input(X, sample_weight, reset=not warm)
-        n_components, _, _ = self._check_parameters(X.shape[1])
-        if X.shape[0] < n_components:
+        self._validate_params()
+        data = self._validate_input(X, sample_weight, reset=not self._continues())
+        self._resolve_parameters(data.X.shape[1])
+        if data.X.shape[0] < self.n_components:
             raise ValueError(f"{type(self).__name__}: expected n_samples >= n_components, got "
-                             f"n_components={n_components} and n_samples={X.shape[0]}. "
-                             "Lower n_components or pass more rows.")
-        self._resolve_data_priors(X, weight)
-        self._warm_post = self._post if warm else None
-        try:
-            state = self._fit_cavi((X, weight, user_weight), single_start=warm)
-        finally:
-            self._warm_post = None
-        self._set_fitted(state["post"])
+                             f"n_components={self.n_components} and "
+                             f"n_samples={data.X.shape[0]}. Lower n_components or pass more "
+                             "rows.")
+        self._resolve_data_priors(data.X, data.weight)
+        self._fit_cavi(data)
         self.lower_bound_ = self.elbo_
         self.n_batch_iter_ = 0
-        self._svi_stats = state["stats"]
-        self._svi_seen = float(weight.sum())
         return self
 
     def fit_predict(self, X, y=None, sample_weight=None):
@@ -742,41 +774,42 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         -------
         self
         """
-        first = not hasattr(self, "_post")
-        X, weight, user_weight = self._validate_input(X, sample_weight, reset=first)
-        if first:
-            self._alpha, *_ = self._check_cavi_parameters()
-            n_components, _, _ = self._check_parameters(X.shape[1])
-            self._resolve_data_priors(X, weight)
-            self.n_batch_iter_ = 0
-            self._svi_seen = 0.0
-            if X.shape[0] < n_components:
-                raise ValueError(f"{type(self).__name__}: the first partial_fit batch needs at "
-                                 f"least n_components={self.n_components} rows.")
-            resp = self._initial_responsibilities(X, weight, user_weight,
-                                                  check_random_state(self.random_state))
-            stats = _Statistics.from_responsibilities(X, weight, resp, self._diagonal)
-            self._svi_stats = stats.scaled(self._data_scale(weight))
-            self._post = self._global_step(self._svi_stats)
-        _, offset, decay = self._check_parameters(X.shape[1])
-        seen_before = self._svi_seen
-        self._svi_seen += float(weight.sum())
-        if self.total_samples is None and seen_before > 0:
+        return self._partial_fit(X, sample_weight=sample_weight)
+
+    def _batch_data(self, X, reset, sample_weight=None):
+        data = self._validate_input(X, sample_weight, reset=reset)
+        self._resolve_parameters(data.X.shape[1])
+        return data
+
+    def _first_batch_state(self, data, random_state):
+        self._resolve_data_priors(data.X, data.weight)
+        if data.X.shape[0] < self.n_components:
+            raise ValueError(f"{type(self).__name__}: the first partial_fit batch needs at "
+                             f"least n_components={self.n_components} rows.")
+        resp = self._initial_responsibilities(data.X, data.weight, data.user_weight,
+                                              random_state)
+        stats = _Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
+        stats = stats.scaled(self._data_scale(data.weight, 0.0))
+        return _MixtureState(self._global_step(stats), stats, 0.0)
+
+    def _stochastic_step(self, data, state, step, random_state):
+        """Blend the batch's statistics, scaled to the data size, into the running ones
+        (a natural-gradient step, module docstring); ``elbo_`` is the batch's estimate."""
+        seen = state.seen + float(data.weight.sum())
+        running = state.statistics
+        if self.total_samples is None and state.seen > 0:
             # the data set has grown: the running statistics now stand for all rows seen
-            self._svi_stats = self._svi_stats.scaled(self._svi_seen / seen_before)
-        scale = self._data_scale(weight)
-        _, batch_stats, neg_entropy = self._local(X, weight, self._post)
-        self.n_batch_iter_ += 1
-        step = (offset + self.n_batch_iter_) ** (-decay)
-        self._svi_stats = self._svi_stats.blend(batch_stats.scaled(scale), step)
-        post = self._global_step(self._svi_stats)
+            running = running.scaled(seen / state.seen)
+        scale = self._data_scale(data.weight, seen)
+        _, batch_stats, neg_entropy = self._local(data.X, data.weight, state.posterior)
+        running = running.blend(batch_stats.scaled(scale), step)
+        post = self._global_step(running)
         self.elbo_ = self.lower_bound_ = float(
             self._objective(post, batch_stats.scaled(scale), scale * neg_entropy))
-        self._set_fitted(post)
-        return self
+        return _MixtureState(post, running, seen)
 
-    def _data_scale(self, weight):
-        total = self._svi_seen if self.total_samples is None else float(self.total_samples)
+    def _data_scale(self, weight, seen):
+        total = seen if self.total_samples is None else float(self.total_samples)
         return max(total, float(weight.sum())) / float(weight.sum())
 
     def predict_proba(self, X):
@@ -788,7 +821,7 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         """
         check_is_fitted(self)
         X, weight, _ = self._validate_input(X, None, reset=False)
-        return self._local(X, weight, self._post, accumulate=False)[0]
+        return self._local(X, weight, self._state.posterior, accumulate=False)[0]
 
     def predict(self, X):
         """Most probable component of each row (argmax of :meth:`predict_proba`)."""
@@ -810,35 +843,35 @@ class AlphaGaussianMixture(DensityMixin, CAVIEstimator):
         """
         check_is_fitted(self)
         X, _, _ = self._validate_input(X, None, reset=False)
-        post = self._post
-        n_components, p = post["means"].shape
+        post = self._state.posterior
+        n_components, p = post.means.shape
         log_density = np.empty((X.shape[0], n_components))
         for k in range(n_components):
-            diff = X - post["means"][k]
+            diff = X - post.means[k]
             if self.covariance_type == "fixed":
-                cov = self.fixed_covariance_ + post["mean_covariances"][k]
+                cov = self.fixed_covariance_ + post.mean_covariances[k]
                 upper, log_det = _upper_cholesky_of_inverse(cov)
                 maha = np.sum((diff @ upper) ** 2, axis=1)
                 log_density[:, k] = -0.5 * (p * LOG_2PI + log_det + maha)
                 continue
-            beta = post["mean_precision"][k]
-            nu = post["degrees_of_freedom"][k]
+            beta = post.mean_precision[k]
+            nu = post.degrees_of_freedom[k]
             inflate = beta / (1.0 + beta)
             if self.covariance_type == "full":
                 dof = nu + 1.0 - p
-                upper, log_det_psi = _upper_cholesky_of_inverse(post["psi"][k])
+                upper, log_det_psi = _upper_cholesky_of_inverse(post.psi[k])
                 maha = dof * inflate * np.sum((diff @ upper) ** 2, axis=1)
                 log_det_scale = log_det_psi - p * np.log(dof * inflate)
                 log_density[:, k] = _student_t_log_pdf(maha, dof, p, log_det_scale)
             elif self.covariance_type == "diag":
-                precision = inflate * post["precisions"][k]
+                precision = inflate * post.precisions[k]
                 log_density[:, k] = np.sum(
                     _student_t_log_pdf(precision * diff**2, nu, 1, -np.log(precision)), axis=1)
             else:
-                precision = inflate * post["precisions"][k]
+                precision = inflate * post.precisions[k]
                 maha = precision * np.sum(diff**2, axis=1)
                 log_density[:, k] = _student_t_log_pdf(maha, p * nu, p, -p * np.log(precision))
-        return logsumexp(log_density + np.log(post["weights"]), axis=1)
+        return logsumexp(log_density + np.log(post.weights), axis=1)
 
     def score(self, X, y=None):
         """Mean log posterior-predictive density of the rows of ``X``."""

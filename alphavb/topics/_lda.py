@@ -34,22 +34,21 @@ the objective never decreases. Online learning is stochastic VI (Hoffman, Blei &
 usual alpha = 1 bound, as scikit-learn and gensim report it.
 """
 
-import numbers
+import warnings
+from dataclasses import dataclass, replace
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import polygamma, psi
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from .._special import dirichlet_expected_log, kl_dirichlet
-from ..base import (
-    CAVIEstimator,
-    _bad_parameter,
-    check_positive_int,
-    check_scalar_in_range,
-)
+from .._validation import Boolean, Integer, Options, Real, bad_parameter
+from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
 from ._kernels import lda_document_step, lda_word_statistics
 
 LEARNING_METHODS = ("batch", "online")
@@ -146,7 +145,45 @@ def _optimize_symmetric_prior(current, sum_expected_log, n_groups, dim):
     return float(value)
 
 
-class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator):
+@dataclass(frozen=True)
+class _Topics:
+    """``q(beta) = Dir(components)``: ``E[log beta]``, ``exp E[log beta]``, the kernels'
+    vocabulary-major factors ``exp(s E[log beta])``, and the two (possibly learned) priors."""
+
+    components: np.ndarray
+    elog_beta: np.ndarray
+    exp_elog_beta: np.ndarray
+    word_factors: np.ndarray
+    doc_topic_prior: float
+    topic_word_prior: float
+
+
+@dataclass(frozen=True)
+class _LDAState:
+    """The topics, each document's ``gamma_d`` (batch learning), the random stream of the
+    restarts, the last sweep's objective and how many sweeps the monotone guard redid."""
+
+    topics: _Topics
+    gamma: np.ndarray | None
+    random_state: np.random.RandomState | None
+    objective: float | None = None
+    n_guarded_sweeps: int = 0
+
+
+class _LDACorpus(NamedTuple):
+    X: sp.csr_matrix
+    csc: sp.csc_matrix
+
+
+class _LDABatch(NamedTuple):
+    """A mini-batch and the corpus size ``D`` its statistics are scaled to."""
+
+    X: sp.csr_matrix
+    total_samples: float
+
+
+class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+               CAVIEstimator):
     """Latent Dirichlet allocation fitted by alpha-VB (batch CAVI or online stochastic VI).
 
     The likelihood of the words is raised to the temperature ``alpha`` (Yang, Pati &
@@ -196,6 +233,8 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         after every batch sweep (Newton / Minka fixed point, as the paper does for the
         topic-word prior). The resolved values are ``doc_topic_prior_`` and
         ``topic_word_prior_``.
+    warm_start : bool, default=False
+        If True, batch ``fit`` continues from the previous fit's topics and priors.
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
 
@@ -244,8 +283,8 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
                  doc_topic_prior=None, topic_word_prior=None, learning_method="batch",
                  learning_decay=0.7, learning_offset=10.0, max_iter=10, batch_size=128,
                  evaluate_every=-1, total_samples=1e6, max_doc_update_iter=100,
-                 mean_change_tol=1e-3, tol=1e-4, optimize_priors=False, random_state=None,
-                 verbose=0):
+                 mean_change_tol=1e-3, tol=1e-4, optimize_priors=False, warm_start=False,
+                 random_state=None, verbose=0):
         self.n_components = n_components
         self.alpha = alpha
         self.objective = objective
@@ -262,46 +301,41 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         self.mean_change_tol = mean_change_tol
         self.tol = tol
         self.optimize_priors = optimize_priors
+        self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
 
-    # ------------------------------------------------------------------ validation
+    _parameter_constraints: ClassVar[dict] = {
+        **CAVIEstimator._parameter_constraints,
+        "n_components": [Integer(1, None)],
+        "doc_topic_prior": [None, Real(0, None, closed="neither")],
+        "topic_word_prior": [None, Real(0, None, closed="neither")],
+        "learning_method": [Options(*LEARNING_METHODS)],
+        "learning_decay": [Real(0.5, 1, closed="right")],
+        "learning_offset": [Real(0, None)],
+        "batch_size": [Integer(1, None)],
+        "evaluate_every": [Integer(None, None)],
+        "total_samples": [Real(0, None, closed="neither")],
+        "max_doc_update_iter": [Integer(1, None)],
+        "mean_change_tol": [Real(0, None)],
+        "optimize_priors": [Boolean()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        **CAVIEstimator._parameter_hints,
+        "learning_decay": "Online steps must satisfy Robbins-Monro.",
+    }
+    # scikit-learn's LatentDirichletAllocation counts n_batch_iter_ from 1
+    _batch_iter_start = 1
 
     def _check_counts(self, X, reset):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
         check_non_negative(X, f"{type(self).__name__} (X must hold word counts >= 0)")
         return sp.csr_matrix(X)
 
-    def _check_parameters(self):
-        owner = type(self).__name__
-        self._alpha, _, _, _ = self._check_cavi_parameters()
-        n_components = check_positive_int(owner, "n_components", self.n_components)
-        if self.learning_method not in LEARNING_METHODS:
-            raise _bad_parameter(owner, "learning_method",
-                                 f"a str among {list(LEARNING_METHODS)}", self.learning_method)
-        for name in ("doc_topic_prior", "topic_word_prior"):
-            value = getattr(self, name)
-            setattr(self, name + "_", 1.0 / n_components if value is None else
-                    check_scalar_in_range(owner, name, value, 0.0, None, low_open=True))
-        check_scalar_in_range(owner, "learning_decay", self.learning_decay, 0.5, 1.0,
-                              low_open=True, fix="Online steps must satisfy Robbins-Monro.")
-        check_scalar_in_range(owner, "learning_offset", self.learning_offset, 0.0, None,
-                              low_open=False)
-        check_positive_int(owner, "batch_size", self.batch_size)
-        check_positive_int(owner, "max_doc_update_iter", self.max_doc_update_iter)
-        check_scalar_in_range(owner, "mean_change_tol", self.mean_change_tol, 0.0, None,
-                              low_open=False)
-        check_scalar_in_range(owner, "total_samples", self.total_samples, 0.0, None,
-                              low_open=True)
-        if (isinstance(self.evaluate_every, (bool, np.bool_))
-                or not isinstance(self.evaluate_every, numbers.Integral)):
-            raise _bad_parameter(owner, "evaluate_every", "an int", self.evaluate_every)
-        return n_components
-
     @property
     def _scale(self):
         """Exponent factor of the phi-update: alpha for "fractional", 1 otherwise."""
-        return self._alpha if self.objective == "fractional" else 1.0
+        return float(self.alpha) if self.objective == "fractional" else 1.0
 
     @property
     def _n_features_out(self):
@@ -309,95 +343,161 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
 
     # ------------------------------------------------------------------ the steps
 
-    def _set_components(self, components):
-        self.components_ = components
-        self._elog_beta = dirichlet_expected_log(components)
-        self.exp_dirichlet_component_ = np.exp(self._elog_beta)
-        self._word_factors = (np.ascontiguousarray(self.exp_dirichlet_component_.T)
-                              if self._scale == 1.0 else
-                              _word_factors(self._elog_beta, self._scale))
+    def _topics(self, components, doc_topic_prior, topic_word_prior):
+        """``q(beta) = Dir(components)`` with what the E-step reads from it."""
+        elog_beta = dirichlet_expected_log(components)
+        exp_elog_beta = np.exp(elog_beta)
+        word_factors = (np.ascontiguousarray(exp_elog_beta.T) if self._scale == 1.0
+                        else _word_factors(elog_beta, self._scale))
+        return _Topics(components, elog_beta, exp_elog_beta, word_factors, doc_topic_prior,
+                       topic_word_prior)
 
-    def _document_step(self, X, csc, gamma, fresh_gamma=None):
-        kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self._alpha
-        return _e_step(X, csc, gamma, self._word_factors, self.doc_topic_prior_, self._alpha,
-                       self._scale, self.max_doc_update_iter, self.mean_change_tol,
-                       fresh_gamma, kl_weight)
+    def _initial_topics(self, n_features, random_state):
+        """scikit-learn's start: ``lambda`` drawn from Gamma(100, 1/100); the priors resolved."""
+        n_topics = self.n_components
+        components = random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE, (n_topics, n_features))
+        doc_topic_prior, topic_word_prior = (
+            1.0 / n_topics if value is None else float(value)
+            for value in (self.doc_topic_prior, self.topic_word_prior))
+        return self._topics(components, doc_topic_prior, topic_word_prior)
 
-    def _objective(self, log_norm, statistics, old_elog_beta, gamma):
-        """Exact spec §1 objective after the global step (module docstring)."""
+    def _document_step(self, X, csc, gamma, topics, fresh_gamma=None):
+        kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self.alpha
+        return _e_step(X, csc, gamma, topics.word_factors, topics.doc_topic_prior,
+                       float(self.alpha), self._scale, self.max_doc_update_iter,
+                       self.mean_change_tol, fresh_gamma, kl_weight)
+
+    def _objective(self, log_norm, statistics, old_elog_beta, gamma, topics):
+        """The exact objective after the global step (module docstring)."""
         fractional = self.objective == "fractional"
-        data = log_norm + (self._alpha if fractional else 1.0) * np.sum(
-            statistics * (self._elog_beta - old_elog_beta))
-        kl = (np.sum(kl_dirichlet(gamma, self.doc_topic_prior_))
-              + np.sum(kl_dirichlet(self.components_, self.topic_word_prior_)))
-        return float(data - (kl if fractional else kl / self._alpha))
+        data = log_norm + (self.alpha if fractional else 1.0) * np.sum(
+            statistics * (topics.elog_beta - old_elog_beta))
+        kl = (np.sum(kl_dirichlet(gamma, topics.doc_topic_prior))
+              + np.sum(kl_dirichlet(topics.components, topics.topic_word_prior)))
+        return float(data - (kl if fractional else kl / self.alpha))
 
-    def _batch_sweep(self, X, csc, gamma, fresh_gamma=None):
+    def _batch_sweep(self, X, csc, topics, gamma, fresh_gamma=None):
         """One CAVI sweep: every document's (phi, gamma), then lambda (and the priors).
 
         ``gamma`` is updated in place. With ``fresh_gamma`` (a random start per document),
         a document moves to the end point of the restart only if that is at least as good
-        as its previous ``gamma_d`` (``lda_document_step``).
+        as its previous ``gamma_d`` (``lda_document_step``). Returns the new topics and the
+        objective.
         """
-        old_elog_beta = self._elog_beta
-        statistics, log_norm, _ = self._document_step(X, csc, gamma, fresh_gamma)
-        self._set_components(self.topic_word_prior_ + self._alpha * statistics)
+        statistics, log_norm, _ = self._document_step(X, csc, gamma, topics, fresh_gamma)
+        new = self._topics(topics.topic_word_prior + self.alpha * statistics,
+                           topics.doc_topic_prior, topics.topic_word_prior)
         if self.optimize_priors:
-            n_topics, n_words = self.components_.shape
-            self.topic_word_prior_ = _optimize_symmetric_prior(
-                self.topic_word_prior_, np.sum(self._elog_beta), n_topics, n_words)
-            self.doc_topic_prior_ = _optimize_symmetric_prior(
-                self.doc_topic_prior_, np.sum(dirichlet_expected_log(gamma)), gamma.shape[0],
-                n_topics)
-        return self._objective(log_norm, statistics, old_elog_beta, gamma)
-
-    def _guarded_sweep(self, X, csc, gamma, history, random_state):
-        """One batch sweep that never lowers the objective; appends it to ``history``.
-
-        The sweep first restarts every document from a random ``gamma_d`` (scikit-learn's
-        E-step, which escapes the poor optima that warm-started coordinate ascent settles
-        in). If that lowers the objective, it is undone and redone with each document kept
-        at its previous ``gamma_d`` unless the restart is at least as good for it
-        (``lda_document_step``), which cannot lower the objective. Returns the new ``gamma``.
-        """
-        fresh = self._random_gamma(gamma.shape[0], random_state)
-        saved = (self.components_, self.doc_topic_prior_, self.topic_word_prior_)
-        restarted = fresh.copy()
-        value = self._batch_sweep(X, csc, restarted)
-        if not history or value >= history[-1]:
-            history.append(value)
-            return restarted
-        self._set_components(saved[0])
-        self.doc_topic_prior_, self.topic_word_prior_ = saved[1], saved[2]
-        self.n_guarded_sweeps_ += 1
-        history.append(self._batch_sweep(X, csc, gamma, fresh))
-        return gamma
-
-    def _online_step(self, X, total_samples, random_state):
-        """One stochastic-VI step on the mini-batch ``X``."""
-        gamma = self._random_gamma(X.shape[0], random_state)
-        statistics, _, _ = self._document_step(X, X.tocsc(), gamma)
-        step = (self.learning_offset + self.n_batch_iter_) ** (-self.learning_decay)
-        target = self.topic_word_prior_ + self._alpha * (total_samples / X.shape[0]) * statistics
-        self._set_components((1.0 - step) * self.components_ + step * target)
-        self.n_batch_iter_ += 1
-
-    def _corpus_objective(self, X, csc, random_state):
-        """The objective of the current ``q(beta)`` with each document's q fitted to it."""
-        gamma = self._random_gamma(X.shape[0], random_state)
-        statistics, log_norm, _ = self._document_step(X, csc, gamma)
-        return self._objective(log_norm, statistics, self._elog_beta, gamma)
+            n_topics, n_words = new.components.shape
+            new = replace(
+                new,
+                topic_word_prior=_optimize_symmetric_prior(
+                    new.topic_word_prior, np.sum(new.elog_beta), n_topics, n_words),
+                doc_topic_prior=_optimize_symmetric_prior(
+                    new.doc_topic_prior, np.sum(dirichlet_expected_log(gamma)), gamma.shape[0],
+                    n_topics))
+        return new, self._objective(log_norm, statistics, topics.elog_beta, gamma, new)
 
     def _random_gamma(self, n_documents, random_state):
         """scikit-learn's random start of the documents' ``gamma``: Gamma(100, 1/100) draws."""
         return random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE,
-                                  (n_documents, self.components_.shape[0]))
+                                  (n_documents, self.n_components))
 
-    def _initialize(self, n_features, random_state):
-        n_topics = self._check_parameters()
-        self.n_batch_iter_ = 1
-        self._set_components(random_state.gamma(INIT_SHAPE, 1.0 / INIT_SHAPE,
-                                                (n_topics, n_features)))
+    # ------------------------------------------------------------------ batch CAVI hooks
+
+    def _check_every(self):
+        return max(self.evaluate_every, 0)
+
+    def _initialize(self, data, random_state, start, previous=None):
+        topics = (previous.topics if previous is not None
+                  else self._initial_topics(data.X.shape[1], random_state))
+        return _LDAState(topics, self._random_gamma(data.X.shape[0], random_state),
+                         random_state)
+
+    def _cavi_step(self, data, state):
+        """One batch sweep that never lowers the objective.
+
+        The sweep first restarts every document from a random ``gamma_d`` (scikit-learn's
+        E-step, which escapes the poor optima that warm-started coordinate ascent settles
+        in). If that lowers the objective below the previous sweep's, it is discarded and the
+        sweep is made again from the previous state, each document kept at its previous
+        ``gamma_d`` unless the restart is at least as good for it (``lda_document_step``),
+        which cannot lower the objective.
+        """
+        fresh = self._random_gamma(data.X.shape[0], state.random_state)
+        restarted = fresh.copy()
+        topics, value = self._batch_sweep(data.X, data.csc, state.topics, restarted)
+        if state.objective is None or value >= state.objective:
+            return replace(state, topics=topics, gamma=restarted, objective=value), value
+        topics, value = self._batch_sweep(data.X, data.csc, state.topics, state.gamma, fresh)
+        return replace(state, topics=topics, objective=value,
+                       n_guarded_sweeps=state.n_guarded_sweeps + 1), value
+
+    def _set_parameters(self, state):
+        topics = state.topics
+        self.components_ = topics.components
+        self.exp_dirichlet_component_ = topics.exp_elog_beta
+        self.doc_topic_prior_ = topics.doc_topic_prior
+        self.topic_word_prior_ = topics.topic_word_prior
+        self.n_guarded_sweeps_ = state.n_guarded_sweeps
+
+    # ------------------------------------------------------------------ stochastic VI hooks
+
+    def _batch_data(self, X, reset):
+        return _LDABatch(self._check_counts(X, reset=reset), float(self.total_samples))
+
+    def _first_batch_state(self, data, random_state):
+        return _LDAState(self._initial_topics(data.X.shape[1], random_state), None, None)
+
+    def _stochastic_step(self, data, state, step, random_state):
+        """``lambda <- (1 - rho) lambda + rho (eta + alpha (D / |B|) S^B)`` (module docstring)."""
+        topics = state.topics
+        gamma = self._random_gamma(data.X.shape[0], random_state)
+        statistics, _, _ = self._document_step(data.X, data.X.tocsc(), gamma, topics)
+        target = (topics.topic_word_prior
+                  + self.alpha * (data.total_samples / data.X.shape[0]) * statistics)
+        return replace(state, topics=self._topics((1.0 - step) * topics.components
+                                                  + step * target,
+                                                  topics.doc_topic_prior,
+                                                  topics.topic_word_prior))
+
+    def _corpus_objective(self, X, csc, topics, random_state):
+        """The objective of ``q(beta) = topics`` with each document's q fitted to it."""
+        gamma = self._random_gamma(X.shape[0], random_state)
+        statistics, log_norm, _ = self._document_step(X, csc, gamma, topics)
+        return self._objective(log_norm, statistics, topics.elog_beta, gamma, topics)
+
+    def _fit_online(self, X, csc, random_state):
+        """Stochastic VI over mini-batches of the corpus, ``max_iter`` passes; the objective
+        is evaluated (one more E-step over the corpus) every ``evaluate_every`` passes, for
+        the stopping rule, and at the end."""
+        state = self._first_batch_state(_LDABatch(X, float(X.shape[0])), random_state)
+        self.n_batch_iter_ = self._batch_iter_start
+        history = []
+        converged = False
+        for iteration in range(1, self.max_iter + 1):
+            for rows in gen_batches(X.shape[0], self.batch_size):
+                state = self._take_step(_LDABatch(X[rows], float(X.shape[0])), state,
+                                        random_state)
+            if self.evaluate_every > 0 and iteration % self.evaluate_every == 0:
+                value = self._corpus_objective(X, csc, state.topics, random_state)
+                if self.verbose > 1:
+                    print(f"[AlphaLDA] pass {iteration}: objective {value:.6f}")
+                if history and abs(value - history[-1]) <= self.tol * abs(value):
+                    history.append(value)
+                    converged = True
+                    break
+                history.append(value)
+        if not converged:
+            history.append(self._corpus_objective(X, csc, state.topics, random_state))
+        self._store(state)
+        self.n_iter_ = iteration
+        self.elbo_ = history[-1]
+        self.elbo_history_ = np.asarray(history)
+        self.converged_ = converged
+        if not converged and self.evaluate_every > 0:
+            warnings.warn(f"AlphaLDA did not converge in max_iter={self.max_iter} passes "
+                          f"(tol={self.tol}). Increase max_iter or tol.", ConvergenceWarning)
 
     # ------------------------------------------------------------------ public API
 
@@ -415,39 +515,13 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         -------
         self
         """
-        X = self._check_counts(X, reset=True)
-        random_state = check_random_state(self.random_state)
-        self._initialize(X.shape[1], random_state)
-        csc = X.tocsc()
-        history, evaluated = [], []
-        converged = False
-        self.n_guarded_sweeps_ = 0
+        self._validate_params()
+        X = self._check_counts(X, reset=not self._continues())
         if self.learning_method == "batch":
-            gamma = self._random_gamma(X.shape[0], random_state)
-        for iteration in range(1, self.max_iter + 1):
-            if self.learning_method == "batch":
-                gamma = self._guarded_sweep(X, csc, gamma, history, random_state)
-            else:
-                for rows in gen_batches(X.shape[0], self.batch_size):
-                    self._online_step(X[rows], X.shape[0], random_state)
-            if self.evaluate_every > 0 and iteration % self.evaluate_every == 0:
-                value = (history[-1] if self.learning_method == "batch"
-                         else self._corpus_objective(X, csc, random_state))
-                if self.learning_method == "online":
-                    history.append(value)
-                if self.verbose:
-                    print(f"[AlphaLDA] iteration {iteration}: objective {value:.6f}")
-                if evaluated and abs(value - evaluated[-1]) <= self.tol * abs(value):
-                    evaluated.append(value)
-                    converged = True
-                    break
-                evaluated.append(value)
-        if self.learning_method == "online" and not (history and converged):
-            history.append(self._corpus_objective(X, csc, random_state))
-        self.n_iter_ = iteration
-        self.elbo_ = history[-1]
-        self.elbo_history_ = np.asarray(history)
-        self.converged_ = converged
+            self._fit_cavi(_LDACorpus(X, X.tocsc()))
+            self.n_batch_iter_ = self._batch_iter_start
+        else:
+            self._fit_online(X, X.tocsc(), check_random_state(self.random_state))
         self.bound_ = self.perplexity(X)
         return self
 
@@ -459,25 +533,21 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         -------
         self
         """
-        first = not hasattr(self, "components_")
-        X = self._check_counts(X, reset=first)
-        random_state = check_random_state(self.random_state)
-        if first:
-            self._initialize(X.shape[1], random_state)
-        else:
-            self._check_parameters()
-        self._online_step(X, float(self.total_samples), random_state)
-        return self
+        return self._partial_fit(X)
 
-    def _unnormalized_transform(self, X):
+    def _doc_topic_parameters(self, X):
+        """``gamma`` of each document of ``X``: its ``q(theta_d) = Dir(gamma_d)`` fitted from
+        ``gamma_d = 1`` under the fitted topics."""
         check_is_fitted(self)
         X = self._check_counts(X, reset=False)
         gamma = np.ones((X.shape[0], self.components_.shape[0]))
-        self._document_step(X, X.tocsc(), gamma)
+        self._document_step(X, X.tocsc(), gamma, self._get_parameters().topics)
         return gamma
 
-    def transform(self, X):
-        """Normalised ``E_q[theta_d]`` of each document (``gamma_d / sum_k gamma_dk``).
+    def transform(self, X, *, normalize=True):
+        """Normalised ``E_q[theta_d]`` of each document (``gamma_d / sum_k gamma_dk``), or
+        with ``normalize=False`` the Dirichlet parameters ``gamma_d`` of ``q(theta_d)``
+        (scikit-learn's ``normalize``).
 
         Each document's ``(phi, gamma)`` loop is run from ``gamma_d = 1`` with the fitted
         topics and the fitted objective (so ``gamma_d = a + alpha sum_v n_dv phi_dv``).
@@ -486,8 +556,8 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         -------
         ndarray of shape (n_samples, n_components)
         """
-        gamma = self._unnormalized_transform(X)
-        return gamma / gamma.sum(axis=1, keepdims=True)
+        gamma = self._doc_topic_parameters(X)
+        return gamma / gamma.sum(axis=1, keepdims=True) if normalize else gamma
 
     def score(self, X, y=None):
         """The alpha = 1 variational bound of ``X`` with the fitted topics (scikit-learn's
@@ -524,7 +594,7 @@ class AlphaLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, CAVIEstimator)
         check_is_fitted(self)
         names = np.asarray(feature_names)
         if names.shape != (self.components_.shape[1],):
-            raise _bad_parameter(type(self).__name__, "feature_names",
+            raise bad_parameter(type(self).__name__, "feature_names",
                                  f"a sequence of {self.components_.shape[1]} words",
                                  f"length {len(names)}")
         n = check_positive_int(type(self).__name__, "n", n)

@@ -2,6 +2,7 @@
 
 import pickle
 import warnings
+from dataclasses import replace
 
 import numba
 import numpy as np
@@ -34,10 +35,10 @@ def overlapping_blobs(n=300, p=3, random_state=1):
 
 def iterate_map(model, X, weight, n_sweeps):
     """Apply the CAVI map (local step, then global step) ``n_sweeps`` more times."""
-    post = model._post
+    post = model._get_parameters().posterior
     for _ in range(n_sweeps):
         post = model._global_step(model._local(X, weight, post)[1])
-    model._set_fitted(post)
+    model._store(replace(model._get_parameters(), posterior=post))
     return model
 
 
@@ -163,33 +164,33 @@ def test_objective_equals_a_pointwise_evaluation(rng, covariance_type):
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, sample_weight=weight)
     # one more sweep by hand: responsibilities at the current q(theta), then the update
-    post = model._post
+    post = model._get_parameters().posterior
     resp = model._local(X, np.ones(len(X)), post)[0]
     stats = model._local(X, weight, post)[1]
     new = model._global_step(stats)
     p = X.shape[1]
-    log_pi = digamma(new["weight_concentration"]) - digamma(new["weight_concentration"].sum())
+    log_pi = digamma(new.weight_concentration) - digamma(new.weight_concentration.sum())
     expected_loglik = np.zeros(len(X))
     for k in range(3):
-        diff = X - new["means"][k]
+        diff = X - new.means[k]
         if covariance_type == "fixed":
             precision = np.linalg.inv(model.fixed_covariance_)
             term = (-0.5 * np.linalg.slogdet(model.fixed_covariance_)[1]
                     - 0.5 * np.einsum("ij,jl,il->i", diff, precision, diff)
-                    - 0.5 * np.trace(precision @ new["mean_covariances"][k]))
+                    - 0.5 * np.trace(precision @ new.mean_covariances[k]))
         else:
-            nu, beta = new["degrees_of_freedom"][k], new["mean_precision"][k]
+            nu, beta = new.degrees_of_freedom[k], new.mean_precision[k]
             if covariance_type == "full":
-                W = np.linalg.inv(new["psi"][k])
+                W = np.linalg.inv(new.psi[k])
                 log_det = (digamma(0.5 * (nu - np.arange(p))).sum() + p * np.log(2)
                            + np.linalg.slogdet(W)[1])
                 quad = nu * np.einsum("ij,jl,il->i", diff, W, diff)
             elif covariance_type == "diag":
-                log_det = np.sum(digamma(0.5 * nu) - np.log(0.5 * new["psi"][k]))
-                quad = np.sum(nu / new["psi"][k] * diff**2, axis=1)
+                log_det = np.sum(digamma(0.5 * nu) - np.log(0.5 * new.psi[k]))
+                quad = np.sum(nu / new.psi[k] * diff**2, axis=1)
             else:
-                log_det = p * (digamma(0.5 * p * nu) - np.log(0.5 * p * new["psi"][k]))
-                quad = nu / new["psi"][k] * np.sum(diff**2, axis=1)
+                log_det = p * (digamma(0.5 * p * nu) - np.log(0.5 * p * new.psi[k]))
+                quad = nu / new.psi[k] * np.sum(diff**2, axis=1)
             term = 0.5 * log_det - 0.5 * (p / beta + quad)
         expected_loglik += resp[:, k] * (log_pi[k] - 0.5 * p * np.log(2 * np.pi) + term)
     entropy = -np.sum(weight[:, None] * resp * np.log(resp, where=resp > 0,
@@ -513,9 +514,9 @@ def test_zero_weight_rows_are_ignored(rng):
     iterate_map(masked, X, weight, 100)
     order = [np.argmin(np.linalg.norm(kept.means_ - m, axis=1)) for m in masked.means_]
     np.testing.assert_allclose(masked.means_, kept.means_[order], atol=1e-8)
-    assert masked._objective(masked._post, *masked._local(X, weight, masked._post)[1:]) \
-        == pytest.approx(kept._objective(kept._post, *kept._local(
-            X[weight > 0], np.ones(int(weight.sum())), kept._post)[1:]), rel=1e-10)
+    assert masked._objective(masked._get_parameters().posterior, *masked._local(X, weight, masked._get_parameters().posterior)[1:]) \
+        == pytest.approx(kept._objective(kept._get_parameters().posterior, *kept._local(
+            X[weight > 0], np.ones(int(weight.sum())), kept._get_parameters().posterior)[1:]), rel=1e-10)
 
 
 # ---------------------------------------------------------------- bad input

@@ -95,9 +95,9 @@ def test_objective_equals_a_term_by_term_evaluation(rng, objective):
                      mean_change_tol=1e-9).fit(X)
     old_lambda = model.components_.copy()
     gamma = rng.gamma(100, 0.01, size=(25, 3))
-    value = model._batch_sweep(X, X.tocsc(), gamma)
-    expected = lda_alpha_elbo(X.toarray(), gamma, model.components_, model.doc_topic_prior_,
-                              model.topic_word_prior_, 0.6, objective, phi_lam=old_lambda)
+    topics, value = model._batch_sweep(X, X.tocsc(), model._get_parameters().topics, gamma)
+    expected = lda_alpha_elbo(X.toarray(), gamma, topics.components, topics.doc_topic_prior,
+                              topics.topic_word_prior, 0.6, objective, phi_lam=old_lambda)
     assert value == pytest.approx(expected, rel=1e-11)
 
 

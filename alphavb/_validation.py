@@ -1,0 +1,229 @@
+"""Declared parameter constraints and the checks that enforce them.
+
+Every estimator declares, once, what each constructor parameter may be::
+
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Real(0, 1, closed="right")],
+        "noise_variance": [None, Real(0, None, closed="neither")],
+        "fit_intercept": [Boolean()],
+    }
+    _parameter_hints: ClassVar[dict] = {"alpha": "Use alpha = 1 for ordinary VB."}
+
+(a parameter passes when it satisfies any constraint of its list; ``None`` allows ``None``),
+as scikit-learn's ``_parameter_constraints`` do, and ``fit`` starts with
+``self._validate_params()``. A bad value raises ``ValueError`` in scikit-learn's template,
+"The 'alpha' parameter of AlphaLDA must be a float in (0, 1]. Got 1.5 instead.", followed by
+the parameter's hint. Constraints that depend on the data (an array of one value per feature)
+are checked where the data is known, with :func:`bad_parameter`.
+"""
+
+import numbers
+from typing import ClassVar
+
+import numpy as np
+
+
+def bad_parameter(owner, name, requirement, value, fix=""):
+    """The ``ValueError`` of scikit-learn's template, plus how to fix it."""
+    message = f"The '{name}' parameter of {owner} must be {requirement}. Got {value!r} instead."
+    if fix:
+        message += f" {fix}"
+    return ValueError(message)
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+class _Bounded:
+    """A number in an interval; ``None`` bounds are infinite."""
+
+    kind = "number"
+
+    def __init__(self, low=None, high=None, *, closed="both"):
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be both/left/right/neither, got {closed!r}")
+        self.low, self.high, self.closed = low, high, closed
+
+    def _right_type(self, value):
+        raise NotImplementedError
+
+    def is_satisfied_by(self, value):
+        if _is_bool(value) or not self._right_type(value) or not np.isfinite(float(value)):
+            return False
+        left_closed = self.closed in ("both", "left")
+        right_closed = self.closed in ("both", "right")
+        if self.low is not None and (value < self.low or (value == self.low and not left_closed)):
+            return False
+        return self.high is None or value < self.high or (value == self.high and right_closed)
+
+    def _bound(self, value):
+        return repr(float(value)) if self.kind == "float" else str(int(value))
+
+    def __str__(self):
+        if self.low is None and self.high is None:
+            return f"a finite {self.kind}"
+        if self.high is None:
+            sign = ">=" if self.closed in ("both", "left") else ">"
+            return f"{self.kind_article} {self.kind} {sign} {self._bound(self.low)}"
+        if self.low is None:
+            sign = "<=" if self.closed in ("both", "right") else "<"
+            return f"{self.kind_article} {self.kind} {sign} {self._bound(self.high)}"
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        return (f"{self.kind_article} {self.kind} in {left}{self._bound(self.low)}, "
+                f"{self._bound(self.high)}{right}")
+
+
+class Real(_Bounded):
+    """A finite real number (not a bool) in an interval."""
+
+    kind, kind_article = "float", "a"
+
+    def _right_type(self, value):
+        return isinstance(value, numbers.Real)
+
+
+class Integer(_Bounded):
+    """An integer (not a bool) in an interval."""
+
+    kind, kind_article = "int", "an"
+
+    def _right_type(self, value):
+        return isinstance(value, numbers.Integral)
+
+
+class Options:
+    """One of the given strings."""
+
+    def __init__(self, *options):
+        self.options = options
+
+    def is_satisfied_by(self, value):
+        return isinstance(value, str) and value in self.options
+
+    def __str__(self):
+        return f"a str among {list(self.options)}"
+
+
+class Boolean:
+    """``True`` or ``False`` (a Python or numpy bool; the string "False" is not one)."""
+
+    def is_satisfied_by(self, value):
+        return _is_bool(value)
+
+    def __str__(self):
+        return "a bool"
+
+
+class RandomState:
+    """What ``sklearn.utils.check_random_state`` accepts: None, an int or a RandomState."""
+
+    def is_satisfied_by(self, value):
+        return (value is None or isinstance(value, np.random.RandomState)
+                or (isinstance(value, numbers.Integral) and not _is_bool(value)
+                    and 0 <= value < 2**32))
+
+    def __str__(self):
+        return "None, an int in [0, 2**32) or a numpy RandomState"
+
+
+class CallableValue:
+    """A callable."""
+
+    def is_satisfied_by(self, value):
+        return callable(value)
+
+    def __str__(self):
+        return "a callable"
+
+
+class PositivePair:
+    """Two positive finite numbers, e.g. the (shape, scale) of a prior."""
+
+    def is_satisfied_by(self, value):
+        pair = _as_float_array(value)
+        return (pair is not None and pair.shape == (2,) and bool(np.all(np.isfinite(pair)))
+                and bool(np.all(pair > 0)))
+
+    def __str__(self):
+        return "a pair (a, b) of positive floats"
+
+
+class LayerSizes:
+    """Hidden-layer sizes: an int >= 1 or a sequence of them (``()`` for none)."""
+
+    def is_satisfied_by(self, value):
+        if isinstance(value, numbers.Integral) and not _is_bool(value):
+            return value >= 1
+        if isinstance(value, (str, bytes)):
+            return False
+        try:
+            return all(isinstance(s, numbers.Integral) and not _is_bool(s) and s >= 1
+                       for s in value)
+        except TypeError:
+            return False
+
+    def __str__(self):
+        return "a tuple of ints >= 1 (() for no hidden layer)"
+
+
+class FiniteArray:
+    """A numeric array-like (a scalar included) of finite values; ``positive`` asks for
+    every entry > 0. Its shape is checked where the data is known."""
+
+    def __init__(self, positive=False):
+        self.positive = positive
+
+    def is_satisfied_by(self, value):
+        array = _as_float_array(value)
+        if array is None or array.size == 0 or not np.all(np.isfinite(array)):
+            return False
+        return not self.positive or bool(np.all(array > 0))
+
+    def __str__(self):
+        return "an array-like of positive finite floats" if self.positive else \
+            "an array-like of finite floats"
+
+
+def _as_float_array(value):
+    """``value`` as a float array, or None when it is not numeric (strings, bools, objects)."""
+    if isinstance(value, (str, bytes)) or _is_bool(value):
+        return None
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if np.asarray(value).dtype.kind == "b":
+        return None
+    return array
+
+
+def describe(constraints):
+    """The requirement text of a constraint list, e.g. "None or a float > 0"."""
+    parts = ["None" if c is None else str(c) for c in constraints]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def validate_parameters(owner, constraints, hints, params):
+    """Raise the ``ValueError`` of the first parameter in ``params`` that satisfies none of
+    its ``constraints`` (names without constraints are not checked)."""
+    for name, allowed in constraints.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if any(value is None if c is None else c.is_satisfied_by(value) for c in allowed):
+            continue
+        raise bad_parameter(owner, name, describe(allowed), value, hints.get(name, ""))
+
+
+class ValidatedParametersMixin:
+    """``_validate_params()`` for estimators that declare ``_parameter_constraints`` (and
+    optionally ``_parameter_hints``); call it first thing in ``fit`` and ``partial_fit``."""
+
+    _parameter_constraints: ClassVar[dict] = {}
+    _parameter_hints: ClassVar[dict] = {}
+
+    def _validate_params(self):
+        validate_parameters(type(self).__name__, self._parameter_constraints,
+                            self._parameter_hints, self.get_params(deep=False))
