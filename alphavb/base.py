@@ -76,18 +76,6 @@ def check_positive_int(owner, name, value):
     return int(value)
 
 
-def check_positive_pair(owner, name, value, fix):
-    """Return ``value`` as two positive finite floats (e.g. a Beta or inverse-gamma prior)."""
-    requirement = "a pair (a, b) of positive floats"
-    try:
-        pair = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise _bad_parameter(owner, name, requirement, value, fix) from None
-    if pair.shape != (2,) or not np.all(np.isfinite(pair)) or np.any(pair <= 0):
-        raise _bad_parameter(owner, name, requirement, value, fix)
-    return float(pair[0]), float(pair[1])
-
-
 class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
     """Base class of the coordinate-ascent (CAVI) alpha-VB estimators.
 

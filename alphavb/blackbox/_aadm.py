@@ -38,26 +38,25 @@ Each step takes one Adam step of the discriminator, then one of ``phi`` (and of 
 biases, ``log sigma^2`` and ``log v0``), on the same draws.
 """
 
+from typing import ClassVar
+
 import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
 
-from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
+from .._validation import Boolean, Integer, LayerSizes, Options, RandomState, Real
 from ._bbalpha import (
     _BNNRegressorMixin,
     _MonteCarloNetwork,
     _PreparedFit,
-    check_activation,
-    check_layer_sizes,
     fit_generator,
+    layer_sizes,
 )
-from ._mlp import mlp_forward, mlp_layer_shapes, mlp_n_weights
+from ._mlp import ACTIVATIONS, mlp_forward, mlp_layer_shapes, mlp_n_weights
 from ._training import (
     Objective,
     Schedule,
-    check_non_negative_int,
-    check_tol,
     stacked_value_and_grad,
     train,
 )
@@ -413,41 +412,49 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_parameters(self):
-        owner = type(self).__name__
-        alpha = check_scalar_in_range(
-            owner, "alpha", self.alpha, 0.0, None, low_open=False,
-            fix="alpha is the divergence order: 0 (or 1e-4) is AVB, 1 the paper's choice for "
-                "multimodal predictives.")
-        sizes = {name: check_layer_sizes(owner, name, getattr(self, name))
-                 for name in ("hidden_layer_sizes", "generator_hidden", "discriminator_hidden")}
-        check_activation(owner, self.activation)
-        if self.bias_posterior not in BIAS_POSTERIORS:
-            raise _bad_parameter(owner, "bias_posterior", f"one of {BIAS_POSTERIORS}",
-                                 self.bias_posterior)
-        for name in ("draws_per_row", "learn_noise_variance", "learn_prior_variance",
-                     "normalize"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise _bad_parameter(owner, name, "a bool", getattr(self, name))
-        for name in ("noise_dim", "n_mc_samples", "n_predict_samples", "batch_size",
-                     "n_epochs", "n_iter_no_change"):
-            check_positive_int(owner, name, getattr(self, name))
-        check_scalar_in_range(owner, "warmup_fraction", self.warmup_fraction, 0.0, 1.0,
-                              low_open=False, fix="Use 0 for no warm-up.")
-        for name in ("learning_rate", "discriminator_learning_rate", "prior_variance"):
-            check_scalar_in_range(owner, name, getattr(self, name), 0.0, None, low_open=True)
-        if self.discriminator_init_scale is not None:
-            check_scalar_in_range(owner, "discriminator_init_scale",
-                                  self.discriminator_init_scale, 0.0, None, low_open=True,
-                                  fix="Or None for N(0, 1/n_in) weights.")
-        check_tol(owner, self.tol)
-        check_non_negative_int(owner, "n_lr_decays", self.n_lr_decays)
-        return alpha, sizes
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Real(0, None)],
+        "hidden_layer_sizes": [LayerSizes()],
+        "activation": [Options(*ACTIVATIONS)],
+        "generator_hidden": [LayerSizes()],
+        "noise_dim": [Integer(1, None)],
+        "discriminator_hidden": [LayerSizes()],
+        "bias_posterior": [Options(*BIAS_POSTERIORS)],
+        "draws_per_row": [Boolean()],
+        "n_mc_samples": [Integer(1, None)],
+        "n_predict_samples": [Integer(1, None)],
+        "batch_size": [Integer(1, None)],
+        "n_epochs": [Integer(1, None)],
+        "warmup_fraction": [Real(0, 1)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "discriminator_learning_rate": [Real(0, None, closed="neither")],
+        "discriminator_init_scale": [None, Real(0, None, closed="neither")],
+        "tol": [None, Real(0, None)],
+        "n_iter_no_change": [Integer(1, None)],
+        "n_lr_decays": [Integer(0, None)],
+        "noise_variance": [None, Real(0, None, closed="neither")],
+        "learn_noise_variance": [Boolean()],
+        "prior_variance": [Real(0, None, closed="neither")],
+        "learn_prior_variance": [Boolean()],
+        "normalize": [Boolean()],
+        "random_state": [RandomState()],
+        "verbose": [Integer(0, None), Boolean()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        "alpha": "alpha is the divergence order: 0 (or 1e-4) is AVB, 1 the paper's choice for "
+                 "multimodal predictives.",
+        "warmup_fraction": "Use 0 for no warm-up.",
+        "discriminator_init_scale": "Or None for N(0, 1/n_in) weights.",
+        "tol": "Or None to train every epoch of the budget.",
+        "noise_variance": "Or pass None for 0.01 var(y).",
+    }
 
     def _prepare_fit(self, X, y):
-        alpha, sizes = self._check_parameters()
-        X, y, noise_variance = self._regression_data(
-            X, y, "Or pass None for 0.01 var(y).", default_fraction=0.01)
+        self._validate_params()
+        alpha = float(self.alpha)
+        sizes = {name: layer_sizes(getattr(self, name))
+                 for name in ("hidden_layer_sizes", "generator_hidden", "discriminator_hidden")}
+        X, y, noise_variance = self._regression_data(X, y, default_fraction=0.01)
         key = (type(self), tuple(sizes.items()), self.activation, self.noise_dim,
                self.bias_posterior, self.draws_per_row, self.n_mc_samples,
                self.n_predict_samples, self.batch_size, self.n_epochs, self.warmup_fraction,

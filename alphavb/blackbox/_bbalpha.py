@@ -13,6 +13,7 @@ of one architecture together; ``fit`` is a stack of one).
 
 import numbers
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import log_ndtr, logsumexp
@@ -21,13 +22,21 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
+from .._validation import (
+    Boolean,
+    Integer,
+    LayerSizes,
+    Options,
+    RandomState,
+    Real,
+    ValidatedParametersMixin,
+    bad_parameter,
+)
+from ..base import check_positive_int
 from ._mlp import ACTIVATIONS, mlp_forward, mlp_layer_shapes, mlp_n_weights
 from ._training import (
     Objective,
     Schedule,
-    check_non_negative_int,
-    check_tol,
     train,
     warn_if_not_converged,
 )
@@ -45,24 +54,10 @@ ROWS_PER_CHUNK = 1024  # rows evaluated at once at prediction time, to bound mem
 DEFAULT_STEPS = 20_000  # Adam steps of the default budget (n_epochs=None)
 
 
-def check_layer_sizes(owner, name, sizes):
-    """``sizes`` as a tuple of ints >= 1 (an int is one layer, ``()`` no hidden layer)."""
-    if isinstance(sizes, numbers.Integral) and not isinstance(sizes, bool):
-        sizes = (sizes,)
-    try:
-        valid = all(isinstance(s, numbers.Integral) and not isinstance(s, bool) and s >= 1
-                    for s in sizes)
-    except TypeError:
-        valid = False
-    if not valid:
-        raise _bad_parameter(owner, name, "a tuple of ints >= 1 (() for no hidden layer)",
-                             sizes)
-    return tuple(int(s) for s in sizes)
-
-
-def check_activation(owner, activation):
-    if activation not in ACTIVATIONS:
-        raise _bad_parameter(owner, "activation", f"one of {tuple(ACTIVATIONS)}", activation)
+def layer_sizes(sizes):
+    """Hidden-layer sizes (an int or a sequence of ints, checked by ``LayerSizes``) as a
+    tuple."""
+    return (int(sizes),) if isinstance(sizes, numbers.Integral) else tuple(int(s) for s in sizes)
 
 
 def fit_generator(random_state):
@@ -79,7 +74,7 @@ def resolve_epochs(n_epochs, n_rows, batch_size, default_steps=DEFAULT_STEPS):
     return max(1, -(-default_steps // steps_per_epoch))
 
 
-class _MonteCarloNetwork(BaseEstimator):
+class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
     """Prediction by averaging an MLP over weight draws.
 
     Subclasses set ``layer_shapes_``, ``activation``, ``n_predict_samples`` and implement
@@ -204,35 +199,38 @@ def make_bbalpha_objective(likelihood, layer_shapes, activation, n_mc_samples, n
 class _BBAlphaBase(_MonteCarloNetwork):
     """Shared fitting; subclasses define the targets and the likelihood."""
 
-    def _check_parameters(self):
-        owner = type(self).__name__
-        alpha = check_scalar_in_range(
-            owner, "alpha", self.alpha, 0.0, None, low_open=False,
-            fix="alpha is the divergence order: 0 is VB, 0.5 the paper's choice, 1 EP-like.")
-        if self.energy not in ENERGIES:
-            raise _bad_parameter(owner, "energy", f"one of {ENERGIES}", self.energy)
-        sizes = check_layer_sizes(owner, "hidden_layer_sizes", self.hidden_layer_sizes)
-        check_activation(owner, self.activation)
-        for name in ("n_mc_samples", "batch_size", "n_predict_samples", "n_iter_no_change"):
-            check_positive_int(owner, name, getattr(self, name))
-        if self.n_epochs is not None:
-            check_positive_int(owner, "n_epochs", self.n_epochs)
-        check_non_negative_int(owner, "n_lr_decays", self.n_lr_decays)
-        check_tol(owner, self.tol)
-        check_scalar_in_range(owner, "learning_rate", self.learning_rate, 0.0, None,
-                              low_open=True)
-        check_scalar_in_range(owner, "prior_variance", self.prior_variance, 0.0, None,
-                              low_open=True)
-        check_scalar_in_range(owner, "validation_fraction", self.validation_fraction, 0.0, 1.0,
-                              low_open=True, high_open=True)
-        return alpha, sizes
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Real(0, None)],
+        "hidden_layer_sizes": [LayerSizes()],
+        "activation": [Options(*ACTIVATIONS)],
+        "energy": [Options(*ENERGIES)],
+        "n_mc_samples": [Integer(1, None)],
+        "batch_size": [Integer(1, None)],
+        "n_epochs": [None, Integer(1, None)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "tol": [None, Real(0, None)],
+        "n_iter_no_change": [Integer(1, None)],
+        "n_lr_decays": [Integer(0, None)],
+        "prior_variance": [Real(0, None, closed="neither")],
+        "learn_prior_variance": [Boolean()],
+        "normalize": [Boolean()],
+        "n_predict_samples": [Integer(1, None)],
+        "early_stopping": [Boolean()],
+        "validation_fraction": [Real(0, 1, closed="neither")],
+        "random_state": [RandomState()],
+        "verbose": [Integer(0, None), Boolean()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        "alpha": "alpha is the divergence order: 0 is VB, 0.5 the paper's choice, 1 EP-like.",
+        "tol": "Or None to train every epoch of the budget.",
+    }
 
     # -- fitting -------------------------------------------------------------------------
 
     def _prepare(self, X, targets, n_outputs, noise=None):
-        """Check the parameters, hold out the validation rows, draw the starting point's
+        """Hold out the validation rows and draw the starting point's
         seed; ``targets`` are already on the model's (standardized) scale."""
-        alpha, hidden = self._check_parameters()
+        alpha, hidden = float(self.alpha), layer_sizes(self.hidden_layer_sizes)
         n_samples = X.shape[0]
         rng = fit_generator(self.random_state)
         validation = None
@@ -245,7 +243,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
             X, targets = X[order[n_valid:]], targets[order[n_valid:]]
             n_samples = X.shape[0]
         if self.energy == "exact" and alpha > n_samples:
-            raise _bad_parameter(type(self).__name__, "alpha", f"<= n_samples={n_samples} for "
+            raise bad_parameter(type(self).__name__, "alpha", f"<= n_samples={n_samples} for "
                                  "the exact energy (the cavity is no longer a Gaussian)", alpha,
                                  "Use energy='reparametrized' or more data.")
         n_epochs = resolve_epochs(self.n_epochs, n_samples, self.batch_size)
@@ -423,7 +421,7 @@ class _BNNRegressorMixin(RegressorMixin):
     on the standardized scale) when it fits.
     """
 
-    def _regression_data(self, X, y, noise_fix, default_fraction=0.1):
+    def _regression_data(self, X, y, default_fraction=0.1):
         """Checked, standardized ``(X, y)`` and ``sigma^2`` on that scale: ``noise_variance``
         rescaled, or ``default_fraction * var(y)`` when it is ``None``."""
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
@@ -432,9 +430,7 @@ class _BNNRegressorMixin(RegressorMixin):
         if self.noise_variance is None:
             noise = default_fraction * max(float(np.var(y_model)), 1e-12)
         else:
-            noise = check_scalar_in_range(type(self).__name__, "noise_variance",
-                                          self.noise_variance, 0.0, None, low_open=True,
-                                          fix=noise_fix) / self.y_scale_**2
+            noise = float(self.noise_variance) / self.y_scale_**2
         return self._standardized(X, reset=True), y_model, noise
 
     _likelihood = "gaussian"
@@ -535,11 +531,21 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
         self.random_state = random_state
         self.verbose = verbose
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_BBAlphaBase._parameter_constraints,
+        "noise_variance": [None, Real(0, None, closed="neither")],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        **_BBAlphaBase._parameter_hints,
+        "noise_variance": "Or pass None to learn it.",
+    }
+
     def _learns_noise(self):
         return self.noise_variance is None
 
     def _prepare_fit(self, X, y):
-        X_model, y_model, noise = self._regression_data(X, y, "Or pass None to learn it.")
+        self._validate_params()
+        X_model, y_model, noise = self._regression_data(X, y)
         return self._prepare(X_model, y_model, 1, noise)
 
 
@@ -617,6 +623,11 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         self.random_state = random_state
         self.verbose = verbose
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_BBAlphaBase._parameter_constraints,
+        "link": [Options(*LINKS)],
+    }
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = self.link != "probit"
@@ -628,8 +639,7 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
 
     def _prepare_fit(self, X, y):
         owner = type(self).__name__
-        if self.link not in LINKS:
-            raise _bad_parameter(owner, "link", f"one of {LINKS}", self.link)
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, labels = np.unique(y, return_inverse=True)

@@ -32,6 +32,7 @@ mean by centred draws scaled by the prior standard deviation.
 """
 
 import warnings
+from typing import ClassVar
 
 import autograd.numpy as anp
 import numpy as np
@@ -46,12 +47,21 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..base import _bad_parameter, check_positive_int, check_scalar_in_range
+from .._validation import (
+    Boolean,
+    CallableValue,
+    FiniteArray,
+    Integer,
+    Options,
+    RandomState,
+    Real,
+    ValidatedParametersMixin,
+    bad_parameter,
+)
+from ..base import check_positive_int
 from ._training import (
     Objective,
     Schedule,
-    check_non_negative_int,
-    check_tol,
     stacked_value_and_grad,
     train,
     warn_if_not_converged,
@@ -167,7 +177,7 @@ def jensen_entropy_bound(means, covariances, log_weights):
     return -anp.sum(anp.exp(log_weights) * anp.stack(rows))
 
 
-class AlphaGaussianVB(BaseEstimator):
+class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
     """Gaussian or mixture-of-Gaussians alpha-VB for an autograd-differentiable likelihood.
 
     Maximizes ``E_q[log p(Y | theta)] - (1/alpha) KL(q || p)`` (Yang, Pati & Bhattacharya
@@ -270,31 +280,39 @@ class AlphaGaussianVB(BaseEstimator):
 
     # -- checks --------------------------------------------------------------------------
 
+    _parameter_constraints: ClassVar[dict] = {
+        "log_likelihood": [CallableValue()],
+        "n_params": [Integer(1, None)],
+        "alpha": [Real(0, 1, closed="right")],
+        "family": [Options(*FAMILIES)],
+        "n_components": [Integer(1, None)],
+        "prior_mean": [FiniteArray()],
+        "prior_variance": [FiniteArray(positive=True)],
+        "optimizer": [Options(*OPTIMIZERS)],
+        "n_mc_samples": [Integer(1, None)],
+        "max_iter": [Integer(1, None)],
+        "tol": [Options("auto"), None, Real(0, None)],
+        "n_iter_no_change": [Integer(1, None)],
+        "n_lr_decays": [Integer(0, None)],
+        "learning_rate": [Real(0, None, closed="neither")],
+        "batch_size": [None, Integer(1, None)],
+        "vectorized": [Boolean()],
+        "random_state": [RandomState()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        "log_likelihood": "Pass a callable log_likelihood(theta, X, y).",
+        "alpha": "alpha is the alpha-VB temperature; 1 is ordinary VB.",
+        "tol": "Or None to train every epoch of the budget.",
+    }
+
     def _check_parameters(self):
+        """Check the declared constraints; the prior as two arrays of shape (n_params,)."""
+        self._validate_params()
         owner = type(self).__name__
-        if not callable(self.log_likelihood):
-            raise _bad_parameter(owner, "log_likelihood", "a callable log_likelihood(theta, "
-                                 "X, y)", self.log_likelihood)
-        n_params = check_positive_int(owner, "n_params", self.n_params)
-        check_scalar_in_range(owner, "alpha", self.alpha, 0.0, 1.0, low_open=True,
-                              fix="alpha is the alpha-VB temperature; 1 is ordinary VB.")
-        if self.family not in FAMILIES:
-            raise _bad_parameter(owner, "family", f"one of {FAMILIES}", self.family)
-        if self.optimizer not in OPTIMIZERS:
-            raise _bad_parameter(owner, "optimizer", f"one of {OPTIMIZERS}", self.optimizer)
-        for name in ("n_components", "n_mc_samples", "max_iter", "n_iter_no_change"):
-            check_positive_int(owner, name, getattr(self, name))
-        if self.batch_size is not None:
-            check_positive_int(owner, "batch_size", self.batch_size)
-        if not (isinstance(self.tol, str) and self.tol == "auto"):
-            check_tol(owner, self.tol)
-        check_non_negative_int(owner, "n_lr_decays", self.n_lr_decays)
-        check_scalar_in_range(owner, "learning_rate", self.learning_rate, 0.0, None,
-                              low_open=True)
-        prior_mean = _prior_vector(owner, "prior_mean", self.prior_mean, n_params, False)
-        prior_variance = _prior_vector(owner, "prior_variance", self.prior_variance, n_params,
-                                       True)
-        return n_params, prior_mean, prior_variance
+        prior_mean = _prior_vector(owner, "prior_mean", self.prior_mean, self.n_params, False)
+        prior_variance = _prior_vector(owner, "prior_variance", self.prior_variance,
+                                       self.n_params, True)
+        return self.n_params, prior_mean, prior_variance
 
     # -- objective -----------------------------------------------------------------------
 
@@ -503,13 +521,12 @@ class AlphaGaussianVB(BaseEstimator):
 
 
 def _prior_vector(owner, name, value, n_params, positive):
-    """A scalar or length-n_params prior parameter as a finite vector."""
-    vector = np.asarray(value, dtype=float) if not isinstance(value, str) else None
-    ok = (vector is not None and vector.shape in ((), (n_params,))
-          and np.all(np.isfinite(vector)) and (not positive or np.all(vector > 0)))
-    if not ok:
+    """A scalar or length-n_params prior parameter (its values checked by the declared
+    constraints) as a vector of shape (n_params,)."""
+    vector = np.asarray(value, dtype=float)
+    if vector.shape not in ((), (n_params,)):
         requirement = ("a positive float" if positive else "a finite float")
-        raise _bad_parameter(owner, name, f"{requirement} or an array of shape ({n_params},) "
+        raise bad_parameter(owner, name, f"{requirement} or an array of shape ({n_params},) "
                              "of them", value)
     return np.broadcast_to(vector, (n_params,)).copy()
 
@@ -525,7 +542,7 @@ def _design(X, fit_intercept):
     return np.column_stack([X, np.ones(X.shape[0])]) if fit_intercept else X
 
 
-class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
+class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEstimator):
     """Bayesian logistic regression by Gaussian alpha-VB (Cor. 4.3; spec §6).
 
     ``p(y = 1 | x, beta, b) = sigmoid(x' beta + b)`` with the prior ``N(0, prior_variance)``
@@ -580,8 +597,25 @@ class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [Real(0, 1, closed="right")],
+        "prior_variance": [Real(0, None, closed="neither")],
+        "fit_intercept": [Boolean()],
+        "family": [Options(*FAMILIES)],
+        "n_components": [Integer(1, None)],
+        "optimizer": [Options(*OPTIMIZERS)],
+        "n_mc_samples": [Integer(1, None)],
+        "max_iter": [Integer(1, None)],
+        "n_predict_samples": [Integer(1, None)],
+        "random_state": [RandomState()],
+    }
+    _parameter_hints: ClassVar[dict] = {
+        "alpha": "alpha is the alpha-VB temperature; 1 is ordinary VB.",
+    }
+
     def fit(self, X, y):
         """Fit ``q`` over ``(coef, intercept)`` to ``X`` and binary labels ``y``."""
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, labels = np.unique(y, return_inverse=True)
@@ -590,13 +624,8 @@ class AlphaLogisticRegression(ClassifierMixin, BaseEstimator):
                              f"{type(self).__name__}: y has {len(self.classes_)} class(es); "
                              "it needs 2. For more classes fit one model per class (e.g. "
                              "sklearn.multiclass.OneVsRestClassifier).")
-        check_positive_int(type(self).__name__, "n_predict_samples", self.n_predict_samples)
         n_features = X.shape[1]
-        prior_variance = check_scalar_in_range(type(self).__name__, "prior_variance",
-                                               self.prior_variance, 0.0, None, low_open=True)
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise _bad_parameter(type(self).__name__, "fit_intercept", "a bool",
-                                 self.fit_intercept)
+        prior_variance = float(self.prior_variance)
         self.vb_ = AlphaGaussianVB(
             _logistic_log_likelihood, n_features + bool(self.fit_intercept), alpha=self.alpha,
             family=self.family, n_components=self.n_components, prior_variance=prior_variance,

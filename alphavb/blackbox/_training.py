@@ -35,7 +35,6 @@ the budget at a constant step (the papers' protocol); the rule is then only eval
 """
 
 import itertools
-import numbers
 import warnings
 from collections import defaultdict
 from collections.abc import Callable
@@ -47,7 +46,6 @@ from autograd import make_vjp
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
-from ..base import _bad_parameter, check_scalar_in_range
 from ._optim import Adam
 
 
@@ -331,21 +329,6 @@ def stacked_value_and_grad(fun):
         return values, vjp(cotangent)
 
     return value_and_grad
-
-
-def check_non_negative_int(owner, name, value):
-    """Return ``value`` after checking it is an integer >= 0."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) \
-            or value < 0:
-        raise _bad_parameter(owner, name, "an int >= 0", value)
-    return int(value)
-
-
-def check_tol(owner, tol):
-    """``tol`` is a float >= 0 or None."""
-    if tol is not None:
-        check_scalar_in_range(owner, "tol", tol, 0.0, None, low_open=False,
-                              fix="Or None to train every epoch of the budget.")
 
 
 def warn_if_not_converged(estimator, budget_name, budget, tol):

@@ -306,7 +306,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         self.verbose = verbose
 
     _parameter_constraints: ClassVar[dict] = {
-        **CAVIEstimator._parameter_constraints,
+        **{name: constraint for name, constraint in CAVIEstimator._parameter_constraints.items()
+           if name != "n_init"},  # one start, as scikit-learn's LatentDirichletAllocation
         "n_components": [Integer(1, None)],
         "doc_topic_prior": [None, Real(0, None, closed="neither")],
         "topic_word_prior": [None, Real(0, None, closed="neither")],
