@@ -48,7 +48,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .base import _bad_parameter, check_positive_int
 from .datasets import make_gmm, make_lda_corpus, make_sparse_regression
-from .risk import hellinger_categorical, lda_risk, logistic_risk, mixture_risk, regression_risk
+from .divergences import hellinger_categorical
+from .risk import lda_risk, logistic_risk, mixture_risk, regression_risk
 
 __all__ = [
     "PROBLEMS",

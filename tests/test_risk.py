@@ -8,20 +8,17 @@ from scipy.stats import multivariate_normal, norm
 
 from alphavb import AlphaGaussianMixture, AlphaLinearRegression, AlphaSpikeSlabRegression
 from alphavb.datasets import make_gmm, make_lda_corpus
-from alphavb.risk import (
+from alphavb.divergences import (
     hellinger_categorical,
     hellinger_monte_carlo,
     hellinger_mvn,
     hellinger_normal,
-    lda_risk,
-    logistic_risk,
-    mixture_risk,
-    regression_risk,
     renyi_categorical,
     renyi_monte_carlo,
     renyi_mvn,
     renyi_normal,
 )
+from alphavb.risk import lda_risk, logistic_risk, mixture_risk, regression_risk
 
 NORMAL_PAIRS = [(0.0, 1.0, 0.0, 1.0), (0.3, 1.0, -0.4, 2.5), (2.0, 0.2, -1.0, 3.0),
                 (-1.5, 4.0, 1.5, 0.5)]

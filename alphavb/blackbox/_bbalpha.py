@@ -106,6 +106,25 @@ class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
         return (np.random.default_rng(self._predict_seed) if random_state is None
                 else check_random_state(random_state))
 
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws of the network's weights from the fitted ``q``.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, RandomState or None, default=None
+
+        Returns
+        -------
+        dict
+            ``"weights"``: ndarray of shape (n_samples, n_weights), every weight and bias of
+            the MLP on the standardized scale, in the layout of ``layer_shapes_`` (layer by
+            layer, each a (n_in, n_out) matrix then n_out biases).
+        """
+        check_is_fitted(self, "layer_shapes_")
+        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        return {"weights": self._weight_draws(n_samples, random_state)}
+
     def _forward(self, weights, X_model):
         """The network's outputs (S, n, n_outputs) for weight draws (S, P)."""
         return mlp_forward(weights, X_model, self.layer_shapes_, self.activation)

@@ -506,6 +506,11 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         warn_if_not_converged(self, "max_iter", self.max_iter, schedule.tol)
         return result.params[0][0]
 
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws from the fitted ``q``: ``{"theta": ndarray of shape (n_samples, n_params)}``
+        (the same draws as :meth:`sample`)."""
+        return {"theta": self.sample(n_samples, random_state)}
+
     def sample(self, n_samples=1, random_state=None):
         """Draws ``theta ~ q``: ndarray of shape (n_samples, n_params)."""
         check_is_fitted(self, "flat_")
@@ -641,6 +646,15 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
                                               random_state=check_random_state(
                                                   self.random_state).randint(2**31 - 1))
         return self
+
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws from the fitted ``q``: ``"coef"`` (n_samples, n_features) and
+        ``"intercept"`` (n_samples,; zeros without ``fit_intercept``)."""
+        check_is_fitted(self, "vb_")
+        theta = self.vb_.sample(n_samples, random_state)
+        n_features = self.coef_.shape[1]
+        intercept = theta[:, n_features] if self.fit_intercept else np.zeros(len(theta))
+        return {"coef": theta[:, :n_features], "intercept": intercept}
 
     def predict_proba(self, X):
         """``E_q[sigmoid(x' beta + b)]`` by Monte Carlo over draws from ``q``."""

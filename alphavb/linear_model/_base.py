@@ -15,11 +15,17 @@ from typing import ClassVar
 import numpy as np
 from scipy.stats import norm
 from sklearn.base import RegressorMixin
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._special import inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
 from .._validation import Boolean, PositivePair, Real, bad_parameter
-from ..base import CAVIEstimator, CoefficientSummaryMixin, check_scalar_in_range
+from ..base import (
+    CAVIEstimator,
+    CoefficientSummaryMixin,
+    check_positive_int,
+    check_scalar_in_range,
+)
 
 LOG_2PI = np.log(2.0 * np.pi)
 
@@ -89,7 +95,8 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
     """Data handling, noise parameters and prediction shared by the regression estimators.
 
     Subclasses set ``coef_`` and implement ``_coef_variance_along(X)``, the variance of
-    ``x' beta`` under ``q`` for each centred row ``x`` of ``X``.
+    ``x' beta`` under ``q`` for each centred row ``x`` of ``X``, and ``_draw_coef(n, rng)``,
+    draws of ``beta`` from ``q`` (or a dict of named draws with ``"coef"`` among them).
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -179,6 +186,41 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
             return y_mean
         variance = self._coef_variance_along(X - self._X_offset) + self.noise_variance_
         return y_mean, np.sqrt(variance)
+
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws of the parameters from the fitted ``q``.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, RandomState or None, default=None
+
+        Returns
+        -------
+        dict of str to ndarray
+            ``"coef"`` (n_samples, n_features); ``"intercept"`` (n_samples,), the
+            flat-prior intercept ``mean(y) - mean(X)' beta`` of each draw (0 without
+            ``fit_intercept``); ``"noise_variance"`` (n_samples,), ``sigma2 ~ q(sigma2)`` (the
+            known variance when it is fixed); the spike-and-slab model adds
+            ``"inclusion"`` (n_samples, n_features) of bools ``z`` and, when ``pi`` is
+            learned, ``"prior_inclusion"`` (n_samples,) drawn from ``q(pi)``.
+        """
+        check_is_fitted(self)
+        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        rng = check_random_state(random_state)
+        draws = self._draw_coef(n_samples, rng)
+        if not isinstance(draws, dict):
+            draws = {"coef": draws}
+        if self.noise_shape_ is not None:  # 1/sigma2 ~ Gamma(shape, rate=scale)
+            draws["noise_variance"] = 1.0 / rng.gamma(self.noise_shape_, 1.0 / self.noise_scale_,
+                                                      size=n_samples)
+        else:
+            draws["noise_variance"] = np.full(n_samples, float(self.noise_variance_))
+        if self.fit_intercept:
+            draws["intercept"] = self._y_offset - draws["coef"] @ self._X_offset
+        else:
+            draws["intercept"] = np.zeros(n_samples)
+        return draws
 
     def _check_level(self, level):
         return check_scalar_in_range(type(self).__name__, "level", level, 0.0, 1.0,

@@ -19,12 +19,10 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import kl_gaussian_diag_prior
 from .._validation import FiniteArray
-from ..base import check_positive_int
 from ._base import (
     AlphaRegressionBase,
     NoiseFactor,
@@ -232,29 +230,9 @@ class AlphaLinearRegression(AlphaRegressionBase):
         sd = np.sqrt(np.diag(self.coef_cov_))
         return np.column_stack([self.coef_ - z * sd, self.coef_ + z * sd])
 
-    def sample_posterior(self, n_samples=1, random_state=None):
-        """Draw ``(beta, sigma2)`` from ``q(beta) q(sigma2)``.
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-        random_state : int, RandomState or None, default=None
-
-        Returns
-        -------
-        coef : ndarray of shape (n_samples, n_features)
-        noise_variance : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
-        rng = check_random_state(random_state)
-        chol = cholesky(self.coef_cov_, lower=True)
-        coef = self.coef_ + rng.standard_normal((n_samples, self.coef_.shape[0])) @ chol.T
-        if self.noise_shape_ is None:
-            noise_variance = np.full(n_samples, self.noise_variance_)
-        else:
-            noise_variance = self.noise_scale_ / rng.gamma(self.noise_shape_, size=n_samples)
-        return coef, noise_variance
+    def _draw_coef(self, n_samples, rng):
+        """``beta ~ N(coef_, coef_cov_)``."""
+        return rng.multivariate_normal(self.coef_, self.coef_cov_, size=n_samples)
 
     def _summary_columns(self, level):
         sd = np.sqrt(np.diag(self.coef_cov_))

@@ -32,6 +32,7 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.stats import norm
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import beta_expectations, kl_beta
@@ -319,6 +320,24 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         self.coef_ = state.phi * state.mu
         self.inclusion_posterior_ = state.pi.posterior
         self._set_noise_attributes(state.noise)
+
+    def _draw_coef(self, n_samples, rng):
+        """``z_j ~ Bernoulli(phi_j)`` and ``beta_j ~ N(mu_j, s2_j)`` if ``z_j = 1``, else 0,
+        independently per feature; and ``pi ~ q(pi)`` when it is learned."""
+        n_features = self.coef_.shape[0]
+        included = rng.random_sample((n_samples, n_features)) < self.inclusion_probabilities_
+        slab = self.slab_means_ + np.sqrt(self.slab_variances_) * rng.standard_normal(
+            (n_samples, n_features))
+        return {"coef": np.where(included, slab, 0.0), "inclusion": included}
+
+    def sample_posterior(self, n_samples=1, random_state=None):
+        rng = check_random_state(random_state)
+        draws = super().sample_posterior(n_samples, rng)
+        if self.inclusion_posterior_ is not None:
+            draws["prior_inclusion"] = rng.beta(*self.inclusion_posterior_, size=n_samples)
+        return draws
+
+    sample_posterior.__doc__ = AlphaRegressionBase.sample_posterior.__doc__
 
     def _coef_variances(self):
         phi, mu = self.inclusion_probabilities_, self.slab_means_

@@ -66,6 +66,7 @@ from typing import ClassVar, NamedTuple
 import numba
 import numpy as np
 from scipy.special import gammaln, logsumexp
+from scipy.stats import wishart
 from sklearn.base import DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
@@ -876,6 +877,73 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     def score(self, X, y=None):
         """Mean log posterior-predictive density of the rows of ``X``."""
         return float(np.mean(self.score_samples(X)))
+
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws of the mixture's parameters from the fitted ``q(theta)``.
+
+        * weights ``~ Dirichlet(weight_concentration_)`` (the known ``weights_`` when
+          ``fixed_weights`` is given);
+        * ``"full"``: ``Lambda_k ~ Wishart(degrees_of_freedom_k, (covariances_k
+          degrees_of_freedom_k)^{-1})``; ``"diag"``: ``lambda_kj ~ Gamma(nu_k / 2,
+          rate=psi_kj / 2)``; ``"spherical"``: ``lambda_k ~ Gamma(p nu_k / 2, rate=p psi_k / 2)``
+          (``psi = nu * covariances_``); then ``mu_k | Lambda_k ~ N(means_k, (mean_precision_k
+          Lambda_k)^{-1})``;
+        * ``"fixed"``: ``mu_k ~ N(means_k, mean_covariances_k)``, the covariance the known one.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, RandomState or None, default=None
+
+        Returns
+        -------
+        dict of str to ndarray
+            ``"weights"`` (n_samples, K), ``"means"`` (n_samples, K, p), ``"precisions"`` and
+            ``"covariances"`` (its inverse): (n_samples, K, p, p) for full and fixed,
+            (n_samples, K, p) for diag, (n_samples, K) for spherical.
+        """
+        check_is_fitted(self)
+        n = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        rng = check_random_state(random_state)
+        K, p = self.means_.shape
+        if self.fixed_weights_ is None:
+            weights = rng.dirichlet(self.weight_concentration_, size=n)
+        else:
+            weights = np.broadcast_to(self.weights_, (n, K)).copy()
+        if self.covariance_type == "fixed":
+            chol = np.linalg.cholesky(self.mean_covariances_)               # (K, p, p)
+            means = self.means_ + np.einsum("kij,skj->ski", chol,
+                                            rng.standard_normal((n, K, p)))
+            covariances = np.broadcast_to(self.covariances_, (n, K, p, p)).copy()
+            precisions = np.broadcast_to(self.precisions_, (n, K, p, p)).copy()
+            return {"weights": weights, "means": means, "precisions": precisions,
+                    "covariances": covariances}
+        means = np.empty((n, K, p))
+        shape = {"full": (n, K, p, p), "diag": (n, K, p), "spherical": (n, K)}
+        precisions = np.empty(shape[self.covariance_type])
+        covariances = np.empty(shape[self.covariance_type])
+        for k in range(K):
+            dof, b = self.degrees_of_freedom_[k], self.mean_precision_[k]
+            if self.covariance_type == "full":
+                scale = np.linalg.inv(self.covariances_[k] * dof)
+                precisions[:, k] = wishart(df=dof, scale=scale).rvs(
+                    size=n, random_state=rng).reshape(n, p, p)
+                covariances[:, k] = np.linalg.inv(precisions[:, k])
+                mean_chol = np.linalg.cholesky(covariances[:, k] / b)
+                means[:, k] = self.means_[k] + np.einsum("sij,sj->si", mean_chol,
+                                                         rng.standard_normal((n, p)))
+                continue
+            dim = 1 if self.covariance_type == "diag" else p
+            rate = 0.5 * dim * dof * self.covariances_[k]
+            precisions[:, k] = rng.gamma(0.5 * dim * dof, 1.0 / rate,
+                                         size=precisions[:, k].shape)
+            covariances[:, k] = 1.0 / precisions[:, k]
+            scale = np.sqrt(covariances[:, k] / b)
+            if self.covariance_type == "spherical":
+                scale = scale[:, None]
+            means[:, k] = self.means_[k] + scale * rng.standard_normal((n, p))
+        return {"weights": weights, "means": means, "precisions": precisions,
+                "covariances": covariances}
 
     def sample(self, n_samples=1):
         """Draw from the plug-in mixture (``weights_``, ``means_``, ``covariances_``).

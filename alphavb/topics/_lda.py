@@ -560,6 +560,28 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         gamma = self._doc_topic_parameters(X)
         return gamma / gamma.sum(axis=1, keepdims=True) if normalize else gamma
 
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws of the topics from ``q(beta_k) = Dirichlet(components_k)``.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, RandomState or None, default=None
+
+        Returns
+        -------
+        dict
+            ``"topic_word"``: ndarray of shape (n_samples, n_components, n_features), each
+            row a distribution over the vocabulary. (A document's ``theta_d`` has the
+            posterior ``Dirichlet(gamma_d)``, ``gamma = transform(X, normalize=False)``.)
+        """
+        check_is_fitted(self)
+        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        rng = check_random_state(random_state)
+        draws = rng.standard_gamma(np.broadcast_to(self.components_,
+                                                   (n_samples, *self.components_.shape)))
+        return {"topic_word": draws / draws.sum(axis=-1, keepdims=True)}
+
     def score(self, X, y=None):
         """The alpha = 1 variational bound of ``X`` with the fitted topics (scikit-learn's
         ``score``: the documents' part of :func:`heldout_perplexity` plus

@@ -60,7 +60,8 @@ def test_learned_noise_objective_matches_monte_carlo(rng):
     precision = np.array([0.5, 1.0, 2.0])
     model = AlphaLinearRegression(alpha=alpha, prior_precision=precision, noise_prior=(a0, b0),
                                   fit_intercept=False).fit(X, y)
-    coef, noise = model.sample_posterior(200_000, random_state=1)
+    draws = model.sample_posterior(200_000, random_state=1)
+    coef, noise = draws["coef"], draws["noise_variance"]
     sq = ((y[None, :] - coef @ X.T) ** 2).sum(axis=1)
     loglik = -0.5 * len(y) * np.log(2 * np.pi * noise) - 0.5 * sq / noise
     m, V = model.coef_, model.coef_cov_
@@ -121,7 +122,8 @@ def test_predict_std_and_intervals(rng):
 def test_sample_posterior_matches_q(rng):
     X, y = make_problem(rng)
     model = AlphaLinearRegression(alpha=0.5).fit(X, y)
-    coef, noise = model.sample_posterior(20000, random_state=0)
+    draws = model.sample_posterior(20000, random_state=0)
+    coef, noise = draws["coef"], draws["noise_variance"]
     assert coef.shape == (20000, X.shape[1]) and noise.shape == (20000,)
     se = np.sqrt(np.diag(model.coef_cov_) / 20000)
     assert np.all(np.abs(coef.mean(0) - model.coef_) < 5 * se)
@@ -130,7 +132,7 @@ def test_sample_posterior_matches_q(rng):
     cov_se = np.sqrt(2 * np.outer(diag, diag) / 20000)
     assert np.all(np.abs(np.cov(coef.T) - model.coef_cov_) < 5 * cov_se)
     assert np.mean(noise) == pytest.approx(model.noise_variance_, rel=0.02)
-    again, _ = model.sample_posterior(20000, random_state=0)
+    again = model.sample_posterior(20000, random_state=0)["coef"]
     np.testing.assert_array_equal(coef, again)
 
 

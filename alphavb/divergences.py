@@ -1,0 +1,284 @@
+r"""Divergences between densities, in closed form and by Monte Carlo.
+
+Two divergences measure the risk in Yang, Pati & Bhattacharya (2020, Theorems 3.1-3.2):
+
+* the **squared Hellinger distance**, as in the paper,
+  ``h^2(p, q) = \int (sqrt p - sqrt q)^2 = 2 (1 - BC(p, q))`` with the Bhattacharyya
+  coefficient ``BC = \int sqrt(p q)``; it lies in [0, 2];
+* the **Rényi divergence** of order ``a`` in (0, 1),
+  ``D_a(p || q) = (1 / (a - 1)) log \int p^a q^(1-a)``. ``D_{1/2} = -2 log BC =
+  -2 log(1 - h^2 / 2) >= h^2``.
+
+Closed forms are given for (multivariate) normals and for categorical (Bernoulli)
+distributions; for univariate normals, with ``s_a^2 = a s2^2 + (1 - a) s1^2``,
+
+    D_a(N(m1, s1^2) || N(m2, s2^2)) = a (m1 - m2)^2 / (2 s_a^2)
+                                      + (1 / (1 - a)) log(s_a / (s1^(1-a) s2^a))
+
+(Gil, Alajaji & Linder 2013). The Monte-Carlo versions cover any pair of densities one can
+evaluate, given draws from the first. :mod:`alphavb.risk` averages them over the fitted ``q``.
+"""
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.utils import check_random_state
+
+from ._validation import bad_parameter as _bad_parameter
+from .base import check_positive_int, check_scalar_in_range
+
+__all__ = [
+    "hellinger_categorical",
+    "hellinger_monte_carlo",
+    "hellinger_mvn",
+    "hellinger_normal",
+    "renyi_categorical",
+    "renyi_monte_carlo",
+    "renyi_mvn",
+    "renyi_normal",
+]
+
+DIVERGENCES = ("hellinger", "renyi")
+
+
+def _check_order(owner, order):
+    return check_scalar_in_range(owner, "order", order, 0.0, 1.0, low_open=True,
+                                 high_open=True, fix="The Rényi order must lie in (0, 1).")
+
+
+def _hellinger_from_renyi_half(renyi_half):
+    """``h^2 = 2 (1 - BC)`` with ``BC = exp(-D_{1/2} / 2)``, accurate for small ``D``."""
+    return -2.0 * np.expm1(-0.5 * renyi_half)
+
+
+# ----------------------------------------------------------------------------- normals
+
+
+def renyi_normal(mean1, var1, mean2, var2, order=0.5):
+    """Rényi divergence ``D_a(N(mean1, var1) || N(mean2, var2))`` of univariate normals.
+
+    With ``s_a^2 = a var2 + (1 - a) var1`` (spec §9),
+
+        D_a = a (mean1 - mean2)^2 / (2 s_a^2) + (1 / (1 - a)) log(s_a / (s1^(1-a) s2^a)).
+
+    Parameters
+    ----------
+    mean1, var1, mean2, var2 : array-like, broadcast together
+        Means and (positive) variances.
+    order : float in (0, 1), default=0.5
+
+    Returns
+    -------
+    ndarray (or float) of the broadcast shape
+    """
+    a = _check_order("renyi_normal", order)
+    mean1, var1, mean2, var2 = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                                     for v in (mean1, var1, mean2, var2)))
+    var_a = a * var2 + (1.0 - a) * var1
+    log_ratio = 0.5 * (np.log(var_a) - (1.0 - a) * np.log(var1) - a * np.log(var2))
+    return a * (mean1 - mean2) ** 2 / (2.0 * var_a) + log_ratio / (1.0 - a)
+
+
+def hellinger_normal(mean1, var1, mean2, var2):
+    """Squared Hellinger distance ``h^2 = 2 (1 - BC)`` between univariate normals.
+
+    ``BC = sqrt(2 s1 s2 / (s1^2 + s2^2)) exp(-(mean1 - mean2)^2 / (4 (s1^2 + s2^2)))``,
+    i.e. ``exp(-D_{1/2} / 2)`` (:func:`renyi_normal` at order 1/2).
+
+    Returns
+    -------
+    ndarray (or float) of the broadcast shape, in [0, 2]
+    """
+    return _hellinger_from_renyi_half(renyi_normal(mean1, var1, mean2, var2, 0.5))
+
+
+def renyi_mvn(mean1, cov1, mean2, cov2, order=0.5):
+    """Rényi divergence ``D_a(N(mean1, cov1) || N(mean2, cov2))`` of multivariate normals.
+
+    With ``S_a = a cov2 + (1 - a) cov1`` and ``delta = mean1 - mean2``,
+
+        D_a = (a/2) delta' S_a^{-1} delta
+              + (1 / (2 (1 - a))) log(|S_a| / (|cov1|^(1-a) |cov2|^a)),
+
+    which for one dimension is :func:`renyi_normal`.
+
+    Parameters
+    ----------
+    mean1, mean2 : array-like of shape (..., p)
+    cov1, cov2 : array-like of shape (..., p, p), symmetric positive definite
+    order : float in (0, 1), default=0.5
+
+    Returns
+    -------
+    ndarray of the broadcast batch shape (a float for single pairs)
+    """
+    a = _check_order("renyi_mvn", order)
+    mean1, mean2 = np.asarray(mean1, dtype=float), np.asarray(mean2, dtype=float)
+    cov1, cov2 = np.asarray(cov1, dtype=float), np.asarray(cov2, dtype=float)
+    if cov1.shape[-2:] != (mean1.shape[-1],) * 2 or cov2.shape[-2:] != (mean2.shape[-1],) * 2:
+        raise ValueError("renyi_mvn needs covariances of shape (..., p, p) for means of shape "
+                         f"(..., p); got means {mean1.shape}, {mean2.shape} and covariances "
+                         f"{cov1.shape}, {cov2.shape}.")
+    cov_a = a * cov2 + (1.0 - a) * cov1
+    delta = mean1 - mean2
+    chol = np.linalg.cholesky(cov_a)
+    white = np.linalg.solve(chol, delta[..., None])[..., 0]
+    log_det = [np.linalg.slogdet(c)[1] for c in (cov_a, cov1, cov2)]
+    value = (0.5 * a * np.sum(white**2, axis=-1)
+             + (log_det[0] - (1.0 - a) * log_det[1] - a * log_det[2]) / (2.0 * (1.0 - a)))
+    return value[()] if np.ndim(value) == 0 else value
+
+
+def hellinger_mvn(mean1, cov1, mean2, cov2):
+    """Squared Hellinger distance between multivariate normals, ``2 (1 - exp(-D_{1/2}/2))``
+    with ``D_{1/2}`` from :func:`renyi_mvn`."""
+    return _hellinger_from_renyi_half(renyi_mvn(mean1, cov1, mean2, cov2, 0.5))
+
+
+# ------------------------------------------------------------------------- categorical
+
+
+def _check_probabilities(owner, name, p):
+    p = np.asarray(p, dtype=float)
+    if p.ndim == 0 or not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise _bad_parameter(owner, name, "an array of probabilities (finite, non-negative, "
+                             "summing to 1 along the last axis)", "an invalid array")
+    if not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-8):
+        raise _bad_parameter(owner, name, "probabilities summing to 1 along the last axis",
+                             f"sums from {p.sum(axis=-1).min():.6g} to "
+                             f"{p.sum(axis=-1).max():.6g}", "Normalize it first.")
+    return p
+
+
+def hellinger_categorical(p, q):
+    """Squared Hellinger distance ``sum_v (sqrt p_v - sqrt q_v)^2`` between categorical
+    distributions along the last axis (a Bernoulli is ``[1 - p, p]``).
+
+    Returns
+    -------
+    ndarray of the broadcast batch shape (a float for single pairs), in [0, 2]
+    """
+    p = _check_probabilities("hellinger_categorical", "p", p)
+    q = _check_probabilities("hellinger_categorical", "q", q)
+    return _hellinger_categorical(p, q)[()]
+
+
+def renyi_categorical(p, q, order=0.5):
+    """Rényi divergence ``(1/(a-1)) log sum_v p_v^a q_v^(1-a)`` between categorical
+    distributions along the last axis (computed in logs; ``0^a = 0``)."""
+    a = _check_order("renyi_categorical", order)
+    p = _check_probabilities("renyi_categorical", "p", p)
+    q = _check_probabilities("renyi_categorical", "q", q)
+    return _renyi_categorical(p, q, a)[()]
+
+
+def _hellinger_categorical(p, q):
+    """:func:`hellinger_categorical` without the input checks (for internal loops)."""
+    return np.sum((np.sqrt(p) - np.sqrt(q)) ** 2, axis=-1)
+
+
+def _renyi_categorical(p, q, a):
+    """:func:`renyi_categorical` without the input checks (for internal loops)."""
+    p, q = np.broadcast_arrays(p, q)
+    both = (p > 0) & (q > 0)
+    with np.errstate(divide="ignore"):
+        terms = np.where(both, a * np.log(p) + (1.0 - a) * np.log(q), -np.inf)
+    return logsumexp(terms, axis=-1) / (a - 1.0)
+
+
+# ------------------------------------------------------------------------- Monte Carlo
+
+
+def _log_ratio_draws(owner, log_p, log_q, sample_p, n_samples, random_state):
+    """``log q(x) - log p(x)`` at ``n_samples`` draws ``x ~ p``."""
+    n_samples = check_positive_int(owner, "n_samples", n_samples)
+    draws = sample_p(n_samples, check_random_state(random_state))
+    log_ratio = np.asarray(log_q(draws), dtype=float) - np.asarray(log_p(draws), dtype=float)
+    if log_ratio.shape != (n_samples,) or np.any(np.isnan(log_ratio)):
+        raise ValueError(f"{owner}: log_p and log_q must map the {n_samples} draws of sample_p "
+                         f"to {n_samples} log densities without NaN; got shape "
+                         f"{log_ratio.shape}.")
+    return log_ratio
+
+
+def hellinger_monte_carlo(log_p, log_q, sample_p, n_samples=10_000, random_state=None):
+    """Monte-Carlo squared Hellinger distance between two densities.
+
+    Uses ``h^2(p, q) = E_p[(sqrt(q(x)/p(x)) - 1)^2]`` (exact wherever ``q`` puts no mass
+    outside the support of ``p``): every term is non-negative, and the estimator's variance
+    vanishes as ``q -> p``.
+
+    Parameters
+    ----------
+    log_p, log_q : callable
+        Map an array of draws to their log densities (shape (n_samples,)).
+    sample_p : callable
+        ``sample_p(n, rng)`` returns ``n`` draws from ``p`` (``rng`` a ``RandomState``).
+    n_samples : int, default=10000
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    estimate : float
+    standard_error : float
+    """
+    log_ratio = _log_ratio_draws("hellinger_monte_carlo", log_p, log_q, sample_p, n_samples,
+                                 random_state)
+    terms = _hellinger_terms(log_ratio)
+    return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(n_samples))
+
+
+def renyi_monte_carlo(log_p, log_q, sample_p, order=0.5, n_samples=10_000, random_state=None):
+    """Monte-Carlo Rényi divergence ``(1/(a-1)) log E_p[(q(x)/p(x))^(1-a)]`` (log-sum-exp).
+
+    Parameters are those of :func:`hellinger_monte_carlo`, with ``order`` in (0, 1).
+
+    Returns
+    -------
+    float (biased by O(1/n_samples), as the log of an average)
+    """
+    a = _check_order("renyi_monte_carlo", order)
+    log_ratio = _log_ratio_draws("renyi_monte_carlo", log_p, log_q, sample_p, n_samples,
+                                 random_state)
+    return float(_renyi_from_log_ratios(log_ratio, a))
+
+
+def _hellinger_terms(log_ratio):
+    """``(sqrt(q/p) - 1)^2`` at draws from ``p``, given ``log q - log p``: their mean is the
+    Monte-Carlo squared Hellinger distance."""
+    return np.expm1(0.5 * log_ratio) ** 2
+
+
+def _renyi_from_log_ratios(log_ratio, a):
+    """``(1/(a-1)) log mean((q/p)^(1-a))`` over the last axis of ``log q - log p`` at draws
+    from ``p`` (log-sum-exp)."""
+    return (logsumexp((1.0 - a) * log_ratio, axis=-1) - np.log(log_ratio.shape[-1])) / (a - 1.0)
+
+
+# --------------------------------------------------------- used by alphavb.risk
+
+
+def _normal_divergence(divergence, order, mean1, var1, mean2, var2):
+    if divergence == "hellinger":
+        return hellinger_normal(mean1, var1, mean2, var2)
+    return renyi_normal(mean1, var1, mean2, var2, order)
+
+
+def _categorical_divergence(divergence, order, p, q):
+    """Between distributions the risk functions build themselves (no input checks)."""
+    if divergence == "hellinger":
+        return _hellinger_categorical(p, q)
+    return _renyi_categorical(p, q, order)
+
+
+def _mixture_log_density(points, weights, means, covariances):
+    """Log density at ``points`` (m, p) of the mixtures in a batch: weights (S, K), means
+    (S, K, p), covariances (S, K, p, p). Returns (S, m)."""
+    chol = np.linalg.cholesky(covariances)                           # (S, K, p, p)
+    diff = points[None, None, :, :] - means[:, :, None, :]           # (S, K, m, p)
+    white = np.linalg.solve(chol[:, :, None], diff[..., None])[..., 0]
+    log_det = 2.0 * np.sum(np.log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)  # (S, K)
+    p = points.shape[1]
+    log_component = -0.5 * (np.sum(white**2, axis=-1) + log_det[..., None]
+                            + p * np.log(2 * np.pi))
+    with np.errstate(divide="ignore"):
+        return logsumexp(log_component + np.log(weights)[..., None], axis=1)
