@@ -7,24 +7,7 @@ import inspect
 import sys
 import time
 
-from .reproduce import TARGETS
-
-TARGET_HELP = {
-    "hdr": "sparse regression, the paper's Figure 1",
-    "gmm": "Gaussian mixture, the paper's Figure 2",
-    "lda": "AP topics, the paper's Table 1 (needs the AP corpus)",
-    "bbalpha-uci": "BB-alpha BNNs on the UCI benchmarks (needs the UCI splits)",
-    "aadm-toy": "AADM's Figure 2 and Table 1",
-    "aadm-uci": "AADM, AVB and VI on the UCI benchmarks (needs the UCI splits)",
-    "aadm-ablation": "which of the AADM authors' design choices make alpha = 1 work (UCI)",
-    "regression-rate": "risk rate of Bayesian linear regression (Cor. 4.1)",
-    "spike-slab-rate": "risk rate of spike-and-slab regression (Cor. 4.2)",
-    "gmm-rate": "risk rate of the Gaussian mixture (Cor. 4.4)",
-    "lda-rate": "risk rate of LDA in the document length (Cor. 4.5)",
-    "logistic-rate": "risk rate of Gaussian and mixture alpha-VB for logistic regression "
-                     "(Cor. 4.3, D.1)",
-    "all": "every target above, in this order",
-}
+from .reproduce import TARGET_HELP, TARGETS
 
 
 def main(argv=None, show_rows=False):

@@ -24,29 +24,31 @@ paired).
 
 Caching
 -------
-With ``cache_dir``, each fit's row is written to a JSON file named by a hash of everything
-that determines it (problem and its settings, estimator class and parameters, grid point,
-replication, seed, risk settings) as soon as the fit ends; a re-run reads those files and
-computes only the missing rows, so an interrupted study resumes where it stopped.
+With ``cache_dir``, each fit's row is written (atomically) to the :mod:`alphavb.cache`
+result cache under a content hash of everything that determines it (problem and its
+settings, estimator class and parameters, array parameters by their bytes, grid point,
+replication, seed, risk settings) as soon as the fit ends; a re-run reads those rows,
+checking each one, and computes only the missing, unreadable or rejected rows, so an
+interrupted study resumes where it stopped.
 """
 
 import hashlib
 import inspect
 import itertools
 import json
-import os
 import time
 import warnings
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from .base import _bad_parameter, check_positive_int
+from ._validation import bad_parameter as _bad_parameter
+from .base import check_positive_int
+from .cache import ResultCache, cache_key, non_negative_number, require
 from .datasets import make_gmm, make_lda_corpus, make_sparse_regression
 from .divergences import hellinger_categorical
 from .risk import lda_risk, logistic_risk, mixture_risk, regression_risk
@@ -301,8 +303,9 @@ def _objective(model):
     return value
 
 
-def _fit_one(problem, estimator, point, routes, replication, entropy, n_draws, n_init, path):
-    """Simulate, fit (best of ``n_init`` starts by ``elbo_``) and score one grid point."""
+def _fit_one(problem, estimator, point, routes, replication, entropy, n_draws, n_init, store):
+    """Simulate, fit (best of ``n_init`` starts by ``elbo_``) and score one grid point;
+    ``store`` is None or ``(cache, key)``, where the row is written as soon as it exists."""
     data_params = {k: v for k, v in point.items() if routes[k] == "data"}
     data_seed, fit_seed, risk_seed = _seeds(entropy, replication, data_params)
     settings = {**problem.settings, **{k: v for k, v in data_params.items() if k != "n_samples"}}
@@ -332,11 +335,20 @@ def _fit_one(problem, estimator, point, routes, replication, entropy, n_draws, n
            "risk": risk, "error": error, "fit_seconds": seconds,
            "n_iter": None if n_iter is None else int(n_iter),
            "converged": None if converged is None else bool(converged)}
-    if path is not None:
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(row))
-        temporary.replace(path)  # atomic: a killed run leaves no half-written row
+    if store is not None:
+        cache, key = store
+        cache.store(key, row)  # atomic: a killed run leaves no half-written row
     return row
+
+
+def _row_check(point, replication):
+    """The validation of a cached row of ``point`` and ``replication``."""
+    checks = {**{name: _plain(value) for name, value in point.items()},
+              "replication": replication, "risk": non_negative_number,
+              "error": non_negative_number, "fit_seconds": non_negative_number,
+              "n_iter": lambda v: v is None or (isinstance(v, int) and v >= 0),
+              "converged": lambda v: v is None or isinstance(v, bool)}
+    return lambda row: require(row, checks)
 
 
 def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_jobs=1,
@@ -418,39 +430,34 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
     names = list(grid)
     points = [dict(zip(names, values)) for values in itertools.product(*grid.values())]
     jobs = [(point, r) for point in points for r in range(n_replications)]
-    cache = None
-    if cache_dir is not None:
-        cache = Path(cache_dir)
-        cache.mkdir(parents=True, exist_ok=True)
+    cache = None if cache_dir is None else ResultCache(cache_dir)
     base_key = {"problem": problem.name, "settings": problem.settings,
-                "estimator": type(estimator).__name__,
-                "params": estimator.get_params(deep=False), "seed": int(random_state),
-                "n_draws": n_draws, "n_init": n_init}
+                "estimator": estimator, "seed": int(random_state), "n_draws": n_draws,
+                "n_init": n_init}
 
-    def cache_path(point, replication):
+    def store(point, replication):
         if cache is None:
             return None
-        key = {**base_key, "point": point, "replication": replication}
-        digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=repr).encode())
-        return cache / f"{digest.hexdigest()[:24]}.json"
+        return cache, cache_key({**base_key, "point": point, "replication": replication})
 
     rows = [None] * len(jobs)
     missing = []
     for index, (point, r) in enumerate(jobs):
-        path = cache_path(point, r)
-        if path is not None and path.exists():
-            rows[index] = json.loads(path.read_text())
-        else:
+        if cache is not None:
+            rows[index] = cache.load(store(point, r)[1], validate=_row_check(point, r))
+        if rows[index] is None:
             missing.append(index)
     tasks = (delayed(_fit_one)(problem, estimator, jobs[i][0], routes, jobs[i][1],
-                               int(random_state), n_draws, n_init, cache_path(*jobs[i]))
+                               int(random_state), n_draws, n_init, store(*jobs[i]))
              for i in missing)
     # parallel_config (unlike Parallel's backend argument) registers joblib's dask backend
     with parallel_config(backend=backend) if backend is not None else nullcontext():
         results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
-        for index, row in zip(missing, tqdm(results, total=len(missing),
-                                            disable=not (progress and missing),
-                                            desc=f"{problem.name} study")):
+        # the results first: zip then exhausts the generator (the bar reaches n, and joblib
+        # does not warn about cancelled tasks)
+        for row, index in zip(tqdm(results, total=len(missing),
+                                   disable=not (progress and missing),
+                                   desc=f"{problem.name} study"), missing):
             rows[index] = row
     frame = pd.DataFrame(rows, columns=[*names, *RESULT_COLUMNS])
     frame.attrs.update({"problem": problem.name, "settings": dict(problem.settings),

@@ -159,7 +159,7 @@ def test_reproduce_aadm_ablation_quick(tmp_path, capsys):
     """Every configuration of the ablation is fitted on each split, with the design choice
     its name says, and summarized."""
     from alphavb.datasets import get_data_home
-    from alphavb.reproduce import AADM_ABLATION
+    from alphavb.reproduce.aadm import AADM_ABLATION
 
     if not (get_data_home() / "uci" / "bostonHousing" / "data" / "data.txt").exists():
         pytest.skip("the UCI splits are not in the data home (set ALPHAVB_DATA)")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from alphavb import cli
-from alphavb.reproduce_rates import RATE_STUDIES
+from alphavb.reproduce.rates import RATE_STUDIES
 
 # The theory's range for a fitted log-log slope: the bound c log(dn)/n falls with slope
 # between -1 and bound_slope (about -0.87 over the quick n = 100..1600), and a parametric

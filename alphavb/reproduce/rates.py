@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .blackbox import AlphaLogisticRegression
-from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
-from .mixture import AlphaGaussianMixture
-from .simulation import (
+from ..blackbox import AlphaLogisticRegression
+from ..linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
+from ..mixture import AlphaGaussianMixture
+from ..simulation import (
     fit_rate,
     gaussian_mixture_problem,
     lda_problem,
@@ -37,7 +37,8 @@ from .simulation import (
     spike_slab_problem,
     theoretical_rate,
 )
-from .topics import AlphaLDA
+from ..topics import AlphaLDA
+from ._output import _prepare_output, _write_csv
 
 RATE_ALPHAS = (0.5, 0.8, 1.0)
 QUICK_ALPHAS = (0.5, 1.0)
@@ -122,8 +123,7 @@ def reproduce_rate(name, out_dir=None, random_state=0, quick=False, n_jobs=1):
     dict with ``"figure"``, ``"table"`` (the slopes), ``"files"``, ``"rows"`` (the slope
     table's rows) and ``"study"`` (the fits' DataFrame).
     """
-    from .plotting import plot_normalized_risk, plot_risk_rate
-    from .reproduce import _prepare_output, _write_csv
+    from ..plotting import plot_normalized_risk, plot_risk_rate
 
     study = RATE_STUDIES[name]
     out_dir, plt = _prepare_output(out_dir or f"results/{name}")

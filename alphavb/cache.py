@@ -1,0 +1,157 @@
+"""One result cache for simulation studies and reproductions.
+
+A cached result is one row (a JSON object) stored under a key that hashes *every* setting
+that made it: :func:`cache_key` encodes the settings canonically (dicts by sorted key; numpy
+arrays by dtype, shape and a SHA-256 of their bytes, never by their ``repr``, which elides
+the middle of arrays over 1,000 entries; estimators by class and ``get_params``; floats
+exactly) and hashes the encoding. :class:`ResultCache` writes each row atomically (a
+temporary file, then ``os.replace``), so a killed run leaves no half-written row, together
+with its key and a checksum of its content. A row is read back only if the file parses, its
+key and checksum match and the caller's ``validate`` accepts it; otherwise the row is
+refitted and a :class:`CacheWarning` names the file, so a corrupted or hand-edited row never
+reaches a table.
+"""
+
+import hashlib
+import json
+import os
+import pickle
+import uuid
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["CacheWarning", "ResultCache", "cache_key"]
+
+
+class CacheWarning(UserWarning):
+    """A cached row could not be used (unreadable, edited, or rejected); it is refitted."""
+
+
+def _canonical(value):
+    """A JSON-serializable structure that identifies ``value`` by content."""
+    from sklearn.base import BaseEstimator
+
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return {"float": float(value).hex()}
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        array = np.ascontiguousarray(value)
+        if array.dtype.hasobject:
+            return {"object_array": [_canonical(v) for v in array.ravel().tolist()],
+                    "shape": list(array.shape)}
+        return {"ndarray": array.dtype.str, "shape": list(array.shape),
+                "sha256": hashlib.sha256(array.tobytes()).hexdigest()}
+    if isinstance(value, dict):
+        return {"dict": [[_canonical(k), _canonical(v)]
+                         for k, v in sorted(value.items(), key=lambda item: repr(item[0]))]}
+    if isinstance(value, (list, tuple)):
+        return {type(value).__name__: [_canonical(v) for v in value]}
+    if isinstance(value, BaseEstimator):
+        kind = type(value)
+        return {"estimator": f"{kind.__module__}.{kind.__qualname__}",
+                "params": _canonical(value.get_params(deep=False))}
+    if isinstance(value, np.random.RandomState):
+        return {"random_state": _canonical(list(value.get_state()))}
+    if callable(value) and hasattr(value, "__qualname__"):
+        return {"callable": f"{value.__module__}.{value.__qualname__}"}
+    try:
+        return {"pickle": hashlib.sha256(pickle.dumps(value)).hexdigest()}
+    except (pickle.PicklingError, TypeError, AttributeError) as error:
+        raise TypeError(f"cache_key cannot identify a setting of type "
+                        f"{type(value).__name__}: {error}") from None
+
+
+def cache_key(settings):
+    """The SHA-256 (hex) of the canonical encoding of ``settings`` (any nesting of dicts,
+    lists, tuples, scalars, numpy arrays, estimators and functions)."""
+    text = json.dumps(_canonical(settings), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _checksum(row):
+    return hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()
+
+
+class ResultCache:
+    """Rows stored as ``FOLDER/<key prefix>.json``, one file per key.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Created on the first write.
+    """
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+
+    def path(self, key):
+        return self.folder / f"{key[:32]}.json"
+
+    def load(self, key, validate=None):
+        """The row stored under ``key``, or None when there is none or it cannot be used.
+
+        ``validate(row)`` raises ``ValueError`` (saying why) for a row that must not be
+        used; such rows, unreadable files and files whose key or checksum do not match are
+        reported with a :class:`CacheWarning` naming the file, and None is returned.
+        """
+        path = self.path(key)
+        if not path.exists():
+            return None
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(record, dict) or record.get("key") != key:
+                raise ValueError("it belongs to other settings")
+            row = record.get("row")
+            if not isinstance(row, dict) or record.get("checksum") != _checksum(row):
+                raise ValueError("its content does not match its checksum (edited by hand?)")
+            if validate is not None:
+                validate(row)
+        except (ValueError, UnicodeDecodeError) as error:
+            reason = ("it is not valid JSON" if isinstance(error, (json.JSONDecodeError,
+                                                                   UnicodeDecodeError))
+                      else str(error))
+            warnings.warn(f"Cached result {path} cannot be used ({reason}); it is "
+                          "computed again.", CacheWarning, stacklevel=2)
+            return None
+        return row
+
+    def store(self, key, row):
+        """Write ``row`` (a JSON-serializable dict) under ``key``, atomically."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.path(key)
+        record = {"key": key, "checksum": _checksum(row), "row": row}
+        temporary = path.with_name(f".{path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            temporary.write_text(json.dumps(record), encoding="utf-8")
+            os.replace(temporary, path)
+        finally:
+            temporary.unlink(missing_ok=True)
+
+
+def require(row, checks):
+    """Raise ``ValueError`` unless ``row`` has every key of ``checks`` with a value the
+    check accepts (``checks`` maps a key to a predicate or to an expected value)."""
+    for key, check in checks.items():
+        if key not in row:
+            raise ValueError(f"it has no '{key}'")
+        value = row[key]
+        ok = check(value) if callable(check) else value == check
+        if not ok:
+            raise ValueError(f"its '{key}' is {value!r}")
+
+
+def finite_number(value):
+    """A JSON number (not a bool) that is finite."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and bool(np.isfinite(value)))
+
+
+def non_negative_number(value):
+    return finite_number(value) and value >= 0

@@ -1,0 +1,50 @@
+"""The papers' worked examples, run by ``alphavb reproduce TARGET`` (and the scripts in
+``vignettes/``).
+
+One module per paper, one place for outputs, one registry:
+
+* :mod:`~alphavb.reproduce.alpha_vb`: Yang, Pati & Bhattacharya (2020), Figure 1 (``hdr``),
+  Figure 2 (``gmm``), Table 1 (``lda``);
+* :mod:`~alphavb.reproduce.rates`: their risk rates (Cor. 4.1-4.5, D.1) as simulation studies
+  (``*-rate``);
+* :mod:`~alphavb.reproduce.bbalpha`: Hernández-Lobato et al. (2016), BNNs on UCI
+  (``bbalpha-uci``);
+* :mod:`~alphavb.reproduce.aadm`: Rodríguez-Santana & Hernández-Lobato (2022), the toy
+  problems, the UCI comparison and an ablation (``aadm-*``);
+* ``_output`` writes figures and tables, ``_uci`` fits the UCI benchmarks; fitted rows are
+  kept in the :mod:`alphavb.cache` result cache under ``OUT_DIR/fits`` (``OUT_DIR/cache``
+  for the rate studies), so a re-run reuses them.
+
+:data:`TARGETS` maps each target name to its function and :data:`TARGET_HELP` to a line of
+help; the command line reads both.
+"""
+
+from .aadm import reproduce_aadm_ablation, reproduce_aadm_toy, reproduce_aadm_uci
+from .alpha_vb import reproduce_gmm, reproduce_hdr, reproduce_lda
+from .bbalpha import reproduce_bbalpha_uci
+from .rates import RATE_STUDIES, RATE_TARGETS, reproduce_rate
+
+TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
+           "bbalpha-uci": reproduce_bbalpha_uci, "aadm-toy": reproduce_aadm_toy,
+           "aadm-uci": reproduce_aadm_uci, "aadm-ablation": reproduce_aadm_ablation,
+           **RATE_TARGETS}
+
+TARGET_HELP = {
+    "hdr": "sparse regression, the paper's Figure 1",
+    "gmm": "Gaussian mixture, the paper's Figure 2",
+    "lda": "AP topics, the paper's Table 1 (needs the AP corpus)",
+    "bbalpha-uci": "BB-alpha BNNs on the UCI benchmarks (needs the UCI splits)",
+    "aadm-toy": "AADM's Figure 2 and Table 1",
+    "aadm-uci": "AADM, AVB and VI on the UCI benchmarks (needs the UCI splits)",
+    "aadm-ablation": "which of the AADM authors' design choices make alpha = 1 work (UCI)",
+    "regression-rate": "risk rate of Bayesian linear regression (Cor. 4.1)",
+    "spike-slab-rate": "risk rate of spike-and-slab regression (Cor. 4.2)",
+    "gmm-rate": "risk rate of the Gaussian mixture (Cor. 4.4)",
+    "lda-rate": "risk rate of LDA in the document length (Cor. 4.5)",
+    "logistic-rate": "risk rate of Gaussian and mixture alpha-VB for logistic regression "
+                     "(Cor. 4.3, D.1)",
+}
+
+__all__ = ["RATE_STUDIES", "TARGETS", "TARGET_HELP", "reproduce_aadm_ablation",
+           "reproduce_aadm_toy", "reproduce_aadm_uci", "reproduce_bbalpha_uci",
+           "reproduce_gmm", "reproduce_hdr", "reproduce_lda", "reproduce_rate"]

@@ -1,0 +1,89 @@
+"""The result cache: keys by content, atomic rows, and rows checked when read."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from alphavb import AlphaLinearRegression
+from alphavb.cache import CacheWarning, ResultCache, cache_key
+from alphavb.simulation import linear_regression_problem, run_study
+
+GRID = {"n_samples": [40], "alpha": [0.5, 1.0]}
+
+
+def test_arrays_are_keyed_by_their_bytes_not_their_repr():
+    a = np.zeros(5000)
+    b = a.copy()
+    b[2500] = 1e-9  # numpy's repr shows neither: it elides arrays over 1,000 entries
+    assert repr(a) == repr(b)
+    assert cache_key({"prior_precision": a}) != cache_key({"prior_precision": b})
+    assert cache_key({"prior_precision": a}) == cache_key({"prior_precision": a.copy()})
+    # dtype and shape are part of the content
+    assert cache_key(np.zeros(4)) != cache_key(np.zeros(4, dtype=np.float32))
+    assert cache_key(np.zeros(4)) != cache_key(np.zeros((2, 2)))
+    # dict order does not matter, values do, exactly
+    assert cache_key({"a": 1, "b": 0.1}) == cache_key({"b": 0.1, "a": 1})
+    assert cache_key({"a": 0.1}) != cache_key({"a": 0.1 + 1e-17 * 8})
+
+
+def test_estimators_differing_in_the_middle_of_a_large_array_share_no_rows(tmp_path):
+    precision = np.ones(1500)
+    other = precision.copy()
+    other[750] = 2.0
+    problem = linear_regression_problem(n_features=1500)
+    first = AlphaLinearRegression(prior_precision=precision, max_iter=3)
+    second = AlphaLinearRegression(prior_precision=other, max_iter=3)
+    settings = {"n_replications": 1, "progress": False, "n_draws": 5, "cache_dir": tmp_path}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_study(problem, first, {"n_samples": [20]}, **settings)
+        run_study(problem, second, {"n_samples": [20]}, **settings)
+    assert len(list(tmp_path.glob("*.json"))) == 2
+
+
+def test_rows_are_written_atomically_with_key_and_checksum(tmp_path):
+    cache = ResultCache(tmp_path / "rows")
+    key = cache_key({"x": 1})
+    cache.store(key, {"risk": 0.5})
+    assert cache.load(key) == {"risk": 0.5}
+    assert [p.name for p in (tmp_path / "rows").iterdir()] == [f"{key[:32]}.json"]
+
+
+def _study(tmp_path):
+    return run_study(linear_regression_problem(n_features=2), AlphaLinearRegression(), GRID,
+                     n_replications=2, random_state=3, progress=False, n_draws=20,
+                     cache_dir=tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "edit", "nan", "other key"])
+def test_a_damaged_row_is_refitted_and_named(tmp_path, damage):
+    first = _study(tmp_path)
+    path = min(tmp_path.glob("*.json"))
+    record = json.loads(path.read_text())
+    if damage == "truncate":
+        path.write_text(path.read_text()[:40])
+    elif damage == "garbage":
+        path.write_bytes(b"\xff\xfe\x00garbage")
+    elif damage == "edit":  # a plausible hand edit: the checksum no longer matches
+        record["row"]["risk"] = 0.0
+        path.write_text(json.dumps(record))
+    elif damage == "nan":  # a consistent record whose row is not a valid result
+        from alphavb.cache import _checksum
+
+        record["row"]["risk"] = float("nan")
+        record["checksum"] = _checksum(record["row"])
+        path.write_text(json.dumps(record))
+    else:
+        record["key"] = "0" * 64
+        path.write_text(json.dumps(record))
+    with pytest.warns(CacheWarning, match=path.name):
+        again = _study(tmp_path)
+    # the damaged row was computed again, so the table is the first one (times aside)
+    columns = [c for c in first.columns if c != "fit_seconds"]
+    np.testing.assert_array_equal(first[columns].to_numpy(), again[columns].to_numpy())
+    # and the file is whole again
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)
+        _study(tmp_path)
