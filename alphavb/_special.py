@@ -34,7 +34,7 @@ def inv_gamma_expectations(shape, scale):
     """Return ``E[1/sigma2]`` and ``E[log(1/sigma2)]`` under ``InvGamma(shape, scale)``.
 
     ``1/sigma2 ~ Gamma(shape, rate=scale)``, so the two expectations are
-    ``shape/scale`` and ``digamma(shape) - log(scale)`` (spec §2).
+    ``shape/scale`` and ``digamma(shape) - log(scale)`` (the noise block of Yang, Pati & Bhattacharya 2020, Cor. 4.1).
     """
     return shape / scale, digamma(shape) - np.log(scale)
 

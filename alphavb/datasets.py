@@ -165,7 +165,7 @@ def _one_dimensional_problem(owner, n_samples, random_state, half_width, draw_y)
 
 def make_lda_corpus(n_documents=500, n_topics=5, n_words=100, document_length=100,
                     doc_topic_prior=None, topic_word_prior=None, random_state=None):
-    """A corpus sampled from the LDA model (spec §5).
+    """A corpus sampled from the LDA model (Blei, Ng & Jordan 2003).
 
     ``beta_k ~ Dirichlet(topic_word_prior)``, ``theta_d ~ Dirichlet(doc_topic_prior)``, each
     document's length is ``Poisson(document_length)``, and each token draws a topic from

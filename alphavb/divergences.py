@@ -56,7 +56,7 @@ def _hellinger_from_renyi_half(renyi_half):
 def renyi_normal(mean1, var1, mean2, var2, order=0.5):
     """Rényi divergence ``D_a(N(mean1, var1) || N(mean2, var2))`` of univariate normals.
 
-    With ``s_a^2 = a var2 + (1 - a) var1`` (spec §9),
+    With ``s_a^2 = a var2 + (1 - a) var1`` (Gil, Alajaji & Linder 2013),
 
         D_a = a (mean1 - mean2)^2 / (2 s_a^2) + (1 / (1 - a)) log(s_a / (s1^(1-a) s2^a)).
 

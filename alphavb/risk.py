@@ -84,7 +84,7 @@ def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
     * :class:`~alphavb.AlphaSpikeSlabRegression`: independently per coefficient,
       ``z_j ~ Bernoulli(phi_j)`` and ``beta_j ~ N(mu_j, s2_j)`` if ``z_j = 1``, else 0;
     * ``sigma2 ~ InvGamma(noise_shape_, noise_scale_)``, or the known ``noise_variance_``;
-    * with an intercept, ``b = ybar - xbar' beta`` (the flat-prior intercept, spec §2).
+    * with an intercept, ``b = ybar - xbar' beta`` (the flat-prior intercept).
 
     Parameters
     ----------

@@ -2,7 +2,7 @@ r"""Simulation studies of the variational Bayes risk: grids x replications, in p
 
 :func:`run_study` fits an estimator to data simulated from a :class:`Problem` at every point
 of a grid (sample size, ``alpha``, any estimator or problem parameter) and replication, and
-records the variational Bayes risk of :mod:`alphavb.risk` (spec §9) with the fit's
+records the variational Bayes risk of :mod:`alphavb.risk` with the fit's
 diagnostics, one row per fit. :func:`fit_rate` regresses log risk on log n to estimate the
 rate the paper's corollaries predict (Yang, Pati & Bhattacharya 2020, Cor. 4.1-4.5):
 

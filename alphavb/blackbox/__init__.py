@@ -1,11 +1,12 @@
-"""Gradient-based black-box backend on autograd (spec §6-8).
+"""Gradient-based black-box backend on autograd (Yang, Pati & Bhattacharya 2020,
+Cor. 4.3 and D.1; Hernández-Lobato et al. 2016; Rodríguez-Santana & Hernández-Lobato 2022).
 
 * :func:`~alphavb.blackbox.energies.bbalpha_energy`: the BB-alpha energies (exact,
   reparametrized, and the VB limit) as pure functions of a flat parameter vector;
 * :class:`BBAlphaRegressor`, :class:`BBAlphaClassifier`: Bayesian neural networks and
   probit / softmax regression fitted by BB-alpha;
 * :class:`AADMRegressor`: Bayesian neural networks with an implicit posterior (a generator
-  network), fitted by adversarial alpha-divergence minimization (spec §8);
+  network), fitted by adversarial alpha-divergence minimization (Rodríguez-Santana & Hernández-Lobato 2022);
 * :class:`AlphaGaussianVB`, :class:`AlphaLogisticRegression`: Gaussian and
   mixture-of-Gaussians alpha-VB for any autograd-differentiable likelihood;
 * :func:`fit_stacked`: several BB-alpha or AADM fits (splits, seeds, alphas) trained as one

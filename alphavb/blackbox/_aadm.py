@@ -1,4 +1,5 @@
-r"""Adversarial alpha-divergence minimization (AADM) with an implicit ``q`` (spec §8).
+r"""Adversarial alpha-divergence minimization (AADM) with an implicit ``q``
+(Rodríguez-Santana & Hernández-Lobato 2022).
 
 Rodríguez-Santana & Hernández-Lobato, "Adversarial alpha-divergence minimization for
 Bayesian approximate inference", Neurocomputing 2022 (AADM); the KL estimator is the
@@ -96,7 +97,7 @@ def discriminator_logit(params, X, layer_shapes):
 
 def contrast_moments(weights):
     """Mean and standard deviation of the draws over their second-to-last axis (the draws of
-    one ``q``), as constants: the adaptive-contrast Gaussian ``r`` (spec §8)."""
+    one ``q``), as constants: the adaptive-contrast Gaussian ``r`` (module docstring)."""
     weights = getval(weights)
     return (weights.mean(axis=-2, keepdims=True),
             np.sqrt(weights.var(axis=-2, keepdims=True) + VARIANCE_FLOOR))
@@ -104,7 +105,7 @@ def contrast_moments(weights):
 
 def adaptive_contrast_kl(weights, mean, sd, logit, prior_variance):
     """Per-draw terms ``T(w~_k) + log r(w_k) - log p0(w_k)`` whose mean estimates
-    ``KL(q || p0)`` (spec §8; AVB Sec. 4).
+    ``KL(q || p0)`` (module docstring; AVB, Mescheder et al. 2017, Sec. 4).
 
     Parameters
     ----------
@@ -269,7 +270,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     every generated weight. ``q(w)`` is implicit: a generator network maps Gaussian noise
     with learned mean and variance to the weights of ``f``. Training minimizes the
     reparametrized alpha-energy with the KL term estimated adversarially by adaptive
-    contrast (Rodríguez-Santana & Hernández-Lobato 2022; spec §8; module docstring),
+    contrast (Rodríguez-Santana & Hernández-Lobato 2022; module docstring),
     alternating one Adam step of the discriminator and one of the generator per
     mini-batch, with the KL weight ramped from 0 to 1 over the first ``warmup_fraction`` of
     the epochs. ``alpha -> 0`` is adversarial variational Bayes (AVB); with ``alpha`` near 1

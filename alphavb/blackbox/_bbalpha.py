@@ -1,4 +1,5 @@
-"""BB-alpha estimators: Bayesian neural networks and probit/softmax regression (spec §7).
+"""BB-alpha estimators: Bayesian neural networks and probit/softmax regression fitted by
+black-box alpha (Hernández-Lobato et al. 2016).
 
 ``BBAlphaRegressor`` and ``BBAlphaClassifier`` fit a factorized Gaussian ``q`` over the
 weights of an MLP (``hidden_layer_sizes=()`` is the linear model) by minimizing the
@@ -48,7 +49,7 @@ from .energies import (
     softmax_log_likelihood,
 )
 
-INITIAL_LOG_VARIANCE = -10.0  # spec §7 and the BB-alpha paper: q starts nearly a point mass
+INITIAL_LOG_VARIANCE = -10.0  # the BB-alpha paper: q starts nearly a point mass
 INITIAL_MEAN_SCALE = 0.1
 ROWS_PER_CHUNK = 1024  # rows evaluated at once at prediction time, to bound memory
 DEFAULT_STEPS = 20_000  # Adam steps of the default budget (n_epochs=None)
@@ -159,7 +160,8 @@ class _PreparedFit:
 
 def make_bbalpha_objective(likelihood, layer_shapes, activation, n_mc_samples, n_total,
                            alpha, energy, noise, prior_variance, learn_noise, learn_prior):
-    """The BB-alpha energy of a stack of ``M`` fits as pure functions (spec §7).
+    """The BB-alpha energy of a stack of ``M`` fits as pure functions
+    (Hernández-Lobato et al. 2016, eq. 12; :mod:`alphavb.blackbox.energies`).
 
     ``params`` is ``[means (M, P), log-variances (M, P)]``, then ``log sigma^2`` (M,) when
     ``learn_noise`` and ``log v0`` (M,) when ``learn_prior``. The energy and its gradient
@@ -354,7 +356,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
 
 _COMMON_PARAMETERS = """
     energy : {"exact", "reparametrized"}, default="exact"
-        ``"exact"`` is the BB-alpha energy with the cavity (spec §7); ``"reparametrized"``
+        ``"exact"`` is the BB-alpha energy with the cavity (the paper's eq. 12); ``"reparametrized"``
         draws from ``q`` instead (Li & Gal 2017), valid when ``alpha / n_samples -> 0``.
     n_mc_samples : int, default=10
         Weight draws ``K`` per mini-batch for the energy.
@@ -421,7 +423,7 @@ _COMMON_ATTRIBUTES = """
 
 def _mean_mixture_log_density(log_lik):
     """``mean_i [lse_s log_lik[s, i] - log S]``: the mean log density of the Monte-Carlo
-    mixture predictive over S draws (spec §7)."""
+    mixture predictive over S draws."""
     return float(np.mean(logsumexp(log_lik, axis=0) - np.log(log_lik.shape[0])))
 
 
@@ -489,7 +491,7 @@ class _BNNRegressorMixin(RegressorMixin):
 
     def log_likelihood(self, X, y):
         """Mean test log-likelihood of the Monte-Carlo mixture predictive on the scale of y:
-        ``mean_i [lse_s log N(y_i; f_s(x_i), sigma^2) - log S]`` (spec §7)."""
+        ``mean_i [lse_s log N(y_i; f_s(x_i), sigma^2) - log S]``."""
         draws = self._function_draws(X)
         y = _check_targets(type(self).__name__, y, draws.shape[1])
         return _mean_mixture_log_density(gaussian_log_likelihood(draws, y,
@@ -501,7 +503,7 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
 
     Model ``y = f_w(x) + N(0, sigma^2)`` with an MLP ``f_w`` and the prior ``N(0, v0)`` on
     every weight; ``q(w)`` is a factorized Gaussian fitted by minimizing the BB-alpha energy
-    (Hernández-Lobato et al. 2016, eq. 12; spec §7) with Adam. ``hidden_layer_sizes=()`` is
+    (Hernández-Lobato et al. 2016, eq. 12) with Adam. ``hidden_layer_sizes=()`` is
     Bayesian linear regression.
 
     Parameters
@@ -587,7 +589,7 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     ``hidden_layer_sizes=()`` this is the Bayesian probit regression of the BB-alpha paper
     (Hernández-Lobato et al. 2016, Sec. 5.1). ``link="softmax"``: a categorical likelihood
     over ``C`` classes. ``q(w)`` is a factorized Gaussian fitted by minimizing the BB-alpha
-    energy (spec §7).
+    energy (Hernández-Lobato et al. 2016, eq. 12).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-r"""Gaussian and mixture-of-Gaussians alpha-VB for models without conjugacy (spec §6).
+r"""Gaussian and mixture-of-Gaussians alpha-VB for models without conjugacy
+(Yang, Pati & Bhattacharya 2020, Cor. 4.3 and D.1).
 
 Yang, Pati & Bhattacharya (2020), Cor. 4.3 (Gaussian family) and Cor. D.1 (mixtures of
 Gaussians): maximize over ``q``
@@ -181,7 +182,7 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
     """Gaussian or mixture-of-Gaussians alpha-VB for an autograd-differentiable likelihood.
 
     Maximizes ``E_q[log p(Y | theta)] - (1/alpha) KL(q || p)`` (Yang, Pati & Bhattacharya
-    2020, eq. 2.6 with Cor. 4.3; spec §6), or the Jensen surrogate for a mixture (Cor. D.1).
+    2020, eq. 2.6 with Cor. 4.3), or the Jensen surrogate for a mixture (Cor. D.1).
     See the module docstring for the parametrization and the optimizers.
 
     Parameters
@@ -548,7 +549,7 @@ def _design(X, fit_intercept):
 
 
 class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEstimator):
-    """Bayesian logistic regression by Gaussian alpha-VB (Cor. 4.3; spec §6).
+    """Bayesian logistic regression by Gaussian alpha-VB (Yang, Pati & Bhattacharya 2020, Cor. 4.3).
 
     ``p(y = 1 | x, beta, b) = sigmoid(x' beta + b)`` with the prior ``N(0, prior_variance)``
     on every coefficient and the intercept; ``q`` is fitted by :class:`AlphaGaussianVB`.

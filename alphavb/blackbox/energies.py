@@ -1,7 +1,7 @@
 r"""Black-box alpha (BB-alpha) energies as pure functions of a flat parameter vector.
 
 Hernández-Lobato, Li, Rowland, Hernández-Lobato, Bui & Turner, "Black-box alpha
-divergence minimization", ICML 2016 (BB-alpha); spec §7. Here ``alpha`` is the order of
+divergence minimization", ICML 2016 (BB-alpha). Here ``alpha`` is the order of
 the alpha-divergence (``alpha -> 0`` is VB, ``alpha = 1`` is EP-like), not the alpha-VB
 temperature of the CAVI estimators.
 

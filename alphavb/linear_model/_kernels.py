@@ -1,4 +1,5 @@
-"""numba kernels of the spike-and-slab CAVI sweep (spec §3).
+"""numba kernels of the spike-and-slab CAVI sweep (Yang, Pati & Bhattacharya
+2020, Cor. 4.2; the updates are in :mod:`alphavb.linear_model._spike_slab`).
 
 Plain functions over arrays; the estimator calls :func:`spike_slab_sweep` once per sweep.
 The NumPy reference used in the tests is ``tests/naive.py``.
@@ -25,7 +26,8 @@ def _column_dot(X, j, v):
 @numba.njit(cache=True)
 def spike_slab_sweep(X, col_sq_norms, residual, phi, mu, s2, tau, elt, logit_pi, alpha,
                      slab_variance):
-    """One pass of the coordinate updates ``j = 0..d-1`` of ``q(beta_j, z_j)`` (spec §3).
+    """One pass of the coordinate updates ``j = 0..d-1`` of ``q(beta_j, z_j)``
+    (module docstring of :mod:`alphavb.linear_model._spike_slab`).
 
     For each ``j``, with ``r_j = y - sum_{k != j} X_k phi_k mu_k``::
 

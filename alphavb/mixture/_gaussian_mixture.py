@@ -1,4 +1,4 @@
-"""alpha-VB Gaussian mixture (spec §4; Yang, Pati & Bhattacharya 2020, Cor. 4.4 and
+"""alpha-VB Gaussian mixture (Yang, Pati & Bhattacharya 2020, Cor. 4.4 and
 supplement Algorithm 2).
 
 Model
@@ -20,7 +20,7 @@ known (``fixed_weights``) or ``pi ~ Dirichlet(w0 1_K)``, and the component prior
 ``b0`` its ``mean_precision_prior``, ``w0`` its ``weight_concentration_prior``; in every
 case ``E[Lambda_k] = nu_k Psi_k^{-1}``, so ``covariances_ = Psi_k / nu_k`` as in scikit-learn.
 
-Updates (spec §4)
+Updates
 -----------------
 With weighted statistics ``N_k = sum_i w_i r_ik``, ``ybar_k``, and the centred scatter
 ``C_k = sum_i w_i r_ik (x_i - ybar_k)(x_i - ybar_k)'``, every conjugate block adds
@@ -45,7 +45,7 @@ Objective
 ``sum_ik w_i r_ik log rho_ik`` is linear in the statistics, so after the global step the
 expected log-likelihood is evaluated exactly from ``(N_k, ybar_k, C_k)``:
 ``sum_k N_k c_k - 0.5 [tr(E[Lambda_k] C_k) + N_k (ybar_k - m_k)' E[Lambda_k] (ybar_k - m_k)]``
-with ``c_k`` the constant part of ``log rho_ik``. The alpha-ELBO (spec §1 eq. 1) is that
+with ``c_k`` the constant part of ``log rho_ik``. The alpha-ELBO (the paper's eq. 2.6) is that
 plus ``H(q_S) = -sum_i w_i sum_k r_ik log r_ik`` minus ``(1/alpha)`` times the KL of every
 global block to its prior; ``"fractional"`` (eq. 2) puts ``alpha`` on the expected
 log-likelihood instead.
@@ -98,7 +98,7 @@ N_SLOTS = 16
 
 
 class _Statistics:
-    """Weighted sufficient statistics of the responsibilities (spec §4).
+    """Weighted sufficient statistics of the responsibilities (module docstring).
 
     ``nk`` (K,), ``means`` (K, p) (``ybar_k``; the given shift where ``N_k = 0``) and
     ``scatter`` (K, p, p), or (K, p) holding only the diagonal for diag/spherical models.
@@ -264,7 +264,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     Mean-field ``q(pi) q(mu, Lambda) q(S)`` for the mixture of Yang, Pati & Bhattacharya
     (2020, Cor. 4.4, supplement Algorithm 2): the likelihood is raised to the power
     ``alpha``, so every data statistic in the conjugate updates is multiplied by ``alpha``
-    (spec §4, eq. 1). ``alpha = 1`` is the variational Bayesian Gaussian mixture of
+    (the paper's eq. 2.6; module docstring). ``alpha = 1`` is the variational Bayesian Gaussian mixture of
     scikit-learn's ``BayesianGaussianMixture(weight_concentration_prior_type=
     "dirichlet_distribution")`` (same parameters, same fixed point), extended with sample
     weights, stochastic VI (``partial_fit``) and the paper's known-covariance,
@@ -277,8 +277,8 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     alpha : float in (0, 1], default=1.0
         Temperature of the likelihood; 1 is ordinary VB.
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
-        ``"alpha-vb"`` maximises the alpha-ELBO (spec eq. 1, the paper's eq. 2.6);
-        ``"fractional"`` minimises KL to the joint fractional posterior (spec eq. 2), whose
+        ``"alpha-vb"`` maximises the alpha-ELBO (the paper's eq. 2.6);
+        ``"fractional"`` minimises KL to the joint fractional posterior (:mod:`alphavb.base`), whose
         local step is ``softmax(alpha log rho)``.
     covariance_type : {"full", "diag", "spherical", "fixed"}, default="full"
         ``"fixed"``: every component has the known covariance ``fixed_covariance``.
@@ -355,7 +355,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
 
     Notes
     -----
-    ``score_samples`` is the log posterior-predictive density (spec §4): a mixture of
+    ``score_samples`` is the log posterior-predictive density: a mixture of
     Student-t densities (Bishop eq. 10.81, with the alpha-posterior's parameters) weighted by
     ``E[pi_k]``; ``N(m_k, Sigma + V_k)`` components for ``"fixed"``. ``sample`` draws from the
     plug-in mixture (``weights_``, ``means_``, ``covariances_``), as scikit-learn does.
@@ -536,7 +536,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         return self.covariance_type in ("diag", "spherical")
 
     def _global_step(self, stats):
-        """Conjugate updates of spec §4 from the statistics: the new ``q(theta)``."""
+        """The conjugate updates (module docstring) from the statistics: the new ``q(theta)``."""
         alpha = self.alpha
         tempered = alpha * stats.nk
         n_components, n_features = stats.means.shape
@@ -649,7 +649,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         return kl
 
     def _objective(self, post, stats, neg_entropy):
-        """Exact spec §1 objective at ``q(S)`` with these statistics and ``q(theta) = post``."""
+        """The exact objective (module docstring) at ``q(S)`` with these statistics and ``q(theta) = post``."""
         expected_loglik = (np.dot(stats.nk, post.log_const)
                            - 0.5 * np.sum(self._expected_quadratics(post, stats)))
         kl = self._kl_global(post)
@@ -658,7 +658,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         return expected_loglik - neg_entropy - kl / self.alpha
 
     def _local(self, X, sample_weight, post, accumulate=True):
-        scale = self.alpha if self.objective == "fractional" else 1.0
+        scale = float(self.alpha) if self.objective == "fractional" else 1.0
         return _local_step(X, sample_weight, post.means, post.prec_chol,
                            post.log_const, scale, self._diagonal, accumulate)
 
@@ -829,7 +829,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         return np.argmax(self.predict_proba(X), axis=1)
 
     def score_samples(self, X):
-        """Log posterior-predictive density ``log p(x | data)`` of each row (spec §4).
+        """Log posterior-predictive density ``log p(x | data)`` of each row.
 
         ``sum_k E[pi_k] p_k(x)`` with ``p_k`` the predictive of component ``k`` under the
         fitted ``q``: a multivariate Student-t with ``nu_k + 1 - p`` degrees of freedom and

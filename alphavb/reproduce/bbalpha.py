@@ -29,7 +29,7 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
     every fit runs Adam for 500 epochs with step 1e-3 (``BBALPHA_SETTINGS``; the step size
     and epochs are this package's choice). Each (data set, split, ``alpha``) is one fit on
     the standard split (:func:`~alphavb.datasets.load_uci`); the test log-likelihood is
-    that of the Monte-Carlo mixture predictive with 100 draws (spec §7), the RMSE that of
+    that of the Monte-Carlo mixture predictive with 100 draws, the RMSE that of
     its mean. Fits are cached as JSON under ``out_dir/fits`` and skipped on a re-run.
 
     ``quick=True``: boston and yacht, 2 splits, 20 epochs (seconds; used by the tests).

@@ -1,4 +1,5 @@
-"""numba kernels of alpha-VB LDA (spec §5): the per-document E-step and the topic statistics.
+"""numba kernels of alpha-VB LDA (Yang, Pati & Bhattacharya 2020, Cor. 4.5; the updates
+are in :mod:`alphavb.topics._lda`): the per-document E-step and the topic statistics.
 
 Both are ``parallel=True`` loops in which every iteration writes only its own rows (a
 document's ``gamma_d`` in :func:`lda_document_step`, a word's column of the statistics in

@@ -1,4 +1,4 @@
-"""alpha-VB latent Dirichlet allocation (spec §5; Yang, Pati & Bhattacharya 2020, Cor. 4.5 and
+"""alpha-VB latent Dirichlet allocation (Yang, Pati & Bhattacharya 2020, Cor. 4.5 and
 supplement B.3).
 
 Model
@@ -9,7 +9,7 @@ raised to the temperature ``alpha``. Mean field ``q(theta_d) = Dir(gamma_d)``,
 ``q(beta_k) = Dir(lambda_k)``, ``q(z_dn) = Cat(phi_dv)`` (tokens of one word in one document
 share ``phi_dv``). Counts ``n_dv`` may be non-integer; they weight every sum.
 
-Updates (spec §5)
+Updates
 -----------------
     phi_dvk  ∝ exp(s (Elog_theta_dk + Elog_beta_kv))        s = 1 ("alpha-vb"), alpha ("fractional")
     gamma_dk = a + alpha sum_v n_dv phi_dvk
@@ -23,12 +23,14 @@ expected log-likelihood plus the entropy of ``q(z)`` after the global step is ex
 
     sum_dv n_dv log Z_dv + s' sum_kv S_kv (Elog_beta^new_kv - Elog_beta^old_kv)
 
-(``s' = 1`` for "alpha-vb", ``alpha`` for "fractional"), from which the alpha-ELBO (spec §1
-eq. 1) subtracts ``(1/alpha) [sum_d KL(Dir(gamma_d) || Dir(a)) + sum_k KL(Dir(lambda_k) ||
-Dir(eta))]`` and the fractional objective (eq. 2) subtracts the KLs unscaled.
+(``s' = 1`` for "alpha-vb", ``alpha`` for "fractional"), from which the alpha-ELBO (the
+paper's eq. 2.6) subtracts ``(1/alpha) [sum_d KL(Dir(gamma_d) || Dir(a))
++ sum_k KL(Dir(lambda_k) || Dir(eta))]`` and the fractional objective (:mod:`alphavb.base`,
+eq. 2) subtracts the KLs unscaled.
 
-Batch learning is CAVI: each sweep starts every document from its previous ``gamma_d``, so
-the objective never decreases. Online learning is stochastic VI (Hoffman, Blei & Bach 2010):
+Batch learning is CAVI on the base class's loop: each sweep restarts every document from a
+random ``gamma_d`` (as scikit-learn does) and falls back to the previous ``gamma_d`` of each
+document whose restart would lower the objective, so the objective never decreases. Online learning is stochastic VI (Hoffman, Blei & Bach 2010):
 ``lambda <- (1 - rho_t) lambda + rho_t (eta + alpha (D / |B|) S^B)`` with
 ``rho_t = (learning_offset + t)^(-learning_decay)``. ``score`` and ``perplexity`` use the
 usual alpha = 1 bound, as scikit-learn and gensim report it.
@@ -201,8 +203,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     alpha : float in (0, 1], default=1.0
         Likelihood temperature; 1 is ordinary VB.
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
-        ``"alpha-vb"``: the alpha-ELBO (spec eq. 1); ``"fractional"``: KL to the fractional
-        posterior (spec eq. 2), whose phi-update is ``exp(alpha (...))``.
+        ``"alpha-vb"``: the alpha-ELBO (the paper's eq. 2.6); ``"fractional"``: KL to the
+        fractional posterior (:mod:`alphavb.base`), whose phi-update is ``exp(alpha (...))``.
     doc_topic_prior : float, default=None
         Symmetric Dirichlet parameter ``a`` of ``theta_d``; ``None`` is ``1 / n_components``.
     topic_word_prior : float, default=None
