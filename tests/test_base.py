@@ -49,3 +49,54 @@ def test_constructor_stores_parameters_untouched():
     model = AlphaLinearRegression(alpha=0.3, prior_precision=precision)
     assert model.get_params()["prior_precision"] is precision
     assert model.alpha == 0.3
+
+
+# ---------------------------------------------------------------- the shared loop
+
+
+def _warm_cases():
+    from alphavb import AlphaGaussianMixture, AlphaLDA
+    from alphavb.datasets import make_gmm, make_lda_corpus
+
+    X, y, _ = make_sparse_regression(n_samples=60, n_features=20, random_state=0)
+    mixture_X, _, _ = make_gmm(n_samples=200, random_state=0)
+    counts, _, _ = make_lda_corpus(n_documents=60, n_topics=3, n_words=20, random_state=0)
+    return [
+        (AlphaLinearRegression(alpha=0.5, tol=1e-8), (X, y)),
+        (AlphaSpikeSlabRegression(alpha=0.5, tol=1e-8), (X, y)),
+        (AlphaGaussianMixture(3, alpha=0.5, tol=1e-8, max_iter=500, random_state=0),
+         (mixture_X,)),
+        (AlphaLDA(3, alpha=0.5, max_iter=200, evaluate_every=1, tol=1e-8, random_state=0),
+         (counts,)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_warm_start_continues_from_the_fitted_state(case):
+    model, data = _warm_cases()[case]
+    model.set_params(warm_start=True).fit(*data)
+    first_elbo, first_sweeps = model.elbo_, model.n_iter_
+    assert model.converged_
+    model.fit(*data)
+    # one start from the converged state: it is already at the fixed point
+    assert model.converged_ and model.n_iter_ <= 3 < first_sweeps
+    assert model.elbo_ >= first_elbo - 1e-6 * abs(first_elbo)
+    # without warm_start the same call starts afresh and runs as long as the first fit
+    cold = model.set_params(warm_start=False).fit(*data)
+    assert cold.n_iter_ == first_sweeps and cold.elbo_ == pytest.approx(first_elbo, rel=1e-12)
+
+
+def test_lda_warns_when_its_stopping_rule_is_not_met():
+    from alphavb import AlphaLDA
+    from alphavb.datasets import make_lda_corpus
+
+    counts, _, _ = make_lda_corpus(n_documents=30, n_topics=2, n_words=15, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="max_iter=3"):
+        model = AlphaLDA(2, max_iter=3, evaluate_every=1, tol=0.0, random_state=0).fit(counts)
+    assert not model.converged_ and model.n_iter_ == 3
+    # evaluate_every <= 0 asks for a fixed number of sweeps: no stopping rule, no warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        AlphaLDA(2, max_iter=3, random_state=0).fit(counts)

@@ -1,0 +1,74 @@
+"""The package's shape: no import cycles, docstrings that cite papers (not a spec that does
+not ship), one CAVI loop for every closed-form model."""
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+import alphavb
+from alphavb import AlphaGaussianMixture, AlphaLDA, AlphaLinearRegression, AlphaSpikeSlabRegression
+from alphavb.base import CAVIEstimator
+
+PACKAGE = Path(alphavb.__file__).parent
+
+
+def module_name(path):
+    parts = path.with_suffix("").relative_to(PACKAGE.parent).parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph():
+    """Module -> the alphavb modules it imports (at any depth of the file)."""
+    paths = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {name: set() for name in paths}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                candidates = [target, *(f"{target}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                candidates = [alias.name for alias in node.names]
+            else:
+                continue
+            graph[name] |= {c for c in candidates if c in paths and c != name}
+    return graph
+
+
+def test_no_module_imports_a_module_that_imports_it_back():
+    graph = import_graph()
+    assert len(graph) > 20 and "alphavb.reproduce.rates" in graph
+
+    def reachable(start):
+        seen, todo = set(), [start]
+        while todo:
+            for target in graph[todo.pop()]:
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return seen
+
+    cycles = [name for name in graph if name in reachable(name)]
+    assert not cycles
+
+
+def test_docstrings_do_not_point_at_the_unshipped_spec():
+    offenders = [str(path) for path in PACKAGE.rglob("*.py")
+                 if "spec §" in path.read_text(encoding="utf-8")]
+    assert not offenders
+
+
+@pytest.mark.parametrize("estimator", [AlphaLinearRegression, AlphaSpikeSlabRegression,
+                                       AlphaGaussianMixture, AlphaLDA])
+def test_every_cavi_model_runs_on_the_base_loop(estimator):
+    assert issubclass(estimator, CAVIEstimator)
+    assert not inspect.isabstract(estimator)
+    for method in ("_fit_cavi", "_store", "_continues"):
+        assert getattr(estimator, method) is getattr(CAVIEstimator, method)
+    assert "_fit_cavi(" in inspect.getsource(estimator.fit)
