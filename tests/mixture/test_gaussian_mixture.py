@@ -514,9 +514,11 @@ def test_zero_weight_rows_are_ignored(rng):
     iterate_map(masked, X, weight, 100)
     order = [np.argmin(np.linalg.norm(kept.means_ - m, axis=1)) for m in masked.means_]
     np.testing.assert_allclose(masked.means_, kept.means_[order], atol=1e-8)
-    assert masked._objective(masked._get_parameters().posterior, *masked._local(X, weight, masked._get_parameters().posterior)[1:]) \
-        == pytest.approx(kept._objective(kept._get_parameters().posterior, *kept._local(
-            X[weight > 0], np.ones(int(weight.sum())), kept._get_parameters().posterior)[1:]), rel=1e-10)
+    masked_post = masked._get_parameters().posterior
+    kept_post = kept._get_parameters().posterior
+    assert masked._objective(masked_post, *masked._local(X, weight, masked_post)[1:]) \
+        == pytest.approx(kept._objective(kept_post, *kept._local(
+            X[weight > 0], np.ones(int(weight.sum())), kept_post)[1:]), rel=1e-10)
 
 
 # ---------------------------------------------------------------- bad input
