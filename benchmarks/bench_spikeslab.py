@@ -53,13 +53,13 @@ def bench(n, d, repeats, alpha=0.5):
     phi = model.inclusion_probabilities_.copy()
     mu = model.slab_means_.copy()
     s2 = model.slab_variances_.copy()
-    residual = data["y"] - data["X"] @ (phi * mu)
+    residual = data.y - data.X @ (phi * mu)
     tau = 1.0 / model.noise_variance_
-    logit_pi = np.log(data["fixed_pi"]) - np.log1p(-data["fixed_pi"])
+    logit_pi = np.log(data.fixed_pi) - np.log1p(-data.fixed_pi)
 
     def one_sweep():
-        spike_slab_sweep(data["X"], data["col_sq_norms"], residual, phi, mu, s2, tau,
-                         np.log(tau), logit_pi, alpha, data["slab_variance"])
+        spike_slab_sweep(data.X, data.col_sq_norms, residual, phi, mu, s2, tau,
+                         np.log(tau), logit_pi, alpha, data.slab_variance)
 
     sweep_seconds = median_seconds(one_sweep, repeats)
 
@@ -67,8 +67,8 @@ def bench(n, d, repeats, alpha=0.5):
     state = model._initialize(data, np.random.RandomState(0), 0)
     iteration_seconds = median_seconds(lambda: model._cavi_step(data, state), repeats)
 
-    copy_target = np.empty_like(data["X"])
-    copy_seconds = median_seconds(lambda: np.copyto(copy_target, data["X"]), repeats)
+    copy_target = np.empty_like(data.X)
+    copy_seconds = median_seconds(lambda: np.copyto(copy_target, data.X), repeats)
     bound_seconds = copy_seconds / 2.0
     return {
         "n": n, "d": d, "fit_s": fit_seconds, "sweeps": model.n_iter_,

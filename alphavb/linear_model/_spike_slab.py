@@ -236,15 +236,19 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         -------
         self
         """
+        self._fit_cavi(self._prepare_fit(X, y))
+        self._set_intercept()
+        return self
+
+    def _prepare_fit(self, X, y):
+        """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
         X, y, col_sq_norms = self._prepare_data(X, y, order="F")
         fixed_variance, noise_prior = self._noise_parameters()
         fixed_pi, pi_prior = self._inclusion_parameters(X.shape[1])
         self.prior_inclusion_ = np.nan if fixed_pi is None else fixed_pi
-        self._fit_cavi(_SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
-                                      float(self.slab_variance), fixed_pi, pi_prior))
-        self._set_intercept()
-        return self
+        return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
+                              float(self.slab_variance), fixed_pi, pi_prior)
 
     @staticmethod
     def _inclusion_block(data, phi_sum, n_features):
