@@ -102,7 +102,7 @@ def bench(n, p, k, repeats, tol, threads):
             "sklearn_ms_per_iter": 1e3 * sk_seconds / reference.n_iter_,
             "alphavb_ms_per_iter": 1e3 * ours_seconds / model.n_iter_,
             "alphavb_elbo": ours_elbo, "elbo_diff": ours_elbo - theirs_elbo,
-            "max_mean_diff": float(np.max(np.abs(theirs["means"] - ours["means"]))),
+            "max_mean_diff": float(np.max(np.abs(theirs.means - ours.means))),
         })
     return rows
 
