@@ -225,5 +225,6 @@ class ValidatedParametersMixin:
     _parameter_hints: ClassVar[dict] = {}
 
     def _validate_params(self):
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
         validate_parameters(type(self).__name__, self._parameter_constraints,
-                            self._parameter_hints, self.get_params(deep=False))
+                            self._parameter_hints, params)

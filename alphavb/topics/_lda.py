@@ -431,10 +431,11 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         restarted = fresh.copy()
         topics, value = self._batch_sweep(data.X, data.csc, state.topics, restarted)
         if state.objective is None or value >= state.objective:
-            return replace(state, topics=topics, gamma=restarted, objective=value), value
+            return _LDAState(topics, restarted, state.random_state, value,
+                             state.n_guarded_sweeps), value
         topics, value = self._batch_sweep(data.X, data.csc, state.topics, state.gamma, fresh)
-        return replace(state, topics=topics, objective=value,
-                       n_guarded_sweeps=state.n_guarded_sweeps + 1), value
+        return _LDAState(topics, state.gamma, state.random_state, value,
+                         state.n_guarded_sweeps + 1), value
 
     def _set_parameters(self, state):
         topics = state.topics
