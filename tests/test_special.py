@@ -128,3 +128,19 @@ def test_log_multigamma_matches_scipy():
 
     for p in (1, 2, 5):
         assert log_multigamma(3.7, p) == pytest.approx(multigammaln(3.7, p), rel=1e-13)
+
+
+def test_log_gamma_ratio_keeps_its_digits_for_huge_arguments():
+    from alphavb._special import log_gamma_ratio
+
+    # integer a: log Gamma(x + a) - log Gamma(x) = sum_k log(x + k), with no cancellation
+    for x in [0.3, 2.0, 999.0, 1001.0, 1e5, 1e8, 3e16, 1e200]:
+        for a in [1, 2, 5]:
+            exact = sum(np.log(x + k) for k in range(a))
+            assert log_gamma_ratio(x, a) == pytest.approx(exact, rel=1e-12)
+    # the series and the direct difference meet at the switch
+    for a in [0.5, 1.5, 4.5]:
+        assert log_gamma_ratio(1e3 * (1 + 1e-12), a) == pytest.approx(
+            log_gamma_ratio(1e3 * (1 - 1e-12), a), rel=1e-12)
+    np.testing.assert_allclose(log_gamma_ratio(np.array([3.0, 3e16]), 0.5),
+                               [log_gamma_ratio(3.0, 0.5), log_gamma_ratio(3e16, 0.5)])

@@ -9,6 +9,7 @@ With a known ``sigma2`` this gives exactly the fractional posterior of ``beta``
 marginal over the intercept (a flat prior on the intercept integrates out to centring).
 """
 
+import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -118,6 +119,15 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         ``order="F"`` returns ``X`` in Fortran order (one copy at most, centring included).
         Returns the (centred) ``X`` and ``y`` and the squared column norms of ``X``.
         """
+        if np.asarray(y).dtype.kind in "USO":
+            try:  # numbers written as strings are read as numbers
+                y = np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{type(self).__name__} is a regressor: y must hold numbers, got "
+                    f"{np.asarray(y).dtype} values such as {np.ravel(y)[:1]!r}. Encode the "
+                    "target as numbers (a classifier fits labels)."
+                ) from None
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order=order)
         if self.fit_intercept:
             X_offset = X.mean(axis=0)
@@ -154,6 +164,13 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
             self.noise_shape_ = float(noise.shape)
             self.noise_scale_ = float(noise.scale)
             self.noise_variance_ = float(inv_gamma_mean(noise.shape, noise.scale))
+            if not np.isfinite(self.noise_variance_):
+                warnings.warn(
+                    f"{type(self).__name__}: q(sigma2) = InvGamma({self.noise_shape_:.3g}, "
+                    f"{self.noise_scale_:.3g}) has no finite mean (its shape a0 + alpha n / 2 "
+                    "is <= 1), so noise_variance_ and the predictive standard deviation are "
+                    "inf. Fit more rows, or pass noise_variance or an informative noise_prior.",
+                    UserWarning, stacklevel=4)
         else:
             self.noise_shape_ = None
             self.noise_scale_ = None

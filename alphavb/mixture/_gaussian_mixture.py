@@ -65,7 +65,7 @@ from typing import ClassVar, NamedTuple
 
 import numba
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 from scipy.stats import wishart
 from sklearn.base import DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
@@ -79,6 +79,7 @@ from .._special import (
     kl_gamma,
     kl_gaussian_diag_prior,
     kl_wishart,
+    log_gamma_ratio,
     wishart_expected_log_det,
 )
 from .._validation import FiniteArray, Integer, Options, Real, bad_parameter
@@ -986,6 +987,6 @@ def _diagonal_matrices(diagonals):
 
 def _student_t_log_pdf(maha, dof, dim, log_det_scale):
     """Log density of a ``dim``-variate Student-t with squared Mahalanobis distance ``maha``."""
-    return (gammaln(0.5 * (dof + dim)) - gammaln(0.5 * dof)
+    return (log_gamma_ratio(0.5 * dof, 0.5 * dim)
             - 0.5 * dim * np.log(dof * np.pi) - 0.5 * log_det_scale
             - 0.5 * (dof + dim) * np.log1p(maha / dof))

@@ -589,3 +589,14 @@ def test_singular_data_covariance_gets_a_ridge_in_the_default_prior():
     np.testing.assert_allclose(model.covariance_prior_,
                                [[variance * (1 + 0.5e-6), 0], [0, 0.5e-6 * variance]])
     assert np.all(np.isfinite(model.means_)) and np.isfinite(model.elbo_)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag", "spherical"])
+def test_huge_sample_weights_give_the_large_sample_predictive(covariance_type):
+    # weights c * 1 are c copies of each row: as c grows the predictive density converges
+    # (the Student-t components have nu ~ c degrees of freedom); before the log-gamma ratio
+    # was computed without cancellation, c = 1e15 gave -41.4 instead of -4.14
+    X, _, _ = make_gmm(n_samples=60, random_state=0)
+    scores = [AlphaGaussianMixture(2, covariance_type=covariance_type, random_state=0)
+              .fit(X, sample_weight=np.full(60, c)).score(X) for c in (1e6, 1e14, 1e15, 1e100)]
+    np.testing.assert_allclose(scores, scores[0], rtol=1e-6)
