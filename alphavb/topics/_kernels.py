@@ -19,11 +19,13 @@ import numba
 import numpy as np
 
 # Reassociation lets LLVM vectorise the sums over topics; no flag that assumes away NaN or
-# inf is set, so non-finite values still reach the objective's check.
+# inf is set, so non-finite values still reach the objective's check. error_model="numpy":
+# a division by zero gives inf/nan (checked by the caller) instead of raising inside a
+# parallel region, which numba reports as an opaque SystemError.
 _REDUCTION_FLAGS = {"reassoc", "contract"}
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def digamma(x):
     """``psi(x)`` for ``x > 0``: the recurrence ``psi(x) = psi(x + 1) - 1/x`` up to 10, then
     the asymptotic series to ``x^-12`` (checked against scipy to 1e-13 in the tests)."""
@@ -38,7 +40,7 @@ def digamma(x):
     return result + math.log(x) - 0.5 * inv - series
 
 
-@numba.njit(cache=True, fastmath=_REDUCTION_FLAGS)
+@numba.njit(cache=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
 def _document_loop(start, stop, indices, counts, word_factors, gamma_d, doc_topic_prior, alpha,
                    scale, max_iter, mean_change_tol, theta_factor, accumulated):
     """Alternate the phi- and gamma-updates of one document, ``gamma_d`` updated in place;
@@ -70,7 +72,7 @@ def _document_loop(start, stop, indices, counts, word_factors, gamma_d, doc_topi
     return max_iter
 
 
-@numba.njit(cache=True, fastmath=_REDUCTION_FLAGS)
+@numba.njit(cache=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
 def _document_objective(start, stop, indices, counts, word_factors, gamma_d, doc_topic_prior,
                         scale, kl_weight, theta_factor):
     """``sum_v n_dv log Z_dv - kl_weight KL(Dir(gamma_d) || Dir(a))``: the document's share of
@@ -96,7 +98,7 @@ def _document_objective(start, stop, indices, counts, word_factors, gamma_d, doc
     return value
 
 
-@numba.njit(parallel=True, fastmath=_REDUCTION_FLAGS)
+@numba.njit(parallel=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
 def lda_document_step(indptr, indices, counts, word_factors, gamma, fresh_gamma,
                       doc_topic_prior, alpha, scale, kl_weight, max_iter, mean_change_tol):
     """Coordinate ascent on each document's ``(phi_d, gamma_d)`` with ``q(beta)`` fixed.
@@ -144,7 +146,7 @@ def lda_document_step(indptr, indices, counts, word_factors, gamma, fresh_gamma,
     return n_passes
 
 
-@numba.njit(parallel=True, fastmath=_REDUCTION_FLAGS)
+@numba.njit(parallel=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
 def lda_word_statistics(col_indptr, col_docs, col_counts, doc_factors, word_factors,
                         statistics, log_norm_per_word):
     """``statistics[v, k] = sum_d n_dv phi_dvk`` and ``log_norm_per_word[v] = sum_d n_dv log Z_dv``.

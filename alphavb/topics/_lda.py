@@ -82,9 +82,12 @@ def _e_step(X, csc, gamma, word_factors, doc_topic_prior, alpha, scale, max_doc_
     lda_word_statistics(csc.indptr, csc.indices, csc.data, doc_factors, word_factors,
                         statistics, log_norm_per_word)
     log_norm = float(np.sum(log_norm_per_word))
-    if not np.isfinite(log_norm):
-        raise FloatingPointError("AlphaLDA: a word's probability under q underflowed to 0; "
-                                 "use larger doc_topic_prior / topic_word_prior.")
+    if not (np.isfinite(log_norm) and np.all(np.isfinite(gamma))):
+        raise FloatingPointError(
+            "AlphaLDA: the E-step left float64's range (a word's probability under q "
+            "underflowed to 0, or the counts, up to "
+            f"{X.data.max() if X.nnz else 0.0:.3g} in X, overflowed the statistics). Rescale "
+            "the counts of X, or use larger doc_topic_prior / topic_word_prior.")
     return statistics.T, log_norm, n_passes
 
 
@@ -121,6 +124,9 @@ def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,
     """
     documents, _, n_words = _bound_terms(components, doc_topic_prior, topic_word_prior, X,
                                          max_doc_update_iter, mean_change_tol)
+    if n_words == 0:
+        raise ValueError("heldout_perplexity: X has no words (all counts are 0), so the "
+                         "perplexity per word is undefined.")
     return float(np.exp(-documents / n_words))
 
 
@@ -132,6 +138,8 @@ def _optimize_symmetric_prior(current, sum_expected_log, n_groups, dim):
 
     by safeguarded Newton steps.
     """
+    if dim == 1:  # a Dirichlet over one category is a point mass: c does not enter
+        return float(current)
     value = current
     for _ in range(100):
         gradient = n_groups * dim * (psi(dim * value) - psi(value)) + sum_expected_log
@@ -460,9 +468,13 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         statistics, _, _ = self._document_step(data.X, data.X.tocsc(), gamma, topics)
         target = (topics.topic_word_prior
                   + self.alpha * (data.total_samples / data.X.shape[0]) * statistics)
-        return replace(state, topics=self._topics((1.0 - step) * topics.components
-                                                  + step * target,
-                                                  topics.doc_topic_prior,
+        components = (1.0 - step) * topics.components + step * target
+        if not np.all(np.isfinite(components)):
+            raise FloatingPointError(
+                "AlphaLDA: the online topic update overflowed float64 (counts up to "
+                f"{data.X.data.max():.3g} in X, scaled by total_samples / batch size = "
+                f"{data.total_samples / data.X.shape[0]:.3g}). Rescale the counts of X.")
+        return replace(state, topics=self._topics(components, topics.doc_topic_prior,
                                                   topics.topic_word_prior))
 
     def _corpus_objective(self, X, csc, topics, random_state):
@@ -526,7 +538,13 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             self.n_batch_iter_ = self._batch_iter_start
         else:
             self._fit_online(X, X.tocsc(), check_random_state(self.random_state))
-        self.bound_ = self.perplexity(X)
+        if X.sum() > 0:
+            self.bound_ = self.perplexity(X)
+        else:  # no words: the topics are the prior, and a per-word perplexity is undefined
+            warnings.warn("AlphaLDA: X has no words (all counts are 0); the fitted topics are "
+                          "the prior and bound_ (the per-word perplexity) is nan.",
+                          UserWarning, stacklevel=2)
+            self.bound_ = float("nan")
         return self
 
     def partial_fit(self, X, y=None):
@@ -597,6 +615,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         counts the topics' KL once whatever ``X`` is; see :func:`heldout_perplexity` for the
         documents-only version)."""
         documents, topics, n_words = self._bound(X)
+        if n_words == 0:
+            raise ValueError("AlphaLDA.perplexity: X has no words (all counts are 0), so the "
+                             "perplexity per word is undefined. Pass documents with words.")
         return float(np.exp(-(documents + topics) / n_words))
 
     def _bound(self, X):

@@ -292,3 +292,32 @@ def test_evaluate_every_stops_at_tol(learning_method):
     assert abs(history[-1] - previous) <= 1e-3 * abs(history[-1])
     everything = AlphaLDA(3, learning_method=learning_method, max_iter=7, random_state=2).fit(X)
     assert everything.n_iter_ == 7 and not everything.converged_
+
+
+def test_a_corpus_without_words_is_fitted_to_the_prior():
+    with pytest.warns(UserWarning, match="no words.*bound_"):
+        model = AlphaLDA(2, random_state=0).fit(np.zeros((5, 4)))
+    np.testing.assert_array_equal(model.components_, model.topic_word_prior_)
+    assert np.isnan(model.bound_) and np.all(model.elbo_history_ == 0.0)
+    with pytest.raises(ValueError, match="X has no words"):
+        model.perplexity(np.zeros((2, 4)))
+
+
+@pytest.mark.parametrize("learning_method", ["online", "batch"])
+def test_absurd_counts_end_in_a_clear_error_or_a_finite_fit(learning_method):
+    X, _, _ = small_corpus(n_documents=300, n_words=30)
+    try:
+        model = AlphaLDA(3, learning_method=learning_method, random_state=0).fit(X * 1e200)
+    except FloatingPointError as error:  # never numba's SystemError
+        assert "Rescale the counts of X" in str(error)
+    else:
+        assert np.all(np.isfinite(model.components_)) and np.isfinite(model.bound_)
+
+
+def test_one_topic_with_empirical_bayes_priors():
+    X, _, _ = small_corpus(n_documents=40)
+    model = AlphaLDA(1, optimize_priors=True, max_iter=5, random_state=0).fit(X)
+    # a Dirichlet over one topic is a point mass: its parameter stays where it started
+    assert model.doc_topic_prior_ == 1.0
+    assert np.isfinite(model.topic_word_prior_) and np.isfinite(model.bound_)
+    np.testing.assert_allclose(model.transform(X), 1.0)
