@@ -19,6 +19,8 @@ distributions; for univariate normals, with ``s_a^2 = a s2^2 + (1 - a) s1^2``,
 evaluate, given draws from the first. :mod:`alphavb.risk` averages them over the fitted ``q``.
 """
 
+import warnings
+
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import check_random_state
@@ -43,6 +45,40 @@ DIVERGENCES = ("hellinger", "renyi")
 def _check_order(owner, order):
     return check_scalar_in_range(owner, "order", order, 0.0, 1.0, low_open=True,
                                  high_open=True, fix="The Rényi order must lie in (0, 1).")
+
+
+def _as_float_array(owner, name, value):
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise _bad_parameter(owner, name, "an array-like of numbers", value) from None
+    if not np.all(np.isfinite(array)):
+        raise _bad_parameter(owner, name, "finite", "an array with NaN or inf")
+    return array
+
+
+def _normal_arguments(owner, mean1, var1, mean2, var2):
+    """The four arguments as finite float arrays broadcast together; variances > 0."""
+    names = ("mean1", "var1", "mean2", "var2")
+    arrays = [_as_float_array(owner, name, value)
+              for name, value in zip(names, (mean1, var1, mean2, var2))]
+    for name, array in zip(names[1::2], arrays[1::2]):
+        if np.any(array <= 0):
+            raise _bad_parameter(owner, name, "positive (a variance)",
+                                 f"a minimum of {array.min():.3g}")
+    try:
+        return np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise ValueError(f"{owner}: mean1, var1, mean2 and var2 must broadcast together; got "
+                         f"shapes {[a.shape for a in arrays]}.") from None
+
+
+def _warn_if_overflowed(owner, value):
+    if np.any(np.isinf(value)):
+        warnings.warn(f"{owner}: the divergence exceeds float64's range for some pairs (their "
+                      "means are more than ~1e154 standard deviations apart) and is inf there.",
+                      UserWarning, stacklevel=3)
+    return value
 
 
 def _hellinger_from_renyi_half(renyi_half):
@@ -71,11 +107,15 @@ def renyi_normal(mean1, var1, mean2, var2, order=0.5):
     ndarray (or float) of the broadcast shape
     """
     a = _check_order("renyi_normal", order)
-    mean1, var1, mean2, var2 = np.broadcast_arrays(*(np.asarray(v, dtype=float)
-                                                     for v in (mean1, var1, mean2, var2)))
+    mean1, var1, mean2, var2 = _normal_arguments("renyi_normal", mean1, var1, mean2, var2)
+    return _warn_if_overflowed("renyi_normal", _renyi_normal(mean1, var1, mean2, var2, a))
+
+
+def _renyi_normal(mean1, var1, mean2, var2, a):
     var_a = a * var2 + (1.0 - a) * var1
     log_ratio = 0.5 * (np.log(var_a) - (1.0 - a) * np.log(var1) - a * np.log(var2))
-    return a * (mean1 - mean2) ** 2 / (2.0 * var_a) + log_ratio / (1.0 - a)
+    with np.errstate(over="ignore"):
+        return a * (mean1 - mean2) ** 2 / (2.0 * var_a) + log_ratio / (1.0 - a)
 
 
 def hellinger_normal(mean1, var1, mean2, var2):
@@ -88,7 +128,8 @@ def hellinger_normal(mean1, var1, mean2, var2):
     -------
     ndarray (or float) of the broadcast shape, in [0, 2]
     """
-    return _hellinger_from_renyi_half(renyi_normal(mean1, var1, mean2, var2, 0.5))
+    arguments = _normal_arguments("hellinger_normal", mean1, var1, mean2, var2)
+    return _hellinger_from_renyi_half(_renyi_normal(*arguments, 0.5))
 
 
 def renyi_mvn(mean1, cov1, mean2, cov2, order=0.5):
@@ -112,26 +153,48 @@ def renyi_mvn(mean1, cov1, mean2, cov2, order=0.5):
     ndarray of the broadcast batch shape (a float for single pairs)
     """
     a = _check_order("renyi_mvn", order)
-    mean1, mean2 = np.asarray(mean1, dtype=float), np.asarray(mean2, dtype=float)
-    cov1, cov2 = np.asarray(cov1, dtype=float), np.asarray(cov2, dtype=float)
-    if cov1.shape[-2:] != (mean1.shape[-1],) * 2 or cov2.shape[-2:] != (mean2.shape[-1],) * 2:
-        raise ValueError("renyi_mvn needs covariances of shape (..., p, p) for means of shape "
+    return _warn_if_overflowed("renyi_mvn", _renyi_mvn(
+        *_mvn_arguments("renyi_mvn", mean1, cov1, mean2, cov2), a))
+
+
+def _mvn_arguments(owner, mean1, cov1, mean2, cov2):
+    """Finite means of shape (..., p) and symmetric positive definite covariances."""
+    mean1, mean2 = (_as_float_array(owner, name, value)
+                    for name, value in (("mean1", mean1), ("mean2", mean2)))
+    cov1, cov2 = (_as_float_array(owner, name, value)
+                  for name, value in (("cov1", cov1), ("cov2", cov2)))
+    if (mean1.ndim == 0 or mean2.ndim == 0 or cov1.shape[-2:] != (mean1.shape[-1],) * 2
+            or cov2.shape[-2:] != (mean2.shape[-1],) * 2):
+        raise ValueError(f"{owner} needs covariances of shape (..., p, p) for means of shape "
                          f"(..., p); got means {mean1.shape}, {mean2.shape} and covariances "
                          f"{cov1.shape}, {cov2.shape}.")
+    for name, cov in (("cov1", cov1), ("cov2", cov2)):
+        if not np.allclose(cov, np.swapaxes(cov, -1, -2), rtol=1e-10, atol=1e-12):
+            raise _bad_parameter(owner, name, "symmetric (a covariance)", "an asymmetric "
+                                 "matrix", "Symmetrize it, e.g. (C + C.T) / 2.")
+        if np.any(np.linalg.eigvalsh(cov) <= 0):
+            raise _bad_parameter(owner, name, "positive definite (a covariance)",
+                                 "a matrix with an eigenvalue <= 0")
+    return mean1, cov1, mean2, cov2
+
+
+def _renyi_mvn(mean1, cov1, mean2, cov2, a):
     cov_a = a * cov2 + (1.0 - a) * cov1
     delta = mean1 - mean2
     chol = np.linalg.cholesky(cov_a)
     white = np.linalg.solve(chol, delta[..., None])[..., 0]
     log_det = [np.linalg.slogdet(c)[1] for c in (cov_a, cov1, cov2)]
-    value = (0.5 * a * np.sum(white**2, axis=-1)
-             + (log_det[0] - (1.0 - a) * log_det[1] - a * log_det[2]) / (2.0 * (1.0 - a)))
+    with np.errstate(over="ignore"):
+        value = (0.5 * a * np.sum(white**2, axis=-1)
+                 + (log_det[0] - (1.0 - a) * log_det[1] - a * log_det[2]) / (2.0 * (1.0 - a)))
     return value[()] if np.ndim(value) == 0 else value
 
 
 def hellinger_mvn(mean1, cov1, mean2, cov2):
     """Squared Hellinger distance between multivariate normals, ``2 (1 - exp(-D_{1/2}/2))``
     with ``D_{1/2}`` from :func:`renyi_mvn`."""
-    return _hellinger_from_renyi_half(renyi_mvn(mean1, cov1, mean2, cov2, 0.5))
+    arguments = _mvn_arguments("hellinger_mvn", mean1, cov1, mean2, cov2)
+    return _hellinger_from_renyi_half(_renyi_mvn(*arguments, 0.5))
 
 
 # ------------------------------------------------------------------------- categorical

@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import bad_parameter as _bad_parameter
 from .base import check_positive_int, check_scalar_in_range
+from .blackbox import AlphaLogisticRegression
 from .divergences import (
     DIVERGENCES,
     _categorical_divergence,
@@ -39,15 +40,23 @@ from .divergences import (
     _normal_divergence,
     _renyi_from_log_ratios,
 )
+from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
+from .mixture import AlphaGaussianMixture
+from .topics import AlphaLDA
 
 __all__ = ["lda_risk", "logistic_risk", "mixture_risk", "regression_risk"]
 
 # --------------------------------------------------------------- risk of fitted models
 
 
-def _check_risk_call(owner, model, fitted_attribute, divergence, order, n_draws):
+def _check_risk_call(owner, model, model_class, divergence, order, n_draws):
     """The checks every risk function starts with; returns the Rényi order and draws."""
-    check_is_fitted(model, fitted_attribute)
+    if not isinstance(model, model_class):
+        classes = model_class if isinstance(model_class, tuple) else (model_class,)
+        names = " or ".join(c.__name__ for c in classes)
+        raise _bad_parameter(owner, "model", f"a fitted {names}", type(model).__name__,
+                             "Each model has its own risk function (see alphavb.risk).")
+    check_is_fitted(model)
     if divergence not in DIVERGENCES:
         raise _bad_parameter(owner, "divergence", f"one of {DIVERGENCES}", divergence)
     order = _check_order(owner, order) if divergence == "renyi" else None
@@ -108,7 +117,9 @@ def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
     float
     """
     owner = "regression_risk"
-    order, n_draws = _check_risk_call(owner, model, "coef_", divergence, order, n_draws)
+    order, n_draws = _check_risk_call(
+        owner, model, (AlphaLinearRegression, AlphaSpikeSlabRegression), divergence, order,
+        n_draws)
     X = _check_design(owner, X, model.coef_.shape[0])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     noise_variance = check_scalar_in_range(owner, "noise_variance", noise_variance, 0.0, None,
@@ -148,7 +159,8 @@ def logistic_risk(model, X, coef, intercept=0.0, n_draws=200, divergence="hellin
     from scipy.special import expit
 
     owner = "logistic_risk"
-    order, n_draws = _check_risk_call(owner, model, "vb_", divergence, order, n_draws)
+    order, n_draws = _check_risk_call(owner, model, AlphaLogisticRegression, divergence,
+                                      order, n_draws)
     X = _check_design(owner, X, model.coef_.shape[1])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     draws = model.sample_posterior(n_draws, random_state=random_state)
@@ -197,7 +209,8 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     float
     """
     owner = "mixture_risk"
-    order, n_draws = _check_risk_call(owner, model, "means_", divergence, order, n_draws)
+    order, n_draws = _check_risk_call(owner, model, AlphaGaussianMixture, divergence, order,
+                                      n_draws)
     n_points = check_positive_int(owner, "n_points", n_points)
     true_means = np.asarray(means, dtype=float)
     n_true, p = true_means.shape if true_means.ndim == 2 else (0, 0)
@@ -258,7 +271,7 @@ def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger"
     float
     """
     owner = "lda_risk"
-    order, n_draws = _check_risk_call(owner, model, "components_", divergence, order, n_draws)
+    order, n_draws = _check_risk_call(owner, model, AlphaLDA, divergence, order, n_draws)
     gamma = model.transform(X, normalize=False)
     doc_topic = _check_probabilities(owner, "doc_topic", doc_topic)
     topic_word = _check_probabilities(owner, "topic_word", topic_word)

@@ -286,3 +286,31 @@ def test_risk_checks_the_truth_and_design():
     x_copy = x.copy()
     regression_risk(model, x, [0.8], 1.0, n_draws=5)
     np.testing.assert_array_equal(x, x_copy)
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: hellinger_normal(0, -1.0, 1, 1), "'var1'.*positive"),
+    (lambda: renyi_normal(0, 1, 1, 0.0), "'var2'.*positive"),
+    (lambda: hellinger_normal(np.nan, 1, 1, 1), "'mean1'.*finite"),
+    (lambda: hellinger_normal("a", 1, 0, 1), "'mean1'.*numbers"),
+    (lambda: renyi_normal(np.zeros(3), 1, np.zeros(4), 1), "broadcast"),
+    (lambda: hellinger_mvn([0, 0], [[1, 0.5], [0, 1]], [0, 0], np.eye(2)), "'cov1'.*symmetric"),
+    (lambda: renyi_mvn([0, 0], np.eye(2), [0, 0], [[1, 2], [2, 1]]), "'cov2'.*positive defin"),
+    (lambda: hellinger_mvn([0, 0], np.eye(3), [0, 0], np.eye(2)), "shape"),
+])
+def test_divergences_refuse_what_is_not_a_distribution(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_an_overflowing_divergence_says_so():
+    with pytest.warns(UserWarning, match="exceeds float64"):
+        assert renyi_normal(1e200, 1, -1e200, 1) == np.inf
+
+
+def test_a_risk_function_names_the_model_it_needs(rng):
+    mixture = AlphaGaussianMixture(2, random_state=0).fit(rng.normal(size=(30, 2)))
+    with pytest.raises(ValueError, match="'model'.*AlphaLinearRegression.*AlphaGaussianMixture"):
+        regression_risk(mixture, np.zeros((3, 2)), [0.0, 0.0], 1.0)
+    with pytest.raises(ValueError, match="'model'.*AlphaLDA"):
+        lda_risk(mixture, np.ones((2, 2)), np.full((2, 1), 1.0), np.full((1, 2), 0.5))
