@@ -259,21 +259,42 @@ def load_ap(data_home=None, download_if_missing=True):
         except (OSError, ValueError) as error:
             raise FileNotFoundError(f"{needed}, or allow the download of {AP_URL}, which "
                                     f"failed: {error}") from error
-    words = vocab_path.read_text(encoding="utf-8").split()
-    rows, cols, values = [], [], []
-    with open(counts_path, encoding="utf-8") as handle:
-        for row, line in enumerate(handle):
-            fields = line.split()
-            if not fields:
-                continue
-            pairs = [field.split(":") for field in fields[1:]]
-            if int(fields[0]) != len(pairs):
-                raise ValueError(f"{counts_path}, line {row + 1}: says {fields[0]} distinct "
-                                 f"words but lists {len(pairs)}; the file is not lda-c format.")
-            for word, count in pairs:
-                rows.append(row)
+    words = []
+    for number, line in enumerate(_read_text(vocab_path).splitlines(), start=1):
+        fields = line.split()
+        if len(fields) != 1:
+            raise ValueError(f"{vocab_path}, line {number}: a vocabulary line must hold one "
+                             f"word, got {line!r}; every later word id would shift.")
+        words.append(fields[0])
+    rows, cols, values, lines = [], [], [], []
+    for row, line in enumerate(_read_text(counts_path).splitlines()):
+        fields = line.split()
+        if not fields:
+            continue
+        pairs = [field.split(":") for field in fields[1:]]
+        if (not fields[0].isdigit() or int(fields[0]) != len(pairs)
+                or any(len(pair) != 2 for pair in pairs)):
+            raise ValueError(f"{counts_path}, line {row + 1}: expected 'N id:count ...' with "
+                             f"N pairs, got {line[:60]!r}; the file is not lda-c format.")
+        for word, count in pairs:
+            try:
                 cols.append(int(word))
                 values.append(float(count))
+            except ValueError:
+                raise ValueError(f"{counts_path}, line {row + 1}: {word}:{count} is not "
+                                 "an integer word id and a count; the file is not lda-c "
+                                 "format.") from None
+            rows.append(row)
+            lines.append(row + 1)
+    cols, values = np.asarray(cols, dtype=np.int64), np.asarray(values)
+    bad = ((cols < 0) | (cols >= len(words)) | ~np.isfinite(values) | (values < 0)
+           | (values != np.round(values)))
+    if np.any(bad):
+        first = int(np.argmax(bad))
+        raise ValueError(f"{counts_path}, line {lines[first]}: word {cols[first]} with count "
+                         f"{values[first]}; word ids must lie in [0, {len(words)}) (the "
+                         f"vocabulary {vocab_path.name} has {len(words)} words) and counts "
+                         "must be non-negative integers.")
     n_documents = rows[-1] + 1 if rows else 0
     data = sp.csr_matrix((values, (rows, cols)), shape=(n_documents, len(words)))
     return Bunch(data=data, feature_names=np.array(words),
@@ -344,13 +365,18 @@ def load_uci(name, data_home=None, download_if_missing=True):
     else:
         folder = root / "data"
         _fetch_uci_files(name, folder, download_if_missing)
-        table = np.loadtxt(folder / "data.txt", ndmin=2)
-        features = np.loadtxt(folder / "index_features.txt", dtype=int, ndmin=1)
-        target = int(np.loadtxt(folder / "index_target.txt", dtype=int))
-        n_splits = int(np.loadtxt(folder / "n_splits.txt"))
-        train = [np.loadtxt(folder / f"index_train_{k}.txt", dtype=int, ndmin=1)
+        table = _read_table(folder / "data.txt")
+        n_rows, n_columns = table.shape
+        features = _read_indices(folder / "index_features.txt", n_columns, "column")
+        target = _read_indices(folder / "index_target.txt", n_columns, "column")
+        if target.shape != (1,):
+            raise ValueError(f"{folder / 'index_target.txt'}: must hold one column index, "
+                             f"got {target.size}.")
+        target = int(target[0])
+        n_splits = _read_split_count(folder / "n_splits.txt")
+        train = [_read_indices(folder / f"index_train_{k}.txt", n_rows, "row")
                  for k in range(n_splits)]
-        test = [np.loadtxt(folder / f"index_test_{k}.txt", dtype=int, ndmin=1)
+        test = [_read_indices(folder / f"index_test_{k}.txt", n_rows, "row")
                 for k in range(n_splits)]
     return Bunch(data=table[:, features], target=table[:, target], train_indices=train,
                  test_indices=test, n_splits=n_splits, name=name,
@@ -360,10 +386,9 @@ def load_uci(name, data_home=None, download_if_missing=True):
 
 def _fetch_uci_files(name, folder, download_if_missing):
     """Make sure the split files of ``name`` are in ``folder``, downloading what is missing."""
-    import urllib.request
 
     def split_files():  # named by n_splits.txt
-        n_splits = int(np.loadtxt(folder / "n_splits.txt"))
+        n_splits = _read_split_count(folder / "n_splits.txt")
         return [f"index_{part}_{k}.txt" for k in range(n_splits) for part in ("train", "test")]
 
     def absent(files):
@@ -384,8 +409,7 @@ def _fetch_uci_files(name, folder, download_if_missing):
 
     def fetch(files):
         for file in absent(files):
-            urllib.request.urlretrieve(UCI_URL.format(folder=UCI_FOLDERS[name], file=file),
-                                       folder / file)
+            _download(UCI_URL.format(folder=UCI_FOLDERS[name], file=file), folder / file)
 
     try:
         fetch(base)
@@ -410,29 +434,91 @@ def _load_year(root, download_if_missing):
         if not download_if_missing:
             raise FileNotFoundError(needed + ".")
         try:
-            with urllib.request.urlopen(YEAR_URL) as response:
+            with urllib.request.urlopen(YEAR_URL, timeout=60.0) as response:
                 archive = zipfile.ZipFile(io.BytesIO(response.read()))
             root.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(archive.read("YearPredictionMSD.txt"))
+            partial = path.with_name(path.name + ".part")
+            partial.write_bytes(archive.read("YearPredictionMSD.txt"))
+            os.replace(partial, path)
         except (OSError, KeyError, zipfile.BadZipFile) as error:
             raise FileNotFoundError(f"{needed}, or allow the download of {YEAR_URL}, which "
                                     f"failed: {error}") from error
-    return np.loadtxt(path, delimiter=",", ndmin=2)
+    return _read_table(path, delimiter=",")
+
+
+def _read_text(path):
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a UTF-8 text file ({error}); the file is damaged, "
+                         "delete it to download it again.") from None
+
+
+def _read_table(path, delimiter=None):
+    """A finite 2-D float table from a text file; errors name the file and the row."""
+    try:
+        table = np.loadtxt(path, delimiter=delimiter, ndmin=2)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: cannot be read as a table of numbers ({error}). The file "
+                         "is damaged; delete it to download it again.") from None
+    if table.size == 0:
+        raise ValueError(f"{path}: holds no rows.")
+    finite = np.isfinite(table).all(axis=1)
+    if not finite.all():
+        raise ValueError(f"{path}, row {int(np.argmin(finite)) + 1}: holds NaN or inf; the "
+                         "benchmark's tables are finite.")
+    return table
+
+
+def _read_indices(path, size, what):
+    """0-based integer indices in [0, size) from a text file, one or more per line."""
+    values = _read_table(path).ravel()
+    if not np.all(values == np.round(values)) or np.any(values < 0) or np.any(values >= size):
+        bad = int(np.argmax((values != np.round(values)) | (values < 0) | (values >= size)))
+        raise ValueError(f"{path}, entry {bad + 1}: {values[bad]:g} is not a {what} index in "
+                         f"[0, {size}) of data.txt; the split files do not match the data.")
+    return values.astype(np.int64)
+
+
+def _read_split_count(path):
+    values = _read_table(path).ravel()
+    if values.shape != (1,) or values[0] != round(values[0]) or values[0] < 1:
+        raise ValueError(f"{path}: must hold one integer >= 1 (the number of splits), got "
+                         f"{values.tolist()}.")
+    return int(values[0])
+
+
+def _download(url, path, timeout=60.0):
+    """Fetch ``url`` into ``path`` through a temporary file renamed only when complete
+    (``urlretrieve`` checks the length the server announced), with a socket timeout."""
+    import socket
+    import urllib.request
+
+    partial = path.with_name(path.name + ".part")
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout)
+    try:
+        urllib.request.urlretrieve(url, partial)
+        os.replace(partial, path)
+    finally:
+        socket.setdefaulttimeout(previous)
+        partial.unlink(missing_ok=True)
 
 
 def _download_ap(folder):
     """Fetch lda-c's ap.tgz and extract ap.dat and vocab.txt (as ap_vocab.txt) into folder."""
     import tarfile
     import tempfile
-    import urllib.request
 
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
         archive = Path(scratch) / "ap.tgz"
-        urllib.request.urlretrieve(AP_URL, archive)
+        _download(AP_URL, archive)
         with tarfile.open(archive) as tar:
             members = {Path(member.name).name: member for member in tar.getmembers()}
             for source, target in (("ap.dat", "ap.dat"), ("vocab.txt", "ap_vocab.txt")):
                 if source not in members:
                     raise ValueError(f"{AP_URL} holds no {source}")
-                (folder / target).write_bytes(tar.extractfile(members[source]).read())
+                partial = folder / (target + ".part")
+                partial.write_bytes(tar.extractfile(members[source]).read())
+                os.replace(partial, folder / target)

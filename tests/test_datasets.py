@@ -238,3 +238,64 @@ def test_load_uci_year_reads_the_csv_and_says_what_it_needs(tmp_path):
     data = load_uci("year", data_home=tmp_path)
     assert data.data.shape == (5, 90) and data.n_splits == 1
     np.testing.assert_array_equal(data.target, np.arange(2001, 2006))
+
+
+@pytest.mark.parametrize(("lines", "vocabulary", "match"), [
+    (["2 1:3 2:-7"], ["a", "b", "c"], "line 1: word 2 with count -7.*non-negative integers"),
+    (["1 2:nan"], ["a", "b", "c"], "line 1: word 2 with count nan"),
+    (["1 5:1"], ["a", "b", "c"], r"word ids must lie in \[0, 3\)"),
+    (["1 1:2.5"], ["a", "b", "c"], "count 2.5"),
+    (["2 1:3 xx"], ["a", "b", "c"], "line 1.*not lda-c format"),
+    (["1 0:1"], ["a", "b c", "d"], "ap_vocab.txt, line 2: a vocabulary line must hold one word"),
+])
+def test_load_ap_refuses_counts_and_words_it_cannot_trust(tmp_path, lines, vocabulary, match):
+    write_lda_c(tmp_path, lines, vocabulary)
+    with pytest.raises(ValueError, match=match):
+        load_ap(data_home=tmp_path)
+
+
+def test_load_ap_names_a_file_of_garbage_bytes(tmp_path):
+    write_lda_c(tmp_path, ["1 0:1"], ["a"])
+    (tmp_path / "ap" / "ap.dat").write_bytes(b"\xff\xfe\x00\x81garbage")
+    with pytest.raises(ValueError, match="ap.dat: not a UTF-8 text file"):
+        load_ap(data_home=tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["short data", "index 99999", "index -5", "splits 0",
+                                    "splits -3", "nan cell", "garbage"])
+def test_load_uci_refuses_files_that_do_not_fit_together(tmp_path, damage):
+    from alphavb.datasets import load_uci
+
+    folder = tmp_path / "uci" / "yacht" / "data"
+    table = write_fake_uci(folder)
+    if damage == "short data":  # the split files index rows the table no longer has
+        np.savetxt(folder / "data.txt", table[:8])
+        match = r"index_(train|test)_0.txt, entry \d+: \d+ is not a row index in \[0, 8\)"
+    elif damage.startswith("index"):
+        np.savetxt(folder / "index_test_1.txt", [1, int(damage.split()[1])], fmt="%d")
+        match = r"index_test_1.txt, entry 2: -?\d+ is not a row index in \[0, 12\)"
+    elif damage.startswith("splits"):
+        (folder / "n_splits.txt").write_text(damage.split()[1] + "\n")
+        match = "n_splits.txt: must hold one integer >= 1"
+    elif damage == "nan cell":
+        table[4, 2] = np.nan
+        np.savetxt(folder / "data.txt", table)
+        match = "data.txt, row 5: holds NaN or inf"
+    else:
+        (folder / "data.txt").write_bytes(b"\xff\xfe garbage")
+        match = "data.txt: cannot be read as a table of numbers"
+    with pytest.raises(ValueError, match=match):
+        load_uci("yacht", data_home=tmp_path, download_if_missing=False)
+
+
+def test_an_interrupted_download_leaves_no_file(tmp_path, monkeypatch):
+    from alphavb.datasets import load_uci
+
+    def half_download(url, filename):
+        Path(filename).write_text("1 2 3\n4 5")  # the connection drops mid-file
+        raise OSError("connection reset")
+
+    monkeypatch.setattr("urllib.request.urlretrieve", half_download)
+    with pytest.raises(FileNotFoundError, match="connection reset"):
+        load_uci("energy", data_home=tmp_path)
+    assert list((tmp_path / "uci" / "energy" / "data").iterdir()) == []
