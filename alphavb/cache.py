@@ -91,6 +91,24 @@ class ResultCache:
     def __init__(self, folder):
         self.folder = Path(folder)
 
+    def check_writable(self, owner="cache_dir"):
+        """Create the folder and make sure rows can be written there; raise ``ValueError``
+        naming ``owner`` otherwise. Remove the temporary files of writers that died."""
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ValueError(f"The '{owner}' {self.folder} is a file, not a folder. Pass a "
+                             "folder (it is created if missing).")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            probe = self.folder / f".write-test.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            raise ValueError(f"The '{owner}' {self.folder} cannot be written to "
+                             f"({error.strerror or error}). Pass a writable folder.") from None
+        for stale in self.folder.glob(".*.tmp"):
+            if not _process_alive(_writer_pid(stale)):
+                stale.unlink(missing_ok=True)
+
     def path(self, key):
         return self.folder / f"{key[:32]}.json"
 
@@ -133,6 +151,24 @@ class ResultCache:
             os.replace(temporary, path)
         finally:
             temporary.unlink(missing_ok=True)
+
+
+def _writer_pid(path):
+    """The process id in a temporary file's name ``.<name>.<pid>.<random>.tmp``."""
+    parts = path.name.split(".")
+    return int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
+
+
+def _process_alive(pid):
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
 
 
 def require(row, checks):

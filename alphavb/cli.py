@@ -4,10 +4,44 @@ target, each into ``OUT/TARGET`` (default ``results/TARGET``)."""
 
 import argparse
 import inspect
+import os
 import sys
 import time
+from pathlib import Path
 
 from .reproduce import TARGET_HELP, TARGETS
+
+
+def _integer(minimum, allow_all_cores=False):
+    """An argparse type: an int >= ``minimum`` (or -1, all cores, for ``--jobs``)."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum and not (allow_all_cores and value == -1):
+            extra = " (or -1 for all cores)" if allow_all_cores else ""
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{extra}, "
+                                             f"got {value}")
+        return value
+
+    return parse
+
+
+def _check_out(parser, out):
+    """``--out`` must be (or become) a writable folder: say so in one line otherwise."""
+    if out is None:
+        return
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        parser.error(f"--out {out}: is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".alphavb-write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        parser.error(f"--out {out}: cannot write there ({error.strerror or error})")
 
 
 def main(argv=None, show_rows=False):
@@ -19,19 +53,23 @@ def main(argv=None, show_rows=False):
     reproduce.add_argument("--out", default=None,
                            help="output folder (default: results/TARGET; for all, the parent "
                                 "of one folder per target)")
-    reproduce.add_argument("--seed", type=int, default=0, help="random seed of the data")
+    reproduce.add_argument("--seed", type=_integer(0), default=0,
+                           help="random seed of the data")
     reproduce.add_argument("--quick", action="store_true",
                            help="a small version that runs in seconds")
-    reproduce.add_argument("--jobs", type=int, default=1,
+    reproduce.add_argument("--jobs", type=_integer(1, allow_all_cores=True), default=1,
                            help="parallel worker processes (bbalpha-uci, aadm-*, *-rate)")
-    reproduce.add_argument("--epochs", type=int, default=None,
+    reproduce.add_argument("--epochs", type=_integer(1), default=None,
                            help="training epochs instead of the paper's (aadm-toy, aadm-uci)")
-    reproduce.add_argument("--splits", type=int, default=None,
+    reproduce.add_argument("--splits", type=_integer(1), default=None,
                            help="only the first N standard splits (bbalpha-uci, aadm-uci)")
     reproduce.add_argument("--datasets", default=None,
                            help="comma-separated UCI sets, e.g. boston,yacht (bbalpha-uci, "
                                 "aadm-uci)")
     args = parser.parse_args(argv)
+    _check_out(parser, args.out)
+    if args.jobs == -1:
+        args.jobs = os.cpu_count() or 1
     flags = (("--quick", "quick", args.quick, False), ("--jobs", "n_jobs", args.jobs, 1),
              ("--epochs", "n_epochs", args.epochs, None),
              ("--splits", "n_splits", args.splits, None),

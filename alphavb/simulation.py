@@ -431,6 +431,8 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
     points = [dict(zip(names, values)) for values in itertools.product(*grid.values())]
     jobs = [(point, r) for point in points for r in range(n_replications)]
     cache = None if cache_dir is None else ResultCache(cache_dir)
+    if cache is not None:
+        cache.check_writable("cache_dir")
     base_key = {"problem": problem.name, "settings": problem.settings,
                 "estimator": estimator, "seed": int(random_state), "n_draws": n_draws,
                 "n_init": n_init}

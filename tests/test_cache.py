@@ -87,3 +87,29 @@ def test_a_damaged_row_is_refitted_and_named(tmp_path, damage):
     with warnings.catch_warnings():
         warnings.simplefilter("error", CacheWarning)
         _study(tmp_path)
+
+
+def test_a_cache_dir_that_cannot_hold_rows_is_named(tmp_path):
+    a_file = tmp_path / "rows.json"
+    a_file.write_text("{}")
+    for bad in (a_file, a_file / "below"):
+        with pytest.raises(ValueError, match="'cache_dir'.*(is a file|cannot be written)"):
+            _study(bad)
+
+
+def test_temporary_files_of_dead_writers_are_removed(tmp_path):
+    import os
+
+    tmp_path.mkdir(exist_ok=True)
+    dead = tmp_path / ".0123.999999999.deadbeef.tmp"   # no process has this id
+    alive = tmp_path / f".0123.{os.getpid()}.deadbeef.tmp"
+    dead.write_text("half a row")
+    alive.write_text("being written")
+    _study(tmp_path)
+    assert not dead.exists() and alive.exists()
+
+
+def test_the_progress_bar_counts_every_fit(tmp_path, capsys):
+    run_study(linear_regression_problem(n_features=2), AlphaLinearRegression(), GRID,
+              n_replications=2, random_state=3, progress=True, n_draws=20)
+    assert "4/4" in capsys.readouterr().err

@@ -187,3 +187,28 @@ def test_epochs_and_splits_are_refused_by_targets_without_them(capsys):
     with pytest.raises(SystemExit):
         main(["reproduce", "aadm-toy", "--splits", "3"])
     assert "--splits is not an option of the aadm-toy target" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--jobs", "0"], "argument --jobs: must be an integer >= 1 (or -1 for all cores), got 0"),
+    (["--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+    (["--splits", "-2"], "argument --splits: must be an integer >= 1, got -2"),
+    (["--splits", "0"], "argument --splits: must be an integer >= 1, got 0"),
+    (["--epochs", "many"], "argument --epochs: 'many' is not an integer"),
+])
+def test_bad_options_end_in_one_line_naming_them(arguments, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "aadm-uci", "--quick", *arguments])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and "Traceback" not in err
+
+
+def test_an_out_folder_that_cannot_be_written_is_named(tmp_path, capsys):
+    a_file = tmp_path / "results.txt"
+    a_file.write_text("")
+    for out, message in ((a_file, "is a file, not a folder"),
+                         (a_file / "below", "cannot write there")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["reproduce", "hdr", "--quick", "--out", str(out)])
+        assert exit_info.value.code == 2
+        assert f"--out {out}: {message}" in capsys.readouterr().err

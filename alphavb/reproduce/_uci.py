@@ -32,6 +32,7 @@ def _fit_uci(cache_dir, jobs, n_jobs, max_stack=20):
     from joblib import Parallel, delayed
 
     cache = ResultCache(cache_dir)
+    cache.check_writable("out_dir")
     keys = [cache_key({"kind": "uci-fit", "dataset": data.name, "X": data.data,
                        "y": data.target, "train": data.train_indices[split],
                        "test": data.test_indices[split], "estimator": estimator,

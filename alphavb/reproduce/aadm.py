@@ -81,6 +81,7 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
         settings["n_epochs"] = n_epochs
     n_train = 100 if quick else 1000
     cache = ResultCache(out_dir / "fits")
+    cache.check_writable("out_dir")
     jobs = {problem: [(_toy_key(problem, alpha, n_train, settings, random_state), alpha)
                       for alpha in AADM_TOY_ALPHAS] for problem in AADM_TOY_PROBLEMS}
     cached = {key: cache.load(key, validate=_toy_row_check(problem, alpha, n_train))
