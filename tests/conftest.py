@@ -13,3 +13,20 @@ def assert_monotone(history, rel=1e-10):
     assert np.all(np.isfinite(history))
     drops = history[:-1] - history[1:]
     assert np.all(drops <= rel * np.abs(history[1:])), f"largest drop {drops.max()}"
+
+
+def run_with_two_numba_threads(code):
+    """Run ``code`` in a fresh interpreter whose numba pool has 2 threads (whatever the
+    machine's core count), so a thread-invariance check cannot pass vacuously on 1 thread.
+    ``code`` must print "ok" when its checks pass."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    environment = {**os.environ, "NUMBA_NUM_THREADS": "2"}
+    preamble = "import numba\nassert numba.config.NUMBA_NUM_THREADS == 2\n"
+    result = subprocess.run([sys.executable, "-c", preamble + textwrap.dedent(code)],
+                            capture_output=True, text=True, env=environment, timeout=300,
+                            check=False)
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stderr

@@ -4,18 +4,18 @@ import pickle
 import warnings
 from dataclasses import replace
 
-import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import BayesianGaussianMixture
 
 from alphavb import AlphaGaussianMixture
 from alphavb.datasets import make_gmm
-from alphavb.mixture import _gaussian_mixture
 from alphavb.mixture._gaussian_mixture import _local_step
-from tests.conftest import assert_monotone
+from tests.conftest import assert_monotone, run_with_two_numba_threads
 from tests.naive import (
     fixed_covariance_log_evidence,
     mixture_local_step,
@@ -69,21 +69,27 @@ def test_kernel_matches_the_numpy_reference(rng, diagonal, scale):
     assert neg_entropy == pytest.approx(ref_neg_entropy, rel=1e-12)
 
 
-def test_results_do_not_depend_on_the_thread_count(monkeypatch, rng):
-    monkeypatch.setattr(_gaussian_mixture, "CHUNK_ROWS", 256)
-    X = rng.normal(size=(5000, 3))
-    model = AlphaGaussianMixture(4, random_state=0, max_iter=5, tol=0.0)
-    previous = numba.get_num_threads()
-    fits = []
-    try:
-        for threads in (1, numba.config.NUMBA_NUM_THREADS):
+def test_results_do_not_depend_on_the_thread_count():
+    # in a process whose numba pool has 2 threads, so 1 and 2 threads are both run
+    run_with_two_numba_threads("""
+        import warnings
+        import numpy as np
+        from sklearn.exceptions import ConvergenceWarning
+        from alphavb import AlphaGaussianMixture
+        from alphavb.mixture import _gaussian_mixture
+
+        _gaussian_mixture.CHUNK_ROWS = 256
+        X = np.random.default_rng(12345).normal(size=(5000, 3))
+        model = AlphaGaussianMixture(4, random_state=0, max_iter=5, tol=0.0)
+        fits = []
+        for threads in (1, 2):
             numba.set_num_threads(threads)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 fits.append(model.fit(X).elbo_history_.copy())
-    finally:
-        numba.set_num_threads(previous)
-    np.testing.assert_array_equal(fits[0], fits[1])
+        np.testing.assert_array_equal(fits[0], fits[1])
+        print("ok")
+    """)
 
 
 def test_components_far_from_the_origin_keep_their_scatter(rng):
@@ -600,3 +606,30 @@ def test_huge_sample_weights_give_the_large_sample_predictive(covariance_type):
     scores = [AlphaGaussianMixture(2, covariance_type=covariance_type, random_state=0)
               .fit(X, sample_weight=np.full(60, c)).score(X) for c in (1e6, 1e14, 1e15, 1e100)]
     np.testing.assert_allclose(scores, scores[0], rtol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), alpha=st.floats(0.05, 1.0),
+       covariance_type=st.sampled_from(COVARIANCE_TYPES),
+       objective=st.sampled_from(["alpha-vb", "fractional"]), n=st.integers(4, 40),
+       p=st.integers(1, 3), k=st.integers(1, 4), weighted=st.booleans())
+def test_random_small_problems_keep_every_property(seed, alpha, covariance_type, objective, n,
+                                                   p, k, weighted):
+    rng = np.random.default_rng(seed)
+    k = min(k, n)
+    X = rng.normal(size=(n, p)) * rng.uniform(0.1, 10.0, size=p) + rng.normal(scale=5, size=p)
+    weight = rng.uniform(0.0, 3.0, size=n) if weighted else None
+    X_before, weight_before = X.copy(), None if weight is None else weight.copy()
+    model = AlphaGaussianMixture(k, alpha=alpha, covariance_type=covariance_type,
+                                 objective=objective, max_iter=30, tol=0.0, random_state=seed,
+                                 init_params="random_from_data" if weighted else "kmeans")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, sample_weight=weight)
+    assert_monotone(model.elbo_history_)
+    for value in (model.weights_, model.means_, model.covariances_, model.score_samples(X),
+                  model.predict_proba(X)):
+        assert np.all(np.isfinite(value))
+    np.testing.assert_array_equal(X, X_before)
+    if weighted:
+        np.testing.assert_array_equal(weight, weight_before)

@@ -2,10 +2,11 @@
 
 import pickle
 
-import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 from scipy.special import digamma as scipy_digamma
 from sklearn.decomposition import LatentDirichletAllocation
@@ -16,7 +17,7 @@ from alphavb.datasets import make_lda_corpus
 from alphavb.topics import heldout_perplexity
 from alphavb.topics._kernels import digamma
 from alphavb.topics._lda import _e_step, _optimize_symmetric_prior, _word_factors
-from tests.conftest import assert_monotone
+from tests.conftest import assert_monotone, run_with_two_numba_threads
 from tests.naive import lda_alpha_elbo, lda_e_step
 
 
@@ -72,17 +73,22 @@ def test_e_step_kernels_match_the_numpy_reference(rng, alpha, scale):
 
 
 def test_results_do_not_depend_on_the_thread_count():
-    X, _, _ = small_corpus(n_documents=200)
-    previous = numba.get_num_threads()
-    fits = []
-    try:
-        for threads in (1, numba.config.NUMBA_NUM_THREADS):
+    # in a process whose numba pool has 2 threads, so 1 and 2 threads are both run
+    run_with_two_numba_threads("""
+        import numpy as np
+        from alphavb import AlphaLDA
+        from alphavb.datasets import make_lda_corpus
+
+        X, _, _ = make_lda_corpus(n_documents=200, n_topics=3, n_words=40, document_length=60,
+                                  random_state=0)
+        fits = []
+        for threads in (1, 2):
             numba.set_num_threads(threads)
             fits.append(AlphaLDA(3, alpha=0.7, max_iter=5, random_state=0).fit(X))
-    finally:
-        numba.set_num_threads(previous)
-    np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
-    np.testing.assert_array_equal(fits[0].elbo_history_, fits[1].elbo_history_)
+        np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
+        np.testing.assert_array_equal(fits[0].elbo_history_, fits[1].elbo_history_)
+        print("ok")
+    """)
 
 
 # ---------------------------------------------------------------- the objective
@@ -321,3 +327,30 @@ def test_one_topic_with_empirical_bayes_priors():
     assert model.doc_topic_prior_ == 1.0
     assert np.isfinite(model.topic_word_prior_) and np.isfinite(model.bound_)
     np.testing.assert_allclose(model.transform(X), 1.0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), alpha=st.floats(0.05, 1.0),
+       objective=st.sampled_from(["alpha-vb", "fractional"]),
+       learning_method=st.sampled_from(["batch", "online"]), n_documents=st.integers(1, 30),
+       n_words=st.integers(1, 20), n_topics=st.integers(1, 4), sparse=st.booleans())
+def test_random_small_corpora_keep_every_property(seed, alpha, objective, learning_method,
+                                                  n_documents, n_words, n_topics, sparse):
+    rng = np.random.default_rng(seed)
+    counts = rng.poisson(rng.uniform(0.1, 5.0), size=(n_documents, n_words)).astype(float)
+    counts[0, 0] += 1.0  # at least one word
+    X = sp.csr_matrix(counts) if sparse else counts
+    X_before = X.copy()
+    model = AlphaLDA(n_topics, alpha=alpha, objective=objective, learning_method=learning_method,
+                     max_iter=8, batch_size=7, random_state=seed)
+    model.fit(X)
+    if learning_method == "batch":
+        assert_monotone(model.elbo_history_)
+    theta = model.transform(X)
+    for value in (model.components_, model.elbo_history_, theta, model.bound_):
+        assert np.all(np.isfinite(value))
+    np.testing.assert_allclose(theta.sum(axis=1), 1.0)
+    if sparse:
+        np.testing.assert_array_equal(X.toarray(), X_before.toarray())
+    else:
+        np.testing.assert_array_equal(X, X_before)
