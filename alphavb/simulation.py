@@ -67,6 +67,7 @@ __all__ = [
     "theoretical_rate",
 ]
 
+LOKY_IDLE_SECONDS = 10
 RESULT_COLUMNS = ("replication", "risk", "error", "fit_seconds", "n_iter", "converged")
 
 
@@ -453,7 +454,12 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
                                int(random_state), n_draws, n_init, store(*jobs[i]))
              for i in missing)
     # parallel_config (unlike Parallel's backend argument) registers joblib's dask backend
-    with parallel_config(backend=backend) if backend is not None else nullcontext():
+    # loky workers do not watch their parent: after a kill -9 of this process they would
+    # idle for loky's default 300 s; with a 10 s idle timeout they exit soon after their fit
+    config = (parallel_config(backend=backend) if backend is not None
+              else parallel_config(backend="loky", idle_worker_timeout=LOKY_IDLE_SECONDS)
+              if n_jobs != 1 else nullcontext())
+    with config:
         results = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
         # the results first: zip then exhausts the generator (the bar reaches n, and joblib
         # does not warn about cancelled tasks)

@@ -72,3 +72,12 @@ def test_every_cavi_model_runs_on_the_base_loop(estimator):
     for method in ("_fit_cavi", "_store", "_continues"):
         assert getattr(estimator, method) is getattr(CAVIEstimator, method)
     assert "_fit_cavi(" in inspect.getsource(estimator.fit)
+
+
+def test_ci_and_readme_reach_the_data_by_a_relative_path():
+    root = PACKAGE.parent
+    for name in (".ci/run", "README.rst", "vignettes/README.rst"):
+        text = (root / name).read_text(encoding="utf-8")
+        assert "../shared/data" in text or name == "vignettes/README.rst"
+        for absolute in ("/work/", "/home/", "/root/", "/Users/"):
+            assert absolute not in text, f"{name} names the machine path {absolute}"
