@@ -244,7 +244,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         topic-word prior). The resolved values are ``doc_topic_prior_`` and
         ``topic_word_prior_``.
     warm_start : bool, default=False
-        If True, batch ``fit`` continues from the previous fit's topics and priors.
+        If True, ``fit`` continues from the previous fit's topics and priors (online
+        learning also keeps its step count).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
 
@@ -487,8 +488,11 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         """Stochastic VI over mini-batches of the corpus, ``max_iter`` passes; the objective
         is evaluated (one more E-step over the corpus) every ``evaluate_every`` passes, for
         the stopping rule, and at the end."""
-        state = self._first_batch_state(_LDABatch(X, float(X.shape[0])), random_state)
-        self.n_batch_iter_ = self._batch_iter_start
+        if self._continues():  # warm start: the fitted topics and the step count go on
+            state = self._get_parameters()
+        else:
+            state = self._first_batch_state(_LDABatch(X, float(X.shape[0])), random_state)
+            self.n_batch_iter_ = self._batch_iter_start
         history = []
         converged = False
         for iteration in range(1, self.max_iter + 1):

@@ -354,3 +354,16 @@ def test_random_small_corpora_keep_every_property(seed, alpha, objective, learni
         np.testing.assert_array_equal(X.toarray(), X_before.toarray())
     else:
         np.testing.assert_array_equal(X, X_before)
+
+
+def test_online_warm_start_continues_the_topics_and_the_steps():
+    X, _, _ = small_corpus(n_documents=60)
+    model = AlphaLDA(3, learning_method="online", batch_size=20, max_iter=2, warm_start=True,
+                     random_state=0).fit(X)
+    first_components, first_steps = model.components_.copy(), model.n_batch_iter_
+    model.fit(X)
+    assert model.n_batch_iter_ == 2 * first_steps - 1  # counted from 1, as scikit-learn
+    cold = AlphaLDA(3, learning_method="online", batch_size=20, max_iter=2,
+                    random_state=0).fit(X)
+    np.testing.assert_array_equal(cold.components_, first_components)
+    assert not np.array_equal(model.components_, first_components)
