@@ -157,7 +157,10 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         for start in range(n_init):
             state = self._initialize(data, random_state, start,
                                      None if do_init else self._get_parameters())
-            history, checked = [], []
+            history = []
+            # a warm start is judged against where the previous fit ended, so repeated short
+            # fits (max_iter=1) converge as one long fit would
+            checked = [] if do_init or not hasattr(self, "elbo_") else [self.elbo_]
             converged = False
             for sweep in range(1, self.max_iter + 1):
                 state, value = self._cavi_step(data, state)

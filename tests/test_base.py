@@ -100,3 +100,23 @@ def test_lda_warns_when_its_stopping_rule_is_not_met():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         AlphaLDA(2, max_iter=3, random_state=0).fit(counts)
+
+
+def test_repeated_one_sweep_warm_fits_converge():
+    from alphavb import AlphaGaussianMixture
+    from alphavb.datasets import make_gmm
+
+    X, _, _ = make_gmm(n_samples=300, random_state=1)
+    model = AlphaGaussianMixture(3, warm_start=True, max_iter=1, tol=1e-3, random_state=0)
+    import warnings
+
+    calls = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        while not getattr(model, "converged_", False) and calls < 300:
+            model.fit(X)
+            calls += 1
+    assert model.converged_ and calls < 100
+    # the same rule as one long fit: it stops where the relative change first falls to tol
+    long = AlphaGaussianMixture(3, max_iter=300, tol=1e-3, random_state=0).fit(X)
+    assert calls == long.n_iter_
