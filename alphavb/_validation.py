@@ -142,7 +142,7 @@ class PositivePair:
     """Two positive finite numbers, e.g. the (shape, scale) of a prior."""
 
     def is_satisfied_by(self, value):
-        pair = _as_float_array(value)
+        pair = as_float_array(value)
         return (pair is not None and pair.shape == (2,) and bool(np.all(np.isfinite(pair)))
                 and bool(np.all(pair > 0)))
 
@@ -176,7 +176,7 @@ class FiniteArray:
         self.positive = positive
 
     def is_satisfied_by(self, value):
-        array = _as_float_array(value)
+        array = as_float_array(value)
         if array is None or array.size == 0 or not np.all(np.isfinite(array)):
             return False
         return not self.positive or bool(np.all(array > 0))
@@ -186,17 +186,15 @@ class FiniteArray:
             "an array-like of finite floats"
 
 
-def _as_float_array(value):
+def as_float_array(value):
     """``value`` as a float array, or None when it is not numeric (strings, bools, objects)."""
     if isinstance(value, (str, bytes)) or _is_bool(value):
         return None
     try:
-        array = np.asarray(value, dtype=float)
+        array = np.asarray(value)
+        return None if array.dtype.kind == "b" else array.astype(float)
     except (TypeError, ValueError):
         return None
-    if np.asarray(value).dtype.kind == "b":
-        return None
-    return array
 
 
 def describe(constraints):

@@ -46,8 +46,6 @@ from ._validation import (
 OBJECTIVES = ("alpha-vb", "fractional")
 
 
-_bad_parameter = bad_parameter
-
 
 def check_scalar_in_range(owner, name, value, low, high, *, low_open, high_open=False, fix=""):
     """Return ``value`` as a float after checking ``low <(=) value <(=) high``.
@@ -58,21 +56,21 @@ def check_scalar_in_range(owner, name, value, low, high, *, low_open, high_open=
     upper = ")" if high_open or high is None else "]"
     requirement = f"a float in {lower}{low}, {'inf' if high is None else high}{upper}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise _bad_parameter(owner, name, requirement, value, fix)
+        raise bad_parameter(owner, name, requirement, value, fix)
     value = float(value)
     if not np.isfinite(value):
-        raise _bad_parameter(owner, name, requirement, value, fix)
+        raise bad_parameter(owner, name, requirement, value, fix)
     too_low = value <= low if low_open else value < low
     too_high = high is not None and (value >= high if high_open else value > high)
     if too_low or too_high:
-        raise _bad_parameter(owner, name, requirement, value, fix)
+        raise bad_parameter(owner, name, requirement, value, fix)
     return value
 
 
 def check_positive_int(owner, name, value):
     """Return ``value`` after checking it is an integer >= 1."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise _bad_parameter(owner, name, "an int >= 1", value)
+        raise bad_parameter(owner, name, "an int >= 1", value)
     return int(value)
 
 
@@ -191,12 +189,17 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         self.n_iter_ = len(history)
         self.converged_ = converged
         if not converged and check_every:
-            warnings.warn(
-                f"{type(self).__name__} did not converge in max_iter={self.max_iter} sweeps "
-                f"(tol={self.tol}). Increase max_iter or tol.",
-                ConvergenceWarning,
-            )
+            self._warn_not_converged("sweeps")
         return state
+
+    def _warn_not_converged(self, iterations):
+        """The ``ConvergenceWarning`` of a fit that met ``max_iter`` before its stopping rule
+        (``iterations`` names what ``max_iter`` counts: sweeps, passes)."""
+        warnings.warn(
+            f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
+            f"{iterations} (tol={self.tol}). Increase max_iter or tol.",
+            ConvergenceWarning, stacklevel=3,
+        )
 
 
 class StochasticStepsMixin:
@@ -208,8 +211,9 @@ class StochasticStepsMixin:
 
     A model provides ``_batch_data(X, reset, **fit_params)`` (the validated mini-batch),
     ``_first_batch_state(data, random_state)`` (the state the first call starts from) and
-    ``_stochastic_step(data, state, step, random_state)`` (the new state). ``n_batch_iter_`` counts the
-    steps from ``_batch_iter_start`` (scikit-learn's LDA starts at 1, its mixtures at 0).
+    ``_stochastic_step(data, state, step, random_state)`` (the new state).
+    ``n_batch_iter_`` counts the steps from ``_batch_iter_start`` (scikit-learn's LDA starts
+    at 1, its mixtures at 0).
     """
 
     _batch_iter_start = 0

@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .base import _bad_parameter, check_positive_int, check_scalar_in_range
+from ._validation import bad_parameter
+from .base import check_positive_int, check_scalar_in_range
 
 
 def make_sparse_regression(n_samples=100, n_features=500, n_informative=4, coef=None, noise=1.0,
@@ -40,7 +41,7 @@ def make_sparse_regression(n_samples=100, n_features=500, n_informative=4, coef=
     n_features = check_positive_int(owner, "n_features", n_features)
     n_informative = check_positive_int(owner, "n_informative", n_informative)
     if n_informative > n_features:
-        raise _bad_parameter(owner, "n_informative", f"an int <= n_features={n_features}",
+        raise bad_parameter(owner, "n_informative", f"an int <= n_features={n_features}",
                              n_informative)
     noise = check_scalar_in_range(owner, "noise", noise, 0.0, None, low_open=False)
     if coef is None:
@@ -48,7 +49,7 @@ def make_sparse_regression(n_samples=100, n_features=500, n_informative=4, coef=
     else:
         values = np.asarray(coef, dtype=float)
         if values.shape != (n_informative,) or not np.all(np.isfinite(values)):
-            raise _bad_parameter(owner, "coef", f"a finite array of shape ({n_informative},)",
+            raise bad_parameter(owner, "coef", f"a finite array of shape ({n_informative},)",
                                  coef)
     rng = check_random_state(random_state)
     true_coef = np.zeros(n_features)
@@ -101,7 +102,7 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
         weights = np.asarray(weights, dtype=float)
         if (weights.shape != (n_components,) or not np.all(np.isfinite(weights))
                 or np.any(weights < 0) or abs(weights.sum() - 1.0) > 1e-8):
-            raise _bad_parameter(owner, "weights",
+            raise bad_parameter(owner, "weights",
                                  f"{n_components} non-negative weights summing to 1", weights)
     rng = check_random_state(random_state)
     for _ in range(1000):
@@ -110,7 +111,7 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
         if n_components == 1 or gaps[np.triu_indices(n_components, 1)].min() >= min_separation:
             break
     else:
-        raise _bad_parameter(owner, "min_separation",
+        raise bad_parameter(owner, "min_separation",
                              "small enough for 1000 draws of the means to satisfy it",
                              min_separation, "Lower min_separation or raise mean_scale.")
     labels = rng.choice(n_components, size=n_samples, p=weights)

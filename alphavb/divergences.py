@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 
-from ._validation import bad_parameter as _bad_parameter
+from ._validation import as_float_array, bad_parameter
 from .base import check_positive_int, check_scalar_in_range
 
 __all__ = [
@@ -47,24 +47,23 @@ def _check_order(owner, order):
                                  high_open=True, fix="The Rényi order must lie in (0, 1).")
 
 
-def _as_float_array(owner, name, value):
-    try:
-        array = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise _bad_parameter(owner, name, "an array-like of numbers", value) from None
+def _finite_array(owner, name, value):
+    array = as_float_array(value)
+    if array is None:
+        raise bad_parameter(owner, name, "an array-like of numbers", value)
     if not np.all(np.isfinite(array)):
-        raise _bad_parameter(owner, name, "finite", "an array with NaN or inf")
+        raise bad_parameter(owner, name, "finite", "an array with NaN or inf")
     return array
 
 
 def _normal_arguments(owner, mean1, var1, mean2, var2):
     """The four arguments as finite float arrays broadcast together; variances > 0."""
     names = ("mean1", "var1", "mean2", "var2")
-    arrays = [_as_float_array(owner, name, value)
+    arrays = [_finite_array(owner, name, value)
               for name, value in zip(names, (mean1, var1, mean2, var2))]
     for name, array in zip(names[1::2], arrays[1::2]):
         if np.any(array <= 0):
-            raise _bad_parameter(owner, name, "positive (a variance)",
+            raise bad_parameter(owner, name, "positive (a variance)",
                                  f"a minimum of {array.min():.3g}")
     try:
         return np.broadcast_arrays(*arrays)
@@ -159,9 +158,9 @@ def renyi_mvn(mean1, cov1, mean2, cov2, order=0.5):
 
 def _mvn_arguments(owner, mean1, cov1, mean2, cov2):
     """Finite means of shape (..., p) and symmetric positive definite covariances."""
-    mean1, mean2 = (_as_float_array(owner, name, value)
+    mean1, mean2 = (_finite_array(owner, name, value)
                     for name, value in (("mean1", mean1), ("mean2", mean2)))
-    cov1, cov2 = (_as_float_array(owner, name, value)
+    cov1, cov2 = (_finite_array(owner, name, value)
                   for name, value in (("cov1", cov1), ("cov2", cov2)))
     if (mean1.ndim == 0 or mean2.ndim == 0 or cov1.shape[-2:] != (mean1.shape[-1],) * 2
             or cov2.shape[-2:] != (mean2.shape[-1],) * 2):
@@ -170,10 +169,10 @@ def _mvn_arguments(owner, mean1, cov1, mean2, cov2):
                          f"{cov1.shape}, {cov2.shape}.")
     for name, cov in (("cov1", cov1), ("cov2", cov2)):
         if not np.allclose(cov, np.swapaxes(cov, -1, -2), rtol=1e-10, atol=1e-12):
-            raise _bad_parameter(owner, name, "symmetric (a covariance)", "an asymmetric "
+            raise bad_parameter(owner, name, "symmetric (a covariance)", "an asymmetric "
                                  "matrix", "Symmetrize it, e.g. (C + C.T) / 2.")
         if np.any(np.linalg.eigvalsh(cov) <= 0):
-            raise _bad_parameter(owner, name, "positive definite (a covariance)",
+            raise bad_parameter(owner, name, "positive definite (a covariance)",
                                  "a matrix with an eigenvalue <= 0")
     return mean1, cov1, mean2, cov2
 
@@ -203,10 +202,10 @@ def hellinger_mvn(mean1, cov1, mean2, cov2):
 def _check_probabilities(owner, name, p):
     p = np.asarray(p, dtype=float)
     if p.ndim == 0 or not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise _bad_parameter(owner, name, "an array of probabilities (finite, non-negative, "
+        raise bad_parameter(owner, name, "an array of probabilities (finite, non-negative, "
                              "summing to 1 along the last axis)", "an invalid array")
     if not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-8):
-        raise _bad_parameter(owner, name, "probabilities summing to 1 along the last axis",
+        raise bad_parameter(owner, name, "probabilities summing to 1 along the last axis",
                              f"sums from {p.sum(axis=-1).min():.6g} to "
                              f"{p.sum(axis=-1).max():.6g}", "Normalize it first.")
     return p

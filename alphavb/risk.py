@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import bad_parameter as _bad_parameter
+from ._validation import bad_parameter
 from .base import check_positive_int, check_scalar_in_range
 from .blackbox import AlphaLogisticRegression
 from .divergences import (
@@ -54,11 +54,11 @@ def _check_risk_call(owner, model, model_class, divergence, order, n_draws):
     if not isinstance(model, model_class):
         classes = model_class if isinstance(model_class, tuple) else (model_class,)
         names = " or ".join(c.__name__ for c in classes)
-        raise _bad_parameter(owner, "model", f"a fitted {names}", type(model).__name__,
+        raise bad_parameter(owner, "model", f"a fitted {names}", type(model).__name__,
                              "Each model has its own risk function (see alphavb.risk).")
     check_is_fitted(model)
     if divergence not in DIVERGENCES:
-        raise _bad_parameter(owner, "divergence", f"one of {DIVERGENCES}", divergence)
+        raise bad_parameter(owner, "divergence", f"one of {DIVERGENCES}", divergence)
     order = _check_order(owner, order) if divergence == "renyi" else None
     return order, check_positive_int(owner, "n_draws", n_draws)
 
@@ -67,7 +67,7 @@ def _check_design(owner, X, n_features):
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != n_features or X.shape[0] == 0 or not np.all(
             np.isfinite(X)):
-        raise _bad_parameter(owner, "X", f"a finite non-empty array of shape (n, {n_features})"
+        raise bad_parameter(owner, "X", f"a finite non-empty array of shape (n, {n_features})"
                              " (the design the model was fitted to)", f"shape {X.shape}")
     return X
 
@@ -75,7 +75,7 @@ def _check_design(owner, X, n_features):
 def _check_true_vector(owner, name, value, size):
     value = np.asarray(value, dtype=float)
     if value.shape != (size,) or not np.all(np.isfinite(value)):
-        raise _bad_parameter(owner, name, f"a finite array of shape ({size},)",
+        raise bad_parameter(owner, name, f"a finite array of shape ({size},)",
                              f"shape {value.shape}")
     return value
 
@@ -215,7 +215,7 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     true_means = np.asarray(means, dtype=float)
     n_true, p = true_means.shape if true_means.ndim == 2 else (0, 0)
     if p != model.means_.shape[1] or not np.all(np.isfinite(true_means)):
-        raise _bad_parameter(owner, "means", f"a finite array of shape (K, {model.means_.shape[1]})",
+        raise bad_parameter(owner, "means", f"a finite array of shape (K, {model.means_.shape[1]})",
                              f"shape {true_means.shape}")
     true_cov = np.broadcast_to(np.eye(p) if covariances is None else
                                np.asarray(covariances, dtype=float), (n_true, p, p))
@@ -277,7 +277,7 @@ def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger"
     topic_word = _check_probabilities(owner, "topic_word", topic_word)
     if doc_topic.shape != (gamma.shape[0], topic_word.shape[0]) or topic_word.shape[1] != (
             model.components_.shape[1]):
-        raise _bad_parameter(owner, "doc_topic", f"an array of shape ({gamma.shape[0]}, K) "
+        raise bad_parameter(owner, "doc_topic", f"an array of shape ({gamma.shape[0]}, K) "
                              f"with topic_word of shape (K, {model.components_.shape[1]})",
                              f"shapes {doc_topic.shape} and {topic_word.shape}")
     rng = check_random_state(random_state)

@@ -46,7 +46,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from ._validation import bad_parameter as _bad_parameter
+from ._validation import bad_parameter
 from .base import check_positive_int
 from .cache import ResultCache, cache_key, non_negative_number, require
 from .datasets import make_gmm, make_lda_corpus, make_sparse_regression
@@ -264,7 +264,7 @@ def _seeds(entropy, replication, data_params):
 def _split_grid(grid, estimator, problem):
     """Check ``grid`` and route each name to the estimator or to the problem."""
     if not isinstance(grid, dict) or "n_samples" not in grid:
-        raise _bad_parameter("run_study", "grid", "a dict of lists with an 'n_samples' entry",
+        raise bad_parameter("run_study", "grid", "a dict of lists with an 'n_samples' entry",
                              grid, "E.g. grid={'n_samples': [100, 200, 400], "
                              "'alpha': [0.5, 1.0]}.")
     estimator_params = estimator.get_params(deep=False)
@@ -273,14 +273,14 @@ def _split_grid(grid, estimator, problem):
     routes = {}
     for name, values in grid.items():
         if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not len(values):
-            raise _bad_parameter("run_study", "grid", f"a non-empty list of values for '{name}'",
+            raise bad_parameter("run_study", "grid", f"a non-empty list of values for '{name}'",
                                  values)
         if name == "n_samples" or (name in simulate_params and name not in estimator_params):
             routes[name] = "data"
         elif name in estimator_params:
             routes[name] = "estimator"
         else:
-            raise _bad_parameter("run_study", "grid", "names of estimator parameters, problem "
+            raise bad_parameter("run_study", "grid", "names of estimator parameters, problem "
                                  f"settings ({sorted(problem.settings)}) or 'n_samples'",
                                  name)
     for n in grid["n_samples"]:
@@ -413,18 +413,18 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
 
     if isinstance(problem, str):
         if problem not in PROBLEMS:
-            raise _bad_parameter("run_study", "problem", f"a Problem or one of "
+            raise bad_parameter("run_study", "problem", f"a Problem or one of "
                                  f"{sorted(PROBLEMS)}", problem)
         problem = PROBLEMS[problem]()
     elif not isinstance(problem, Problem):
-        raise _bad_parameter("run_study", "problem", "a Problem or the name of one",
+        raise bad_parameter("run_study", "problem", "a Problem or the name of one",
                              type(problem).__name__)
     n_replications = check_positive_int("run_study", "n_replications", n_replications)
     n_draws = check_positive_int("run_study", "n_draws", n_draws)
     n_init = check_positive_int("run_study", "n_init", n_init)
     if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state,
                                                                     (int, np.integer)):
-        raise _bad_parameter("run_study", "random_state", "an int (the seed of the study)",
+        raise bad_parameter("run_study", "random_state", "an int (the seed of the study)",
                              random_state, "A fixed seed makes the study reproducible and "
                              "its cache reusable.")
     routes = _split_grid(grid, estimator, problem)
@@ -499,11 +499,11 @@ def rate_normalized_risk(df, complexity, dimension=None, x="n_samples", y="risk"
     def column_or_value(value, name):
         if isinstance(value, str):
             if value not in df:
-                raise _bad_parameter("rate_normalized_risk", name, "a number or a column of "
+                raise bad_parameter("rate_normalized_risk", name, "a number or a column of "
                                      f"df ({list(df.columns)})", value)
             return df[value].to_numpy(dtype=float)
         if isinstance(value, (bool, np.bool_)) or not np.isscalar(value) or not value > 0:
-            raise _bad_parameter("rate_normalized_risk", name, "a positive number or a "
+            raise bad_parameter("rate_normalized_risk", name, "a positive number or a "
                                  "column of df", value)
         return float(value)
 
@@ -550,7 +550,7 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
                                   high_open=True)
     for name, column in (("x", x), ("y", y)):
         if column not in df:
-            raise _bad_parameter("fit_rate", name, f"a column of df ({list(df.columns)})",
+            raise bad_parameter("fit_rate", name, f"a column of df ({list(df.columns)})",
                                  column)
         values = df[column].to_numpy(dtype=float)
         if not np.all(np.isfinite(values) & (values > 0)):

@@ -97,7 +97,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
 
     Subclasses set ``coef_`` and implement ``_coef_variance_along(X)``, the variance of
     ``x' beta`` under ``q`` for each centred row ``x`` of ``X``, and ``_draw_coef(n, rng)``,
-    draws of ``beta`` from ``q`` (or a dict of named draws with ``"coef"`` among them).
+    a dict of named draws from ``q`` with ``"coef"`` among them.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -226,8 +226,6 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         draws = self._draw_coef(n_samples, rng)
-        if not isinstance(draws, dict):
-            draws = {"coef": draws}
         if self.noise_shape_ is not None:  # 1/sigma2 ~ Gamma(shape, rate=scale)
             draws["noise_variance"] = 1.0 / rng.gamma(self.noise_shape_, 1.0 / self.noise_scale_,
                                                       size=n_samples)

@@ -326,7 +326,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
 
     def _draw_coef(self, n_samples, rng):
         """``beta ~ N(coef_, coef_cov_)``."""
-        return self._covariance.draw(self.coef_, n_samples, rng)
+        return {"coef": self._covariance.draw(self.coef_, n_samples, rng)}
 
     def _summary_columns(self, level):
         sd = np.sqrt(self._covariance.diagonal())

@@ -694,10 +694,14 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:  # warm start: continue from the fitted q(theta)
             return _MixtureState(previous.posterior, None, float(data.weight.sum()))
+        stats = self._initial_statistics(data, random_state)
+        return _MixtureState(self._global_step(stats), None, float(data.weight.sum()))
+
+    def _initial_statistics(self, data, random_state):
+        """The statistics of the first responsibilities (``init_params``)."""
         resp = self._initial_responsibilities(data.X, data.weight, data.user_weight,
                                               random_state)
-        stats = _Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
-        return _MixtureState(self._global_step(stats), None, float(data.weight.sum()))
+        return _Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
 
     def _cavi_step(self, data, state):
         """The local step (responsibilities and their statistics), then the global step."""
@@ -788,10 +792,8 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         if data.X.shape[0] < self.n_components:
             raise ValueError(f"{type(self).__name__}: the first partial_fit batch needs at "
                              f"least n_components={self.n_components} rows.")
-        resp = self._initial_responsibilities(data.X, data.weight, data.user_weight,
-                                              random_state)
-        stats = _Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
-        stats = stats.scaled(self._data_scale(data.weight, 0.0))
+        stats = self._initial_statistics(data, random_state).scaled(
+            self._data_scale(data.weight, 0.0))
         return _MixtureState(self._global_step(stats), stats, 0.0)
 
     def _stochastic_step(self, data, state, step, random_state):
@@ -804,10 +806,11 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
             running = running.scaled(seen / state.seen)
         scale = self._data_scale(data.weight, seen)
         _, batch_stats, neg_entropy = self._local(data.X, data.weight, state.posterior)
-        running = running.blend(batch_stats.scaled(scale), step)
+        batch_stats = batch_stats.scaled(scale)
+        running = running.blend(batch_stats, step)
         post = self._global_step(running)
         self.elbo_ = self.lower_bound_ = float(
-            self._objective(post, batch_stats.scaled(scale), scale * neg_entropy))
+            self._objective(post, batch_stats, scale * neg_entropy))
         return _MixtureState(post, running, seen)
 
     def _data_scale(self, weight, seen):

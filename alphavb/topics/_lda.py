@@ -44,7 +44,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import polygamma, psi
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
@@ -516,8 +515,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         self.elbo_history_ = np.asarray(history)
         self.converged_ = converged
         if not converged and self.evaluate_every > 0:
-            warnings.warn(f"AlphaLDA did not converge in max_iter={self.max_iter} passes "
-                          f"(tol={self.tol}). Increase max_iter or tol.", ConvergenceWarning)
+            self._warn_not_converged("passes")
 
     # ------------------------------------------------------------------ public API
 
