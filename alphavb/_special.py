@@ -96,6 +96,21 @@ def beta_expectations(a, b):
     return digamma(a) - total, digamma(b) - total
 
 
+def stick_breaking_expected_log(a, b):
+    """``E[log pi_k]`` for stick-breaking weights ``pi_k = v_k prod_{j<k} (1 - v_j)`` with
+    independent ``v_k ~ Beta(a_k, b_k)``: ``E[log v_k] + sum_{j<k} E[log(1 - v_j)]``
+    (Blei & Jordan 2006, eq. 17)."""
+    log_v, log_rest = beta_expectations(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    return log_v + np.concatenate(([0.0], np.cumsum(log_rest)[:-1]))
+
+
+def stick_breaking_mean(a, b):
+    """``E[pi_k] = E[v_k] prod_{j<k} (1 - E[v_j])`` for independent ``v_k ~ Beta(a_k, b_k)``."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    stick = a / (a + b)
+    return stick * np.concatenate(([1.0], np.cumprod(1.0 - stick)[:-1]))
+
+
 def kl_beta(a, b, prior_a, prior_b):
     """``KL(Beta(a, b) || Beta(prior_a, prior_b))``.
 

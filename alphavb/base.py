@@ -23,6 +23,7 @@ start, ``ConvergenceWarning``, ``elbo_history_``) and declares the hooks a model
 """
 
 import numbers
+import time
 import warnings
 from abc import ABCMeta, abstractmethod
 from typing import ClassVar
@@ -144,6 +145,15 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         same maximiser."""
         return self.alpha * alpha_elbo if self.objective == "fractional" else alpha_elbo
 
+    def _stopping_value(self, data, state, objective):
+        """The number the stopping rule follows (the objective; LDA may follow the training
+        perplexity instead)."""
+        return objective
+
+    def _has_converged(self, current, previous):
+        """The stopping rule: relative change of the objective at most ``tol``."""
+        return abs(current - previous) <= self.tol * abs(current)
+
     def _fit_cavi(self, data):
         """Run the starts (one when warm-starting); publish the best start's state and set
         ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``."""
@@ -153,14 +163,17 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         check_every = self._check_every()
         best = None
         for start in range(n_init):
+            started = time.perf_counter()
+            self._report_start(start)
             state = self._initialize(data, random_state, start,
                                      None if do_init else self._get_parameters())
             history = []
             # a warm start is judged against where the previous fit ended, so repeated short
             # fits (max_iter=1) converge as one long fit would
-            checked = [] if do_init or not hasattr(self, "elbo_") else [self.elbo_]
+            checked = [] if do_init else list(getattr(self, "_last_checked", []))
             converged = False
             for sweep in range(1, self.max_iter + 1):
+                tic = time.perf_counter()
                 state, value = self._cavi_step(data, state)
                 if not np.isfinite(value):
                     raise FloatingPointError(
@@ -168,21 +181,21 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
                         f"{sweep} of start {start}. Check the data scale (standardise X and "
                         "y) or use a stronger prior."
                     )
+                previous = history[-1] if history else getattr(self, "elbo_", -np.inf)
                 history.append(value)
+                tracked = None
                 if check_every and sweep % check_every == 0:
-                    if self.verbose > 1:
-                        print(f"[{type(self).__name__}] sweep {sweep}: objective {value:.6f}")
-                    if checked and abs(value - checked[-1]) <= self.tol * abs(value):
-                        converged = True
-                        break
-                    checked.append(value)
-            if self.verbose:
-                status = "converged" if converged else "stopped at max_iter"
-                print(f"[{type(self).__name__}] start {start}: {status} after {len(history)} "
-                      f"sweeps, objective {history[-1]:.6f}")
+                    tracked = self._stopping_value(data, state, value)
+                    converged = bool(checked) and bool(self._has_converged(tracked, checked[-1]))
+                    checked = [tracked]
+                self._report_sweep(data, state, sweep, value - previous, tracked,
+                                   time.perf_counter() - tic)
+                if converged:
+                    break
+            self._report_end(converged, time.perf_counter() - started, history[-1])
             if best is None or history[-1] > best[1][-1]:
-                best = (state, history, converged)
-        state, history, converged = best
+                best = (state, history, converged, checked)
+        state, history, converged, self._last_checked = best
         self._store(state)
         self.elbo_ = float(history[-1])
         self.elbo_history_ = np.asarray(history)
@@ -191,6 +204,29 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         if not converged and check_every:
             self._warn_not_converged("sweeps")
         return state
+
+    # scikit-learn's BaseMixture messages (verbose=1: starts and their end; verbose>=2: also
+    # every verbose_interval sweeps, with timing and the objective's change)
+
+    def _report_start(self, start):
+        if self.verbose:
+            print(f"Initialization {start}")
+
+    def _report_sweep(self, data, state, sweep, change, tracked, seconds):
+        if self.verbose and sweep % getattr(self, "verbose_interval", 1) == 0:
+            if self.verbose == 1:
+                print(f"  Iteration {sweep}")
+            else:
+                print(f"  Iteration {sweep}\t time lapse {seconds:.5f}s\t ll change "
+                      f"{change:.5f}")
+
+    def _report_end(self, converged, seconds, objective):
+        status = "converged" if converged else "did not converge"
+        if self.verbose == 1:
+            print(f"Initialization {status}.")
+        elif self.verbose:
+            print(f"Initialization {status}. time lapse {seconds:.5f}s\t lower bound "
+                  f"{objective:.5f}.")
 
     def _warn_not_converged(self, iterations):
         """The ``ConvergenceWarning`` of a fit that met ``max_iter`` before its stopping rule

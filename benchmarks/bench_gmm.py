@@ -65,7 +65,8 @@ def final_states(model, reference, X):
 
 def bench(n, p, k, repeats, tol, threads):
     X = problem(n, p, k)
-    priors = {"weight_concentration_prior": 1.0 / k, "mean_precision_prior": 1.0,
+    priors = {"weight_concentration_prior_type": "dirichlet_distribution",
+              "weight_concentration_prior": 1.0 / k, "mean_precision_prior": 1.0,
                   "mean_prior": X.mean(axis=0), "degrees_of_freedom_prior": float(p),
                   "covariance_prior": np.cov(X.T)}
     common = dict(init_params="kmeans", random_state=0, max_iter=2000, **priors)
@@ -85,8 +86,7 @@ def bench(n, p, k, repeats, tol, threads):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     reference = BayesianGaussianMixture(
-                        n_components=k, weight_concentration_prior_type="dirichlet_distribution",
-                        reg_covar=0.0, tol=tol, **common).fit(X)
+                        n_components=k, reg_covar=0.0, tol=tol, **common).fit(X)
                 times["sklearn"].append(time.perf_counter() - start)
                 start = time.perf_counter()
                 model = AlphaGaussianMixture(k, tol=relative_tol, **common).fit(X)

@@ -38,10 +38,12 @@ def test_the_best_start_is_kept():
 
 
 def test_verbose_reports_each_start(capsys):
+    """scikit-learn's BaseMixture messages: each start and how it ended."""
     X, y, _ = make_sparse_regression(n_samples=30, n_features=10, random_state=0)
     AlphaSpikeSlabRegression(n_init=2, verbose=1).fit(X, y)
     out = capsys.readouterr().out
-    assert "start 0: converged" in out and "start 1: converged" in out
+    assert "Initialization 0" in out and "Initialization 1" in out
+    assert out.count("Initialization converged.") == 2
 
 
 def test_constructor_stores_parameters_untouched():

@@ -75,18 +75,22 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from .._special import (
     dirichlet_expected_log,
     inv_gamma_expectations,
+    kl_beta,
     kl_dirichlet,
     kl_gamma,
     kl_gaussian_diag_prior,
     kl_wishart,
     log_gamma_ratio,
+    stick_breaking_expected_log,
+    stick_breaking_mean,
     wishart_expected_log_det,
 )
 from .._validation import FiniteArray, Integer, Options, Real, bad_parameter
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
 from ._kernels import mixture_local_step
 
-COVARIANCE_TYPES = ("full", "diag", "spherical", "fixed")
+COVARIANCE_TYPES = ("full", "tied", "diag", "spherical", "fixed")
+WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
 INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
 PAPER_MEAN_PRIOR_VARIANCE = 50.0
 LOG_2PI = math.log(2.0 * math.pi)
@@ -376,6 +380,9 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         **CAVIEstimator._parameter_constraints,
         "n_components": [Integer(1, None)],
         "covariance_type": [Options(*COVARIANCE_TYPES)],
+        "weight_concentration_prior_type": [Options(*WEIGHT_PRIOR_TYPES)],
+        "reg_covar": [Real(0, None)],
+        "verbose_interval": [Integer(1, None)],
         "fixed_covariance": [None, FiniteArray()],
         "fixed_weights": [None, FiniteArray(positive=True)],
         "weight_concentration_prior": [None, Real(0, None, closed="neither")],
@@ -395,14 +402,19 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
 
     def __init__(self, n_components=1, *, alpha=1.0, objective="alpha-vb",
                  covariance_type="full", fixed_covariance=None, fixed_weights=None,
+                 weight_concentration_prior_type="dirichlet_process",
                  weight_concentration_prior=None, mean_precision_prior=None, mean_prior=None,
-                 degrees_of_freedom_prior=None, covariance_prior=None, init_params="kmeans",
-                 n_init=1, max_iter=100, tol=1e-6, random_state=None, warm_start=False,
-                 verbose=0, learning_offset=10.0, learning_decay=0.7, total_samples=None):
+                 degrees_of_freedom_prior=None, covariance_prior=None, reg_covar=0.0,
+                 init_params="kmeans", n_init=1, max_iter=100, tol=1e-6, random_state=None,
+                 warm_start=False, verbose=0, verbose_interval=10, learning_offset=10.0,
+                 learning_decay=0.7, total_samples=None):
         self.n_components = n_components
         self.alpha = alpha
         self.objective = objective
         self.covariance_type = covariance_type
+        self.weight_concentration_prior_type = weight_concentration_prior_type
+        self.reg_covar = reg_covar
+        self.verbose_interval = verbose_interval
         self.fixed_covariance = fixed_covariance
         self.fixed_weights = fixed_weights
         self.weight_concentration_prior = weight_concentration_prior
@@ -471,15 +483,18 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
                     self.fixed_covariance, "Pass None for the identity.")
             self.fixed_covariance_ = covariance
         else:
-            minimum = n_features - 1.0 if self.covariance_type == "full" else 0.0
+            minimum = n_features - 1 if self._wishart else 0
             if self.degrees_of_freedom_prior is None:
                 self.degrees_of_freedom_prior_ = float(n_features)
             elif self.degrees_of_freedom_prior > minimum:
                 self.degrees_of_freedom_prior_ = float(self.degrees_of_freedom_prior)
             else:
-                raise bad_parameter(owner, "degrees_of_freedom_prior",
-                                    f"a float > {minimum} (n_features - 1 for 'full')",
-                                    self.degrees_of_freedom_prior)
+                bound = ("n_features - 1 for a Wishart ('full', 'tied')" if self._wishart
+                         else "0 for 'diag' and 'spherical'")
+                raise ValueError(
+                    f"{owner}: The parameter 'degrees_of_freedom_prior' should be greater than "
+                    f"{minimum}, but got {self.degrees_of_freedom_prior:.3f}. It must exceed "
+                    f"{bound}; pass None for n_features.")
 
     def _resolve_data_priors(self, X, weight):
         """Priors whose defaults depend on the data: ``m0`` and ``Psi0``."""
@@ -500,27 +515,28 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         if self.covariance_prior is None:
             centred = X - data_mean
             covariance = (centred * weight[:, None]).T @ centred / max(total - 1.0, 1.0)
-            prior = {"full": covariance, "diag": np.diag(covariance).copy(),
+            prior = {"full": covariance, "tied": covariance, "diag": np.diag(covariance).copy(),
                      "spherical": float(np.mean(np.diag(covariance)))}[self.covariance_type]
             # A singular sample covariance (fewer rows than features, a constant or collinear
             # feature) is not a proper prior scale: add a ridge of 1e-6 times the average
             # variance (or 1 when every feature is constant).
             ridge = 1e-6 * (np.trace(covariance) / n_features or 1e6)
-            if self.covariance_type == "full":
+            if self._wishart:
                 if np.linalg.eigvalsh(covariance)[0] <= ridge:
                     prior = covariance + ridge * np.eye(n_features)
             else:
                 prior = np.maximum(prior, ridge)
         else:
-            shape = {"full": (n_features, n_features), "diag": (n_features,),
-                     "spherical": ()}[self.covariance_type]
+            shape = {"full": (n_features, n_features), "tied": (n_features, n_features),
+                     "diag": (n_features,), "spherical": ()}[self.covariance_type]
             prior = np.array(self.covariance_prior, dtype=float)
-            if self.covariance_type == "full":
+            if self._wishart:
                 ok = _is_covariance_matrix(prior, n_features)
             else:
                 ok = prior.shape == shape and np.all(np.isfinite(prior)) and np.all(prior > 0)
             if not ok:
                 requirement = {"full": "a symmetric positive definite (p, p) array",
+                               "tied": "a symmetric positive definite (p, p) array",
                                "diag": "a positive array of shape (p,)",
                                "spherical": "a positive float"}[self.covariance_type]
                 raise bad_parameter(owner, "covariance_prior",
@@ -536,6 +552,11 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     def _diagonal(self):
         return self.covariance_type in ("diag", "spherical")
 
+    @property
+    def _wishart(self):
+        """Whether ``q(Lambda_k)`` is a full Wishart (``"full"`` and ``"tied"``)."""
+        return self.covariance_type in ("full", "tied")
+
     def _global_step(self, stats):
         """The conjugate updates (module docstring) from the statistics: the new ``q(theta)``."""
         alpha = self.alpha
@@ -543,10 +564,8 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         n_components, n_features = stats.means.shape
         post = _MixturePosterior()
         if self.fixed_weights_ is None:
-            concentration = self.weight_concentration_prior_ + tempered
-            post.weight_concentration = concentration
-            post.weights = concentration / concentration.sum()
-            post.log_weights = dirichlet_expected_log(concentration)
+            post.weight_concentration, post.weights, post.log_weights = self._weight_update(
+                tempered)
         else:
             post.weights = self.fixed_weights_
             post.log_weights = np.log(self.fixed_weights_)
@@ -571,23 +590,35 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         gap = stats.means - m0
         shrink = b0 * tempered / beta
         post.means = (b0 * m0 + tempered[:, None] * stats.means) / beta[:, None]
-        post.mean_precision, post.degrees_of_freedom = beta, nu
-        if self.covariance_type == "full":
-            psi = (self.covariance_prior_ + alpha * stats.scatter
+        # reg_covar: each row's likelihood carries the penalty exp(-reg tr(Lambda_k) / 2), so
+        # the scatter gains reg N_k I and log rho_ik the term -reg tr(E[Lambda_k]) / 2
+        reg = self.reg_covar
+        if self._wishart:
+            scatter = stats.scatter + reg * stats.nk[:, None, None] * np.eye(n_features)
+            psi = (self.covariance_prior_ + alpha * scatter
                    + shrink[:, None, None] * gap[:, :, None] * gap[:, None, :])
+            if self.covariance_type == "tied":
+                # one q(Lambda) for every component: the average of the components'
+                # natural parameters (module docstring)
+                psi = np.broadcast_to(psi.mean(axis=0), psi.shape).copy()
+                nu = np.full(n_components, nu.mean())
             upper, log_det_psi = _upper_cholesky_of_inverse(psi)
             prec_chol = np.sqrt(nu)[:, None, None] * upper
             expected_log_det = wishart_expected_log_det(nu, log_det_psi, n_features)
             post.precisions = prec_chol @ np.swapaxes(prec_chol, 1, 2)
+            penalty = reg * np.einsum("kii->k", post.precisions)
         elif self.covariance_type == "diag":
-            psi = self.covariance_prior_ + alpha * stats.scatter + shrink[:, None] * gap**2
+            scatter = stats.scatter + reg * stats.nk[:, None]
+            psi = self.covariance_prior_ + alpha * scatter + shrink[:, None] * gap**2
             expected_lambda = nu[:, None] / psi
             expected_log_det = np.sum(
                 _gamma_expected_log(0.5 * nu[:, None], 0.5 * psi), axis=1)
             post.precisions = expected_lambda
             prec_chol = _diagonal_matrices(np.sqrt(expected_lambda))
+            penalty = reg * expected_lambda.sum(axis=1)
         else:
-            psi = self.covariance_prior_ + (alpha * stats.scatter.sum(axis=1)
+            scatter = stats.scatter.sum(axis=1) + reg * n_features * stats.nk
+            psi = self.covariance_prior_ + (alpha * scatter
                                             + shrink * np.sum(gap**2, axis=1)) / n_features
             expected_lambda = nu / psi
             expected_log_det = n_features * _gamma_expected_log(0.5 * n_features * nu,
@@ -595,16 +626,38 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
             post.precisions = expected_lambda
             prec_chol = _diagonal_matrices(
                 np.repeat(np.sqrt(expected_lambda)[:, None], n_features, axis=1))
+            penalty = reg * n_features * expected_lambda
+        post.mean_precision, post.degrees_of_freedom = beta, nu
         post.psi, post.prec_chol = psi, prec_chol
         post.log_const = (post.log_weights + 0.5 * expected_log_det
-                             - 0.5 * n_features * LOG_2PI - 0.5 * n_features / beta)
+                          - 0.5 * n_features * LOG_2PI - 0.5 * n_features / beta
+                          - 0.5 * penalty)
         return post
+
+    def _weight_update(self, tempered):
+        """``q(pi)`` from the tempered counts ``alpha N_k``: its parameters (scikit-learn's
+        ``weight_concentration_``), ``weights_`` and ``E[log pi_k]``.
+
+        ``"dirichlet_distribution"``: ``Dirichlet(w0 + alpha N_k)``. ``"dirichlet_process"``:
+        the sticks ``v_k ~ Beta(1 + alpha N_k, w0 + alpha sum_{j>k} N_j)`` (module
+        docstring), returned as the pair of arrays ``(a, b)``; ``weights_`` is ``E[pi_k]``
+        renormalised over the ``K`` components, as scikit-learn reports it.
+        """
+        w0 = self.weight_concentration_prior_
+        if self.weight_concentration_prior_type == "dirichlet_process":
+            later = np.concatenate((np.cumsum(tempered[::-1])[-2::-1], [0.0]))
+            a, b = 1.0 + tempered, w0 + later
+            mean = stick_breaking_mean(a, b)
+            return (a, b), mean / mean.sum(), stick_breaking_expected_log(a, b)
+        concentration = w0 + tempered
+        return (concentration, concentration / concentration.sum(),
+                dirichlet_expected_log(concentration))
 
     def _expected_quadratics(self, post, stats):
         """``tr(E[Lambda_k] C_k) + N_k (ybar_k - m_k)' E[Lambda_k] (ybar_k - m_k)`` per k."""
         gap = stats.means - post.means
         precisions = post.precisions
-        if self.covariance_type in ("full", "fixed"):
+        if self.covariance_type in ("full", "tied", "fixed"):
             trace = np.einsum("kij,kji->k", precisions, stats.scatter)
             quad = np.einsum("ki,kij,kj->k", gap, precisions, gap)
         elif self.covariance_type == "diag":
@@ -619,9 +672,13 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         """Sum of ``KL(q || prior)`` over the global blocks."""
         kl = 0.0
         if self.fixed_weights_ is None:
-            concentration = post.weight_concentration
-            kl += kl_dirichlet(concentration,
-                               np.full_like(concentration, self.weight_concentration_prior_))
+            w0 = self.weight_concentration_prior_
+            if self.weight_concentration_prior_type == "dirichlet_process":
+                a, b = post.weight_concentration
+                kl += np.sum(kl_beta(a, b, 1.0, w0))
+            else:
+                concentration = post.weight_concentration
+                kl += kl_dirichlet(concentration, np.full_like(concentration, w0))
         b0, m0 = self.mean_precision_prior_, self.mean_prior_
         n_components, n_features = post.means.shape
         if self.covariance_type == "fixed":
@@ -632,7 +689,8 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
             return kl
         beta, nu, psi = post.mean_precision, post.degrees_of_freedom, post.psi
         gap = post.means - m0
-        if self.covariance_type == "full":
+        if self._wishart:
+            # "tied": K equal factors, each against its component's prior (module docstring)
             quad = np.einsum("ki,kij,kj->k", gap, post.precisions, gap)
             kl += np.sum(kl_wishart(psi, nu, self.covariance_prior_,
                                     self.degrees_of_freedom_prior_))
@@ -726,7 +784,12 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         self.mean_precision_ = post.mean_precision
         self.degrees_of_freedom_ = post.degrees_of_freedom
         self.precisions_ = post.precisions
-        if self.covariance_type == "full":
+        if self.covariance_type == "tied":  # scikit-learn's shapes: one (p, p) matrix
+            self.degrees_of_freedom_ = float(post.degrees_of_freedom[0])
+            self.covariances_ = post.psi[0] / self.degrees_of_freedom_
+            self.precisions_ = post.precisions[0].copy()
+            self.precisions_cholesky_ = post.prec_chol[0].copy()
+        elif self.covariance_type == "full":
             self.covariances_ = post.psi / post.degrees_of_freedom[:, None, None]
             self.precisions_cholesky_ = post.prec_chol
         else:
@@ -753,10 +816,9 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         data = self._validate_input(X, sample_weight, reset=not self._continues())
         self._resolve_parameters(data.X.shape[1])
         if data.X.shape[0] < self.n_components:
-            raise ValueError(f"{type(self).__name__}: expected n_samples >= n_components, got "
-                             f"n_components={self.n_components} and "
-                             f"n_samples={data.X.shape[0]}. Lower n_components or pass more "
-                             "rows.")
+            raise ValueError(f"{type(self).__name__}: Expected n_samples >= n_components but "
+                             f"got n_components = {self.n_components}, n_samples = "
+                             f"{data.X.shape[0]}. Lower n_components or pass more rows.")
         self._resolve_data_priors(data.X, data.weight)
         self._fit_cavi(data)
         self.lower_bound_ = self.elbo_
@@ -862,7 +924,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
             beta = post.mean_precision[k]
             nu = post.degrees_of_freedom[k]
             inflate = beta / (1.0 + beta)
-            if self.covariance_type == "full":
+            if self._wishart:
                 dof = nu + 1.0 - p
                 upper, log_det_psi = _upper_cholesky_of_inverse(post.psi[k])
                 maha = dof * inflate * np.sum((diff @ upper) ** 2, axis=1)
@@ -885,10 +947,14 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws of the mixture's parameters from the fitted ``q(theta)``.
 
-        * weights ``~ Dirichlet(weight_concentration_)`` (the known ``weights_`` when
-          ``fixed_weights`` is given);
+        * weights ``~ Dirichlet(weight_concentration_)``; for ``"dirichlet_process"`` the
+          sticks ``v_k ~ Beta(*weight_concentration_)`` give ``pi_k = v_k prod_{j<k}(1 - v_j)``,
+          renormalised over the ``K`` components as ``weights_`` is (the known ``weights_``
+          when ``fixed_weights`` is given);
         * ``"full"``: ``Lambda_k ~ Wishart(degrees_of_freedom_k, (covariances_k
-          degrees_of_freedom_k)^{-1})``; ``"diag"``: ``lambda_kj ~ Gamma(nu_k / 2,
+          degrees_of_freedom_k)^{-1})``; ``"tied"``: every component's ``Lambda_k`` an
+          independent draw of the one fitted Wishart (the factors of the tied family are equal,
+          not the precisions, module docstring); ``"diag"``: ``lambda_kj ~ Gamma(nu_k / 2,
           rate=psi_kj / 2)``; ``"spherical"``: ``lambda_k ~ Gamma(p nu_k / 2, rate=p psi_k / 2)``
           (``psi = nu * covariances_``); then ``mu_k | Lambda_k ~ N(means_k, (mean_precision_k
           Lambda_k)^{-1})``;
@@ -903,14 +969,19 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         -------
         dict of str to ndarray
             ``"weights"`` (n_samples, K), ``"means"`` (n_samples, K, p), ``"precisions"`` and
-            ``"covariances"`` (its inverse): (n_samples, K, p, p) for full and fixed,
+            ``"covariances"`` (its inverse): (n_samples, K, p, p) for full, tied and fixed,
             (n_samples, K, p) for diag, (n_samples, K) for spherical.
         """
         check_is_fitted(self)
         n = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         K, p = self.means_.shape
-        if self.fixed_weights_ is None:
+        if self.fixed_weights_ is None and self.weight_concentration_prior_type == "dirichlet_process":
+            sticks = rng.beta(*self.weight_concentration_, size=(n, K))
+            rest = np.cumprod(1.0 - sticks, axis=1)
+            weights = sticks * np.hstack((np.ones((n, 1)), rest[:, :-1]))
+            weights /= weights.sum(axis=1, keepdims=True)
+        elif self.fixed_weights_ is None:
             weights = rng.dirichlet(self.weight_concentration_, size=n)
         else:
             weights = np.broadcast_to(self.weights_, (n, K)).copy()
@@ -923,13 +994,16 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
             return {"weights": weights, "means": means, "precisions": precisions,
                     "covariances": covariances}
         means = np.empty((n, K, p))
-        shape = {"full": (n, K, p, p), "diag": (n, K, p), "spherical": (n, K)}
+        shape = {"full": (n, K, p, p), "tied": (n, K, p, p), "diag": (n, K, p),
+                 "spherical": (n, K)}
         precisions = np.empty(shape[self.covariance_type])
         covariances = np.empty(shape[self.covariance_type])
+        tied = self.covariance_type == "tied"
         for k in range(K):
-            dof, b = self.degrees_of_freedom_[k], self.mean_precision_[k]
-            if self.covariance_type == "full":
-                scale = np.linalg.inv(self.covariances_[k] * dof)
+            dof = self.degrees_of_freedom_ if tied else self.degrees_of_freedom_[k]
+            b = self.mean_precision_[k]
+            if self._wishart:
+                scale = np.linalg.inv((self.covariances_ if tied else self.covariances_[k]) * dof)
                 precisions[:, k] = wishart(df=dof, scale=scale).rvs(
                     size=n, random_state=rng).reshape(n, p, p)
                 covariances[:, k] = np.linalg.inv(precisions[:, k])
@@ -964,7 +1038,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         n_features = self.means_.shape[1]
         draws = []
         for k, count in enumerate(counts):
-            if self.covariance_type in ("full", "fixed"):
+            if self.covariance_type in ("full", "tied", "fixed"):
                 cov = self.covariances_[k] if self.covariance_type == "full" else self.covariances_
                 draws.append(rng.multivariate_normal(self.means_[k], cov, count))
             else:
