@@ -3,8 +3,12 @@ supplement Algorithm 2).
 
 Model
 -----
-``S_i ~ Categorical(pi)``, ``x_i | S_i = k ~ N(mu_k, Lambda_k^{-1})``, with ``pi`` either
-known (``fixed_weights``) or ``pi ~ Dirichlet(w0 1_K)``, and the component prior
+``S_i ~ Categorical(pi)``, ``x_i | S_i = k ~ N(mu_k, Lambda_k^{-1})``, with ``pi`` known
+(``fixed_weights``), ``pi ~ Dirichlet(w0 1_K)`` (``"dirichlet_distribution"``) or the
+Dirichlet process's stick-breaking weights ``pi_k = v_k prod_{j<k} (1 - v_j)``,
+``v_k ~ Beta(1, w0)`` (``"dirichlet_process"``, scikit-learn's default; ``q(S)`` is truncated
+to the first ``K`` components, as in Blei & Jordan 2006 and scikit-learn), and the component
+prior
 
 * ``"full"``: Normal-Wishart, ``Lambda_k ~ W(Psi0^{-1}, nu0)``,
   ``mu_k | Lambda_k ~ N(m0, (b0 Lambda_k)^{-1})`` (Bishop, PRML §10.2);
@@ -14,7 +18,14 @@ known (``fixed_weights``) or ``pi ~ Dirichlet(w0 1_K)``, and the component prior
 * ``"spherical"``: ``Lambda_k = lambda_k I`` with ``lambda_k ~ Gamma(p nu0/2, rate=p psi0/2)``
   and ``mu_k | lambda_k ~ N(m0, (b0 lambda_k)^{-1} I)``;
 * ``"fixed"``: ``Lambda_k = Sigma^{-1}`` known (the paper: ``Sigma = I``) and
-  ``mu_k ~ N(m0, I / b0)`` (the paper: ``1 / b0 = 50``).
+  ``mu_k ~ N(m0, I / b0)`` (the paper: ``1 / b0 = 50``);
+* ``"tied"``: the ``"full"`` prior, with the variational family restricted to one factor
+  ``q(Lambda_k) = W(nu, Psi)`` shared by every component. The optimal shared factor has the
+  average of the components' natural parameters, ``nu = nu0 + alpha N / K`` and
+  ``Psi = (1/K) sum_k Psi_k`` (the ``Psi_k`` of ``"full"`` below): exactly scikit-learn's
+  tied update, and its objective counts the Wishart KL ``K`` times, as scikit-learn's
+  bound does. (A model with one precision matrix drawn once would instead give
+  ``nu0 + alpha N`` and ``Psi0 + sum_k (Psi_k - Psi0)``; it is not what scikit-learn fits.)
 
 ``Psi0`` is scikit-learn's ``covariance_prior``, ``nu0`` its ``degrees_of_freedom_prior``,
 ``b0`` its ``mean_precision_prior``, ``w0`` its ``weight_concentration_prior``; in every
@@ -26,11 +37,12 @@ With weighted statistics ``N_k = sum_i w_i r_ik``, ``ybar_k``, and the centred s
 ``C_k = sum_i w_i r_ik (x_i - ybar_k)(x_i - ybar_k)'``, every conjugate block adds
 ``alpha`` times the data's statistics to the prior's:
 
-    q(pi) = Dirichlet(w0 + alpha N_k)
+    q(pi) = Dirichlet(w0 + alpha N_k)      or      q(v_k) = Beta(1 + alpha N_k, w0 + alpha sum_{j>k} N_j)
     b_k = b0 + alpha N_k,   m_k = (b0 m0 + alpha N_k ybar_k) / b_k,   nu_k = nu0 + alpha N_k
     Psi_k = Psi0 + alpha C_k + (b0 alpha N_k / b_k)(ybar_k - m0)(ybar_k - m0)'
 
-(``"diag"`` keeps the diagonal; ``"spherical"`` the trace over ``p``), and for ``"fixed"``
+(``"diag"`` keeps the diagonal; ``"spherical"`` the trace over ``p``; ``"tied"`` averages
+``nu_k`` and ``Psi_k`` over ``k``), and for ``"fixed"``
 ``V_k = (b0 I + alpha N_k Sigma^{-1})^{-1}``, ``m_k = V_k (b0 m0 + alpha N_k Sigma^{-1} ybar_k)``.
 The local step is ``r_ik = softmax_k(s * log rho_ik)`` with ``s = 1`` (``"alpha-vb"``) or
 ``s = alpha`` (``"fractional"``) and
@@ -39,6 +51,15 @@ The local step is ``r_ik = softmax_k(s * log rho_ik)`` with ``s = 1`` (``"alpha-
                  - 0.5 [p / b_k + (x_i - m_k)' E[Lambda_k] (x_i - m_k)]
 
 (for ``"fixed"``: ``-0.5 log|Sigma| - 0.5 [(x_i - m_k)' Sigma^{-1} (x_i - m_k) + tr(Sigma^{-1} V_k)]``).
+``E[log pi_k]`` is ``psi(a_k) - psi(sum a)`` for the Dirichlet and
+``E[log v_k] + sum_{j<k} E[log(1 - v_j)]`` for the sticks.
+
+``reg_covar = r > 0`` (scikit-learn adds ``r I`` to each component's covariance estimate)
+is an exact penalty here: every row's likelihood under component ``k`` carries the factor
+``exp(-r tr(Lambda_k) / 2)``, so the scatter gains ``r N_k I`` and ``log rho_ik`` the term
+``-r tr(E[Lambda_k]) / 2``, and CAVI still never lowers the objective. (scikit-learn's E-step
+leaves that term out, so with ``r > 0`` the two fixed points differ at order ``r``; the
+default ``0`` is the unpenalised model.)
 
 Objective
 ---------
@@ -47,7 +68,8 @@ expected log-likelihood is evaluated exactly from ``(N_k, ybar_k, C_k)``:
 ``sum_k N_k c_k - 0.5 [tr(E[Lambda_k] C_k) + N_k (ybar_k - m_k)' E[Lambda_k] (ybar_k - m_k)]``
 with ``c_k`` the constant part of ``log rho_ik``. The alpha-ELBO (the paper's eq. 2.6) is that
 plus ``H(q_S) = -sum_i w_i sum_k r_ik log r_ik`` minus ``(1/alpha)`` times the KL of every
-global block to its prior; ``"fractional"`` (eq. 2) puts ``alpha`` on the expected
+global block to its prior (``KL(Beta(a_k, b_k) || Beta(1, w0))`` per stick); ``"fractional"``
+(eq. 2) puts ``alpha`` on the expected
 log-likelihood instead.
 
 Sample weights multiply each row's contribution to every sum above (a row of weight 2 is
@@ -269,11 +291,14 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     Mean-field ``q(pi) q(mu, Lambda) q(S)`` for the mixture of Yang, Pati & Bhattacharya
     (2020, Cor. 4.4, supplement Algorithm 2): the likelihood is raised to the power
     ``alpha``, so every data statistic in the conjugate updates is multiplied by ``alpha``
-    (the paper's eq. 2.6; module docstring). ``alpha = 1`` is the variational Bayesian Gaussian mixture of
-    scikit-learn's ``BayesianGaussianMixture(weight_concentration_prior_type=
-    "dirichlet_distribution")`` (same parameters, same fixed point), extended with sample
+    (the paper's eq. 2.6; module docstring). ``alpha = 1`` is scikit-learn's
+    ``BayesianGaussianMixture`` (same parameters and defaults, the same fixed point for
+    "full" and "tied" with either weight prior; for "diag" and "spherical" scikit-learn's
+    E-step uses a Wishart's ``E[log|Lambda|]``, which differs from its own Gamma factors, so
+    there the fixed points differ slightly and ours is the exact one), extended with sample
     weights, stochastic VI (``partial_fit``) and the paper's known-covariance,
-    known-weights model.
+    known-weights model. scikit-learn's own tests of ``BayesianGaussianMixture`` pass on it
+    (``tests/test_sklearn_suites.py``).
 
     Parameters
     ----------
@@ -285,15 +310,21 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         ``"alpha-vb"`` maximises the alpha-ELBO (the paper's eq. 2.6);
         ``"fractional"`` minimises KL to the joint fractional posterior (:mod:`alphavb.base`), whose
         local step is ``softmax(alpha log rho)``.
-    covariance_type : {"full", "diag", "spherical", "fixed"}, default="full"
+    covariance_type : {"full", "tied", "diag", "spherical", "fixed"}, default="full"
+        ``"tied"``: one Wishart factor shared by every component (module docstring);
         ``"fixed"``: every component has the known covariance ``fixed_covariance``.
     fixed_covariance : array-like of shape (n_features, n_features), default=None
         The known covariance of ``"fixed"``; ``None`` is the identity (the paper).
     fixed_weights : array-like of shape (n_components,), default=None
-        Known mixing weights (positive, summing to 1); ``None`` learns them under a
-        ``Dirichlet(weight_concentration_prior)`` prior.
+        Known mixing weights (positive, summing to 1); ``None`` learns them under the prior
+        ``weight_concentration_prior_type``.
+    weight_concentration_prior_type : {"dirichlet_process", "dirichlet_distribution"}, \
+default="dirichlet_process"
+        Stick-breaking (Dirichlet process, truncated at ``n_components``: unneeded
+        components get weights near 0) or a symmetric Dirichlet. scikit-learn's default.
     weight_concentration_prior : float, default=None
-        ``w0`` of the symmetric Dirichlet prior; ``None`` is ``1 / n_components``.
+        ``w0``: the Dirichlet parameter, or the concentration of the Dirichlet process
+        (``v_k ~ Beta(1, w0)``); ``None`` is ``1 / n_components``.
     mean_precision_prior : float, default=None
         ``b0``. For full/diag/spherical, ``mu_k | Lambda_k ~ N(m0, (b0 Lambda_k)^{-1})``
         (``None``: 1, as scikit-learn). For ``"fixed"``, ``mu_k ~ N(m0, I / b0)``
@@ -309,6 +340,11 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         diagonal), as scikit-learn; when that is singular (fewer rows than features, a
         constant or collinear feature), ``1e-6`` times the average variance is added to its
         diagonal.
+    reg_covar : float, default=0.0
+        Penalty ``exp(-reg_covar tr(Lambda_k) / 2)`` on every row's likelihood: adds
+        ``reg_covar`` to the diagonal of each component's covariance estimate, as
+        scikit-learn's ``reg_covar`` does (its default is 1e-6), while the objective stays
+        exact (module docstring). Not used by ``"fixed"``.
     init_params : {"kmeans", "k-means++", "random", "random_from_data"}, default="kmeans"
         How the first responsibilities are drawn, exactly as in scikit-learn's mixtures.
     n_init : int, default=1
@@ -319,8 +355,13 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         Stop when the objective changes by at most ``tol`` times its absolute value.
     random_state : int, RandomState or None, default=None
     warm_start : bool, default=False
-        If True, ``fit`` starts from the previous fit's variational parameters (one start).
+        If True, ``fit`` starts from the previous fit's variational parameters (one start),
+        and its stopping rule compares with where the previous fit ended.
     verbose : int, default=0
+        1 prints each start and how it ended, 2 also every ``verbose_interval`` sweeps the
+        time and the change of the objective (scikit-learn's messages).
+    verbose_interval : int, default=10
+        Sweeps between two progress lines of ``verbose=2``.
     learning_offset, learning_decay : float, default=10.0, 0.7
         ``partial_fit`` step size ``(learning_offset + t)^(-learning_decay)`` at its ``t``-th
         call (``t = 1, 2, ...``); ``learning_decay`` in (0.5, 1] makes the steps satisfy the
@@ -334,19 +375,21 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
     ----------
     weights_ : ndarray of shape (n_components,)
         ``E_q[pi]`` (or ``fixed_weights``).
-    weight_concentration_ : ndarray of shape (n_components,)
-        Dirichlet parameters of ``q(pi)`` (learned weights only).
+    weight_concentration_ : ndarray of shape (n_components,) or tuple of two
+        Dirichlet parameters of ``q(pi)``, or for ``"dirichlet_process"`` the pair of arrays
+        ``(a, b)`` of the sticks' ``q(v_k) = Beta(a_k, b_k)`` (scikit-learn's format; learned
+        weights only).
     means_ : ndarray of shape (n_components, n_features)
         ``E_q[mu_k] = m_k``.
     mean_precision_ : ndarray of shape (n_components,)
         ``b_k`` (not for ``"fixed"``).
     mean_covariances_ : ndarray of shape (n_components, n_features, n_features)
         ``V_k = Cov_q(mu_k)`` (``"fixed"`` only).
-    degrees_of_freedom_ : ndarray of shape (n_components,)
-        ``nu_k`` (not for ``"fixed"``).
+    degrees_of_freedom_ : ndarray of shape (n_components,) or float
+        ``nu_k`` (not for ``"fixed"``; one float for ``"tied"``).
     covariances_ : ndarray
-        ``E_q[Lambda_k]^{-1} = Psi_k / nu_k``: (K, p, p) full, (K, p) diag, (K,) spherical,
-        (p, p) fixed (the known covariance).
+        ``E_q[Lambda_k]^{-1} = Psi_k / nu_k``: (K, p, p) full, (p, p) tied, (K, p) diag,
+        (K,) spherical, (p, p) fixed (the known covariance).
     precisions_, precisions_cholesky_ : ndarray
         ``E_q[Lambda_k]`` and its upper Cholesky factor, shaped like ``covariances_``.
     elbo_, lower_bound_ : float

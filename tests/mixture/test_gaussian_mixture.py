@@ -298,6 +298,61 @@ def test_alpha_one_reaches_scikit_learns_fixed_point(init_params, covariance_typ
     np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X), atol=1e-6)
 
 
+def test_tied_diag_and_spherical_updates_are_averages_of_the_full_update():
+    """scikit-learn's test_compare_covar_type through alphavb's own hooks: from the same
+    responsibilities, tied Psi = mean_k of the full Psi_k (and nu the mean nu_k), diag Psi_k
+    = the diagonal of full Psi_k, spherical = the mean of the diagonal."""
+    from alphavb.mixture._gaussian_mixture import _Statistics
+
+    X = overlapping_blobs(200, 3)
+    resp = np.random.default_rng(0).dirichlet(np.ones(4), size=len(X))
+    psi0 = np.cov(X.T)
+    posts = {}
+    for kind, prior in [("full", psi0), ("tied", psi0), ("diag", np.diag(psi0)),
+                        ("spherical", np.diag(psi0).mean())]:
+        model = AlphaGaussianMixture(4, alpha=0.7, covariance_type=kind, covariance_prior=prior)
+        model._resolve_parameters(3)
+        model._resolve_data_priors(X, np.ones(len(X)))
+        stats = _Statistics.from_responsibilities(X, np.ones(len(X)), resp, model._diagonal)
+        posts[kind] = model._global_step(stats)
+    full = posts["full"]
+    np.testing.assert_allclose(posts["tied"].psi[0], full.psi.mean(axis=0), rtol=1e-12)
+    assert posts["tied"].degrees_of_freedom[0] == pytest.approx(full.degrees_of_freedom.mean())
+    np.testing.assert_allclose(posts["diag"].psi, np.diagonal(full.psi, axis1=1, axis2=2),
+                               rtol=1e-12)
+    np.testing.assert_allclose(posts["spherical"].psi, posts["diag"].psi.mean(axis=1),
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+def test_dirichlet_process_prunes_the_unneeded_components(alpha):
+    """Ten components on the paper's three-component data: the stick-breaking prior leaves
+    three with the mass of their clusters and the other seven near 0."""
+    X, _, true_means = make_gmm(random_state=0)
+    model = AlphaGaussianMixture(10, alpha=alpha, random_state=0, max_iter=500).fit(X)
+    heavy = np.sort(model.weights_)[::-1]
+    assert np.all(heavy[:3] > 0.25) and heavy[3:].sum() < 0.01
+    found = model.means_[np.argsort(model.weights_)[-3:]]
+    gaps = np.linalg.norm(found[:, None] - true_means[None], axis=-1)
+    assert np.all(gaps.min(axis=0) < 0.2)
+    a, b = model.weight_concentration_
+    np.testing.assert_allclose(a - 1.0, alpha * model.predict_proba(X).sum(axis=0), atol=1e-3)
+    np.testing.assert_allclose(b[:-1] - b[-1], np.cumsum((a - 1.0)[::-1])[-2::-1], atol=1e-9)
+
+
+def test_verbose_prints_scikit_learns_lines(capsys):
+    X = overlapping_blobs(100, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        AlphaGaussianMixture(2, verbose=2, verbose_interval=2, max_iter=4, tol=0.0,
+                             random_state=0).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Initialization 0"
+    assert [line.split("\t")[0] for line in lines[1:3]] == ["  Iteration 2", "  Iteration 4"]
+    assert lines[3].startswith("Initialization did not converge. time lapse")
+    assert len(lines) == 4
+
+
 def test_default_priors_are_scikit_learns():
     X = overlapping_blobs()
     model = AlphaGaussianMixture(2, max_iter=1, tol=0.0)
