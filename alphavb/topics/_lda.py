@@ -48,6 +48,7 @@ from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from .._special import dirichlet_expected_log, kl_dirichlet
+from .._threads import numba_threads
 from .._validation import Boolean, Integer, Options, Real, bad_parameter
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
 from ._kernels import lda_document_step, lda_word_statistics
@@ -237,6 +238,16 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         The per-document loop stops when the mean absolute change of ``gamma_d`` is below it.
     tol : float, default=1e-4
         Relative change of the objective that counts as converged (see ``evaluate_every``).
+    perp_tol : float, default=None
+        ``None`` stops on ``tol`` (the objective this fit maximises). A float uses
+        scikit-learn's rule instead: at each evaluation the training-set perplexity
+        (:meth:`perplexity`, one more E-step over the corpus) is computed, and the fit stops
+        when it changes by less than ``perp_tol`` (scikit-learn's default is 0.1).
+    n_jobs : int, default=None
+        Threads of the numba kernels (the E-step runs documents in parallel, the
+        statistics words in parallel): ``None`` keeps numba's current count (all cores
+        unless ``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` lowered it), ``-1`` all
+        cores, ``k`` at most ``k``. Results do not depend on it.
     optimize_priors : bool, default=False
         Empirical-Bayes updates of the symmetric ``doc_topic_prior`` and ``topic_word_prior``
         after every batch sweep (Newton / Minka fixed point, as the paper does for the
@@ -247,11 +258,15 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         learning also keeps its step count).
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
+        Print one line per iteration, with the training perplexity at evaluations
+        (scikit-learn's messages).
 
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
-        ``lambda``, the Dirichlet parameters of ``q(beta_k)``.
+        ``lambda``, the Dirichlet parameters of ``q(beta_k)``, in the dtype of the ``X``
+        ``fit`` saw (float32 input is fitted in float64 and the results cast back; later
+        inputs are cast to that dtype first, as scikit-learn does).
     exp_dirichlet_component_ : ndarray of shape (n_components, n_features)
         ``exp(E_q[log beta_kv])``.
     doc_topic_prior_, topic_word_prior_ : float
@@ -293,8 +308,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                  doc_topic_prior=None, topic_word_prior=None, learning_method="batch",
                  learning_decay=0.7, learning_offset=10.0, max_iter=10, batch_size=128,
                  evaluate_every=-1, total_samples=1e6, max_doc_update_iter=100,
-                 mean_change_tol=1e-3, tol=1e-4, optimize_priors=False, warm_start=False,
-                 random_state=None, verbose=0):
+                 mean_change_tol=1e-3, tol=1e-4, perp_tol=None, optimize_priors=False,
+                 warm_start=False, n_jobs=None, random_state=None, verbose=0):
         self.n_components = n_components
         self.alpha = alpha
         self.objective = objective
@@ -310,8 +325,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         self.max_doc_update_iter = max_doc_update_iter
         self.mean_change_tol = mean_change_tol
         self.tol = tol
+        self.perp_tol = perp_tol
         self.optimize_priors = optimize_priors
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
 
@@ -330,6 +347,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         "max_doc_update_iter": [Integer(1, None)],
         "mean_change_tol": [Real(0, None)],
         "optimize_priors": [Boolean()],
+        "perp_tol": [None, Real(0, None)],
+        "n_jobs": [None, Integer(None, None)],
     }
     _parameter_hints: ClassVar[dict] = {
         **CAVIEstimator._parameter_hints,
@@ -339,9 +358,15 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     _batch_iter_start = 1
 
     def _check_counts(self, X, reset):
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        """Validated counts as float64 CSR (the kernels' precision). A fit (``reset``)
+        accepts float64 and float32 and records the dtype its results are cast back to;
+        later inputs are first cast to that dtype, as scikit-learn does."""
+        dtype = [np.float64, np.float32] if reset else self.components_.dtype
+        X = validate_data(self, X, accept_sparse="csr", dtype=dtype, reset=reset)
         check_non_negative(X, f"{type(self).__name__} (X must hold word counts >= 0)")
-        return sp.csr_matrix(X)
+        if reset:
+            self._output_dtype = X.dtype
+        return sp.csr_matrix(X, dtype=np.float64)
 
     @property
     def _scale(self):
@@ -374,9 +399,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
 
     def _document_step(self, X, csc, gamma, topics, fresh_gamma=None):
         kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self.alpha
-        return _e_step(X, csc, gamma, topics.word_factors, topics.doc_topic_prior,
-                       float(self.alpha), self._scale, self.max_doc_update_iter,
-                       self.mean_change_tol, fresh_gamma, kl_weight)
+        with numba_threads(self.n_jobs, type(self).__name__):
+            return _e_step(X, csc, gamma, topics.word_factors, topics.doc_topic_prior,
+                           float(self.alpha), self._scale, self.max_doc_update_iter,
+                           self.mean_change_tol, fresh_gamma, kl_weight)
 
     def _objective(self, log_norm, statistics, old_elog_beta, gamma, topics):
         """The exact objective after the global step (module docstring)."""
@@ -419,6 +445,41 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     def _check_every(self):
         return max(self.evaluate_every, 0)
 
+    def _stopping_value(self, data, state, objective):
+        if self.perp_tol is None:
+            return objective
+        return self._training_perplexity(data.X, state.topics)
+
+    def _has_converged(self, current, previous):
+        if self.perp_tol is None:
+            return super()._has_converged(current, previous)
+        return abs(current - previous) < self.perp_tol
+
+    def _training_perplexity(self, X, topics):
+        """scikit-learn's perplexity of the training documents under ``topics`` (nan for a
+        corpus without words)."""
+        documents, topic_part, n_words = self._bound_of(X, topics)
+        return float(np.exp(-(documents + topic_part) / n_words)) if n_words else float("nan")
+
+    # scikit-learn's LatentDirichletAllocation prints one line per iteration, with the
+    # training perplexity at evaluations, and nothing at the start or end of a fit
+
+    def _report_start(self, start):
+        pass
+
+    def _report_end(self, converged, seconds, objective):
+        pass
+
+    def _report_sweep(self, data, state, sweep, change, tracked, seconds):
+        if not self.verbose:
+            return
+        line = f"iteration: {sweep} of max_iter: {self.max_iter}"
+        if tracked is not None:
+            perplexity = (tracked if self.perp_tol is not None
+                          else self._training_perplexity(data.X, state.topics))
+            line += f", perplexity: {perplexity:.4f}"
+        print(line)
+
     def _initialize(self, data, random_state, start, previous=None):
         topics = (previous.topics if previous is not None
                   else self._initial_topics(data.X.shape[1], random_state))
@@ -447,8 +508,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
 
     def _set_parameters(self, state):
         topics = state.topics
-        self.components_ = topics.components
-        self.exp_dirichlet_component_ = topics.exp_elog_beta
+        dtype = getattr(self, "_output_dtype", np.float64)
+        self.components_ = topics.components.astype(dtype, copy=False)
+        self.exp_dirichlet_component_ = topics.exp_elog_beta.astype(dtype, copy=False)
         self.doc_topic_prior_ = topics.doc_topic_prior
         self.topic_word_prior_ = topics.topic_word_prior
         self.n_guarded_sweeps_ = state.n_guarded_sweeps
@@ -492,21 +554,23 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         else:
             state = self._first_batch_state(_LDABatch(X, float(X.shape[0])), random_state)
             self.n_batch_iter_ = self._batch_iter_start
-        history = []
+        history, checked = [], []
         converged = False
+        corpus = _LDACorpus(X, csc)
         for iteration in range(1, self.max_iter + 1):
             for rows in gen_batches(X.shape[0], self.batch_size):
                 state = self._take_step(_LDABatch(X[rows], float(X.shape[0])), state,
                                         random_state)
+            tracked = None
             if self.evaluate_every > 0 and iteration % self.evaluate_every == 0:
                 value = self._corpus_objective(X, csc, state.topics, random_state)
-                if self.verbose > 1:
-                    print(f"[AlphaLDA] pass {iteration}: objective {value:.6f}")
-                if history and abs(value - history[-1]) <= self.tol * abs(value):
-                    history.append(value)
-                    converged = True
-                    break
                 history.append(value)
+                tracked = self._stopping_value(corpus, state, value)
+                converged = bool(checked) and bool(self._has_converged(tracked, checked[-1]))
+                checked = [tracked]
+            self._report_sweep(corpus, state, iteration, None, tracked, None)
+            if converged:
+                break
         if not converged:
             history.append(self._corpus_objective(X, csc, state.topics, random_state))
         self._store(state)
@@ -581,7 +645,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         ndarray of shape (n_samples, n_components)
         """
         gamma = self._doc_topic_parameters(X)
-        return gamma / gamma.sum(axis=1, keepdims=True) if normalize else gamma
+        if normalize:
+            gamma = gamma / gamma.sum(axis=1, keepdims=True)
+        return gamma.astype(self.components_.dtype, copy=False)
 
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws of the topics from ``q(beta_k) = Dirichlet(components_k)``.
@@ -612,21 +678,42 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         documents, topics, _ = self._bound(X)
         return documents + topics
 
-    def perplexity(self, X):
+    def perplexity(self, X, sub_sampling=False):
         """Per-word perplexity ``exp(-score(X) / sum(X))`` (scikit-learn's definition, which
         counts the topics' KL once whatever ``X`` is; see :func:`heldout_perplexity` for the
-        documents-only version)."""
-        documents, topics, n_words = self._bound(X)
+        documents-only version).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        sub_sampling : bool, default=False
+            Treat ``X`` as a sample of a corpus of ``total_samples`` documents: the
+            documents' part of the bound and the word count are both scaled by
+            ``total_samples / n_samples`` (scikit-learn's option, used in online learning).
+
+        Returns
+        -------
+        float
+        """
+        check_is_fitted(self)
+        X = self._check_counts(X, reset=False)
+        documents, topics, n_words = self._bound_of(X, self._get_parameters().topics)
         if n_words == 0:
             raise ValueError("AlphaLDA.perplexity: X has no words (all counts are 0), so the "
                              "perplexity per word is undefined. Pass documents with words.")
-        return float(np.exp(-(documents + topics) / n_words))
+        ratio = float(self.total_samples) / X.shape[0] if sub_sampling else 1.0
+        return float(np.exp(-(ratio * documents + topics) / (ratio * n_words)))
 
     def _bound(self, X):
         check_is_fitted(self)
-        X = self._check_counts(X, reset=False)
-        return _bound_terms(self.components_, self.doc_topic_prior_, self.topic_word_prior_, X,
-                            self.max_doc_update_iter, self.mean_change_tol)
+        return self._bound_of(self._check_counts(X, reset=False),
+                              self._get_parameters().topics)
+
+    def _bound_of(self, X, topics):
+        with numba_threads(self.n_jobs, type(self).__name__):
+            return _bound_terms(topics.components, topics.doc_topic_prior,
+                                topics.topic_word_prior, X, self.max_doc_update_iter,
+                                self.mean_change_tol)
 
     def top_words(self, feature_names, n=10):
         """The ``n`` most probable words of each topic under ``E_q[beta_k]``.
@@ -654,5 +741,5 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = True
-        tags.transformer_tags.preserves_dtype = ["float64"]
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

@@ -367,3 +367,85 @@ def test_online_warm_start_continues_the_topics_and_the_steps():
                     random_state=0).fit(X)
     np.testing.assert_array_equal(cold.components_, first_components)
     assert not np.array_equal(model.components_, first_components)
+
+
+# ---------------------------------------------------------------- scikit-learn's options
+
+
+def test_n_jobs_sets_the_kernels_thread_count_and_not_the_results():
+    from alphavb._threads import numba_threads, thread_count
+
+    run_with_two_numba_threads("""
+        import numpy as np
+        from alphavb import AlphaLDA
+        from alphavb._threads import numba_threads, thread_count
+        from alphavb.datasets import make_lda_corpus
+
+        assert [thread_count(n, "m") for n in (1, 2, 5, -1, -2)] == [1, 2, 2, 2, 1]
+        assert thread_count(None, "m") == numba.get_num_threads() == 2
+        with numba_threads(1, "m"):
+            assert numba.get_num_threads() == 1
+        assert numba.get_num_threads() == 2
+        X, _, _ = make_lda_corpus(n_documents=150, n_topics=3, n_words=40, document_length=60,
+                                  random_state=0)
+        fits = [AlphaLDA(3, n_jobs=n_jobs, max_iter=4, random_state=0).fit(X)
+                for n_jobs in (1, 2, -1)]
+        for fit in fits[1:]:
+            np.testing.assert_array_equal(fit.components_, fits[0].components_)
+            np.testing.assert_array_equal(fit.transform(X), fits[0].transform(X))
+        assert numba.get_num_threads() == 2
+        print("ok")
+    """)
+    with pytest.raises(ValueError, match="'n_jobs' parameter of AlphaLDA"), numba_threads(0, "AlphaLDA"):
+        pass
+    assert thread_count(None, "AlphaLDA") >= 1
+
+
+@pytest.mark.parametrize("learning_method", ["batch", "online"])
+def test_perp_tol_stops_when_the_training_perplexity_settles(learning_method, capsys):
+    X, _, _ = small_corpus(n_documents=200)
+    model = AlphaLDA(3, learning_method=learning_method, max_iter=100, evaluate_every=1,
+                     perp_tol=0.05, tol=0.0, verbose=1, random_state=0).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    perplexities = [float(line.rsplit(" ", 1)[1]) for line in lines]
+    assert len(lines) == model.n_iter_ < 100 and model.converged_
+    changes = np.abs(np.diff(perplexities))
+    assert changes[-1] < 0.05 and np.all(changes[:-1] >= 0.05)
+    assert lines[-1].startswith(f"iteration: {model.n_iter_} of max_iter: 100, perplexity: ")
+    # the printed perplexity is perplexity(X) of the final topics
+    assert perplexities[-1] == pytest.approx(model.perplexity(X), abs=1e-4)
+
+
+def test_perplexity_with_sub_sampling_scales_the_documents_part():
+    """scikit-learn's sub_sampling: the documents' part of the bound and the word count are
+    both scaled by total_samples / n_samples. With total_samples = n_samples nothing changes;
+    as total_samples grows the topics' KL fades and the documents-only perplexity remains."""
+    X, _, _ = small_corpus(n_documents=100)
+    model = AlphaLDA(3, max_iter=5, random_state=0).fit(X)
+    assert model.perplexity(X, sub_sampling=True) != model.perplexity(X)
+    model.set_params(total_samples=X.shape[0])
+    assert model.perplexity(X, sub_sampling=True) == pytest.approx(model.perplexity(X),
+                                                                   rel=1e-12)
+    model.set_params(total_samples=1e12)
+    documents_only = heldout_perplexity(model.components_, model.doc_topic_prior_,
+                                        model.topic_word_prior_, X)
+    assert model.perplexity(X, sub_sampling=True) == pytest.approx(documents_only, rel=1e-9)
+
+
+@pytest.mark.parametrize("learning_method", ["batch", "online"])
+def test_float32_counts_give_float32_results_equal_to_the_float64_fit(learning_method):
+    """Integer counts are exact in float32 and the kernels run in float64, so the float32 fit
+    is the float64 fit rounded once to float32."""
+    X, _, _ = small_corpus(n_documents=80)
+    X = X.toarray()
+    settings = {"n_components": 3, "max_iter": 5, "learning_method": learning_method,
+                "random_state": 0}
+    wide = AlphaLDA(**settings).fit(X)
+    narrow = AlphaLDA(**settings).fit(X.astype(np.float32))
+    for name in ("components_", "exp_dirichlet_component_"):
+        assert getattr(narrow, name).dtype == np.float32
+        np.testing.assert_array_equal(getattr(narrow, name),
+                                      getattr(wide, name).astype(np.float32))
+    assert narrow.transform(X.astype(np.float32)).dtype == np.float32
+    np.testing.assert_array_equal(narrow.transform(X), wide.transform(X).astype(np.float32))
+    assert narrow.bound_ == wide.bound_
