@@ -52,6 +52,19 @@ def test_reproduce_gmm_writes_figure_and_table(tmp_path, capsys):
     sds = [float(row["mean_sd"]) for row in rows]
     assert sds == sorted(sds, reverse=True)
     assert sds[0] == pytest.approx(1 / np.sqrt(0.1 * 1000 / 3), rel=0.1)
+    # beside the paper's model: the Dirichlet process (K = 10) keeps the three components
+    # once alpha n is large, and the tied fit finds the shared covariance I
+    assert (tmp_path / "gmm_dp_weights.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with open(tmp_path / "gmm_dp_tied.csv", newline="") as handle:
+        extension = list(csv.DictReader(handle))
+    assert [(row["model"].split()[0], float(row["alpha"])) for row in extension] == [
+        (name, alpha) for name in ("dirichlet-process", "tied") for alpha in (0.1, 0.5, 0.95, 1.0)]
+    for row in extension:
+        assert row["converged"] == "True"
+        if float(row["alpha"]) >= 0.5:
+            assert int(row["components_above_0.01"]) == 3
+            assert float(row["max_mean_error"]) < 0.15
+    assert float(extension[-1]["max_covariance_error"]) < 0.2
 
 
 def test_reproduce_lda_writes_the_topic_table(tmp_path):
