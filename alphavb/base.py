@@ -181,7 +181,10 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
                         f"{sweep} of start {start}. Check the data scale (standardise X and "
                         "y) or use a stronger prior."
                     )
-                previous = history[-1] if history else getattr(self, "elbo_", -np.inf)
+                if history:
+                    previous = history[-1]
+                else:  # scikit-learn's first change is from -inf; a warm start's from elbo_
+                    previous = -np.inf if do_init else getattr(self, "elbo_", -np.inf)
                 history.append(value)
                 tracked = None
                 if check_every and sweep % check_every == 0:
