@@ -63,8 +63,8 @@ def fitted(name):
     return AlphaLogisticRegression(n_mc_samples=20, random_state=0).fit(X, y > 0)
 
 
-NAMES = ["linear", "spike-slab", "mixture-full", "mixture-diag", "mixture-spherical",
-         "mixture-fixed", "lda", "bbalpha-regressor", "bbalpha-classifier", "aadm",
+NAMES = ["linear", "spike-slab", "mixture-full", "mixture-tied", "mixture-diag",
+         "mixture-spherical", "mixture-fixed", "lda", "bbalpha-regressor", "bbalpha-classifier", "aadm",
          "gaussian-vb", "logistic"]
 
 
@@ -105,14 +105,15 @@ def test_spike_slab_draws_have_the_moments_of_q():
     assert draws["prior_inclusion"].mean() == pytest.approx(a / (a + b), rel=0.05)
 
 
-@pytest.mark.parametrize("covariance_type", ["full", "diag", "spherical", "fixed"])
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical", "fixed"])
 def test_mixture_draws_have_the_moments_of_q(covariance_type):
     model = fitted(f"mixture-{covariance_type}")
     draws = model.sample_posterior(N_DRAWS, random_state=0)
     np.testing.assert_allclose(draws["weights"].mean(axis=0), model.weights_, atol=0.01)
     np.testing.assert_allclose(draws["means"].mean(axis=0), model.means_, atol=0.05)
-    # E_q[Lambda_k] = precisions_ (nu_k Psi_k^{-1}, or the known precision)
-    expected = model.precisions_ if covariance_type != "fixed" else np.broadcast_to(
+    # E_q[Lambda_k] = precisions_ (nu_k Psi_k^{-1}, the shared factor's for tied, or the
+    # known precision)
+    expected = model.precisions_ if covariance_type not in ("fixed", "tied") else np.broadcast_to(
         model.precisions_, (3, *model.precisions_.shape))
     np.testing.assert_allclose(draws["precisions"].mean(axis=0), expected, rtol=0.05,
                                atol=0.01)

@@ -264,7 +264,7 @@ class _MixturePosterior:
 
     weights: np.ndarray = None
     log_weights: np.ndarray = None
-    weight_concentration: np.ndarray | None = None
+    weight_concentration: np.ndarray | tuple | None = None  # (a, b) for the sticks
     means: np.ndarray = None
     precisions: np.ndarray = None
     prec_chol: np.ndarray = None
