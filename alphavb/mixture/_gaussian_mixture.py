@@ -1019,7 +1019,8 @@ default="dirichlet_process"
         n = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         K, p = self.means_.shape
-        if self.fixed_weights_ is None and self.weight_concentration_prior_type == "dirichlet_process":
+        process = self.weight_concentration_prior_type == "dirichlet_process"
+        if self.fixed_weights_ is None and process:
             sticks = rng.beta(*self.weight_concentration_, size=(n, K))
             rest = np.cumprod(1.0 - sticks, axis=1)
             weights = sticks * np.hstack((np.ones((n, 1)), rest[:, :-1]))

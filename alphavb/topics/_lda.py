@@ -533,7 +533,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         components = (1.0 - step) * topics.components + step * target
         if not np.all(np.isfinite(components)):
             raise FloatingPointError(
-                "AlphaLDA: the online topic update overflowed float64 (counts up to "
+                f"{type(self).__name__}: the online topic update overflowed float64 (counts up to "
                 f"{data.X.data.max():.3g} in X, scaled by total_samples / batch size = "
                 f"{data.total_samples / data.X.shape[0]:.3g}). Rescale the counts of X.")
         return replace(state, topics=self._topics(components, topics.doc_topic_prior,
@@ -607,8 +607,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         if X.sum() > 0:
             self.bound_ = self.perplexity(X)
         else:  # no words: the topics are the prior, and a per-word perplexity is undefined
-            warnings.warn("AlphaLDA: X has no words (all counts are 0); the fitted topics are "
-                          "the prior and bound_ (the per-word perplexity) is nan.",
+            warnings.warn(f"{type(self).__name__}: X has no words (all counts are 0); the "
+                          "fitted topics are the prior and bound_ (the per-word perplexity) "
+                          "is nan.",
                           UserWarning, stacklevel=2)
             self.bound_ = float("nan")
         return self
@@ -699,8 +700,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         X = self._check_counts(X, reset=False)
         documents, topics, n_words = self._bound_of(X, self._get_parameters().topics)
         if n_words == 0:
-            raise ValueError("AlphaLDA.perplexity: X has no words (all counts are 0), so the "
-                             "perplexity per word is undefined. Pass documents with words.")
+            raise ValueError(f"{type(self).__name__}.perplexity: X has no words (all counts "
+                             "are 0), so the perplexity per word is undefined. Pass documents "
+                             "with words.")
         ratio = float(self.total_samples) / X.shape[0] if sub_sampling else 1.0
         return float(np.exp(-(ratio * documents + topics) / (ratio * n_words)))
 

@@ -396,7 +396,8 @@ def test_n_jobs_sets_the_kernels_thread_count_and_not_the_results():
         assert numba.get_num_threads() == 2
         print("ok")
     """)
-    with pytest.raises(ValueError, match="'n_jobs' parameter of AlphaLDA"), numba_threads(0, "AlphaLDA"):
+    with pytest.raises(ValueError, match="'n_jobs' parameter of AlphaLDA"), \
+            numba_threads(0, "AlphaLDA"):
         pass
     assert thread_count(None, "AlphaLDA") >= 1
 
