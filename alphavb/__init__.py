@@ -1,17 +1,15 @@
 """alphavb: alpha-tempered variational Bayes with statistical guarantees."""
 
-from .blackbox import (
-    AADMRegressor,
-    AlphaGaussianVB,
-    AlphaLogisticRegression,
-    BBAlphaClassifier,
-    BBAlphaRegressor,
-)
 from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
 from .mixture import AlphaGaussianMixture
 from .topics import AlphaLDA
 
-__all__ = [
+# The black-box backend (autograd) is imported on first use, so `import alphavb` costs
+# scikit-learn's import plus numba's.
+_BLACKBOX = ("AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression",
+             "BBAlphaClassifier", "BBAlphaRegressor")
+
+__all__ = [  # the black-box names resolve through __getattr__
     "AADMRegressor",
     "AlphaGaussianMixture",
     "AlphaGaussianVB",
@@ -23,3 +21,15 @@ __all__ = [
     "BBAlphaRegressor",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    if name in _BLACKBOX:
+        from . import blackbox
+
+        return getattr(blackbox, name)
+    raise AttributeError(f"module 'alphavb' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_BLACKBOX])

@@ -1,15 +1,15 @@
-"""The numba thread count of a fit, from scikit-learn's ``n_jobs``."""
-
-from contextlib import contextmanager
-
-import numba
+"""The thread count of a fit, from scikit-learn's ``n_jobs``."""
 
 from ._validation import bad_parameter
 
 
 def thread_count(n_jobs, owner):
-    """Threads for ``n_jobs`` (joblib's convention): ``None`` keeps numba's current count,
-    ``k > 0`` uses ``min(k, available)``, ``-1`` all available, ``-k`` all but ``k - 1``."""
+    """Threads for ``n_jobs`` (joblib's convention): ``None`` is numba's current thread
+    count, ``k > 0`` is ``min(k, available)``, ``-1`` all available, ``-k`` all but
+    ``k - 1``; ``available`` is ``NUMBA_NUM_THREADS`` (the cores, unless that variable is set).
+    """
+    import numba  # loaded on the first fit, not on `import alphavb`
+
     available = numba.config.NUMBA_NUM_THREADS
     if n_jobs is None:
         return numba.get_num_threads()
@@ -18,15 +18,3 @@ def thread_count(n_jobs, owner):
                             "Use -1 for every core, or a positive count.")
     count = n_jobs if n_jobs > 0 else available + 1 + n_jobs
     return min(max(count, 1), available)
-
-
-@contextmanager
-def numba_threads(n_jobs, owner):
-    """Run the enclosed numba kernels on :func:`thread_count` threads (numba's setting is
-    per calling thread; the previous count is restored on exit)."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(thread_count(n_jobs, owner))
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)

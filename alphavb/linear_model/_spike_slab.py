@@ -45,7 +45,6 @@ from ._base import (
     noise_block,
     response_variance,
 )
-from ._kernels import spike_slab_sweep
 
 # Noise variance of the first sweep, as fractions of Var(y), for the deterministic starts;
 # later starts draw the fraction log-uniformly in [1e-3, 1]. A small starting noise makes the
@@ -290,6 +289,8 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     def _cavi_step(self, data, state):
         """One sweep: ``q(beta_j, z_j)`` for j = 1..d (in place), then ``q(sigma2)``, then
         ``q(pi)``; returns the new state and the objective (module docstring)."""
+        from ._kernels import spike_slab_sweep  # numba loads on the first fit, not on import
+
         alpha, nu = float(self.alpha), data.slab_variance
         X = data.X
         n_samples, n_features = X.shape

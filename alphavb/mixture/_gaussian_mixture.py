@@ -85,7 +85,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-import numba
 import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import wishart
@@ -109,7 +108,6 @@ from .._special import (
 )
 from .._validation import FiniteArray, Integer, Options, Real, bad_parameter
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
-from ._kernels import mixture_local_step
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical", "fixed")
 WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
@@ -199,6 +197,11 @@ def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal,
     ``numba.get_num_threads()`` threads (set it with ``numba.set_num_threads`` or the
     ``NUMBA_NUM_THREADS`` environment variable); results do not depend on the thread count.
     """
+    # numba and the kernels load on the first fit, not on `import alphavb`
+    import numba
+
+    from ._kernels import mixture_local_step
+
     n_samples = X.shape[0]
     n_components, n_features = means.shape
     resp = np.empty((n_samples, n_components))

@@ -1,11 +1,13 @@
 """numba kernels of alpha-VB LDA (Yang, Pati & Bhattacharya 2020, Cor. 4.5; the updates
 are in :mod:`alphavb.topics._lda`): the per-document E-step and the topic statistics.
 
-Both are ``parallel=True`` loops in which every iteration writes only its own rows (a
-document's ``gamma_d`` in :func:`lda_document_step`, a word's column of the statistics in
-:func:`lda_word_statistics`), so the results do not depend on the number of threads. They
-are not cached (``cache=True`` on a parallel kernel can crash when the thread count changes,
-pynndescent #175); :func:`digamma` is serial and cached.
+Both are serial, cached (``cache=True``) and release the GIL (``nogil=True``); each handles
+a range of documents (:func:`lda_document_step`) or of words (:func:`lda_word_statistics`)
+and writes only that range's rows (a document's ``gamma_d``, a word's row of the
+statistics), so :mod:`alphavb.topics._lda` runs ranges on a thread pool and the results do
+not depend on the number of threads. (numba's ``parallel=True`` kernels are recompiled in
+every process, ~2.4 s for these two, because caching them is unsafe when the thread count
+changes, pynndescent #175; serial cached kernels load from disk in milliseconds.)
 
 Notation: ``B[v, k] = exp(s * Elog_beta_kv)`` (vocabulary-major, so a word's K values are
 contiguous) and ``T[d, k] = exp(s * Elog_theta_dk)``, with ``s = 1`` for the alpha-ELBO and
@@ -20,8 +22,8 @@ import numpy as np
 
 # Reassociation lets LLVM vectorise the sums over topics; no flag that assumes away NaN or
 # inf is set, so non-finite values still reach the objective's check. error_model="numpy":
-# a division by zero gives inf/nan (checked by the caller) instead of raising inside a
-# parallel region, which numba reports as an opaque SystemError.
+# a division by zero gives inf/nan (checked by the caller) instead of raising in a worker
+# thread.
 _REDUCTION_FLAGS = {"reassoc", "contract"}
 
 
@@ -98,10 +100,12 @@ def _document_objective(start, stop, indices, counts, word_factors, gamma_d, doc
     return value
 
 
-@numba.njit(parallel=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
+@numba.njit(cache=True, nogil=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
 def lda_document_step(indptr, indices, counts, word_factors, gamma, fresh_gamma,
-                      doc_topic_prior, alpha, scale, kl_weight, max_iter, mean_change_tol):
-    """Coordinate ascent on each document's ``(phi_d, gamma_d)`` with ``q(beta)`` fixed.
+                      doc_topic_prior, alpha, scale, kl_weight, max_iter, mean_change_tol,
+                      first, last, n_passes):
+    """Coordinate ascent on each document's ``(phi_d, gamma_d)`` with ``q(beta)`` fixed, for
+    the documents ``first <= d < last``.
 
     For each document ``d`` (CSR row), starting from ``gamma[d]`` and repeating until the
     mean absolute change of ``gamma_d`` is below ``mean_change_tol`` (or ``max_iter`` times)::
@@ -114,15 +118,15 @@ def lda_document_step(indptr, indices, counts, word_factors, gamma, fresh_gamma,
     warm starts do), and its end point is kept if its document objective
     (:func:`_document_objective`) is at least that of ``gamma[d]``; otherwise the loop is run
     from ``gamma[d]``, which cannot lower it. Either way the objective does not decrease.
-    ``gamma`` is updated in place. Returns the passes each document took.
+    ``gamma`` is updated in place, and ``n_passes[d]`` set to the passes document ``d`` took.
     """
-    n_docs, n_topics = gamma.shape
+    n_topics = gamma.shape[1]
     restart = fresh_gamma.shape[0] > 0
-    n_passes = np.zeros(n_docs, dtype=np.int64)
-    for d in numba.prange(n_docs):
+    theta_factor = np.empty(n_topics)
+    accumulated = np.empty(n_topics)
+    for d in range(first, last):
         start, stop = indptr[d], indptr[d + 1]
-        theta_factor = np.empty(n_topics)
-        accumulated = np.empty(n_topics)
+        n_passes[d] = 0
         current = gamma[d].copy()
         run_from_current = True
         if restart:
@@ -143,20 +147,20 @@ def lda_document_step(indptr, indices, counts, word_factors, gamma, fresh_gamma,
                                           mean_change_tol, theta_factor, accumulated)
         for k in range(n_topics):
             gamma[d, k] = current[k]
-    return n_passes
 
 
-@numba.njit(parallel=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
+@numba.njit(cache=True, nogil=True, fastmath=_REDUCTION_FLAGS, error_model="numpy")
 def lda_word_statistics(col_indptr, col_docs, col_counts, doc_factors, word_factors,
-                        statistics, log_norm_per_word):
-    """``statistics[v, k] = sum_d n_dv phi_dvk`` and ``log_norm_per_word[v] = sum_d n_dv log Z_dv``.
+                        statistics, log_norm_per_word, first, last):
+    """``statistics[v, k] = sum_d n_dv phi_dvk`` and ``log_norm_per_word[v] = sum_d n_dv log Z_dv``
+    for the words ``first <= v < last``.
 
     Runs over the columns of the count matrix (CSC), so each word's output row is written by
     one iteration only. ``phi`` is computed from ``doc_factors`` ``T`` (the documents' final
     ``gamma``), i.e. it is the exact phi-update given those ``gamma``.
     """
-    n_words, n_topics = word_factors.shape
-    for v in numba.prange(n_words):
+    n_topics = word_factors.shape[1]
+    for v in range(first, last):
         log_norm = 0.0
         for k in range(n_topics):
             statistics[v, k] = 0.0

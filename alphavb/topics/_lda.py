@@ -37,6 +37,7 @@ usual alpha = 1 bound, as scikit-learn and gensim report it.
 """
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import ClassVar, NamedTuple
 
@@ -48,10 +49,9 @@ from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from .._special import dirichlet_expected_log, kl_dirichlet
-from .._threads import numba_threads
+from .._threads import thread_count
 from .._validation import Boolean, Integer, Options, Real, bad_parameter
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
-from ._kernels import lda_document_step, lda_word_statistics
 
 LEARNING_METHODS = ("batch", "online")
 # scikit-learn's start: lambda and gamma drawn from Gamma(100, 1/100)
@@ -63,24 +63,60 @@ def _word_factors(elog_beta, scale):
     return np.ascontiguousarray(np.exp(scale * elog_beta).T)
 
 
+# The kernels run over ranges of documents or words, one range per task of a thread pool;
+# each range writes only its own rows, so the results do not depend on the thread count or
+# on the ranges. Four ranges per thread balance uneven documents.
+RANGES_PER_THREAD = 4
+
+
+def _in_ranges(kernel, n_items, n_threads):
+    """``kernel(first, last)`` over consecutive ranges covering ``range(n_items)``, on
+    ``n_threads`` threads (in this thread, as one range, when ``n_threads`` is 1)."""
+    if n_threads <= 1 or n_items < 2:
+        kernel(0, n_items)
+        return
+    bounds = np.linspace(0, n_items, min(n_items, RANGES_PER_THREAD * n_threads) + 1)
+    bounds = bounds.astype(np.int64)
+    list(_pool(n_threads).map(kernel, bounds[:-1], bounds[1:]))
+
+
+_POOLS = {}
+
+
+def _pool(n_threads):
+    """A thread pool of ``n_threads`` workers, kept for the process (creating one per E-step
+    costs more than a mini-batch's E-step)."""
+    if n_threads not in _POOLS:
+        _POOLS[n_threads] = ThreadPoolExecutor(max_workers=n_threads,
+                                               thread_name_prefix="alphavb-lda")
+    return _POOLS[n_threads]
+
+
 def _e_step(X, csc, gamma, word_factors, doc_topic_prior, alpha, scale, max_doc_update_iter,
-            mean_change_tol, fresh_gamma=None, kl_weight=1.0):
+            mean_change_tol, fresh_gamma=None, kl_weight=1.0, n_threads=1):
     """Per-document coordinate ascent (``gamma`` updated in place; with ``fresh_gamma``, the
-    better of a warm and a fresh start, see ``lda_document_step``), then the statistics.
+    better of a warm and a fresh start, see ``lda_document_step``), then the statistics, on
+    ``n_threads`` threads.
 
     Returns ``S`` (K, V), ``sum_dv n_dv log Z_dv`` and the passes each document took.
     """
+    # numba and the kernels load on the first fit, not on `import alphavb`
+    from ._kernels import lda_document_step, lda_word_statistics
+
     if fresh_gamma is None:
         fresh_gamma = np.empty((0, gamma.shape[1]))
-    n_passes = lda_document_step(X.indptr, X.indices, X.data, word_factors, gamma, fresh_gamma,
-                                 doc_topic_prior, alpha, scale, kl_weight, max_doc_update_iter,
-                                 mean_change_tol)
+    n_passes = np.zeros(gamma.shape[0], dtype=np.int64)
+    _in_ranges(lambda first, last: lda_document_step(
+        X.indptr, X.indices, X.data, word_factors, gamma, fresh_gamma, doc_topic_prior, alpha,
+        scale, kl_weight, max_doc_update_iter, mean_change_tol, first, last, n_passes),
+        gamma.shape[0], n_threads)
     doc_factors = np.exp(scale * dirichlet_expected_log(gamma))
     n_words, n_topics = word_factors.shape
     statistics = np.empty((n_words, n_topics))
     log_norm_per_word = np.empty(n_words)
-    lda_word_statistics(csc.indptr, csc.indices, csc.data, doc_factors, word_factors,
-                        statistics, log_norm_per_word)
+    _in_ranges(lambda first, last: lda_word_statistics(
+        csc.indptr, csc.indices, csc.data, doc_factors, word_factors, statistics,
+        log_norm_per_word, first, last), n_words, n_threads)
     log_norm = float(np.sum(log_norm_per_word))
     if not (np.isfinite(log_norm) and np.all(np.isfinite(gamma))):
         raise FloatingPointError(
@@ -92,7 +128,7 @@ def _e_step(X, csc, gamma, word_factors, doc_topic_prior, alpha, scale, max_doc_
 
 
 def _bound_terms(components, doc_topic_prior, topic_word_prior, X, max_doc_update_iter,
-                 mean_change_tol):
+                 mean_change_tol, n_threads=1):
     """The alpha = 1 bound of documents ``X`` under topics ``q(beta) = Dir(components)``,
     split into the documents' part ``sum_dv n_dv log Z_dv - sum_d KL(q(theta_d) || p)`` (each
     ``q(theta_d)`` fitted from ``gamma_d = 1``) and the topics' part ``-sum_k KL(q(beta_k) || p)``.
@@ -102,7 +138,8 @@ def _bound_terms(components, doc_topic_prior, topic_word_prior, X, max_doc_updat
     elog_beta = dirichlet_expected_log(components)
     gamma = np.ones((X.shape[0], components.shape[0]))
     _, log_norm, _ = _e_step(X, X.tocsc(), gamma, _word_factors(elog_beta, 1.0),
-                             doc_topic_prior, 1.0, 1.0, max_doc_update_iter, mean_change_tol)
+                             doc_topic_prior, 1.0, 1.0, max_doc_update_iter, mean_change_tol,
+                             n_threads=n_threads)
     documents = log_norm - np.sum(kl_dirichlet(gamma, doc_topic_prior))
     topics = -np.sum(kl_dirichlet(components, topic_word_prior))
     return float(documents), float(topics), float(X.sum())
@@ -244,10 +281,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         (:meth:`perplexity`, one more E-step over the corpus) is computed, and the fit stops
         when it changes by less than ``perp_tol`` (scikit-learn's default is 0.1).
     n_jobs : int, default=None
-        Threads of the numba kernels (the E-step runs documents in parallel, the
-        statistics words in parallel): ``None`` keeps numba's current count (all cores
-        unless ``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` lowered it), ``-1`` all
-        cores, ``k`` at most ``k``. Results do not depend on it.
+        Threads the numba kernels run on (ranges of documents in the E-step, of words in
+        the statistics): ``None`` is numba's current thread count (all cores unless
+        ``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` lowered it, as for the mixture),
+        ``-1`` all cores, ``k`` at most ``k``. Results do not depend on it.
     optimize_priors : bool, default=False
         Empirical-Bayes updates of the symmetric ``doc_topic_prior`` and ``topic_word_prior``
         after every batch sweep (Newton / Minka fixed point, as the paper does for the
@@ -399,10 +436,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
 
     def _document_step(self, X, csc, gamma, topics, fresh_gamma=None):
         kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self.alpha
-        with numba_threads(self.n_jobs, type(self).__name__):
-            return _e_step(X, csc, gamma, topics.word_factors, topics.doc_topic_prior,
-                           float(self.alpha), self._scale, self.max_doc_update_iter,
-                           self.mean_change_tol, fresh_gamma, kl_weight)
+        return _e_step(X, csc, gamma, topics.word_factors, topics.doc_topic_prior,
+                       float(self.alpha), self._scale, self.max_doc_update_iter,
+                       self.mean_change_tol, fresh_gamma, kl_weight,
+                       thread_count(self.n_jobs, type(self).__name__))
 
     def _objective(self, log_norm, statistics, old_elog_beta, gamma, topics):
         """The exact objective after the global step (module docstring)."""
@@ -712,10 +749,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                               self._get_parameters().topics)
 
     def _bound_of(self, X, topics):
-        with numba_threads(self.n_jobs, type(self).__name__):
-            return _bound_terms(topics.components, topics.doc_topic_prior,
-                                topics.topic_word_prior, X, self.max_doc_update_iter,
-                                self.mean_change_tol)
+        return _bound_terms(topics.components, topics.doc_topic_prior,
+                            topics.topic_word_prior, X, self.max_doc_update_iter,
+                            self.mean_change_tol, thread_count(self.n_jobs, type(self).__name__))
 
     def top_words(self, feature_names, n=10):
         """The ``n`` most probable words of each topic under ``E_q[beta_k]``.

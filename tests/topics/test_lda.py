@@ -372,34 +372,39 @@ def test_online_warm_start_continues_the_topics_and_the_steps():
 # ---------------------------------------------------------------- scikit-learn's options
 
 
-def test_n_jobs_sets_the_kernels_thread_count_and_not_the_results():
-    from alphavb._threads import numba_threads, thread_count
+def test_n_jobs_sets_the_thread_count_and_not_the_results():
+    from alphavb._threads import thread_count
 
     run_with_two_numba_threads("""
         import numpy as np
+        from unittest import mock
         from alphavb import AlphaLDA
-        from alphavb._threads import numba_threads, thread_count
+        from alphavb._threads import thread_count
         from alphavb.datasets import make_lda_corpus
+        from alphavb.topics import _lda
 
         assert [thread_count(n, "m") for n in (1, 2, 5, -1, -2)] == [1, 2, 2, 2, 1]
         assert thread_count(None, "m") == numba.get_num_threads() == 2
-        with numba_threads(1, "m"):
-            assert numba.get_num_threads() == 1
-        assert numba.get_num_threads() == 2
-        X, _, _ = make_lda_corpus(n_documents=150, n_topics=3, n_words=40, document_length=60,
+        X, _, _ = make_lda_corpus(n_documents=300, n_topics=3, n_words=40, document_length=30,
                                   random_state=0)
-        fits = [AlphaLDA(3, n_jobs=n_jobs, max_iter=4, random_state=0).fit(X)
-                for n_jobs in (1, 2, -1)]
+        fits, pools = [], []
+        real_pool = _lda._pool
+        def recording_pool(n_threads):
+            pools.append(n_threads)
+            return real_pool(n_threads)
+        with mock.patch.object(_lda, "_pool", recording_pool):
+            for n_jobs in (1, 2, -1, None):
+                pools.clear()
+                fits.append(AlphaLDA(3, n_jobs=n_jobs, max_iter=3, random_state=0).fit(X))
+                # one thread runs each kernel in this thread; otherwise on a pool of 2
+                assert pools == [] if n_jobs == 1 else (pools and set(pools) == {2}), pools
         for fit in fits[1:]:
             np.testing.assert_array_equal(fit.components_, fits[0].components_)
             np.testing.assert_array_equal(fit.transform(X), fits[0].transform(X))
-        assert numba.get_num_threads() == 2
         print("ok")
     """)
-    with pytest.raises(ValueError, match="'n_jobs' parameter of AlphaLDA"), \
-            numba_threads(0, "AlphaLDA"):
-        pass
-    assert thread_count(None, "AlphaLDA") >= 1
+    with pytest.raises(ValueError, match="'n_jobs' parameter of AlphaLDA"):
+        thread_count(0, "AlphaLDA")
 
 
 @pytest.mark.parametrize("learning_method", ["batch", "online"])
