@@ -44,8 +44,22 @@ def _check_out(parser, out):
         parser.error(f"--out {out}: cannot write there ({error.strerror or error})")
 
 
+DESCRIPTION = """\
+Reproduce the worked examples of the alpha-VB, BB-alpha and AADM papers:
+
+    alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N] [--epochs N]
+                             [--splits N] [--datasets A,B]
+
+TARGET all runs every target, each into OUT/TARGET (default results/TARGET).
+Also available as: python -m alphavb"""
+
+
 def main(argv=None, show_rows=False):
-    parser = argparse.ArgumentParser(prog="alphavb", description=__doc__)
+    from . import __version__
+
+    parser = argparse.ArgumentParser(prog="alphavb", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"alphavb {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="reproduce a worked example of the paper")
     reproduce.add_argument("target", choices=[*TARGETS, "all"],

@@ -30,6 +30,19 @@ def test_python_dash_m_entry_point():
     result = subprocess.run([sys.executable, "-m", "alphavb", "--help"], capture_output=True,
                             text=True, check=True)
     assert "reproduce" in result.stdout
+    assert "``" not in result.stdout  # plain text, not reStructuredText
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    import alphavb
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"alphavb {version('alphavb')}"
+    assert alphavb.__version__ == version("alphavb")
 
 
 def test_unknown_target_is_refused():

@@ -167,6 +167,10 @@ class AlphaLinearRegression(AlphaRegressionBase):
     n_features_in_ : int
     feature_names_in_ : ndarray of str, when ``X`` has feature names
 
+    Choosing alpha: the data count as ``alpha * n`` observations; see "Choosing alpha" in
+    :mod:`alphavb.base` (and the README) before tuning it, and compare held-out scores,
+    not ``elbo_``, across values.
+
     Examples
     --------
     >>> import numpy as np

@@ -153,6 +153,10 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     elbo_, elbo_history_, n_iter_, converged_ : see :class:`AlphaLinearRegression`.
     n_features_in_ : int
 
+    Choosing alpha: the data count as ``alpha * n`` observations; see "Choosing alpha" in
+    :mod:`alphavb.base` (and the README) before tuning it, and compare held-out scores,
+    not ``elbo_``, across values.
+
     Examples
     --------
     >>> from alphavb import AlphaSpikeSlabRegression

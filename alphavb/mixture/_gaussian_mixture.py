@@ -411,6 +411,10 @@ default="dirichlet_process"
     ``E[pi_k]``; ``N(m_k, Sigma + V_k)`` components for ``"fixed"``. ``sample`` draws from the
     plug-in mixture (``weights_``, ``means_``, ``covariances_``), as scikit-learn does.
 
+    Choosing alpha: the data count as ``alpha * n`` observations; see "Choosing alpha" in
+    :mod:`alphavb.base` (and the README) before tuning it, and compare held-out scores,
+    not ``elbo_``, across values.
+
     Examples
     --------
     >>> from alphavb import AlphaGaussianMixture

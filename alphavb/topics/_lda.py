@@ -328,6 +328,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     and redone keeping each document's previous ``gamma_d`` unless the restart is at least as
     good for that document; the recorded objective therefore never decreases.
 
+    Choosing alpha: the words count as ``alpha`` times their number; see "Choosing alpha" in
+    :mod:`alphavb.base` (and the README) before tuning it, and compare held-out perplexity,
+    not ``elbo_``, across values.
+
     Examples
     --------
     >>> from alphavb import AlphaLDA
@@ -773,7 +777,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                                  f"length {len(names)}")
         n = check_positive_int(type(self).__name__, "n", n)
         order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
-        return [list(names[row]) for row in order]
+        return [[str(word) for word in names[row]] for row in order]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -183,6 +183,22 @@ def test_predict_score_and_summary():
     text = model.summary().as_text()
     for word in ("PIP", "coef", "lower", "x499", "AlphaSpikeSlabRegression"):
         assert word in text
+    # the rows with the highest PIPs first, and only as many as asked
+    top = model.summary(max_rows=5, sort_by="PIP")
+    rows = top.tables[1].data[1:]
+    assert len(rows) == 5
+    pips = [float(row[3]) for row in rows]
+    assert pips == sorted(pips, reverse=True)
+    best = np.argsort(-model.inclusion_probabilities_, kind="stable")[:5]
+    assert [row[0].strip() for row in rows] == [f"x{j}" for j in best]
+    assert "Showing 5 of 500 coefficients, ordered by PIP." in top.as_text()
+    by_size = model.summary(max_rows=3, sort_by="coef").tables[1].data[1:]
+    assert [row[0].strip() for row in by_size] == [
+        f"x{j}" for j in np.argsort(-np.abs(model.coef_), kind="stable")[:3]]
+    with pytest.raises(ValueError, match="'sort_by' parameter"):
+        model.summary(sort_by="pip_value")
+    with pytest.raises(ValueError, match="'max_rows' parameter"):
+        model.summary(max_rows=0)
 
 
 def test_learned_inclusion_probability():

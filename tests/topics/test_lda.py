@@ -251,6 +251,7 @@ def test_top_words_of_a_planted_topic():
     assert len(words) == 5 and all(len(topic) == 4 for topic in words)
     best = np.argmax(model.components_[0])
     assert words[0][0] == names[best]
+    assert all(type(word) is str for topic in words for word in topic)
     with pytest.raises(ValueError, match="'feature_names'"):
         model.top_words(names[:-1])
 
