@@ -19,6 +19,7 @@ __all__ = [  # the black-box names resolve through __getattr__
     "AlphaSpikeSlabRegression",
     "BBAlphaClassifier",
     "BBAlphaRegressor",
+    "to_inference_data",
 ]
 __version__ = "0.1.0"
 
@@ -28,8 +29,12 @@ def __getattr__(name):
         from . import blackbox
 
         return getattr(blackbox, name)
+    if name == "to_inference_data":  # ArviZ (optional) is imported when it is called
+        from .inference_data import to_inference_data
+
+        return to_inference_data
     raise AttributeError(f"module 'alphavb' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_BLACKBOX])
+    return sorted([*globals(), *_BLACKBOX, "to_inference_data"])

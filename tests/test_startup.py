@@ -8,7 +8,7 @@ SKLEARN_ONLY = """
 import sys
 import alphavb
 print(sorted(name for name in ("numba", "autograd", "matplotlib", "dask", "statsmodels",
-                               "tqdm", "alphavb.blackbox") if name in sys.modules))
+                               "tqdm", "arviz", "alphavb.blackbox") if name in sys.modules))
 """
 
 FIRST_FIT = """
