@@ -151,6 +151,10 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         self._state = state
         self._set_parameters(state)
 
+    def _n_starts(self):
+        """How many starts a fresh fit runs (``n_init`` where the model has it)."""
+        return getattr(self, "n_init", 1)
+
     def _check_every(self):
         """Sweeps between two checks of the stopping rule (0: never check)."""
         return 1
@@ -174,7 +178,7 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         """Run the starts (one when warm-starting); publish the best start's state and set
         ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``."""
         do_init = not self._continues()
-        n_init = getattr(self, "n_init", 1) if do_init else 1
+        n_init = self._n_starts() if do_init else 1
         random_state = check_random_state(self.random_state)
         check_every = self._check_every()
         best = None

@@ -91,3 +91,63 @@ def spike_slab_sweep(X, col_sq_norms, residual, phi, mu, s2, tau, elt, logit_pi,
     for i in range(n):
         sq_residual += residual[i] * residual[i]
     return sq_residual + variance_term, slab_second_moment, phi_sum, phi_log_s2, neg_entropy_z
+
+
+@numba.njit(cache=True)
+def spike_slab_joint_sweep(X, col_sq_norms, residual, phi, mu, s2, new_mu, tau, elt, logit_pi,
+                           alpha, slab_variance):
+    """The paper's Algorithm 1 sweep after its joint update of the slab means: ``mu`` is
+    set to ``new_mu`` (the maximiser over all ``mu`` given ``phi``, computed by the caller),
+    ``s2_j = 1 / (tau (alpha ||X_j||^2 + 1/nu))``, then ``phi_j`` for ``j = 0..d-1`` at its
+    exact coordinate optimum given everything else::
+
+        logit(phi_j) = logit_pi + 0.5 (log(s2_j / nu) + 1 + elt)
+                       - tau (mu_j^2 + s2_j) / (2 nu)
+                       + alpha tau (mu_j X_j' r_j - ||X_j||^2 (mu_j^2 + s2_j) / 2)
+
+    (with ``mu_j`` at its own coordinate optimum this is the formula of
+    :func:`spike_slab_sweep`). ``residual = y - X (phi * mu)`` is kept up to date; ``phi``,
+    ``mu``, ``s2`` and ``residual`` are updated in place. Returns the sums of
+    :func:`spike_slab_sweep`.
+    """
+    n, d = X.shape
+    inv_nu = 1.0 / slab_variance
+    log_nu = math.log(slab_variance)
+    log_tau = math.log(tau)
+    for j in range(d):
+        delta = phi[j] * (new_mu[j] - mu[j])
+        if delta != 0.0:
+            for i in range(n):
+                residual[i] -= X[i, j] * delta
+        mu[j] = new_mu[j]
+    variance_term = 0.0
+    slab_second_moment = 0.0
+    phi_sum = 0.0
+    phi_log_s2 = 0.0
+    neg_entropy_z = 0.0
+    for j in range(d):
+        precision = alpha * col_sq_norms[j] + inv_nu
+        log_s2 = -log_tau - math.log(precision)
+        s2_j = 1.0 / (tau * precision)
+        mu_j = mu[j]
+        x_r = _column_dot(X, j, residual) + col_sq_norms[j] * phi[j] * mu_j
+        second = mu_j * mu_j + s2_j
+        logit = (logit_pi + 0.5 * (log_s2 - log_nu + 1.0 + elt) - 0.5 * tau * second * inv_nu
+                 + alpha * tau * (mu_j * x_r - 0.5 * col_sq_norms[j] * second))
+        e = math.exp(-abs(logit))
+        phi_j = 1.0 / (1.0 + e) if logit >= 0.0 else e / (1.0 + e)
+        neg_entropy_z += phi_j * logit - (max(logit, 0.0) + math.log1p(e))
+        delta = (phi_j - phi[j]) * mu_j
+        if delta != 0.0:
+            for i in range(n):
+                residual[i] -= X[i, j] * delta
+        phi[j] = phi_j
+        s2[j] = s2_j
+        variance_term += col_sq_norms[j] * phi_j * (s2_j + (1.0 - phi_j) * mu_j * mu_j)
+        slab_second_moment += phi_j * second
+        phi_sum += phi_j
+        phi_log_s2 += phi_j * log_s2
+    sq_residual = 0.0
+    for i in range(n):
+        sq_residual += residual[i] * residual[i]
+    return sq_residual + variance_term, slab_second_moment, phi_sum, phi_log_s2, neg_entropy_z

@@ -22,6 +22,20 @@ then ``q(pi) = Beta(a_pi + sum phi, b_pi + d - sum phi)``. The objective is the 
              + sum_j phi_j [-log(s2_j)/2 - 1/2 + log(nu)/2 - Elt/2 + tau (mu_j^2 + s2_j) / (2 nu)]
              + KL(q(sigma2) || p(sigma2)) + KL(q(pi) || p(pi)).
 
+``algorithm="paper"`` is the supplement's Algorithm 1 (after Huang, Wang & Liang 2016): every
+``phi_j`` starts at 1, and each sweep first updates all slab means jointly, ``mu`` solving
+
+    [diag(alpha ||X_j||^2 (1 - phi_j) + 1/nu) + alpha X'X diag(phi)] mu = alpha X'y
+
+(the maximiser of the objective over ``mu`` given ``phi``: each ``mu_j`` is then its own
+coordinate optimum; an (n, n) Woodbury solve when d > n), then each ``phi_j`` at its exact
+coordinate optimum given the new means (kernel ``spike_slab_joint_sweep``), then
+``q(sigma2)`` and ``q(pi)`` as above. Every step maximises the objective over its block, so it
+never decreases either. The paper runs it with the noise level known (its ``sigma~ = sigma /
+sqrt(alpha)``, i.e. ``noise_variance=sigma^2`` here, since the tempered likelihood is a
+Gaussian of variance ``sigma^2 / alpha``) and with its slab ``N(0, nu sigma~^2)`` also
+rescaled, which is ``slab_variance = nu / alpha`` here.
+
 Several starts: the objective is multi-modal in ``sigma2`` (an "empty model" mode that
 explains everything as noise, and the mode that finds the signal). The starts differ in the
 noise variance used by the first sweep; the start with the best objective is kept.
@@ -36,7 +50,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import beta_expectations, kl_beta
-from .._validation import PositivePair, Real, bad_parameter
+from .._validation import Options, PositivePair, Real, bad_parameter
 from ._base import (
     AlphaRegressionBase,
     NoiseFactor,
@@ -64,6 +78,7 @@ class _SpikeSlabData:
     slab_variance: float
     fixed_pi: float | None
     pi_prior: tuple | None
+    gram: np.ndarray | None = None  # X'X, for the joint update of the means when d <= n
 
 
 @dataclass(frozen=True)
@@ -121,8 +136,13 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
         The alpha-ELBO or the KL to the fractional posterior (:mod:`alphavb.base`); the same
         maximiser here, ``elbo_`` differs by the factor ``alpha``.
+    algorithm : {"coordinate", "paper"}, default="coordinate"
+        ``"coordinate"``: one coordinate update per ``(beta_j, z_j)`` per sweep, several
+        starts. ``"paper"``: the paper's Algorithm 1, ``phi`` started at 1 and a joint
+        update of all slab means per sweep (module docstring); one start. For the paper's
+        setting also pass the known ``noise_variance`` and ``slab_variance = nu / alpha``.
     n_init : int, default=3
-        Number of starts. Start 0 runs the first sweep at noise variance ``Var(y)/100``,
+        Number of starts (``algorithm="coordinate"``). Start 0 runs the first sweep at noise variance ``Var(y)/100``,
         start 1 at ``Var(y)``, start 2 at ``Var(y)/10``, later ones at random fractions.
     max_iter : int, default=1000
         Maximum number of sweeps per start.
@@ -172,6 +192,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         "slab_variance": [Real(0, None, closed="neither")],
         "prior_inclusion": [None, Real(0, 1, closed="neither")],
         "inclusion_prior": [None, PositivePair()],
+        "algorithm": [Options("coordinate", "paper")],
     }
     _parameter_hints: ClassVar[dict] = {
         **AlphaRegressionBase._parameter_hints,
@@ -189,6 +210,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         noise_prior=(1e-6, 1e-6),
         fit_intercept=True,
         objective="alpha-vb",
+        algorithm="coordinate",
         n_init=3,
         max_iter=1000,
         tol=1e-8,
@@ -204,6 +226,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         self.noise_prior = noise_prior
         self.fit_intercept = fit_intercept
         self.objective = objective
+        self.algorithm = algorithm
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
@@ -250,8 +273,27 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         fixed_variance, noise_prior = self._noise_parameters()
         fixed_pi, pi_prior = self._inclusion_parameters(X.shape[1])
         self.prior_inclusion_ = np.nan if fixed_pi is None else fixed_pi
+        gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None
         return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
-                              float(self.slab_variance), fixed_pi, pi_prior)
+                              float(self.slab_variance), fixed_pi, pi_prior, gram)
+
+    def _n_starts(self):
+        return 1 if self.algorithm == "paper" else self.n_init
+
+    def _joint_means(self, data, phi):
+        """The slab means maximising the objective given ``phi`` (module docstring):
+        ``A mu = alpha X'y`` with ``A = E + alpha X'X diag(phi)``, ``E = diag(alpha ||X_j||^2
+        (1 - phi_j) + 1/nu)``; by Woodbury through an (n, n) system when d > n."""
+        alpha = float(self.alpha)
+        X, y = data.X, data.y
+        diagonal = alpha * data.col_sq_norms * (1.0 - phi) + 1.0 / data.slab_variance
+        rhs = alpha * (X.T @ y)
+        if data.gram is not None:
+            return np.linalg.solve(np.diag(diagonal) + alpha * data.gram * phi, rhs)
+        scaled = X * (phi / diagonal)                       # X diag(phi) E^{-1}
+        inner = np.eye(X.shape[0]) + alpha * scaled @ X.T
+        first = rhs / diagonal
+        return first - alpha * (X.T @ np.linalg.solve(inner, scaled @ rhs)) / diagonal
 
     @staticmethod
     def _inclusion_block(data, phi_sum, n_features):
@@ -276,11 +318,18 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
             return _SpikeSlabState(phi, mu, previous.s2.copy(), data.y - data.X @ (phi * mu),
                                    previous.noise, previous.pi)
         n_features = data.X.shape[1]
+        y_variance = response_variance(data.y)
+        if self.algorithm == "paper":  # Algorithm 1: phi = 1, the means from the first sweep
+            return _SpikeSlabState(
+                phi=np.ones(n_features), mu=np.zeros(n_features),
+                s2=np.full(n_features, data.slab_variance), residual=data.y.copy(),
+                noise=fixed_noise_start(data.fixed_variance,
+                                        _START_NOISE_FRACTIONS[0] * y_variance),
+                pi=self._inclusion_block(data, None, n_features))
         if start < len(_START_NOISE_FRACTIONS):
             fraction = _START_NOISE_FRACTIONS[start]
         else:
             fraction = 10.0 ** random_state.uniform(-3.0, 0.0)
-        y_variance = response_variance(data.y)
         return _SpikeSlabState(
             phi=np.zeros(n_features),
             mu=np.zeros(n_features),
@@ -293,16 +342,24 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
     def _cavi_step(self, data, state):
         """One sweep: ``q(beta_j, z_j)`` for j = 1..d (in place), then ``q(sigma2)``, then
         ``q(pi)``; returns the new state and the objective (module docstring)."""
-        from ._kernels import spike_slab_sweep  # numba loads on the first fit, not on import
+        # numba loads on the first fit, not on import
+        from ._kernels import spike_slab_joint_sweep, spike_slab_sweep
 
         alpha, nu = float(self.alpha), data.slab_variance
         X = data.X
         n_samples, n_features = X.shape
         noise, pi = state.noise, state.pi
-        ess, second_moment, phi_sum, phi_log_s2, neg_entropy_z = spike_slab_sweep(
-            X, data.col_sq_norms, state.residual, state.phi, state.mu, state.s2,
-            noise.tau, noise.elt, pi.elog - pi.elog1m, alpha, nu,
-        )
+        if self.algorithm == "paper":
+            ess, second_moment, phi_sum, phi_log_s2, neg_entropy_z = spike_slab_joint_sweep(
+                X, data.col_sq_norms, state.residual, state.phi, state.mu, state.s2,
+                self._joint_means(data, state.phi), noise.tau, noise.elt,
+                pi.elog - pi.elog1m, alpha, nu,
+            )
+        else:
+            ess, second_moment, phi_sum, phi_log_s2, neg_entropy_z = spike_slab_sweep(
+                X, data.col_sq_norms, state.residual, state.phi, state.mu, state.s2,
+                noise.tau, noise.elt, pi.elog - pi.elog1m, alpha, nu,
+            )
         noise = noise_block(data.fixed_variance, data.noise_prior,
                             0.5 * (alpha * n_samples + phi_sum),
                             0.5 * (alpha * ess + second_moment / nu))
