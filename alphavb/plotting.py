@@ -3,7 +3,8 @@
 import numpy as np
 
 
-def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=None):
+def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=None,
+                      zoom=None, legend=True):
     """Coefficient estimates (black) against the truth (red), as in the paper's Figure 1.
 
     Parameters
@@ -15,26 +16,54 @@ def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=N
     inclusion_probabilities : array of shape (n_features,) or None
         If given, drawn as grey bars on a second axis (PIPs, 0 to 1).
     title : str or None
+    zoom : int or None
+        If given, an inset shows the first ``zoom`` coefficients and their PIPs (the true
+        support of the paper's example lies there).
+    legend : bool, default=True
     """
     index = np.arange(1, len(estimate) + 1)
+    handles = []
     if inclusion_probabilities is not None:
         pip_ax = ax.twinx()
-        pip_ax.bar(index, inclusion_probabilities, width=1.0, color="0.8", zorder=0)
+        handles.append(pip_ax.bar(index, inclusion_probabilities, width=1.0, color="0.8",
+                                  zorder=0, label="PIP (right axis)"))
         pip_ax.set_ylim(0.0, 1.05)
-        pip_ax.set_ylabel("PIP", color="0.5")
+        pip_ax.set_ylabel("posterior inclusion probability", color="0.45")
         ax.set_zorder(pip_ax.get_zorder() + 1)
         ax.patch.set_visible(False)
-    ax.scatter(index, truth, s=14, color="red", label="truth", zorder=3)
-    ax.scatter(index, estimate, s=6, color="black", label="estimate", zorder=4)
+    handles.append(ax.scatter(index, truth, s=14, color="red", label="truth", zorder=3))
+    handles.append(ax.scatter(index, estimate, s=6, color="black",
+                              label="posterior mean E[beta_j]", zorder=4))
     ax.axhline(0.0, color="0.6", linewidth=0.5)
-    ax.set_xlabel("coefficient index")
+    ax.set_xlabel("coefficient index j")
     ax.set_ylabel("coefficient")
+    if zoom:
+        inset = ax.inset_axes([0.45, 0.12, 0.5, 0.42])
+        near = index[:zoom]
+        top = 1.1 * max(np.abs(truth[:zoom]).max(), np.abs(estimate[:zoom]).max(), 1e-12)
+        if inclusion_probabilities is not None:
+            # PIPs as bars scaled to the inset's coefficient axis, read on its right axis
+            inset.bar(near, top * np.asarray(inclusion_probabilities[:zoom]), width=0.8,
+                      color="0.85", zorder=0)
+            right = inset.secondary_yaxis("right", functions=(lambda v: v / top,
+                                                               lambda p: p * top))
+            right.tick_params(labelsize=6, colors="0.45")
+        inset.axhline(0.0, color="0.6", linewidth=0.5)
+        inset.scatter(near, truth[:zoom], s=22, color="red", zorder=3)
+        inset.scatter(near, estimate[:zoom], s=10, color="black", zorder=4)
+        inset.set_ylim(min(0.0, truth[:zoom].min(), estimate[:zoom].min()) - 0.05 * top, top)
+        inset.set_xticks(near)
+        inset.tick_params(labelsize=6)
+        inset.set_title(f"zoom: coefficients 1-{zoom}", fontsize=7)
+    if legend:
+        ax.legend(handles=handles, fontsize=7, loc="upper right")
     if title:
-        ax.set_title(title)
+        ax.set_title(title, fontsize=9)
     return ax
 
 
-def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=200):
+def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=200,
+                         true_means=None, fitted_means=None, legend=False):
     """Contours of a bivariate density over the data coloured by component (the paper's
     Figure 2).
 
@@ -51,6 +80,9 @@ def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=
     title : str or None
     n_grid : int, default=200
         Grid points per axis.
+    true_means, fitted_means : array of shape (K, 2) or None
+        Marked with red crosses and black plus signs.
+    legend : bool, default=False
     """
     grid_x = np.linspace(limits[0], limits[1], n_grid)
     grid_y = np.linspace(limits[2], limits[3], n_grid)
@@ -58,11 +90,22 @@ def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=
     density = np.exp(log_density(np.column_stack([xx.ravel(), yy.ravel()]))).reshape(xx.shape)
     ax.scatter(X[:, 0], X[:, 1], c=labels, s=4, cmap="tab10", vmin=0, vmax=9, alpha=0.5)
     ax.contour(xx, yy, density, levels=8, colors="black", linewidths=0.7)
+    handles = [ax.plot([], [], color="black", linewidth=0.7, label="density contours")[0]]
+    if true_means is not None:
+        handles.append(ax.scatter(true_means[:, 0], true_means[:, 1], marker="x", s=60,
+                                  color="red", linewidths=2, label="true means", zorder=5))
+    if fitted_means is not None:
+        handles.append(ax.scatter(fitted_means[:, 0], fitted_means[:, 1], marker="+", s=90,
+                                  color="black", linewidths=1.5, label="E_q[mu_k]", zorder=6))
     ax.set_xlim(limits[0], limits[1])
     ax.set_ylim(limits[2], limits[3])
     ax.set_aspect("equal")
+    ax.set_xlabel("x1")
+    ax.set_ylabel("x2")
+    if legend:
+        ax.legend(handles=handles, fontsize=7, loc="lower left")
     if title:
-        ax.set_title(title)
+        ax.set_title(title, fontsize=9)
     return ax
 
 
@@ -130,9 +173,11 @@ def set_sample_size_ticks(ax, n_values):
 
 
 def plot_normalized_risk(ax, df, by="alpha", x="n_samples", y="normalized_risk", ylabel=None,
-                         title="rate-normalized risk (flat = the rate is attained)"):
+                         title="n * risk / rate: flat = the risk falls at the theory's rate,\n"
+                               "falling = faster (the rate is an upper bound)"):
     """Mean rate-normalized risk (:func:`~alphavb.simulation.rate_normalized_risk`) against
-    sample size, one line per value of ``by``; flat where the risk attains the rate."""
+    sample size, one line per value of ``by``: flat where the risk falls at the theory's
+    rate, falling where it falls faster (the corollaries give upper bounds)."""
     by = [by] if isinstance(by, str) else list(by)
     for color, _, label, part in _series(df, by):
         means = part.groupby(x)[y].mean()

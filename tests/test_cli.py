@@ -18,12 +18,17 @@ def test_reproduce_hdr_writes_figure_and_table(tmp_path, capsys):
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with open(table, newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert [float(row["alpha"]) for row in rows] == [0.5, 0.8, 0.95, 1.0]
+    # the paper's Algorithm 1 (known noise, joint means) and ours beside it
+    assert [(row["algorithm"].split()[0], float(row["alpha"])) for row in rows] == [
+        (name, alpha) for name in ("paper", "ours") for alpha in (0.5, 0.8, 0.95, 1.0)]
     for row in rows:
         assert row["converged"] == "True"
         assert all(float(row[f"pip_x{j}"]) > 0.9 for j in range(1, 5))
         assert float(row["max_null_pip"]) < 0.1
         assert float(row["l2_error"]) < 0.5
+        if row["algorithm"].startswith("paper"):  # its claim: fewer than 20 iterations
+            assert int(row["n_iter"]) < 20 and float(row["noise_variance"]) == 1.0
+    assert png_description(figure) == ""  # a full run is not stamped
 
 
 def test_python_dash_m_entry_point():
@@ -86,7 +91,7 @@ def test_reproduce_lda_writes_the_topic_table(tmp_path):
 
     if not (get_data_home() / "ap" / "ap.dat").exists():
         pytest.skip("the AP corpus is not in the data home (set ALPHAVB_DATA)")
-    result = reproduce_lda(tmp_path, alphas=(0.5, 1.0), max_iter=3)
+    result = reproduce_lda(tmp_path, quick=True)  # alpha 0.5 and 1, 3 sweeps
     with open(tmp_path / "lda_topics.csv", newline="") as handle:
         topics = list(csv.DictReader(handle))
     assert len(topics) == 20 and all(row["word_5"] for row in topics)
@@ -94,6 +99,23 @@ def test_reproduce_lda_writes_the_topic_table(tmp_path):
     assert "## alpha = 0.5" in text and "## alpha = 1" in text
     for row in result["rows"]:
         assert 1000 < row["heldout_perplexity"] < 20000
+    # the paper's own setting: the first 5 documents, K = 10, doc-topic prior 1/K
+    paper = (tmp_path / "lda_paper_topics.md").read_text()
+    assert "first 5 AP documents, K = 10" in paper and paper.count("| 10 |") == 2
+    rows = result["paper_rows"]
+    assert [row["alpha"] for row in rows] == [0.5, 1.0]
+    assert rows[-1]["overlap_with_alpha_1"] == 1.0 and 0 <= rows[0]["overlap_with_alpha_1"] <= 1
+    assert all(np.isfinite(row["umass_coherence"]) and 1 <= row["topics_used"] <= 10
+               for row in rows)
+
+
+def test_umass_coherence_counts_document_co_occurrence():
+    from alphavb.reproduce.alpha_vb import _umass_coherence
+
+    documents = {"a": {0, 1, 2, 3}, "b": {0, 1}, "c": {5}}
+    # pairs (a, b), (a, c), (b, c): log(3/4) + log(1/4) + log(1/2)
+    assert _umass_coherence(["a", "b", "c"], documents) == pytest.approx(
+        np.log(3 / 4) + np.log(1 / 4) + np.log(1 / 2))
 
 
 def test_reproduce_without_the_data_says_what_is_missing(tmp_path, monkeypatch, capsys):
@@ -110,6 +132,7 @@ def test_reproduce_bbalpha_uci_quick(tmp_path, capsys):
     if not (get_data_home() / "uci" / "yacht" / "data" / "data.txt").exists():
         pytest.skip("the UCI splits are not in the data home (set ALPHAVB_DATA)")
     assert main(["reproduce", "bbalpha-uci", "--quick", "--out", str(tmp_path)]) == 0
+    assert png_description(tmp_path / "bbalpha_uci.png") == "quick run: not converged"
     out = capsys.readouterr().out
     for name in ("bbalpha_uci.png", "bbalpha_uci.csv", "bbalpha_uci.md",
                  "bbalpha_uci_splits.csv"):
@@ -132,11 +155,24 @@ def test_jobs_is_refused_by_targets_without_it(capsys):
     assert "--jobs is not an option of the hdr target" in capsys.readouterr().err
 
 
+def png_description(path):
+    """The Description text of a PNG (where a --quick figure's stamp is kept)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.info.get("Description", "")
+
+
 def test_quick_hdr_and_gmm_fit_two_alphas(tmp_path):
-    for target, table in (("hdr", "hdr_summary.csv"), ("gmm", "gmm_summary.csv")):
+    for target, table, figures in (("hdr", "hdr_summary.csv", ["hdr_coefficients.png"]),
+                                   ("gmm", "gmm_summary.csv",
+                                    ["gmm_density.png", "gmm_dp_weights.png"])):
         assert main(["reproduce", target, "--quick", "--out", str(tmp_path / target)]) == 0
         with open(tmp_path / target / table, newline="") as handle:
-            assert [float(row["alpha"]) for row in csv.DictReader(handle)] == [0.5, 1.0]
+            alphas = [float(row["alpha"]) for row in csv.DictReader(handle)]
+        assert sorted(set(alphas)) == [0.5, 1.0]
+        for figure in figures:
+            assert png_description(tmp_path / target / figure) == "quick run: 2 of the alphas"
 
 
 def test_reproduce_aadm_toy_quick(tmp_path, capsys):
@@ -144,6 +180,8 @@ def test_reproduce_aadm_toy_quick(tmp_path, capsys):
     out = capsys.readouterr().out
     for name in ("aadm_toy.png", "aadm_toy_alpha.png", "aadm_toy.csv", "aadm_toy.md"):
         assert f"wrote {tmp_path / name}" in out
+    for name in ("aadm_toy.png", "aadm_toy_alpha.png"):
+        assert png_description(tmp_path / name) == "quick run: not converged"
     with open(tmp_path / "aadm_toy.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     alphas = [1e-4, 0.25, 0.5, 0.75, 1.0]  # the paper's two and the three its text describes

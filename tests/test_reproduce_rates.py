@@ -33,6 +33,9 @@ def test_quick_rate_vignette_writes_its_files(name, tmp_path, capsys):
     for path in files:
         assert f"wrote {path}" in out
     assert files[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from tests.test_cli import png_description
+
+    assert png_description(files[0]) == "quick run: few replications, not the study"
     study = RATE_STUDIES[name]
     fits = _rows(files[3])
     n_series = 2 * int(np.prod([len(v) for v in study.extra_grid.values()]))

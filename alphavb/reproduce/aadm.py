@@ -10,7 +10,14 @@ import numpy as np
 from ..blackbox import AADMRegressor, BBAlphaRegressor
 from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
 from ..datasets import load_uci, make_bimodal, make_heteroscedastic
-from ._output import _markdown_table, _prepare_output, _save_outputs, _write_csv
+from ._output import (
+    QUICK_STAMP,
+    _markdown_table,
+    _prepare_output,
+    _save_figure,
+    _save_outputs,
+    _write_csv,
+)
 from ._uci import BBALPHA_SMALL_SETS, _fit_uci, _summarize_splits
 
 # the paper's Figure 2 and Table 1 show 1e-4 and 1; the text says alpha < 0.5 behaves like
@@ -111,7 +118,8 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
             ax.set_title(f"{problem}: AADM alpha = {r['alpha']:g}\ntest LL {r['test_ll']:.3f}, "
                          f"RMSE {r['test_rmse']:.3f}")
     figure, table = out_dir / "aadm_toy.png", out_dir / "aadm_toy.csv"
-    result = _save_outputs(plt, fig, figure, table, rows)
+    result = _save_outputs(plt, fig, figure, table, rows,
+                           QUICK_STAMP if quick else None)
     sweep = out_dir / "aadm_toy_alpha.png"
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for problem in AADM_TOY_PROBLEMS:
@@ -126,9 +134,7 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     axes[0].legend()
     fig.suptitle(f"AADM on the toy problems against alpha ({settings['n_epochs']} epochs; "
                  "the paper: alpha < 0.5 behaves like 1e-4, alpha > 0.5 like 1)")
-    fig.tight_layout()
-    fig.savefig(sweep, dpi=110)
-    plt.close(fig)
+    _save_figure(plt, fig, sweep, QUICK_STAMP if quick else None)
     markdown = out_dir / "aadm_toy.md"
     markdown.write_text(_markdown_table(
         "AADM on the toy problems (the paper's Table 1, with more alphas)",
@@ -254,8 +260,11 @@ def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, 
         ax.set_yticks(np.arange(len(datasets)), datasets)
         ax.set_title(f"{title} (mean +- s.e. over splits)")
     axes[0].legend()
+    fig.suptitle(f"AADM, AVB and VI on UCI: {settings['hidden_layer_sizes']} hidden units, "
+                 f"{settings['n_epochs']} epochs, batch {settings['batch_size']}", fontsize=9)
     figure, table = out_dir / "aadm_uci.png", out_dir / "aadm_uci.csv"
-    result = _save_outputs(plt, fig, figure, table, rows)
+    result = _save_outputs(plt, fig, figure, table, rows,
+                           QUICK_STAMP if quick else None)
     splits_csv, markdown = out_dir / "aadm_uci_splits.csv", out_dir / "aadm_uci.md"
     _write_csv(splits_csv, split_rows)
     markdown.write_text(_markdown_table(

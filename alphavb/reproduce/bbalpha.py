@@ -5,7 +5,7 @@ import numpy as np
 
 from ..blackbox import BBAlphaRegressor
 from ..datasets import load_uci
-from ._output import _prepare_output, _save_outputs, _write_csv
+from ._output import QUICK_STAMP, _prepare_output, _save_outputs, _write_csv
 from ._uci import BBALPHA_SMALL_SETS, _dropout_reference, _fit_uci, _summarize_splits
 
 BBALPHA_ALPHAS = (0.0, 0.5, 1.0)
@@ -83,8 +83,12 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
         ax.set_yticks(np.arange(len(datasets)), datasets)
         ax.set_title(f"{title} (mean +- s.e. over splits)")
     axes[0].legend()
+    fig.suptitle(f"BB-alpha BNNs on UCI: {settings['hidden_layer_sizes']} hidden units, "
+                 f"{settings['n_epochs']} epochs (our choice; the paper's are not in its text), "
+                 f"batch {settings['batch_size']}, up to {n_splits or 20} splits", fontsize=9)
     figure = out_dir / "bbalpha_uci.png"
-    result = _save_outputs(plt, fig, figure, table, rows)
+    result = _save_outputs(plt, fig, figure, table, rows,
+                           QUICK_STAMP if quick else None)
     result["files"] = [figure, table, markdown, splits_csv]
     return result
 

@@ -38,7 +38,7 @@ from ..simulation import (
     theoretical_rate,
 )
 from ..topics import AlphaLDA
-from ._output import _prepare_output, _write_csv
+from ._output import FEW_REPLICATIONS_STAMP, _prepare_output, _save_figure, _write_csv
 
 RATE_ALPHAS = (0.5, 0.8, 1.0)
 QUICK_ALPHAS = (0.5, 1.0)
@@ -143,10 +143,8 @@ def reproduce_rate(name, out_dir=None, random_state=0, quick=False, n_jobs=1):
                          ylabel=f"n * risk / ({study.rate_label.replace(' / n', '')})")
     axes[1].set_xlabel(study.n_label)
     axes[0].set_xlabel(study.n_label)
-    fig.tight_layout()
     figure = out_dir / f"{name}.png"
-    fig.savefig(figure, dpi=110)
-    plt.close(fig)
+    _save_figure(plt, fig, figure, FEW_REPLICATIONS_STAMP if quick else None)
     rows = slopes.to_dict("records")
     table, fits, markdown = (out_dir / f"{name}_slopes.csv", out_dir / f"{name}_fits.csv",
                              out_dir / f"{name}_slopes.md")

@@ -285,11 +285,12 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         the statistics): ``None`` is numba's current thread count (all cores unless
         ``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` lowered it, as for the mixture),
         ``-1`` all cores, ``k`` at most ``k``. Results do not depend on it.
-    optimize_priors : bool, default=False
+    optimize_priors : bool or {"topic_word", "doc_topic"}, default=False
         Empirical-Bayes updates of the symmetric ``doc_topic_prior`` and ``topic_word_prior``
-        after every batch sweep (Newton / Minka fixed point, as the paper does for the
-        topic-word prior). The resolved values are ``doc_topic_prior_`` and
-        ``topic_word_prior_``.
+        after every batch sweep (Newton / Minka fixed point); ``"topic_word"`` updates only
+        the topic-word prior (the paper's Table 1 setting, with the document-topic prior
+        fixed at 1/K), ``"doc_topic"`` only the document-topic prior. The resolved values are
+        ``doc_topic_prior_`` and ``topic_word_prior_``.
     warm_start : bool, default=False
         If True, ``fit`` continues from the previous fit's topics and priors (online
         learning also keeps its step count).
@@ -387,7 +388,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         "total_samples": [Real(0, None, closed="neither")],
         "max_doc_update_iter": [Integer(1, None)],
         "mean_change_tol": [Real(0, None)],
-        "optimize_priors": [Boolean()],
+        "optimize_priors": [Boolean(), Options("topic_word", "doc_topic")],
         "perp_tol": [None, Real(0, None)],
         "n_jobs": [None, Integer(None, None)],
     }
@@ -465,15 +466,14 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         statistics, log_norm, _ = self._document_step(X, csc, gamma, topics, fresh_gamma)
         new = self._topics(topics.topic_word_prior + self.alpha * statistics,
                            topics.doc_topic_prior, topics.topic_word_prior)
-        if self.optimize_priors:
-            n_topics, n_words = new.components.shape
-            new = replace(
-                new,
-                topic_word_prior=_optimize_symmetric_prior(
-                    new.topic_word_prior, np.sum(new.elog_beta), n_topics, n_words),
-                doc_topic_prior=_optimize_symmetric_prior(
-                    new.doc_topic_prior, np.sum(dirichlet_expected_log(gamma)), gamma.shape[0],
-                    n_topics))
+        n_topics, n_words = new.components.shape
+        if self.optimize_priors in (True, "topic_word"):
+            new = replace(new, topic_word_prior=_optimize_symmetric_prior(
+                new.topic_word_prior, np.sum(new.elog_beta), n_topics, n_words))
+        if self.optimize_priors in (True, "doc_topic"):
+            new = replace(new, doc_topic_prior=_optimize_symmetric_prior(
+                new.doc_topic_prior, np.sum(dirichlet_expected_log(gamma)), gamma.shape[0],
+                n_topics))
         return new, self._objective(log_norm, statistics, topics.elog_beta, gamma, new)
 
     def _random_gamma(self, n_documents, random_state):

@@ -109,13 +109,16 @@ def test_objective_equals_a_term_by_term_evaluation(rng, objective):
 
 @pytest.mark.parametrize("objective", ["alpha-vb", "fractional"])
 @pytest.mark.parametrize("alpha", [0.3, 1.0])
-@pytest.mark.parametrize("optimize_priors", [False, True])
+@pytest.mark.parametrize("optimize_priors", [False, True, "topic_word", "doc_topic"])
 def test_batch_objective_never_decreases(objective, alpha, optimize_priors):
     X, _, _ = small_corpus()
     model = AlphaLDA(4, alpha=alpha, objective=objective, max_iter=40,
                      optimize_priors=optimize_priors, random_state=1).fit(X)
     assert_monotone(model.elbo_history_)
     assert model.elbo_history_[-1] > model.elbo_history_[0]
+    # only the named prior moves (both for True, neither for False)
+    assert (model.doc_topic_prior_ != 0.25) == (optimize_priors in (True, "doc_topic"))
+    assert (model.topic_word_prior_ != 0.25) == (optimize_priors in (True, "topic_word"))
 
 
 def test_empirical_bayes_prior_is_the_maximiser():
