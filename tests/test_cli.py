@@ -276,3 +276,50 @@ def test_an_out_folder_that_cannot_be_written_is_named(tmp_path, capsys):
             main(["reproduce", "hdr", "--quick", "--out", str(out)])
         assert exit_info.value.code == 2
         assert f"--out {out}: {message}" in capsys.readouterr().err
+
+
+def test_bbalpha_modes_match_the_closed_forms_at_vb_and_ep(tmp_path):
+    """Figure 2 of the BB-alpha paper: for the correlated Gaussian the factorized VB
+    minimiser (alpha = 0) has sds sqrt(1 - rho^2) and EP's (alpha = 1) the marginal sds 1;
+    for the bimodal target EP matches the mixture's moments and VB sits on the heavier mode."""
+    assert main(["reproduce", "bbalpha-modes", "--quick", "--out", str(tmp_path)]) == 0
+    with open(tmp_path / "bbalpha_modes.csv", newline="") as handle:
+        rows = {(row["target"].split()[0], float(row["alpha"])): row
+                for row in csv.DictReader(handle)}
+    assert png_description(tmp_path / "bbalpha_modes.png") == "quick run: coarse grid"
+
+    def sds(key):
+        return [float(rows[key]["sd_1"]), float(rows[key]["sd_2"])]
+
+    np.testing.assert_allclose(sds(("correlated", 0.0)), np.sqrt(1 - 0.9**2), rtol=2e-3)
+    np.testing.assert_allclose(sds(("correlated", 1.0)), 1.0, rtol=2e-3)
+    assert sds(("correlated", 0.0))[0] < sds(("correlated", 0.5))[0] < 1.0
+    ep = rows[("bimodal", 1.0)]
+    mean = 0.7 * -1.8 + 0.3 * 1.8
+    assert float(ep["mean_1"]) == pytest.approx(mean, abs=2e-3)
+    assert float(ep["sd_1"]) == pytest.approx(np.sqrt(0.5 + 0.7 * 0.3 * 3.6**2), rel=2e-3)
+    assert float(rows[("bimodal", 0.0)]["mass_on_heavier_mode_side"]) > 0.99
+    assert float(rows[("bimodal", 2.0)]["sd_1"]) > float(ep["sd_1"])  # covers more
+
+
+def test_bbalpha_classification_quick(tmp_path):
+    assert main(["reproduce", "bbalpha-classification", "--quick", "--out",
+                 str(tmp_path)]) == 0
+    with open(tmp_path / "bbalpha_classification.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(row["dataset"], row["model"], float(row["alpha"])) for row in rows] == [
+        (data, model, alpha) for data, models in (("breast_cancer", ("probit", "BNN 50")),
+                                                  ("digits", ("softmax", "BNN 50")))
+        for model in models for alpha in (0.0, 0.5, 1.0)]
+    for row in rows:
+        assert int(row["n_splits"]) == 2
+        assert float(row["test_error"]) < 0.2 and float(row["test_ll"]) < 0
+    assert png_description(tmp_path / "bbalpha_classification.png") == \
+        "quick run: not converged"
+    # a second run gives the same rows (read from the result cache under fits/)
+    with open(tmp_path / "bbalpha_classification_splits.csv", newline="") as handle:
+        first = list(csv.DictReader(handle))
+    assert main(["reproduce", "bbalpha-classification", "--quick", "--out",
+                 str(tmp_path)]) == 0
+    with open(tmp_path / "bbalpha_classification_splits.csv", newline="") as handle:
+        assert list(csv.DictReader(handle)) == first

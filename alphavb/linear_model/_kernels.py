@@ -24,6 +24,42 @@ def _column_dot(X, j, v):
 
 
 @numba.njit(cache=True)
+def _set_block(X, j, residual, phi, mu, s2, mu_j, s2_j, logit):
+    """Store ``q(beta_j, z_j)`` = (``phi_j = expit(logit)``, ``mu_j``, ``s2_j``), keep
+    ``residual = y - X (phi * mu)`` current, and return the block's Bernoulli negative entropy
+    ``phi log phi + (1 - phi) log(1 - phi) = phi logit - softplus(logit)`` (overflow-free)."""
+    e = math.exp(-abs(logit))
+    phi_j = 1.0 / (1.0 + e) if logit >= 0.0 else e / (1.0 + e)
+    delta = phi_j * mu_j - phi[j] * mu[j]
+    if delta != 0.0:
+        for i in range(X.shape[0]):
+            residual[i] -= X[i, j] * delta
+    phi[j] = phi_j
+    mu[j] = mu_j
+    s2[j] = s2_j
+    return phi_j * logit - (max(logit, 0.0) + math.log1p(e))
+
+
+@numba.njit(cache=True)
+def _sweep_sums(col_sq_norms, residual, phi, mu, s2, neg_entropy_z):
+    """The sums the objective needs after a sweep (returned by both sweeps)."""
+    variance_term = 0.0
+    slab_second_moment = 0.0
+    phi_sum = 0.0
+    phi_log_s2 = 0.0
+    for j in range(phi.shape[0]):
+        # Var_q(beta_j) = phi (mu^2 + s2) - (phi mu)^2, written without cancellation
+        variance_term += col_sq_norms[j] * phi[j] * (s2[j] + (1.0 - phi[j]) * mu[j] * mu[j])
+        slab_second_moment += phi[j] * (mu[j] * mu[j] + s2[j])
+        phi_sum += phi[j]
+        phi_log_s2 += phi[j] * math.log(s2[j])
+    sq_residual = 0.0
+    for i in range(residual.shape[0]):
+        sq_residual += residual[i] * residual[i]
+    return sq_residual + variance_term, slab_second_moment, phi_sum, phi_log_s2, neg_entropy_z
+
+
+@numba.njit(cache=True)
 def spike_slab_sweep(X, col_sq_norms, residual, phi, mu, s2, tau, elt, logit_pi, alpha,
                      slab_variance):
     """One pass of the coordinate updates ``j = 0..d-1`` of ``q(beta_j, z_j)``
@@ -37,8 +73,7 @@ def spike_slab_sweep(X, col_sq_norms, residual, phi, mu, s2, tau, elt, logit_pi,
 
     ``residual = y - X (phi * mu)`` is kept up to date (O(n) per coordinate), so one sweep
     reads each column of ``X`` (Fortran order) from memory once. ``phi``, ``mu``, ``s2`` and
-    ``residual`` are updated in place. Each block is final once updated, so the sums the
-    objective needs are accumulated in the same pass.
+    ``residual`` are updated in place.
 
     Returns
     -------
@@ -53,44 +88,19 @@ def spike_slab_sweep(X, col_sq_norms, residual, phi, mu, s2, tau, elt, logit_pi,
     neg_entropy_z : float
         ``sum_j phi_j log phi_j + (1 - phi_j) log(1 - phi_j)``.
     """
-    n, d = X.shape
     inv_nu = 1.0 / slab_variance
     log_nu = math.log(slab_variance)
     log_tau = math.log(tau)
-    variance_term = 0.0
-    slab_second_moment = 0.0
-    phi_sum = 0.0
-    phi_log_s2 = 0.0
     neg_entropy_z = 0.0
-    for j in range(d):
-        old_mean = phi[j] * mu[j]
-        x_r = _column_dot(X, j, residual) + col_sq_norms[j] * old_mean
+    for j in range(X.shape[1]):
+        x_r = _column_dot(X, j, residual) + col_sq_norms[j] * phi[j] * mu[j]
         precision = alpha * col_sq_norms[j] + inv_nu
         log_s2 = -log_tau - math.log(precision)
         s2_j = 1.0 / (tau * precision)
         mu_j = s2_j * alpha * tau * x_r
         logit = logit_pi + 0.5 * (log_s2 - log_nu) + 0.5 * elt + 0.5 * mu_j * mu_j / s2_j
-        # phi = expit(logit) and the Bernoulli negative entropy
-        # phi log phi + (1 - phi) log(1 - phi) = phi logit - softplus(logit), overflow-free
-        e = math.exp(-abs(logit))
-        phi_j = 1.0 / (1.0 + e) if logit >= 0.0 else e / (1.0 + e)
-        neg_entropy_z += phi_j * logit - (max(logit, 0.0) + math.log1p(e))
-        delta = phi_j * mu_j - old_mean
-        if delta != 0.0:
-            for i in range(n):
-                residual[i] -= X[i, j] * delta
-        phi[j] = phi_j
-        mu[j] = mu_j
-        s2[j] = s2_j
-        # Var_q(beta_j) = phi (mu^2 + s2) - (phi mu)^2, written without cancellation
-        variance_term += col_sq_norms[j] * phi_j * (s2_j + (1.0 - phi_j) * mu_j * mu_j)
-        slab_second_moment += phi_j * (mu_j * mu_j + s2_j)
-        phi_sum += phi_j
-        phi_log_s2 += phi_j * log_s2
-    sq_residual = 0.0
-    for i in range(n):
-        sq_residual += residual[i] * residual[i]
-    return sq_residual + variance_term, slab_second_moment, phi_sum, phi_log_s2, neg_entropy_z
+        neg_entropy_z += _set_block(X, j, residual, phi, mu, s2, mu_j, s2_j, logit)
+    return _sweep_sums(col_sq_norms, residual, phi, mu, s2, neg_entropy_z)
 
 
 @numba.njit(cache=True)
@@ -120,10 +130,6 @@ def spike_slab_joint_sweep(X, col_sq_norms, residual, phi, mu, s2, new_mu, tau, 
             for i in range(n):
                 residual[i] -= X[i, j] * delta
         mu[j] = new_mu[j]
-    variance_term = 0.0
-    slab_second_moment = 0.0
-    phi_sum = 0.0
-    phi_log_s2 = 0.0
     neg_entropy_z = 0.0
     for j in range(d):
         precision = alpha * col_sq_norms[j] + inv_nu
@@ -134,20 +140,5 @@ def spike_slab_joint_sweep(X, col_sq_norms, residual, phi, mu, s2, new_mu, tau, 
         second = mu_j * mu_j + s2_j
         logit = (logit_pi + 0.5 * (log_s2 - log_nu + 1.0 + elt) - 0.5 * tau * second * inv_nu
                  + alpha * tau * (mu_j * x_r - 0.5 * col_sq_norms[j] * second))
-        e = math.exp(-abs(logit))
-        phi_j = 1.0 / (1.0 + e) if logit >= 0.0 else e / (1.0 + e)
-        neg_entropy_z += phi_j * logit - (max(logit, 0.0) + math.log1p(e))
-        delta = (phi_j - phi[j]) * mu_j
-        if delta != 0.0:
-            for i in range(n):
-                residual[i] -= X[i, j] * delta
-        phi[j] = phi_j
-        s2[j] = s2_j
-        variance_term += col_sq_norms[j] * phi_j * (s2_j + (1.0 - phi_j) * mu_j * mu_j)
-        slab_second_moment += phi_j * second
-        phi_sum += phi_j
-        phi_log_s2 += phi_j * log_s2
-    sq_residual = 0.0
-    for i in range(n):
-        sq_residual += residual[i] * residual[i]
-    return sq_residual + variance_term, slab_second_moment, phi_sum, phi_log_s2, neg_entropy_z
+        neg_entropy_z += _set_block(X, j, residual, phi, mu, s2, mu_j, s2_j, logit)
+    return _sweep_sums(col_sq_norms, residual, phi, mu, s2, neg_entropy_z)

@@ -8,7 +8,8 @@ One module per paper, one place for outputs, one registry:
 * :mod:`~alphavb.reproduce.rates`: their risk rates (Cor. 4.1-4.5, D.1) as simulation studies
   (``*-rate``);
 * :mod:`~alphavb.reproduce.bbalpha`: Hernández-Lobato et al. (2016), BNNs on UCI
-  (``bbalpha-uci``);
+  (``bbalpha-uci``), classification (``bbalpha-classification``), Figure 2
+  (``bbalpha-modes``);
 * :mod:`~alphavb.reproduce.aadm`: Rodríguez-Santana & Hernández-Lobato (2022), the toy
   problems, the UCI comparison and an ablation (``aadm-*``);
 * ``_output`` writes figures and tables, ``_uci`` fits the UCI benchmarks; fitted rows are
@@ -21,11 +22,17 @@ help; the command line reads both.
 
 from .aadm import reproduce_aadm_ablation, reproduce_aadm_toy, reproduce_aadm_uci
 from .alpha_vb import reproduce_gmm, reproduce_hdr, reproduce_lda
-from .bbalpha import reproduce_bbalpha_uci
+from .bbalpha import (
+    reproduce_bbalpha_classification,
+    reproduce_bbalpha_modes,
+    reproduce_bbalpha_uci,
+)
 from .rates import RATE_STUDIES, RATE_TARGETS, reproduce_rate
 
 TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
-           "bbalpha-uci": reproduce_bbalpha_uci, "aadm-toy": reproduce_aadm_toy,
+           "bbalpha-uci": reproduce_bbalpha_uci,
+           "bbalpha-classification": reproduce_bbalpha_classification,
+           "bbalpha-modes": reproduce_bbalpha_modes, "aadm-toy": reproduce_aadm_toy,
            "aadm-uci": reproduce_aadm_uci, "aadm-ablation": reproduce_aadm_ablation,
            **RATE_TARGETS}
 
@@ -34,6 +41,10 @@ TARGET_HELP = {
     "gmm": "Gaussian mixture, the paper's Figure 2",
     "lda": "AP topics, the paper's Table 1 (needs the AP corpus)",
     "bbalpha-uci": "BB-alpha BNNs on the UCI benchmarks (needs the UCI splits)",
+    "bbalpha-classification": "BB-alpha probit regression and classifier BNNs at alpha 0, "
+                              "0.5, 1 (breast cancer, digits)",
+    "bbalpha-modes": "BB-alpha's Figure 2: alpha-divergence minimisers of a factorized "
+                     "Gaussian",
     "aadm-toy": "AADM's Figure 2 and Table 1",
     "aadm-uci": "AADM, AVB and VI on the UCI benchmarks (needs the UCI splits)",
     "aadm-ablation": "which of the AADM authors' design choices make alpha = 1 work (UCI)",
@@ -46,5 +57,6 @@ TARGET_HELP = {
 }
 
 __all__ = ["RATE_STUDIES", "TARGETS", "TARGET_HELP", "reproduce_aadm_ablation",
-           "reproduce_aadm_toy", "reproduce_aadm_uci", "reproduce_bbalpha_uci",
+           "reproduce_aadm_toy", "reproduce_aadm_uci", "reproduce_bbalpha_classification",
+           "reproduce_bbalpha_modes", "reproduce_bbalpha_uci",
            "reproduce_gmm", "reproduce_hdr", "reproduce_lda", "reproduce_rate"]

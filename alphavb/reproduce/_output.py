@@ -46,6 +46,21 @@ def _save_outputs(plt, fig, figure, table, rows, stamp=None):
     return {"figure": figure, "table": table, "files": [figure, table], "rows": rows}
 
 
+def _errorbar_panels(axes, rows, series, values, metrics, labels, spacing=0.2):
+    """One panel per metric: the mean +- standard error (``key`` and ``key_se``) of each
+    group of ``rows`` (one y position per entry of ``labels``), one series per value of the
+    column ``series``, offset by ``spacing``."""
+    for offset, value in enumerate(values):
+        part = [row for row in rows if row[series] == value]
+        position = np.arange(len(part)) + spacing * (offset - (len(values) - 1) / 2)
+        label = f"{series} = {value:g}" if isinstance(value, float) else str(value)
+        for ax, key in zip(axes, metrics):
+            ax.errorbar([row[key] for row in part], position,
+                        xerr=[row[key + "_se"] for row in part], fmt="o", label=label)
+    for ax in axes:
+        ax.set_yticks(np.arange(len(labels)), labels)
+
+
 def _write_csv(path, rows):
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

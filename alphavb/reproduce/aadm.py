@@ -12,6 +12,7 @@ from ..cache import ResultCache, cache_key, finite_number, non_negative_number, 
 from ..datasets import load_uci, make_bimodal, make_heteroscedastic
 from ._output import (
     QUICK_STAMP,
+    _errorbar_panels,
     _markdown_table,
     _prepare_output,
     _save_figure,
@@ -250,14 +251,9 @@ def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, 
                                and r["method"] == method], {"dataset": name, "method": method})
             for name in datasets for method in methods]
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.6 * len(datasets) + 2.0))
-    for offset, method in enumerate(methods):
-        subset = [r for r in rows if r["method"] == method]
-        position = np.arange(len(subset)) + 0.15 * (offset - (len(methods) - 1) / 2)
-        for ax, key in zip(axes, ("test_ll", "test_rmse")):
-            ax.errorbar([r[key] for r in subset], position, xerr=[r[key + "_se"] for r in subset],
-                        fmt="o", label=method)
+    _errorbar_panels(axes, rows, "method", methods, ("test_ll", "test_rmse"), datasets,
+                     spacing=0.15)
     for ax, title in zip(axes, ("test log-likelihood", "test RMSE")):
-        ax.set_yticks(np.arange(len(datasets)), datasets)
         ax.set_title(f"{title} (mean +- s.e. over splits)")
     axes[0].legend()
     fig.suptitle(f"AADM, AVB and VI on UCI: {settings['hidden_layer_sizes']} hidden units, "
