@@ -118,6 +118,11 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
                        color="tab:blue")
             ax.set_title(f"{problem}: AADM alpha = {r['alpha']:g}\ntest LL {r['test_ll']:.3f}, "
                          f"RMSE {r['test_rmse']:.3f}")
+        for ax in row_axes:
+            ax.set_xlabel("x")
+            ax.set_ylabel("y (predictive samples)" if ax is not row_axes[0] else "y")
+    fig.suptitle(f"AADM predictive samples: {n_train} training points, "
+                 f"{settings['n_epochs']} epochs, batch {settings['batch_size']}", fontsize=10)
     figure, table = out_dir / "aadm_toy.png", out_dir / "aadm_toy.csv"
     result = _save_outputs(plt, fig, figure, table, rows,
                            QUICK_STAMP if quick else None)
