@@ -108,6 +108,7 @@ from .._special import (
 )
 from .._validation import FiniteArray, Integer, Options, Real, bad_parameter
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
+from ._dask import as_row_blocks, is_dask_collection, local_sums, map_rows, rows_of
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical", "fixed")
 WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
@@ -197,6 +198,15 @@ def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal,
     ``numba.get_num_threads()`` threads (set it with ``numba.set_num_threads`` or the
     ``NUMBA_NUM_THREADS`` environment variable); results do not depend on the thread count.
     """
+    resp, nk, sums, scatter, neg_entropy = _shifted_sums(
+        X, sample_weight, means, prec_chol, log_const, scale, diagonal, accumulate)
+    return resp, _Statistics.from_shifted(means, nk, sums, scatter, diagonal), neg_entropy
+
+
+def _shifted_sums(X, sample_weight, means, prec_chol, log_const, scale, diagonal, accumulate):
+    """The local step's responsibilities and its sums shifted by ``means`` (``N_k``, ``s_k``,
+    ``T_k`` of :mod:`~alphavb.mixture._kernels`), which add up over blocks of rows, and
+    ``sum_i w_i sum_k r_ik log r_ik``."""
     # numba and the kernels load on the first fit, not on `import alphavb`
     import numba
 
@@ -227,10 +237,13 @@ def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal,
             neg_entropies = list(pool.map(fill_slot, range(n_slots)))
     else:
         neg_entropies = [fill_slot(slot) for slot in range(n_slots)]
-    statistics = _Statistics.from_shifted(
-        means, nk.sum(axis=0), sums.sum(axis=0), scatter.sum(axis=0), diagonal
-    )
-    return resp, statistics, float(sum(neg_entropies))
+    return (resp, nk.sum(axis=0), sums.sum(axis=0), scatter.sum(axis=0),
+            float(sum(neg_entropies)))
+
+
+def _in_memory(value):
+    """A dask result computed (numpy values pass through)."""
+    return value.compute() if is_dask_collection(value) else value
 
 
 def _is_covariance_matrix(matrix, n_features):
@@ -487,6 +500,16 @@ default="dirichlet_process"
 
     def _validate_input(self, X, sample_weight, reset):
         owner = type(self).__name__
+        if is_dask_collection(X):  # blocks stay where they are (module _dask)
+            X, weight = as_row_blocks(owner, X, sample_weight)
+            if reset:
+                self.n_features_in_ = X.shape[1]
+                if hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+            elif X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {owner} is expecting "
+                                 f"{self.n_features_in_} features as input.")
+            return _MixtureData(X, weight, None if sample_weight is None else weight)
         X = validate_data(self, X, dtype=np.float64, reset=reset)
         with np.errstate(over="ignore"):
             squares_finite = np.all(np.isfinite(X * X))
@@ -550,8 +573,8 @@ default="dirichlet_process"
         """Priors whose defaults depend on the data: ``m0`` and ``Psi0``."""
         owner = type(self).__name__
         n_features = X.shape[1]
-        total = weight.sum()
-        data_mean = weight @ X / total
+        total = float(weight.sum())
+        data_mean = _in_memory(weight @ X) / total
         if self.mean_prior is None:
             self.mean_prior_ = data_mean
         else:
@@ -564,7 +587,8 @@ default="dirichlet_process"
             return
         if self.covariance_prior is None:
             centred = X - data_mean
-            covariance = (centred * weight[:, None]).T @ centred / max(total - 1.0, 1.0)
+            covariance = _in_memory((centred * weight[:, None]).T @ centred) / max(total - 1.0,
+                                                                                   1.0)
             prior = {"full": covariance, "tied": covariance, "diag": np.diag(covariance).copy(),
                      "spherical": float(np.mean(np.diag(covariance)))}[self.covariance_type]
             # A singular sample covariance (fewer rows than features, a constant or collinear
@@ -768,6 +792,12 @@ default="dirichlet_process"
 
     def _local(self, X, sample_weight, post, accumulate=True):
         scale = float(self.alpha) if self.objective == "fractional" else 1.0
+        if is_dask_collection(X):  # block by block on the workers; no responsibilities kept
+            nk, sums, scatter, neg_entropy = local_sums(
+                X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
+                self._diagonal)
+            return (None, _Statistics.from_shifted(post.means, nk, sums, scatter,
+                                                   self._diagonal), neg_entropy)
         return _local_step(X, sample_weight, post.means, post.prec_chol,
                            post.log_const, scale, self._diagonal, accumulate)
 
@@ -807,9 +837,35 @@ default="dirichlet_process"
 
     def _initial_statistics(self, data, random_state):
         """The statistics of the first responsibilities (``init_params``)."""
+        if is_dask_collection(data.X):
+            return self._initial_statistics_of_blocks(data, random_state)
         resp = self._initial_responsibilities(data.X, data.weight, data.user_weight,
                                               random_state)
         return _Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
+
+    def _initial_statistics_of_blocks(self, data, random_state):
+        """``init_params="random_from_data"`` on a dask array: the same rows, and so the same
+        statistics, as in memory (one row per component, weight ``w_i``, no scatter)."""
+        owner = type(self).__name__
+        if self.init_params != "random_from_data":
+            raise bad_parameter(owner, "init_params", "'random_from_data' for a dask array X",
+                                self.init_params, "k-means needs the whole data in memory; "
+                                "start from rows drawn at random instead.")
+        n_samples, n_components = data.X.shape[0], self.n_components
+        probabilities = None
+        if data.user_weight is not None:
+            weight = data.weight.compute()
+            if np.count_nonzero(weight) < n_components:
+                raise ValueError(f"{owner}: init_params='random_from_data' needs at least "
+                                 f"n_components={n_components} rows of positive "
+                                 "sample_weight.")
+            probabilities = weight / weight.sum()
+        indices = random_state.choice(n_samples, size=n_components, replace=False,
+                                      p=probabilities)
+        rows = rows_of(data.X, indices)
+        nk = rows_of(data.weight[:, None], indices)[:, 0]
+        scatter_shape = rows.shape if self._diagonal else (*rows.shape, rows.shape[1])
+        return _Statistics(nk, rows, np.zeros(scatter_shape))
 
     def _cavi_step(self, data, state):
         """The local step (responsibilities and their statistics), then the global step."""
@@ -935,13 +991,26 @@ default="dirichlet_process"
         Returns
         -------
         ndarray of shape (n_samples, n_components)
+            (a dask array, computed block by block when asked, for a dask ``X``)
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._blockwise(X, self.predict_proba, self.n_components)
         X, weight, _ = self._validate_input(X, None, reset=False)
         return self._local(X, weight, self._state.posterior, accumulate=False)[0]
 
+    def _blockwise(self, X, method, n_columns):
+        """``method`` over the row blocks of a dask ``X`` (lazily, on the workers)."""
+        X, _ = as_row_blocks(type(self).__name__, X, None)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        return map_rows(X, method, n_columns)
+
     def predict(self, X):
         """Most probable component of each row (argmax of :meth:`predict_proba`)."""
+        if is_dask_collection(X):
+            return self._blockwise(X, self.predict, None)
         return np.argmax(self.predict_proba(X), axis=1)
 
     def score_samples(self, X):
@@ -957,8 +1026,11 @@ default="dirichlet_process"
         Returns
         -------
         ndarray of shape (n_samples,)
+            (a dask array for a dask ``X``)
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            return self._blockwise(X, self.score_samples, None)
         X, _, _ = self._validate_input(X, None, reset=False)
         post = self._state.posterior
         n_components, p = post.means.shape

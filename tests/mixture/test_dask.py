@@ -1,0 +1,107 @@
+"""AlphaGaussianMixture on dask arrays: the same answer as in memory, whatever the chunking,
+on a 2-worker LocalCluster and on dask's local scheduler."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from alphavb import AlphaGaussianMixture
+from alphavb.datasets import make_gmm
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+RTOL = 1e-10
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # distributed's port and resource notices
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                           dashboard_address=None, processes=True)
+        with distributed.Client(cluster) as connection:
+            yield connection
+        cluster.close()
+
+
+def data(n_samples=3000):
+    X, _, _ = make_gmm(n_samples=n_samples, random_state=0)
+    weight = np.random.default_rng(0).uniform(0.5, 2.0, n_samples)
+    return X, weight
+
+
+def settings(covariance_type):
+    # eight sweeps, all recorded and compared (tol=0: no early stop)
+    return {"n_components": 3, "covariance_type": covariance_type, "alpha": 0.7,
+            "init_params": "random_from_data", "random_state": 0, "tol": 0.0, "max_iter": 8}
+
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+def assert_same_fit(ours, reference):
+    assert ours.n_iter_ == reference.n_iter_
+    np.testing.assert_allclose(ours.elbo_history_, reference.elbo_history_, rtol=RTOL)
+    for name in ("means_", "covariances_", "weights_", "degrees_of_freedom_",
+                 "mean_precision_"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(reference, name), rtol=RTOL,
+                                   atol=1e-13)
+    np.testing.assert_allclose(ours.mean_prior_, reference.mean_prior_, rtol=RTOL)
+    np.testing.assert_allclose(ours.covariance_prior_, reference.covariance_prior_, rtol=RTOL)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag", "tied", "spherical"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fit_on_a_cluster_equals_the_in_memory_fit_for_any_chunking(client, covariance_type,
+                                                                    weighted):
+    X, weight = data()
+    sample_weight = weight if weighted else None
+    reference = AlphaGaussianMixture(**settings(covariance_type)).fit(
+        X, sample_weight=sample_weight)
+    for rows in (700, 3000):
+        chunked = da.from_array(X, chunks=(rows, 1))
+        weights = None if sample_weight is None else da.from_array(weight, chunks=rows // 2)
+        ours = AlphaGaussianMixture(**settings(covariance_type)).fit(chunked,
+                                                                     sample_weight=weights)
+        assert_same_fit(ours, reference)
+
+
+def test_fit_without_a_client_and_predictions_by_block():
+    X, _ = data(2000)
+    reference = AlphaGaussianMixture(**settings("full")).fit(X)
+    chunked = da.from_array(X, chunks=(600, 2))
+    ours = AlphaGaussianMixture(**settings("full")).fit(chunked)
+    assert_same_fit(ours, reference)
+    np.testing.assert_allclose(ours.predict_proba(chunked).compute(),
+                               reference.predict_proba(X), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(ours.predict(chunked).compute(), reference.predict(X))
+    np.testing.assert_allclose(ours.score_samples(chunked).compute(),
+                               reference.score_samples(X), rtol=1e-9)
+
+
+def test_partial_fit_on_dask_batches_equals_numpy_batches():
+    X, _ = data(2400)
+    common = {**settings("full"), "total_samples": len(X)}
+    memory, blocks = AlphaGaussianMixture(**common), AlphaGaussianMixture(**common)
+    for rows in np.array_split(np.arange(len(X)), 4):
+        memory.partial_fit(X[rows])
+        blocks.partial_fit(da.from_array(X[rows], chunks=(250, 2)))
+    np.testing.assert_allclose(blocks.means_, memory.means_, rtol=RTOL)
+    np.testing.assert_allclose(blocks.covariances_, memory.covariances_, rtol=RTOL)
+    assert blocks.elbo_ == pytest.approx(memory.elbo_, rel=RTOL)
+
+
+def test_bad_dask_input_is_refused_with_the_fix():
+    X, _ = data(500)
+    with pytest.raises(ValueError, match="'init_params' parameter .* 'random_from_data'"):
+        AlphaGaussianMixture(3).fit(da.from_array(X, chunks=(100, 2)))
+    bad = X.copy()
+    bad[7, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        AlphaGaussianMixture(3, init_params="random_from_data").fit(
+            da.from_array(bad, chunks=(100, 2)))
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        AlphaGaussianMixture(3, init_params="random_from_data").fit(
+            da.from_array(X, chunks=(100, 2)), sample_weight=np.ones(3))
