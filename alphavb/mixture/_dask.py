@@ -76,15 +76,35 @@ def block_sums(X_block, weight_block, means, prec_chol, log_const, scale, diagon
     return nk, sums, scatter, neg_entropy
 
 
+def _blocks_in_flight():
+    """Blocks one wave of tasks may hold: two per thread of the active client's workers, or
+    of dask's local thread pool."""
+    import os
+
+    try:
+        from distributed import get_client
+
+        return 2 * sum(get_client().nthreads().values())
+    except (ImportError, ValueError):
+        return 2 * (os.cpu_count() or 1)
+
+
 def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
-    """:func:`block_sums` over every block of rows, added on the client in block order."""
+    """:func:`block_sums` over every block of rows, added on the client in block order.
+
+    The blocks are submitted in waves of :func:`_blocks_in_flight` so that no more blocks
+    are read than can be worked on (dask may otherwise read ahead)."""
     import dask
 
     blocks = X.to_delayed().ravel()
     weights = weight.to_delayed().ravel()
     task = dask.delayed(block_sums, pure=True)
-    parts = dask.compute(*[task(block, w, means, prec_chol, log_const, scale, diagonal)
-                           for block, w in zip(blocks, weights)])
+    wave = _blocks_in_flight()
+    parts = []
+    for first in range(0, len(blocks), wave):
+        parts += dask.compute(*[task(block, w, means, prec_chol, log_const, scale, diagonal)
+                                for block, w in zip(blocks[first:first + wave],
+                                                    weights[first:first + wave])])
     nk = sum(part[0] for part in parts)
     sums = sum(part[1] for part in parts)
     scatter = sum(part[2] for part in parts)
