@@ -30,3 +30,19 @@ def run_with_two_numba_threads(code):
                             capture_output=True, text=True, env=environment, timeout=300,
                             check=False)
     assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stderr
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A dask.distributed LocalCluster of 2 worker processes (one thread each) for the tests
+    of one module (closed after it, so later tests get dask's default scheduler again)."""
+    import warnings
+
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # distributed's port and resource notices
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                           dashboard_address=None, processes=True)
+        with distributed.Client(cluster) as client:
+            yield client
+        cluster.close()

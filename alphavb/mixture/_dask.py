@@ -64,14 +64,14 @@ def as_row_blocks(owner, X, sample_weight):
     return X, weight
 
 
-def block_sums(X_block, weight_block, means, prec_chol, log_const, scale, diagonal):
-    """The local step of one block (on a worker): its shifted sums ``(N_k, s_k, T_k)`` and
-    ``sum_i w_i sum_k r_ik log r_ik``."""
-    from ._gaussian_mixture import _shifted_sums
-
+def block_sums(shifted_sums, X_block, weight_block, means, prec_chol, log_const, scale,
+               diagonal):
+    """The local step of one block (on a worker), by ``shifted_sums`` (the in-memory
+    ``_shifted_sums`` of the mixture, passed in so this module does not import it): its
+    shifted sums ``(N_k, s_k, T_k)`` and ``sum_i w_i sum_k r_ik log r_ik``."""
     X_block = np.ascontiguousarray(X_block, dtype=np.float64)
     weight_block = np.ascontiguousarray(weight_block, dtype=np.float64)
-    _, nk, sums, scatter, neg_entropy = _shifted_sums(
+    _, nk, sums, scatter, neg_entropy = shifted_sums(
         X_block, weight_block, means, prec_chol, log_const, scale, diagonal, True)
     return nk, sums, scatter, neg_entropy
 
@@ -89,7 +89,7 @@ def _blocks_in_flight():
         return 2 * (os.cpu_count() or 1)
 
 
-def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
+def local_sums(shifted_sums, X, weight, means, prec_chol, log_const, scale, diagonal):
     """:func:`block_sums` over every block of rows, added on the client in block order.
 
     The blocks are submitted in waves of :func:`_blocks_in_flight` so that no more blocks
@@ -102,7 +102,8 @@ def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
     wave = _blocks_in_flight()
     parts = []
     for first in range(0, len(blocks), wave):
-        parts += dask.compute(*[task(block, w, means, prec_chol, log_const, scale, diagonal)
+        parts += dask.compute(*[task(shifted_sums, block, w, means, prec_chol, log_const,
+                                     scale, diagonal)
                                 for block, w in zip(blocks[first:first + wave],
                                                     weights[first:first + wave])])
     nk = sum(part[0] for part in parts)

@@ -794,7 +794,7 @@ default="dirichlet_process"
         scale = float(self.alpha) if self.objective == "fractional" else 1.0
         if is_dask_collection(X):  # block by block on the workers; no responsibilities kept
             nk, sums, scatter, neg_entropy = local_sums(
-                X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
+                _shifted_sums, X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
                 self._diagonal)
             return (None, _Statistics.from_shifted(post.means, nk, sums, scatter,
                                                    self._diagonal), neg_entropy)

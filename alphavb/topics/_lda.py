@@ -52,6 +52,13 @@ from .._special import dirichlet_expected_log, kl_dirichlet
 from .._threads import thread_count
 from .._validation import Boolean, Integer, Options, Real, bad_parameter
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
+from ._blocks import (
+    DocumentBlocks,
+    as_document_blocks,
+    blockwise_bound,
+    blockwise_e_step,
+    is_block_corpus,
+)
 
 LEARNING_METHODS = ("batch", "online")
 # scikit-learn's start: lambda and gamma drawn from Gamma(100, 1/100)
@@ -402,7 +409,18 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     def _check_counts(self, X, reset):
         """Validated counts as float64 CSR (the kernels' precision). A fit (``reset``)
         accepts float64 and float32 and records the dtype its results are cast back to;
-        later inputs are first cast to that dtype, as scikit-learn does."""
+        later inputs are first cast to that dtype, as scikit-learn does. A dask array of CSR
+        blocks (or a list of blocks) becomes :class:`~alphavb.topics._blocks.DocumentBlocks`,
+        read block by block on the workers (float64 results)."""
+        if isinstance(X, DocumentBlocks):
+            return X
+        if is_block_corpus(X):
+            corpus = as_document_blocks(type(self).__name__, X,
+                                        None if reset else self.n_features_in_)
+            if reset:
+                self.n_features_in_ = corpus.shape[1]
+                self._output_dtype = np.dtype(np.float64)
+            return corpus
         dtype = [np.float64, np.float32] if reset else self.components_.dtype
         X = validate_data(self, X, accept_sparse="csr", dtype=dtype, reset=reset)
         check_non_negative(X, f"{type(self).__name__} (X must hold word counts >= 0)")
@@ -441,10 +459,16 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
 
     def _document_step(self, X, csc, gamma, topics, fresh_gamma=None):
         kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self.alpha
-        return _e_step(X, csc, gamma, topics.word_factors, topics.doc_topic_prior,
-                       float(self.alpha), self._scale, self.max_doc_update_iter,
-                       self.mean_change_tol, fresh_gamma, kl_weight,
-                       thread_count(self.n_jobs, type(self).__name__))
+        settings = {"doc_topic_prior": topics.doc_topic_prior, "alpha": float(self.alpha),
+                    "scale": self._scale, "max_doc_update_iter": self.max_doc_update_iter,
+                    "mean_change_tol": self.mean_change_tol, "kl_weight": kl_weight,
+                    "n_threads": thread_count(self.n_jobs, type(self).__name__)}
+        if isinstance(X, DocumentBlocks):  # one task per block of documents (_blocks)
+            statistics, log_norm = blockwise_e_step(_e_step, X, gamma, topics.word_factors,
+                                                    settings, fresh_gamma)
+            return statistics, log_norm, None
+        return _e_step(X, csc, gamma, topics.word_factors, fresh_gamma=fresh_gamma,
+                       **settings)
 
     def _objective(self, log_norm, statistics, old_elog_beta, gamma, topics):
         """The exact objective after the global step (module docstring)."""
@@ -640,12 +664,17 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         """
         self._validate_params()
         X = self._check_counts(X, reset=not self._continues())
+        blocks = isinstance(X, DocumentBlocks)
+        if blocks and self.learning_method != "batch":
+            raise bad_parameter(type(self).__name__, "learning_method",
+                                "'batch' for a corpus in blocks", self.learning_method,
+                                "For online learning call partial_fit on each block.")
         if self.learning_method == "batch":
-            self._fit_cavi(_LDACorpus(X, X.tocsc()))
+            self._fit_cavi(_LDACorpus(X, None if blocks else X.tocsc()))
             self.n_batch_iter_ = self._batch_iter_start
         else:
             self._fit_online(X, X.tocsc(), check_random_state(self.random_state))
-        if X.sum() > 0:
+        if (X.total if blocks else X.sum()) > 0:
             self.bound_ = self.perplexity(X)
         else:  # no words: the topics are the prior, and a per-word perplexity is undefined
             warnings.warn(f"{type(self).__name__}: X has no words (all counts are 0); the "
@@ -671,7 +700,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         check_is_fitted(self)
         X = self._check_counts(X, reset=False)
         gamma = np.ones((X.shape[0], self.components_.shape[0]))
-        self._document_step(X, X.tocsc(), gamma, self._get_parameters().topics)
+        csc = None if isinstance(X, DocumentBlocks) else X.tocsc()
+        self._document_step(X, csc, gamma, self._get_parameters().topics)
         return gamma
 
     def transform(self, X, *, normalize=True):
@@ -753,6 +783,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                               self._get_parameters().topics)
 
     def _bound_of(self, X, topics):
+        if isinstance(X, DocumentBlocks):
+            return blockwise_bound(_bound_terms, X, topics, self.max_doc_update_iter,
+                                   self.mean_change_tol)
         return _bound_terms(topics.components, topics.doc_topic_prior,
                             topics.topic_word_prior, X, self.max_doc_update_iter,
                             self.mean_change_tol, thread_count(self.n_jobs, type(self).__name__))

@@ -1,8 +1,6 @@
 """AlphaGaussianMixture on dask arrays: the same answer as in memory, whatever the chunking,
 on a 2-worker LocalCluster and on dask's local scheduler."""
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -13,17 +11,6 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 RTOL = 1e-10
-
-
-@pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # distributed's port and resource notices
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                           dashboard_address=None, processes=True)
-        with distributed.Client(cluster) as connection:
-            yield connection
-        cluster.close()
 
 
 def data(n_samples=3000):
@@ -54,8 +41,8 @@ def assert_same_fit(ours, reference):
 
 @pytest.mark.parametrize("covariance_type", ["full", "diag", "tied", "spherical"])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_fit_on_a_cluster_equals_the_in_memory_fit_for_any_chunking(client, covariance_type,
-                                                                    weighted):
+def test_fit_on_a_cluster_equals_the_in_memory_fit_for_any_chunking(dask_client,
+                                                                    covariance_type, weighted):
     X, weight = data()
     sample_weight = weight if weighted else None
     reference = AlphaGaussianMixture(**settings(covariance_type)).fit(
