@@ -23,6 +23,11 @@ from typing import ClassVar
 import numpy as np
 
 
+def is_dask_collection(X):
+    """Whether ``X`` is a dask collection (dask itself is not imported)."""
+    return type(X).__module__.split(".")[0] == "dask"
+
+
 def bad_parameter(owner, name, requirement, value, fix=""):
     """The ``ValueError`` of scikit-learn's template, plus how to fix it."""
     message = f"The '{name}' parameter of {owner} must be {requirement}. Got {value!r} instead."

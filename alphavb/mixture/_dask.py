@@ -13,19 +13,17 @@ of additions (about 1e-15 relative).
 
 import numpy as np
 
-
-def is_dask_collection(X):
-    """Whether ``X`` is a dask array (dask is imported only when it is)."""
-    return type(X).__module__.split(".")[0] == "dask"
+from .._validation import is_dask_collection
 
 
-def as_row_blocks(owner, X, sample_weight):
+def as_row_blocks(owner, X, sample_weight, check_values=True):
     """Validated float64 dask array with one chunk across the features, and its weights as a
     dask array with the same row chunks (ones when ``sample_weight`` is None).
 
-    Raises ``ValueError`` naming the problem for a wrong shape, unknown chunk sizes, NaN or
-    infinite values, squares that overflow float64 or negative weights (one pass over the
-    data).
+    Raises ``ValueError`` naming the problem for a wrong shape, unknown chunk sizes and, with
+    ``check_values`` (one pass over the data), NaN or infinite values, squares that overflow
+    float64 or negative weights. Lazy predictions skip that pass: each block's own
+    validation checks its values when it is computed.
     """
     import dask
     import dask.array as da
@@ -50,6 +48,8 @@ def as_row_blocks(owner, X, sample_weight):
         if not is_dask_collection(weight):
             weight = da.from_array(weight, chunks=(X.chunks[0],))
         weight = weight.astype(np.float64).rechunk((X.chunks[0],))
+    if not check_values:
+        return X, weight
     finite, squares_finite, weights_ok = dask.compute(
         da.isfinite(X).all(), da.isfinite(X * X).all(),
         (da.isfinite(weight) & (weight >= 0)).all())

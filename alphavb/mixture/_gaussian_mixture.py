@@ -106,9 +106,9 @@ from .._special import (
     stick_breaking_mean,
     wishart_expected_log_det,
 )
-from .._validation import FiniteArray, Integer, Options, Real, bad_parameter
+from .._validation import FiniteArray, Integer, Options, Real, bad_parameter, is_dask_collection
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
-from ._dask import as_row_blocks, is_dask_collection, local_sums, map_rows, rows_of
+from ._dask import as_row_blocks, local_sums, map_rows, rows_of
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical", "fixed")
 WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
@@ -1001,7 +1001,7 @@ default="dirichlet_process"
 
     def _blockwise(self, X, method, n_columns):
         """``method`` over the row blocks of a dask ``X`` (lazily, on the workers)."""
-        X, _ = as_row_blocks(type(self).__name__, X, None)
+        X, _ = as_row_blocks(type(self).__name__, X, None, check_values=False)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
                              f"expecting {self.n_features_in_} features as input.")

@@ -14,7 +14,7 @@ block by block. The sums differ from the in-memory fit's only in the order of ad
 import numpy as np
 import scipy.sparse as sp
 
-from ..mixture._dask import is_dask_collection
+from .._validation import is_dask_collection
 
 
 class DocumentBlocks:
