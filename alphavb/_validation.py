@@ -173,6 +173,22 @@ class LayerSizes:
         return "a tuple of ints >= 1 (() for no hidden layer)"
 
 
+class ProbabilityGrid:
+    """A 1-D non-empty array-like of probabilities in (0, 1)."""
+
+    def is_satisfied_by(self, value):
+        if isinstance(value, (str, bytes)) or np.ndim(value) != 1:
+            return False
+        try:
+            grid = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        return grid.size > 0 and bool(np.all((grid > 0) & (grid < 1)))
+
+    def __str__(self):
+        return "a 1-D array-like of floats in (0, 1) (a grid)"
+
+
 class FiniteArray:
     """A numeric array-like (a scalar included) of finite values; ``positive`` asks for
     every entry > 0. Its shape is checked where the data is known."""

@@ -174,10 +174,14 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         """The stopping rule: relative change of the objective at most ``tol``."""
         return abs(current - previous) <= self.tol * abs(current)
 
-    def _fit_cavi(self, data):
+    def _fit_cavi(self, data, continuing=None):
         """Run the starts (one when warm-starting); publish the best start's state and set
-        ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``."""
-        do_init = not self._continues()
+        ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``.
+
+        ``continuing=True`` continues from the fitted state as a warm start does, whatever
+        ``warm_start`` says (the next setting of a grid); ``None`` follows ``warm_start``.
+        """
+        do_init = not (self._continues() if continuing is None else continuing)
         n_init = self._n_starts() if do_init else 1
         random_state = check_random_state(self.random_state)
         check_every = self._check_every()

@@ -24,6 +24,7 @@ from alphavb._validation import (
     LayerSizes,
     Options,
     PositivePair,
+    ProbabilityGrid,
     RandomState,
     Real,
 )
@@ -83,6 +84,8 @@ def candidates(constraint):
         return [(1.0,), (1.0, -1.0), "ab", (1.0, np.nan), None]
     if isinstance(constraint, LayerSizes):
         return [(0,), (5, -1), "ab", 2.5, None]
+    if isinstance(constraint, ProbabilityGrid):
+        return [[0.5, 1.0], [[0.1, 0.2]], [], "ab", [0.0], [0.5, np.nan], None]
     if isinstance(constraint, FiniteArray):
         return ["ab", np.nan, [1.0, np.inf], [], None, *([-1.0] if constraint.positive else [])]
     raise AssertionError(f"no bad values for {constraint!r}")

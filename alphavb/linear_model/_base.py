@@ -227,8 +227,10 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         rng = check_random_state(random_state)
         draws = self._draw_coef(n_samples, rng)
         if self.noise_shape_ is not None:  # 1/sigma2 ~ Gamma(shape, rate=scale)
-            draws["noise_variance"] = 1.0 / rng.gamma(self.noise_shape_, 1.0 / self.noise_scale_,
-                                                      size=n_samples)
+            shape, scale = self.noise_shape_, self.noise_scale_
+            if "setting" in draws:  # a grid of settings: each draw's own q(sigma2)
+                shape, scale = shape[draws["setting"]], scale[draws["setting"]]
+            draws["noise_variance"] = 1.0 / rng.gamma(shape, 1.0 / scale, size=n_samples)
         else:
             draws["noise_variance"] = np.full(n_samples, float(self.noise_variance_))
         if self.fit_intercept:

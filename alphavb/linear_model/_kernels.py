@@ -142,3 +142,49 @@ def spike_slab_joint_sweep(X, col_sq_norms, residual, phi, mu, s2, new_mu, tau, 
                  + alpha * tau * (mu_j * x_r - 0.5 * col_sq_norms[j] * second))
         neg_entropy_z += _set_block(X, j, residual, phi, mu, s2, mu_j, s2_j, logit)
     return _sweep_sums(col_sq_norms, residual, phi, mu, s2, neg_entropy_z)
+
+
+@numba.njit(cache=True)
+def logistic_spike_slab_sweep(X, weights, xty, xdx, XtW, neg_Xr, neg_w, phi, mu, s2, logit_pi,
+                              alpha, slab_variance):
+    """One pass of the coordinate updates ``j = 0..d-1`` of ``q(beta_j, z_j)`` for the
+    logistic spike-and-slab model under the Jaakkola-Jordan bound (module docstring of
+    :mod:`alphavb.linear_model._spike_slab_logistic`, eq. (5)).
+
+    With the bound's weights ``u = weights`` held fixed the tempered likelihood is Gaussian
+    in ``beta``, with precision matrix ``X' D^ X``, ``D^ = diag(u) - W W'`` (the covariates
+    integrated out) and linear term ``X' y^ = xty``. For each ``j``::
+
+        s2_j = 1 / (alpha xdx_j + 1/sa),                xdx_j = (X' D^ X)_jj
+        mu_j = s2_j alpha (xty_j - X_j' D^ X r + xdx_j r_j),   r = phi * mu
+        logit(phi_j) = logit_pi + 0.5 log(s2_j / sa) + mu_j^2 / (2 s2_j)
+
+    ``neg_Xr = -X r`` and ``neg_w = -W' X r`` (``XtW = X' W``) are kept current, so
+    ``X_j' D^ X r = X_j' (u * X r) - XtW_j . W' X r`` costs O(n + k). ``phi``, ``mu``, ``s2``,
+    ``neg_Xr`` and ``neg_w`` are updated in place.
+
+    Returns
+    -------
+    neg_entropy_z : float
+        ``sum_j phi_j log phi_j + (1 - phi_j) log(1 - phi_j)``.
+    """
+    n, d = X.shape
+    k = XtW.shape[1]
+    inv_sa = 1.0 / slab_variance
+    log_sa = math.log(slab_variance)
+    neg_entropy_z = 0.0
+    for j in range(d):
+        x_u_xr = 0.0
+        for i in range(n):
+            x_u_xr -= X[i, j] * weights[i] * neg_Xr[i]
+        for m in range(k):
+            x_u_xr += XtW[j, m] * neg_w[m]
+        r_j = phi[j] * mu[j]
+        s2_j = 1.0 / (alpha * xdx[j] + inv_sa)
+        mu_j = s2_j * alpha * (xty[j] - x_u_xr + xdx[j] * r_j)
+        logit = logit_pi + 0.5 * (math.log(s2_j) - log_sa) + 0.5 * mu_j * mu_j / s2_j
+        neg_entropy_z += _set_block(X, j, neg_Xr, phi, mu, s2, mu_j, s2_j, logit)
+        delta = phi[j] * mu_j - r_j
+        for m in range(k):
+            neg_w[m] -= XtW[j, m] * delta
+    return neg_entropy_z

@@ -45,12 +45,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from scipy.stats import norm
+from scipy.linalg import solve_triangular
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._special import beta_expectations, kl_beta
-from .._validation import Options, PositivePair, Real, bad_parameter
+from .._validation import Options
 from ._base import (
     AlphaRegressionBase,
     NoiseFactor,
@@ -59,6 +58,8 @@ from ._base import (
     noise_block,
     response_variance,
 )
+from ._covariates import Covariates, check_covariates, gaussian_covariates
+from ._inclusion import InclusionFactor, SpikeSlabMixin, inclusion_factor, inclusion_kl
 
 # Noise variance of the first sweep, as fractions of Var(y), for the deterministic starts;
 # later starts draw the fraction log-uniformly in [1e-3, 1]. A small starting noise makes the
@@ -79,17 +80,7 @@ class _SpikeSlabData:
     fixed_pi: float | None
     pi_prior: tuple | None
     gram: np.ndarray | None = None  # X'X, for the joint update of the means when d <= n
-
-
-@dataclass(frozen=True)
-class _InclusionFactor:
-    """``q(pi)`` (or the fixed ``pi``): ``E log pi``, ``E log(1 - pi)``, its KL to the prior
-    and ``q(pi) = Beta(*posterior)`` when ``pi`` is learned."""
-
-    elog: float
-    elog1m: float
-    kl: float = 0.0
-    posterior: tuple | None = None
+    covariates: Covariates | None = None
 
 
 @dataclass(frozen=True)
@@ -102,10 +93,10 @@ class _SpikeSlabState:
     s2: np.ndarray
     residual: np.ndarray
     noise: NoiseFactor
-    pi: _InclusionFactor
+    pi: InclusionFactor
 
 
-class AlphaSpikeSlabRegression(AlphaRegressionBase):
+class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
     """Spike-and-slab linear regression fitted by alpha-VB.
 
     Maximises the alpha-ELBO (Yang, Pati & Bhattacharya 2020, eq. 2.6 and Cor. 4.2) over the
@@ -189,15 +180,17 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
 
     _parameter_constraints: ClassVar[dict] = {
         **AlphaRegressionBase._parameter_constraints,
-        "slab_variance": [Real(0, None, closed="neither")],
-        "prior_inclusion": [None, Real(0, 1, closed="neither")],
-        "inclusion_prior": [None, PositivePair()],
+        **SpikeSlabMixin._inclusion_constraints,
         "algorithm": [Options("coordinate", "paper")],
     }
     _parameter_hints: ClassVar[dict] = {
         **AlphaRegressionBase._parameter_hints,
-        "inclusion_prior": "It is the (a, b) of a Beta prior on pi.",
+        **SpikeSlabMixin._inclusion_hints,
     }
+    _setting_attributes = ("inclusion_probabilities_", "slab_means_", "slab_variances_",
+                           "coef_", "intercept_", "covariate_coef_", "noise_variance_",
+                           "noise_shape_", "noise_scale_")
+    _averaged_attributes = (*SpikeSlabMixin._averaged_attributes, "noise_variance_")
 
     def __init__(
         self,
@@ -205,7 +198,9 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         *,
         slab_variance=1.0,
         prior_inclusion=None,
+        prior_log_odds=None,
         inclusion_prior=None,
+        hyper_prior=None,
         noise_variance=None,
         noise_prior=(1e-6, 1e-6),
         fit_intercept=True,
@@ -221,7 +216,9 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         self.alpha = alpha
         self.slab_variance = slab_variance
         self.prior_inclusion = prior_inclusion
+        self.prior_log_odds = prior_log_odds
         self.inclusion_prior = inclusion_prior
+        self.hyper_prior = hyper_prior
         self.noise_variance = noise_variance
         self.noise_prior = noise_prior
         self.fit_intercept = fit_intercept
@@ -234,48 +231,65 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _inclusion_parameters(self, n_features):
-        """The fixed ``pi`` (or None) and the Beta prior of a learned one (or None)."""
-        if self.inclusion_prior is not None:
-            if self.prior_inclusion is not None:
-                raise bad_parameter(
-                    type(self).__name__, "prior_inclusion", "None when inclusion_prior is given",
-                    self.prior_inclusion,
-                    fix="Give either a fixed prior_inclusion or a Beta inclusion_prior.",
-                )
-            a, b = np.asarray(self.inclusion_prior, dtype=float)
-            return None, (float(a), float(b))
-        if self.prior_inclusion is None:
-            # the paper's 1/d, kept inside (0, 1) when there is a single feature
-            return min(1.0 / n_features, 0.5), None
-        return float(self.prior_inclusion), None
-
-    def fit(self, X, y):
+    def fit(self, X, y, covariates=None):
         """Fit the spike-and-slab alpha-VB approximation by CAVI.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The candidate variables (each gets the spike-and-slab prior).
         y : array-like of shape (n_samples,)
+        covariates : array-like of shape (n_samples, n_covariates), default=None
+            Unpenalised covariates ``Z`` (flat prior, integrated out exactly; module
+            :mod:`~alphavb.linear_model._covariates`). ``predict`` then needs them too.
 
         Returns
         -------
         self
         """
-        self._fit_cavi(self._prepare_fit(X, y))
-        self._set_intercept()
+        self._fit_settings(self._prepare_fit(X, y, covariates))
         return self
 
-    def _prepare_fit(self, X, y):
+    def _fit_setting(self, data, continuing):
+        self._fit_cavi(data, continuing)
+        self._set_covariate_coefficients(data)
+
+    def _prepare_fit(self, X, y, covariates=None):
         """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
         X, y, col_sq_norms = self._prepare_data(X, y, order="F")
+        Z = check_covariates(type(self).__name__, covariates, X.shape[0])
+        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
+        covariates = None
+        self._covariate_solve = None
+        if self.n_covariates_in_:
+            covariates = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
+                                             float(self.alpha))
+            # gamma(beta) = by - Bx beta on the centred data; then project X and y
+            self._covariate_solve = (covariates.offset, covariates.coefficients(X),
+                                     covariates.coefficients(y),
+                                     solve_triangular(covariates.triangle,
+                                                      np.eye(self.n_covariates_in_)))
+            X = np.asfortranarray(covariates.project(X))
+            y = covariates.project(y)
+            col_sq_norms = np.einsum("ij,ij->j", X, X)
         fixed_variance, noise_prior = self._noise_parameters()
-        fixed_pi, pi_prior = self._inclusion_parameters(X.shape[1])
-        self.prior_inclusion_ = np.nan if fixed_pi is None else fixed_pi
         gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None
         return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
-                              float(self.slab_variance), fixed_pi, pi_prior, gram)
+                              float(self.slab_variance), None, None, gram, covariates)
+
+    def _set_covariate_coefficients(self, data):
+        """``intercept_`` and ``covariate_coef_``: the flat-prior posterior means given
+        ``E[beta]`` (``(Z_c'Z_c)^{-1} Z_c'(y - X coef)``, then the intercept from the means)."""
+        if self._covariate_solve is None:
+            self.covariate_coef_ = np.zeros(0)
+            self._set_intercept()
+            return
+        offset, coef_on_x, coef_on_y, _ = self._covariate_solve
+        self.covariate_coef_ = coef_on_y - coef_on_x @ self.coef_
+        self._set_intercept()
+        if self.fit_intercept:
+            self.intercept_ -= float(offset @ self.covariate_coef_)
 
     def _n_starts(self):
         return 1 if self.algorithm == "paper" else self.n_init
@@ -295,28 +309,13 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         first = rhs / diagonal
         return first - alpha * (X.T @ np.linalg.solve(inner, scaled @ rhs)) / diagonal
 
-    @staticmethod
-    def _inclusion_block(data, phi_sum, n_features):
-        """``q(pi)`` update (or the fixed ``pi``).
-
-        ``phi_sum=None`` gives the expectations under the prior, used by the first sweep.
-        """
-        if data.pi_prior is None:
-            pi = data.fixed_pi
-            return _InclusionFactor(np.log(pi), np.log1p(-pi))
-        prior_a, prior_b = data.pi_prior
-        if phi_sum is None:
-            return _InclusionFactor(*beta_expectations(prior_a, prior_b))
-        a, b = prior_a + phi_sum, prior_b + n_features - phi_sum
-        elog, elog1m = beta_expectations(a, b)
-        return _InclusionFactor(elog, elog1m, kl_beta(a, b, prior_a, prior_b),
-                                (float(a), float(b)))
-
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:  # warm start: the fitted q, its residual on this data
             phi, mu = previous.phi.copy(), previous.mu.copy()
+            pi = previous.pi if data.pi_prior is not None else inclusion_factor(
+                data.fixed_pi, None, None, len(phi))  # a fixed pi may have changed
             return _SpikeSlabState(phi, mu, previous.s2.copy(), data.y - data.X @ (phi * mu),
-                                   previous.noise, previous.pi)
+                                   previous.noise, pi)
         n_features = data.X.shape[1]
         y_variance = response_variance(data.y)
         if self.algorithm == "paper":  # Algorithm 1: phi = 1, the means from the first sweep
@@ -325,7 +324,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
                 s2=np.full(n_features, data.slab_variance), residual=data.y.copy(),
                 noise=fixed_noise_start(data.fixed_variance,
                                         _START_NOISE_FRACTIONS[0] * y_variance),
-                pi=self._inclusion_block(data, None, n_features))
+                pi=inclusion_factor(data.fixed_pi, data.pi_prior, None, n_features))
         if start < len(_START_NOISE_FRACTIONS):
             fraction = _START_NOISE_FRACTIONS[start]
         else:
@@ -336,7 +335,7 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
             s2=np.full(n_features, data.slab_variance),
             residual=data.y.copy(),
             noise=fixed_noise_start(data.fixed_variance, fraction * y_variance),
-            pi=self._inclusion_block(data, None, n_features),
+            pi=inclusion_factor(data.fixed_pi, data.pi_prior, None, n_features),
         )
 
     def _cavi_step(self, data, state):
@@ -360,20 +359,21 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
                 X, data.col_sq_norms, state.residual, state.phi, state.mu, state.s2,
                 noise.tau, noise.elt, pi.elog - pi.elog1m, alpha, nu,
             )
+        covariates = data.covariates
+        n_covariates = 0 if covariates is None else covariates.n_columns
         noise = noise_block(data.fixed_variance, data.noise_prior,
-                            0.5 * (alpha * n_samples + phi_sum),
+                            0.5 * (alpha * n_samples - n_covariates + phi_sum),
                             0.5 * (alpha * ess + second_moment / nu))
-        pi = self._inclusion_block(data, phi_sum, n_features)
+        pi = inclusion_factor(data.fixed_pi, data.pi_prior, phi_sum, n_features)
         kl_total = (
-            neg_entropy_z
-            - phi_sum * pi.elog
-            - (n_features - phi_sum) * pi.elog1m
+            inclusion_kl(neg_entropy_z, phi_sum, n_features, pi)
             - 0.5 * phi_log_s2
             + 0.5 * phi_sum * (np.log(nu) - 1.0 - noise.elt)
             + 0.5 * noise.tau * second_moment / nu
             + noise.kl
-            + pi.kl
         )
+        if n_covariates:  # gamma integrated out (module _covariates)
+            kl_total -= covariates.objective_constant(alpha, noise.elt)
         alpha_elbo = expected_gaussian_loglik(n_samples, noise.tau, noise.elt, ess) \
             - kl_total / alpha
         new_state = _SpikeSlabState(state.phi, state.mu, state.s2, state.residual, noise, pi)
@@ -387,59 +387,62 @@ class AlphaSpikeSlabRegression(AlphaRegressionBase):
         self.inclusion_posterior_ = state.pi.posterior
         self._set_noise_attributes(state.noise)
 
-    def _draw_coef(self, n_samples, rng):
-        """``z_j ~ Bernoulli(phi_j)`` and ``beta_j ~ N(mu_j, s2_j)`` if ``z_j = 1``, else 0,
-        independently per feature; and ``pi ~ q(pi)`` when it is learned."""
-        n_features = self.coef_.shape[0]
-        included = rng.random_sample((n_samples, n_features)) < self.inclusion_probabilities_
-        slab = self.slab_means_ + np.sqrt(self.slab_variances_) * rng.standard_normal(
-            (n_samples, n_features))
-        return {"coef": np.where(included, slab, 0.0), "inclusion": included}
+
+    def _coef_variance_along(self, X_centred):
+        means, variances = self._coef_moments_along(X_centred)
+        spread = (means - self.hyper_weights_ @ means) ** 2
+        return self.hyper_weights_ @ (variances + spread)
+
+    def predict(self, X, return_std=False, covariates=None):
+        """Posterior-predictive mean (and standard deviation) under ``q``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the standard deviation of a new response, ``sqrt(Var_q(x' beta +
+            z' gamma) + E_q[sigma2])``; over a grid, of the mixture ``sum_h w_h q_h``.
+        covariates : array-like of shape (n_samples, n_covariates), default=None
+            The covariates ``Z`` of these rows, when the model was fitted with some.
+
+        Returns
+        -------
+        y_mean : ndarray of shape (n_samples,)
+        y_std : ndarray of shape (n_samples,), only when ``return_std``
+        """
+        check_is_fitted(self)
+        if covariates is None and not self.n_covariates_in_:
+            return super().predict(X, return_std=return_std)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        Z = check_covariates(type(self).__name__, covariates, X.shape[0],
+                             self.n_covariates_in_)
+        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
+        y_mean = X @ self.coef_ + Z @ self.covariate_coef_ + self.intercept_
+        if not return_std:
+            return y_mean
+        Z_c = Z - offset if self.fit_intercept else Z
+        # x' beta + z' gamma(beta) = (x - Bx' z)' beta + const; gamma's own spread beside it
+        rows = (X - self._X_offset) - Z_c @ coef_on_x
+        leverage = np.sum((Z_c @ inverse_triangle) ** 2, axis=1)
+        variance = (self._coef_variance_along(rows)
+                    + self.noise_variance_ * (1.0 + leverage / self.alpha))
+        return y_mean, np.sqrt(variance)
 
     def sample_posterior(self, n_samples=1, random_state=None):
         rng = check_random_state(random_state)
         draws = super().sample_posterior(n_samples, rng)
         if self.inclusion_posterior_ is not None:
             draws["prior_inclusion"] = rng.beta(*self.inclusion_posterior_, size=n_samples)
+        if self.n_covariates_in_:  # gamma | beta, sigma2 (module _covariates)
+            offset, coef_on_x, coef_on_y, inverse_triangle = self._covariate_solve
+            scale = np.sqrt(draws["noise_variance"] / self.alpha)[:, None]
+            gamma = (coef_on_y - draws["coef"] @ coef_on_x.T
+                     + scale * rng.standard_normal((n_samples, self.n_covariates_in_))
+                     @ inverse_triangle.T)
+            draws["covariate_coef"] = gamma
+            if self.fit_intercept:
+                draws["intercept"] = draws["intercept"] - gamma @ offset
         return draws
 
     sample_posterior.__doc__ = AlphaRegressionBase.sample_posterior.__doc__
 
-    def _coef_variances(self):
-        phi, mu = self.inclusion_probabilities_, self.slab_means_
-        return phi * (self.slab_variances_ + (1.0 - phi) * mu * mu)
-
-    def _coef_variance_along(self, X_centred):
-        return (X_centred * X_centred) @ self._coef_variances()
-
-    def credible_intervals(self, level=0.95):
-        """Equal-tailed credible intervals of each ``beta_j`` under ``q``.
-
-        The marginal ``q(beta_j) = (1 - phi_j) delta_0 + phi_j N(mu_j, s2_j)`` has an atom at 0,
-        so its quantiles are exact: ``0`` when the tail probability falls inside the atom,
-        otherwise a normal quantile of the slab rescaled by ``phi_j``.
-
-        Returns
-        -------
-        ndarray of shape (n_features, 2)
-        """
-        check_is_fitted(self)
-        level = self._check_level(level)
-        phi, mu = self.inclusion_probabilities_, self.slab_means_
-        sd = np.sqrt(self.slab_variances_)
-        below_atom = phi * norm.cdf(-mu / sd)        # q(beta_j < 0)
-        above_atom = below_atom + (1.0 - phi)        # q(beta_j <= 0)
-        bounds = []
-        for p in (0.5 - 0.5 * level, 0.5 + 0.5 * level):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                low_branch = mu + sd * norm.ppf(np.clip(p / phi, 0.0, 1.0))
-                high_branch = mu + sd * norm.ppf(np.clip((p - (1.0 - phi)) / phi, 0.0, 1.0))
-            bounds.append(np.where(p < below_atom, low_branch,
-                                   np.where(p > above_atom, high_branch, 0.0)))
-        return np.column_stack(bounds)
-
-    def _summary_columns(self, level):
-        interval = self.credible_intervals(level)
-        return {"coef": self.coef_, "sd": np.sqrt(self._coef_variances()),
-                "PIP": self.inclusion_probabilities_, "lower": interval[:, 0],
-                "upper": interval[:, 1]}

@@ -1,0 +1,109 @@
+"""Unpenalised covariates ``Z`` beside the selected ``X`` (varbvs's ``Z``).
+
+The model is ``E[y] = X beta + Z gamma (+ intercept)`` with a flat prior on ``gamma``, which
+is integrated out exactly. For the Gaussian likelihood with ``Z_c`` the (centred) covariates
+and ``P = I - Z_c (Z_c' Z_c)^{-1} Z_c'``::
+
+    ∫ N(y | X beta + Z_c gamma, sigma2 I)^alpha dgamma
+        = (2 pi sigma2)^{-alpha n / 2} (2 pi sigma2 / alpha)^{k/2} |Z_c' Z_c|^{-1/2}
+          exp(-alpha ||P (y - X beta)||^2 / (2 sigma2)),
+
+so the fit runs on the projected ``P X``, ``P y`` with ``k / 2`` fewer powers of
+``1 / sigma2`` and the constant ``(k/2) log(2 pi / alpha) - log|Z_c' Z_c| / 2`` in the
+objective; given ``beta`` and ``sigma2``, ``gamma ~ N((Z_c'Z_c)^{-1} Z_c'(y - X beta),
+(sigma2 / alpha) (Z_c'Z_c)^{-1})``. The logistic model integrates ``gamma`` out of its
+Jaakkola-Jordan bound instead (:mod:`alphavb.linear_model._spike_slab_logistic`).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import solve_triangular
+from sklearn.utils import check_array
+
+LOG_2PI = np.log(2.0 * np.pi)
+
+
+def check_covariates(owner, covariates, n_samples, n_fitted=None):
+    """``covariates`` as a float array of shape (n_samples, k) (a 1-D array is one column).
+
+    ``n_fitted`` is the number of covariate columns seen by ``fit`` (None when fitting); a
+    model fitted with covariates needs them again to predict, and one fitted without refuses
+    them.
+    """
+    if n_fitted is not None and covariates is None:
+        if n_fitted:
+            raise ValueError(
+                f"{owner} was fitted with {n_fitted} covariate column(s): pass them to this "
+                "method too (covariates=Z, one row per row of X).")
+        return None
+    if covariates is None:
+        return None
+    if n_fitted == 0:
+        raise ValueError(f"{owner} was fitted without covariates; call it without "
+                         "covariates, or refit with fit(X, y, covariates=Z).")
+    Z = np.asarray(covariates) if not hasattr(covariates, "toarray") else covariates
+    if getattr(Z, "ndim", 2) == 1:
+        Z = Z.reshape(-1, 1)
+    Z = check_array(Z, dtype=np.float64, input_name="covariates", ensure_min_features=0)
+    if Z.shape[0] != n_samples:
+        raise ValueError(
+            f"The 'covariates' of {owner} must have one row per row of X ({n_samples}); got "
+            f"{Z.shape[0]} rows. Pass Z with shape (n_samples, n_covariates).")
+    if n_fitted is not None and Z.shape[1] != n_fitted:
+        raise ValueError(
+            f"The 'covariates' of {owner} have {Z.shape[1]} column(s), but the model was "
+            f"fitted with {n_fitted}. Pass the same covariate columns as in fit.")
+    return Z
+
+
+@dataclass(frozen=True)
+class Covariates:
+    """The flat-prior covariates of the Gaussian model after centring (``offset`` is their
+    column mean, 0 without an intercept): ``basis`` an orthonormal basis of ``Z_c``,
+    ``triangle`` ``R`` with ``Z_c = basis R`` (so ``(Z_c'Z_c)^{-1} = R^{-1} R^{-T}``),
+    ``log_det`` ``log|Z_c' Z_c|``."""
+
+    offset: np.ndarray
+    basis: np.ndarray
+    triangle: np.ndarray
+    log_det: float
+
+    @property
+    def n_columns(self):
+        return self.basis.shape[1]
+
+    def project(self, A):
+        """``P A``: the part of ``A`` (an (n,) or (n, m) array) orthogonal to ``Z_c``."""
+        return A - self.basis @ (self.basis.T @ A)
+
+    def coefficients(self, A):
+        """``(Z_c'Z_c)^{-1} Z_c' A``: the least-squares coefficients of ``A`` on ``Z_c``."""
+        return solve_triangular(self.triangle, self.basis.T @ A)
+
+    def objective_constant(self, alpha, elt):
+        """What integrating ``gamma`` adds to ``alpha`` times the alpha-ELBO besides the
+        projection: ``(k/2) (log(2 pi / alpha) - E log(1/sigma2)) - log|Z_c'Z_c| / 2``."""
+        k = self.n_columns
+        return 0.5 * k * (LOG_2PI - np.log(alpha) - elt) - 0.5 * self.log_det
+
+
+def gaussian_covariates(owner, Z, fit_intercept, alpha):
+    """Centre ``Z`` (with an intercept) and factor it; refuse collinear columns."""
+    offset = Z.mean(axis=0) if fit_intercept else np.zeros(Z.shape[1])
+    Z_c = Z - offset
+    basis, triangle = np.linalg.qr(Z_c)
+    diagonal = np.abs(np.diag(triangle))
+    scale = max(float(np.max(np.linalg.norm(Z, axis=0), initial=0.0)), 1.0)
+    if diagonal.size and np.min(diagonal) <= 1e-10 * scale:
+        raise ValueError(
+            f"The 'covariates' of {owner} are collinear"
+            + (" (or a column is constant, which the intercept already covers)"
+               if fit_intercept else "")
+            + ". Drop the redundant columns.")
+    if Z.shape[1] >= alpha * Z.shape[0]:
+        raise ValueError(
+            f"{owner} needs fewer covariate columns ({Z.shape[1]}) than alpha * n_samples "
+            f"({alpha * Z.shape[0]:g}): integrating them out uses that many of the data's "
+            "observations. Fit more rows or fewer covariates.")
+    return Covariates(offset, basis, triangle, float(2.0 * np.sum(np.log(diagonal))))
