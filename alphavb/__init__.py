@@ -1,6 +1,10 @@
 """alphavb: alpha-tempered variational Bayes with statistical guarantees."""
 
-from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
+from .linear_model import (
+    AlphaLinearRegression,
+    AlphaSpikeSlabClassifier,
+    AlphaSpikeSlabRegression,
+)
 from .mixture import AlphaGaussianMixture
 from .topics import AlphaLDA
 
@@ -16,6 +20,7 @@ __all__ = [  # the black-box names resolve through __getattr__
     "AlphaLDA",
     "AlphaLinearRegression",
     "AlphaLogisticRegression",
+    "AlphaSpikeSlabClassifier",
     "AlphaSpikeSlabRegression",
     "BBAlphaClassifier",
     "BBAlphaRegressor",

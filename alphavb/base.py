@@ -358,15 +358,26 @@ class CoefficientSummaryMixin:
             rows, stubs = rows[:shown], stubs[:shown]
         stubs = [str(name) for name in stubs]
         data = [[f"{value:.4f}" for value in row] for row in rows]
+        objective_name = "alpha-ELBO" if self.objective == "alpha-vb" else "Fractional ELBO"
         header = [
             ("Model:", type(self).__name__),
             ("alpha:", f"{self.alpha:g}"),
             ("Objective:", self.objective),
             ("No. observations:", str(self.n_samples_fit_)),
-            ("alpha-ELBO:" if self.objective == "alpha-vb" else "Fractional ELBO:",
-             f"{self.elbo_:.4f}"),
-            ("Sweeps (converged):", f"{self.n_iter_} ({self.converged_})"),
         ]
+        if np.ndim(self.elbo_):  # a grid of prior settings, averaged
+            best = int(np.argmax(self.hyper_weights_))
+            header += [
+                ("Prior settings averaged:", str(len(self.elbo_))),
+                ("Heaviest setting (weight):", f"{best} ({self.hyper_weights_[best]:.3f})"),
+                (f"{objective_name} there:", f"{self.elbo_[best]:.4f}"),
+                ("Sweeps, all settings:", f"{int(np.sum(self.n_iter_))} ({self.converged_})"),
+            ]
+        else:
+            header += [
+                (f"{objective_name}:", f"{self.elbo_:.4f}"),
+                ("Sweeps (converged):", f"{self.n_iter_} ({self.converged_})"),
+            ]
         result = Summary()
         result.tables.append(SimpleTable(
             [[value] for _, value in header], stubs=[name for name, _ in header],

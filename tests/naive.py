@@ -344,3 +344,57 @@ def linear_gaussian_exact_energy(q_params, X, y, noise_variance, prior_variance,
                   - 0.5 * (log_2pi + anp.log(predictive_var))
                   - (y - anp.dot(design, cav_mean))**2 / (2 * predictive_var))
     return sites - anp.sum(log_tilted) / alpha
+
+
+def logistic_spike_slab_iteration(X, y, Z, phi, mu, s2, eta, logit_pi, alpha, sa):
+    """varbvs's binomial updates, tempered (module docstring of
+    ``alphavb.linear_model._spike_slab_logistic``, eqs. (3)-(4)), written with dense
+    matrices: ``D^`` and ``y^`` formed explicitly, ``r`` recomputed for every coordinate,
+    then ``eta`` from the explicit joint moments of ``t = X beta + Z gamma``."""
+    phi, mu, s2 = phi.copy(), mu.copy(), s2.copy()
+    u = np.tanh(eta / 2) / (2 * eta)
+    D = np.diag(u)
+    A = Z.T @ D @ Z
+    A_inv = np.linalg.inv(A) if Z.shape[1] else np.zeros((0, 0))
+    D_hat = D - D @ Z @ A_inv @ Z.T @ D
+    y_hat = (y - 0.5) - D @ Z @ A_inv @ Z.T @ (y - 0.5)
+    precision = X.T @ D_hat @ X
+    for j in range(X.shape[1]):
+        r = phi * mu
+        s2[j] = 1.0 / (alpha * precision[j, j] + 1.0 / sa)
+        others = precision[j] @ r - precision[j, j] * r[j]
+        mu[j] = s2[j] * alpha * (X[:, j] @ y_hat - others)
+        phi[j] = expit(logit_pi + 0.5 * np.log(s2[j] / sa) + mu[j] ** 2 / (2 * s2[j]))
+    r = phi * mu
+    v = phi * (s2 + mu ** 2) - r ** 2
+    P = np.eye(len(y)) - Z @ A_inv @ Z.T @ D
+    mean_t = P @ X @ r + Z @ A_inv @ Z.T @ (y - 0.5)
+    var_t = (P @ X) ** 2 @ v + np.diag(Z @ A_inv @ Z.T) / alpha
+    return phi, mu, s2, np.sqrt(mean_t ** 2 + var_t)
+
+
+def logistic_spike_slab_alpha_elbo(X, y, Z, phi, mu, s2, eta, pi, alpha, sa):
+    """The alpha-ELBO under the Jaakkola-Jordan bound, by the uncollapsed route: the optimal
+    ``q(gamma | beta) = N(A^{-1} Z'(y - 1/2 - D X beta), (alpha A)^{-1})`` written out, the
+    bound's expectation from the explicit joint moments of ``t``, the flat prior's
+    ``KL = -entropy(q(gamma | beta))``, and the KL of every ``(beta_j, z_j)`` summed."""
+    u = np.tanh(eta / 2) / (2 * eta)
+    D = np.diag(u)
+    k = Z.shape[1]
+    A = Z.T @ D @ Z
+    A_inv = np.linalg.inv(A) if k else np.zeros((0, 0))
+    r = phi * mu
+    v = phi * (s2 + mu ** 2) - r ** 2
+    P = np.eye(len(y)) - Z @ A_inv @ Z.T @ D
+    mean_t = P @ X @ r + Z @ A_inv @ Z.T @ (y - 0.5)
+    second_t = mean_t ** 2 + (P @ X) ** 2 @ v + np.diag(Z @ A_inv @ Z.T) / alpha
+    log_sig = -np.log1p(np.exp(-eta))
+    bound = np.sum(log_sig - eta / 2 + u * eta ** 2 / 2 + (y - 0.5) * mean_t - u * second_t / 2)
+    entropy_gamma = 0.5 * k * np.log(2 * np.pi * np.e) - 0.5 * np.linalg.slogdet(alpha * A)[1] \
+        if k else 0.0
+    kl = -entropy_gamma
+    for j in range(X.shape[1]):
+        p = phi[j]
+        kl += p * np.log(p / pi) + (1 - p) * np.log((1 - p) / (1 - pi))
+        kl += p * (0.5 * np.log(sa / s2[j]) - 0.5 + (mu[j] ** 2 + s2[j]) / (2 * sa))
+    return bound - kl / alpha

@@ -2,5 +2,6 @@
 
 from ._bayes_linear import AlphaLinearRegression
 from ._spike_slab import AlphaSpikeSlabRegression
+from ._spike_slab_logistic import AlphaSpikeSlabClassifier
 
-__all__ = ["AlphaLinearRegression", "AlphaSpikeSlabRegression"]
+__all__ = ["AlphaLinearRegression", "AlphaSpikeSlabClassifier", "AlphaSpikeSlabRegression"]

@@ -164,7 +164,8 @@ class SpikeSlabMixin:
             if values.dtype == object:  # None in every setting (e.g. a known noise level)
                 setattr(self, name, None)
             elif name in self._averaged_attributes:
-                setattr(self, name, np.tensordot(weights, values, axes=1))
+                average = np.tensordot(weights, values, axes=1)
+                setattr(self, name, float(average) if average.ndim == 0 else average)
             else:
                 setattr(self, name, values)
         self.setting_inclusion_probabilities_ = self._settings["inclusion_probabilities_"]
