@@ -302,6 +302,55 @@ def load_ap(data_home=None, download_if_missing=True):
                  DESCR=f"Associated Press corpus (lda-c), read from {folder}")
 
 
+LEUKEMIA_SHAPE = (72, 3571)
+
+
+def load_leukemia(data_home=None):
+    """The Leukemia gene-expression data of varbvs's vignette (Dettling 2004; Friedman,
+    Hastie & Tibshirani 2010): 72 samples, 3,571 standardised expression values, a binary
+    outcome (ALL/AML).
+
+    Read from ``leukemia/X.csv`` (72 rows of 3,571 comma-separated numbers, no header) and
+    ``leukemia/y.csv`` (72 lines of 0 or 1) under the data home (:func:`get_data_home`), and,
+    when present, ``leukemia/varbvs_pip_default_grid.csv`` (varbvs 2.6's 3,571 PIPs with its
+    default 20-setting grid, the reference of ``benchmarks/bench_varbvs_parity.py``). The
+    data ship with the R package varbvs (``data(leukemia)``) and are not downloaded.
+
+    Parameters
+    ----------
+    data_home : str or Path, default=None
+
+    Returns
+    -------
+    sklearn.utils.Bunch with ``data`` (72, 3571), ``target`` (72,) of 0/1 ints,
+    ``varbvs_pips`` (3571,) or None, and ``DESCR``.
+    """
+    from sklearn.utils import Bunch
+
+    folder = get_data_home(data_home) / "leukemia"
+    x_path, y_path = folder / "X.csv", folder / "y.csv"
+    if not (x_path.exists() and y_path.exists()):
+        raise FileNotFoundError(
+            f"load_leukemia needs {x_path} and {y_path}. Export them from R (varbvs's "
+            "data(leukemia): write.table(leukemia$x, sep=',', row.names=FALSE, "
+            "col.names=FALSE) and leukemia$y one per line), or point data_home or the "
+            "ALPHAVB_DATA environment variable at a folder holding leukemia/X.csv and "
+            "leukemia/y.csv.")
+    X = _read_table(x_path, delimiter=",")
+    y = _read_table(y_path).ravel()
+    if X.shape != LEUKEMIA_SHAPE or y.shape != (LEUKEMIA_SHAPE[0],):
+        raise ValueError(f"{folder}: expected X of shape {LEUKEMIA_SHAPE} and 72 outcomes, got "
+                         f"{X.shape} and {y.shape}; the files are not varbvs's Leukemia data.")
+    if not np.all((y == 0) | (y == 1)):
+        raise ValueError(f"{y_path}: the outcomes must be 0 or 1.")
+    pip_path = folder / "varbvs_pip_default_grid.csv"
+    pips = _read_table(pip_path).ravel() if pip_path.exists() else None
+    if pips is not None and pips.shape != (LEUKEMIA_SHAPE[1],):
+        raise ValueError(f"{pip_path}: expected {LEUKEMIA_SHAPE[1]} PIPs, got {pips.shape}.")
+    return Bunch(data=X, target=y.astype(int), varbvs_pips=pips,
+                 DESCR=f"Leukemia (varbvs's data(leukemia)), read from {folder}")
+
+
 UCI_FOLDERS = {
     "boston": "bostonHousing",
     "concrete": "concrete",

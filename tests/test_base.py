@@ -57,7 +57,7 @@ def test_constructor_stores_parameters_untouched():
 
 
 def _warm_cases():
-    from alphavb import AlphaGaussianMixture, AlphaLDA
+    from alphavb import AlphaGaussianMixture, AlphaLDA, AlphaSpikeSlabClassifier
     from alphavb.datasets import make_gmm, make_lda_corpus
 
     X, y, _ = make_sparse_regression(n_samples=60, n_features=20, random_state=0)
@@ -66,6 +66,7 @@ def _warm_cases():
     return [
         (AlphaLinearRegression(alpha=0.5, tol=1e-8), (X, y)),
         (AlphaSpikeSlabRegression(alpha=0.5, tol=1e-8), (X, y)),
+        (AlphaSpikeSlabClassifier(alpha=0.5, tol=1e-10), (X, y > 0)),
         (AlphaGaussianMixture(3, alpha=0.5, tol=1e-8, max_iter=500, random_state=0),
          (mixture_X,)),
         (AlphaLDA(3, alpha=0.5, max_iter=200, evaluate_every=1, tol=1e-8, random_state=0),
@@ -73,7 +74,7 @@ def _warm_cases():
     ]
 
 
-@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("case", range(5))
 def test_warm_start_continues_from_the_fitted_state(case):
     model, data = _warm_cases()[case]
     model.set_params(warm_start=True).fit(*data)

@@ -299,3 +299,37 @@ def test_an_interrupted_download_leaves_no_file(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError, match="connection reset"):
         load_uci("energy", data_home=tmp_path)
     assert list((tmp_path / "uci" / "energy" / "data").iterdir()) == []
+
+
+def test_load_leukemia_reads_the_csv_files(tmp_path, monkeypatch):
+    from alphavb.datasets import load_leukemia
+
+    folder = tmp_path / "leukemia"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(72, 3571))
+    np.savetxt(folder / "X.csv", X, delimiter=",")
+    np.savetxt(folder / "y.csv", np.arange(72) % 2, fmt="%d")
+    monkeypatch.setenv("ALPHAVB_DATA", str(tmp_path))
+    bunch = load_leukemia()
+    np.testing.assert_allclose(bunch.data, X)
+    assert list(bunch.target[:3]) == [0, 1, 0] and bunch.varbvs_pips is None
+    np.savetxt(folder / "y.csv", np.arange(72) % 3, fmt="%d")
+    with pytest.raises(ValueError, match="0 or 1"):
+        load_leukemia()
+    np.savetxt(folder / "X.csv", X[:, :10], delimiter=",")
+    with pytest.raises(ValueError, match="not varbvs's Leukemia"):
+        load_leukemia()
+    with pytest.raises(FileNotFoundError, match="ALPHAVB_DATA"):
+        load_leukemia(data_home=tmp_path / "elsewhere")
+
+
+def test_real_leukemia_when_available():
+    from alphavb.datasets import load_leukemia
+
+    home = get_data_home()
+    if not (home / "leukemia" / "X.csv").exists():
+        pytest.skip(f"the Leukemia data are not in the data home {home} (set ALPHAVB_DATA)")
+    bunch = load_leukemia()
+    assert bunch.data.shape == (72, 3571) and bunch.target.sum() == 25
+    assert int(np.argmax(bunch.varbvs_pips)) == 955

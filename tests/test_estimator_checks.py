@@ -12,6 +12,7 @@ from alphavb import (
     AlphaLDA,
     AlphaLinearRegression,
     AlphaLogisticRegression,
+    AlphaSpikeSlabClassifier,
     AlphaSpikeSlabRegression,
     BBAlphaClassifier,
     BBAlphaRegressor,
@@ -21,6 +22,7 @@ from alphavb import (
 FAST = {"n_epochs": 20, "learning_rate": 0.05, "n_mc_samples": 3, "n_predict_samples": 20,
         "tol": None, "random_state": 0}
 ESTIMATORS = [AlphaLinearRegression(), AlphaSpikeSlabRegression(), AlphaGaussianMixture(),
+              AlphaSpikeSlabClassifier(), AlphaSpikeSlabClassifier(prior_log_odds=[-2, -1, 0]),
               AlphaLDA(), BBAlphaRegressor(hidden_layer_sizes=(5,), **FAST),
               BBAlphaClassifier(**FAST),
               BBAlphaClassifier(hidden_layer_sizes=(5,), link="softmax", **FAST),

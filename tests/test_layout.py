@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 import alphavb
-from alphavb import AlphaGaussianMixture, AlphaLDA, AlphaLinearRegression, AlphaSpikeSlabRegression
+from alphavb import (
+    AlphaGaussianMixture,
+    AlphaLDA,
+    AlphaLinearRegression,
+    AlphaSpikeSlabClassifier,
+    AlphaSpikeSlabRegression,
+)
 from alphavb.base import CAVIEstimator
 
 PACKAGE = Path(alphavb.__file__).parent
@@ -65,7 +71,8 @@ def test_docstrings_do_not_point_at_the_unshipped_spec():
 
 
 @pytest.mark.parametrize("estimator", [AlphaLinearRegression, AlphaSpikeSlabRegression,
-                                       AlphaGaussianMixture, AlphaLDA])
+                                       AlphaSpikeSlabClassifier, AlphaGaussianMixture,
+                                       AlphaLDA])
 def test_every_cavi_model_runs_on_the_base_loop(estimator):
     assert issubclass(estimator, CAVIEstimator)
     assert not inspect.isabstract(estimator)

@@ -12,6 +12,7 @@ from alphavb import (
     AlphaLDA,
     AlphaLinearRegression,
     AlphaLogisticRegression,
+    AlphaSpikeSlabClassifier,
     AlphaSpikeSlabRegression,
     BBAlphaClassifier,
     BBAlphaRegressor,
@@ -51,6 +52,7 @@ CASES = [
     (AADMRegressor(), (X_REG, Y_REG)),
     (AlphaGaussianVB(normal_log_likelihood, 3), (X_REG, Y_REG)),
     (AlphaLogisticRegression(), (X_REG, Y_CLASS)),
+    (AlphaSpikeSlabClassifier(), (X_REG, Y_CLASS)),
 ]
 IDS = [type(estimator).__name__ for estimator, _ in CASES]
 

@@ -16,6 +16,7 @@ from alphavb import (
     AlphaLDA,
     AlphaLinearRegression,
     AlphaLogisticRegression,
+    AlphaSpikeSlabClassifier,
     AlphaSpikeSlabRegression,
     BBAlphaClassifier,
     BBAlphaRegressor,
@@ -42,6 +43,12 @@ def fitted(name):
         return AlphaLinearRegression(alpha=0.5).fit(X, y)
     if name == "spike-slab":
         return AlphaSpikeSlabRegression(alpha=0.5, inclusion_prior=(1.0, 1.0)).fit(X, y)
+    if name == "spike-slab-grid":
+        Z = np.random.default_rng(1).normal(size=(len(y), 2))
+        return AlphaSpikeSlabRegression(alpha=0.5, prior_log_odds=[-1.0, -0.5, 0.0]).fit(
+            X, y + Z @ [1.0, -1.0], covariates=Z)
+    if name == "spike-slab-classifier":
+        return AlphaSpikeSlabClassifier(alpha=0.5, prior_log_odds=[-1.0, 0.0]).fit(X, y > 0)
     if name.startswith("mixture"):
         covariance_type = name.split("-")[1]
         X, _, _ = make_gmm(n_samples=200, random_state=0)
@@ -63,7 +70,7 @@ def fitted(name):
     return AlphaLogisticRegression(n_mc_samples=20, random_state=0).fit(X, y > 0)
 
 
-NAMES = ["linear", "spike-slab", "mixture-full", "mixture-tied", "mixture-diag",
+NAMES = ["linear", "spike-slab", "spike-slab-grid", "spike-slab-classifier", "mixture-full", "mixture-tied", "mixture-diag",
          "mixture-spherical", "mixture-fixed", "lda", "bbalpha-regressor", "bbalpha-classifier", "aadm",
          "gaussian-vb", "logistic"]
 
@@ -103,6 +110,30 @@ def test_spike_slab_draws_have_the_moments_of_q():
     assert np.all(draws["coef"][~draws["inclusion"]] == 0.0)
     a, b = model.inclusion_posterior_
     assert draws["prior_inclusion"].mean() == pytest.approx(a / (a + b), rel=0.05)
+
+
+@pytest.mark.parametrize("name", ["spike-slab-grid", "spike-slab-classifier"])
+def test_grid_draws_have_the_moments_of_the_mixture(name):
+    model = fitted(name)
+    draws = model.sample_posterior(N_DRAWS, random_state=0)
+    counts = np.bincount(draws["setting"], minlength=len(model.hyper_weights_)) / N_DRAWS
+    np.testing.assert_allclose(counts, model.hyper_weights_, atol=5 * np.sqrt(0.25 / N_DRAWS))
+    np.testing.assert_allclose(draws["inclusion"].mean(axis=0),
+                               model.inclusion_probabilities_, atol=5 * np.sqrt(0.25 / N_DRAWS))
+    sd = np.sqrt(model._coef_variances())
+    assert np.all(np.abs(draws["coef"].mean(axis=0) - model.coef_)
+                  <= 5 * sd / np.sqrt(N_DRAWS) + 1e-12)
+
+
+def test_covariate_draws_have_the_moments_of_q():
+    model = fitted("spike-slab-grid")
+    draws = model.sample_posterior(N_DRAWS, random_state=0)
+    gamma = draws["covariate_coef"]
+    assert gamma.shape == (N_DRAWS, 2)
+    se = gamma.std(axis=0) / np.sqrt(N_DRAWS)
+    assert np.all(np.abs(gamma.mean(axis=0) - model.covariate_coef_) < 5 * se)
+    assert draws["intercept"].mean() == pytest.approx(
+        model.intercept_, abs=5 * draws["intercept"].std() / np.sqrt(N_DRAWS))
 
 
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical", "fixed"])

@@ -67,7 +67,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import Boolean
-from ..base import CAVIEstimator, CoefficientSummaryMixin
+from ..base import (
+    CAVIEstimator,
+    CoefficientSummaryMixin,
+    check_positive_int,
+    check_scalar_in_range,
+)
 from ._covariates import LOG_2PI, check_covariates
 from ._inclusion import (
     InclusionFactor,
@@ -507,6 +512,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
             ``pi`` is learned.
         """
         check_is_fitted(self)
+        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         draws = self._draw_coef(n_samples, rng)
         if self.inclusion_posterior_ is not None:
@@ -514,7 +520,5 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         return draws
 
     def _check_level(self, level):
-        from ..base import check_scalar_in_range
-
         return check_scalar_in_range(type(self).__name__, "level", level, 0.0, 1.0,
                                      low_open=True, high_open=True)

@@ -322,3 +322,103 @@ def test_paper_algorithm_never_decreases_and_reaches_the_coordinate_fixed_point(
     np.testing.assert_allclose(paper.inclusion_probabilities_,
                                coordinate.inclusion_probabilities_, atol=1e-5)
     assert paper.elbo_ == pytest.approx(coordinate.elbo_, rel=1e-10)
+
+
+# ---------------------------------------------------------------- covariates (issue 20)
+
+
+def covariate_problem(n=60, d=6, k=2, seed=0, orthogonal=False):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, k))
+    if orthogonal:  # columns of X orthogonal to each other and to Z
+        basis = np.linalg.qr(np.column_stack([Z, rng.normal(size=(n, d))]))[0]
+        X = np.sqrt(n) * basis[:, k:]
+    else:
+        X = rng.normal(size=(n, d))
+    y = X[:, :3] @ [1.0, -0.6, 0.3] + Z @ np.linspace(2.0, -1.0, k) + rng.normal(size=n)
+    return X, y, Z
+
+
+@pytest.mark.parametrize("alpha", [0.5, 1.0])
+def test_covariates_integrated_out_are_exact_on_an_orthogonal_design(alpha):
+    """X orthogonal to itself and to Z, noise known: q is exact, so alpha x ELBO is the log
+    normaliser with gamma integrated under its flat prior (enumeration of 2^6 models)."""
+    X, y, Z = covariate_problem(orthogonal=True)
+    pips, log_z = naive.spike_slab_enumeration(X, y, alpha, sigma2=1.0, nu=2.0, pi=0.3, Z=Z)
+    model = AlphaSpikeSlabRegression(alpha=alpha, slab_variance=2.0, prior_inclusion=0.3,
+                                     noise_variance=1.0, fit_intercept=False, tol=1e-14)
+    model.fit(X, y, covariates=Z)
+    np.testing.assert_allclose(model.inclusion_probabilities_, pips, rtol=1e-9, atol=1e-12)
+    assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_covariates_equal_an_explicit_projection(fit_intercept):
+    X, y, Z = covariate_problem(d=15, k=3, seed=1)
+    C = np.column_stack(([np.ones(len(y))] if fit_intercept else []) + [Z])
+    P = np.eye(len(y)) - C @ np.linalg.solve(C.T @ C, C.T)
+    common = {"alpha": 0.7, "noise_variance": 1.0, "tol": 1e-12}
+    model = AlphaSpikeSlabRegression(fit_intercept=fit_intercept, **common).fit(
+        X, y, covariates=Z)
+    projected = AlphaSpikeSlabRegression(fit_intercept=False, **common).fit(P @ X, P @ y)
+    np.testing.assert_allclose(model.inclusion_probabilities_,
+                               projected.inclusion_probabilities_, atol=1e-10)
+    np.testing.assert_allclose(model.coef_, projected.coef_, atol=1e-10)
+    # the objectives differ by what the flat prior's integral adds (module _covariates)
+    Z_c = Z - Z.mean(axis=0) if fit_intercept else Z
+    constant = 0.5 * 3 * (np.log(2 * np.pi / 0.7) + 0.0) - 0.5 * np.linalg.slogdet(Z_c.T @ Z_c)[1]
+    assert model.elbo_ - projected.elbo_ == pytest.approx(constant / 0.7, abs=1e-8)
+    # gamma's posterior mean: least squares of y - X coef on [1, Z]
+    gamma = np.linalg.lstsq(C, y - X @ model.coef_, rcond=None)[0]
+    np.testing.assert_allclose(np.r_[[model.intercept_] if fit_intercept else [],
+                                     model.covariate_coef_], gamma, atol=1e-10)
+    np.testing.assert_allclose(model.predict(X, covariates=Z),
+                               X @ model.coef_ + C @ gamma, atol=1e-10)
+
+
+@pytest.mark.parametrize("alpha", [0.4, 1.0])
+def test_covariates_with_learned_noise_never_decrease_and_recover(alpha):
+    X, y, Z = covariate_problem(n=200, d=40, k=3, seed=2)
+    model = AlphaSpikeSlabRegression(alpha=alpha, tol=1e-12).fit(X, y, covariates=Z)
+    assert_monotone(model.elbo_history_)
+    selected = set(np.flatnonzero(model.inclusion_probabilities_ > 0.5))
+    assert {0, 1} <= selected <= {0, 1, 2}  # the weakest (0.3) needs alpha n large enough
+    np.testing.assert_allclose(model.covariate_coef_, [2.0, 0.5, -1.0], atol=0.25)
+    # gamma integrated out uses k of the data's powers of 1/sigma2: shape a0 + (alpha n - k
+    # + sum phi) / 2
+    expected_shape = 1e-6 + 0.5 * (alpha * 200 - 3 + model.inclusion_probabilities_.sum())
+    assert model.noise_shape_ == pytest.approx(expected_shape, rel=1e-10)
+    mean, std = model.predict(X, return_std=True, covariates=Z)
+    assert np.all(std > np.sqrt(model.noise_variance_))
+    assert np.corrcoef(mean, y)[0, 1] > 0.9
+    with pytest.raises(ValueError, match="fitted with 3 covariate"):
+        model.predict(X)
+    with pytest.raises(ValueError, match="collinear"):
+        AlphaSpikeSlabRegression().fit(X, y, covariates=np.column_stack([Z, 2 * Z[:, 1]]))
+    with pytest.raises(ValueError, match="constant"):
+        AlphaSpikeSlabRegression().fit(X, y, covariates=np.ones((200, 1)))
+
+
+def test_regression_grid_average_equals_fitting_each_setting_by_hand():
+    X, y, Z = covariate_problem(n=80, d=20, seed=3)
+    grid = [0.02, 0.1, 0.3]
+    averaged = AlphaSpikeSlabRegression(alpha=0.6, prior_inclusion=grid).fit(X, y, covariates=Z)
+    by_hand = AlphaSpikeSlabRegression(alpha=0.6, warm_start=True)
+    elbos, pips, coefs, means, noise = [], [], [], [], []
+    for pi in grid:
+        by_hand.set_params(prior_inclusion=pi).fit(X, y, covariates=Z)
+        elbos.append(by_hand.elbo_)
+        pips.append(by_hand.inclusion_probabilities_.copy())
+        coefs.append(by_hand.coef_.copy())
+        means.append(by_hand.predict(X, covariates=Z))
+        noise.append(by_hand.noise_variance_)
+    np.testing.assert_allclose(averaged.elbo_, elbos, rtol=1e-12)
+    weights = np.exp(0.6 * np.asarray(elbos) - np.max(0.6 * np.asarray(elbos)))
+    weights /= weights.sum()
+    np.testing.assert_allclose(averaged.hyper_weights_, weights, rtol=1e-10)
+    np.testing.assert_allclose(averaged.inclusion_probabilities_, weights @ pips, atol=1e-12)
+    np.testing.assert_allclose(averaged.coef_, weights @ coefs, atol=1e-12)
+    np.testing.assert_allclose(averaged.predict(X, covariates=Z), weights @ means, atol=1e-10)
+    assert averaged.noise_variance_ == pytest.approx(weights @ noise, rel=1e-12)
+    assert averaged.elbo_history_[0][0] < averaged.elbo_history_[0][-1]
+    assert "Prior settings averaged:" in averaged.summary().as_text()
