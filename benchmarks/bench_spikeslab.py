@@ -16,6 +16,7 @@ Run: python benchmarks/bench_spikeslab.py [--repeats R] [--sizes 100x500 1000x10
 """
 
 import argparse
+import dataclasses
 import time
 import warnings
 
@@ -46,8 +47,9 @@ def bench(n, d, repeats, alpha=0.5):
         model = AlphaSpikeSlabRegression(alpha=alpha).fit(X, y)
         fit_seconds = time.perf_counter() - start
 
-    # the data exactly as fit passes it to the CAVI steps (centred, Fortran order)
-    data = model._prepare_fit(X, y)
+    # the data exactly as fit passes it to the CAVI steps (centred, Fortran order, the
+    # resolved pi of the single setting)
+    data = dataclasses.replace(model._prepare_fit(X, y), fixed_pi=model.prior_inclusion_)
 
     # one sweep of the kernel alone, from the fitted state
     phi = model.inclusion_probabilities_.copy()

@@ -323,3 +323,29 @@ def test_bbalpha_classification_quick(tmp_path):
                  str(tmp_path)]) == 0
     with open(tmp_path / "bbalpha_classification_splits.csv", newline="") as handle:
         assert list(csv.DictReader(handle)) == first
+
+
+def test_reproduce_leukemia_quick(tmp_path):
+    from alphavb.datasets import get_data_home
+
+    if not (get_data_home() / "leukemia" / "X.csv").exists():
+        pytest.skip("the Leukemia data are not in the data home (set ALPHAVB_DATA)")
+    assert main(["reproduce", "leukemia", "--quick", "--out", str(tmp_path)]) == 0
+    assert png_description(tmp_path / "leukemia.png") == "quick run: 2 of the alphas"
+    with open(tmp_path / "leukemia_summary.csv", newline="") as handle:
+        summary = list(csv.DictReader(handle))
+    ours = [row for row in summary if row["method"] == "alphavb spike-and-slab"]
+    assert [float(row["alpha"]) for row in ours] == [0.5, 1.0]
+    for row in ours:  # varbvs's gene, and varbvs's 4 in-sample errors (46/47 and 22/25)
+        assert row["top_column"] == "956" and float(row["top_pip"]) > 0.99
+        assert int(row["in_sample_errors"]) <= 5 and int(row["cv_errors"]) <= 15
+    lasso = summary[-1]
+    assert lasso["method"].startswith("lasso") and int(lasso["selected"]) > 1
+    with open(tmp_path / "leukemia_settings.csv", newline="") as handle:
+        settings = list(csv.DictReader(handle))
+    assert len(settings) == 2 * 6
+    for alpha in ("0.5", "1"):
+        weights = [float(row["weight"]) for row in settings if row["alpha"] == alpha]
+        assert sum(weights) == pytest.approx(1.0, abs=1e-5)  # written to 6 digits
+        included = [float(row["expected_included"]) for row in settings if row["alpha"] == alpha]
+        assert included == sorted(included)  # a larger prior pi includes more

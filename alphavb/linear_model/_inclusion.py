@@ -10,7 +10,8 @@ Averaging over the grid. For a grid ``pi_1..pi_H`` with prior weights ``p(h)``, 
 is fitted (setting ``h > 1`` warm-started from the fit of setting ``h - 1``, in the order
 given) and the settings are weighted by the approximate alpha-posterior of ``h``::
 
-    w_h ∝ p(h) exp(F_h),   F_h = alpha L_alpha(q_h) = alpha E_q[log p(y | theta)] - KL(q_h || p_h),
+    w_h ∝ p(h) exp(F_h),
+    F_h = alpha L_alpha(q_h) = alpha E_q[log p(y | theta)] - KL(q_h || p_h),
 
 ``F_h`` being the lower bound on ``log ∫ p(y | theta)^alpha p(theta | pi_h) dtheta`` (the
 fractional objective of :mod:`alphavb.base`; at ``alpha = 1`` the ELBO that varbvs uses).

@@ -22,7 +22,8 @@ below by (the covariates integrated out)::
     alpha L >= alpha [c(eta) + y^' X r - r' X' D^ X r / 2 - sum_j (X' D^ X)_jj v_j / 2]
                + (k/2) log(2 pi / alpha) - log|A| / 2 - KL(q(beta, z) || p(beta, z)),      (2)
 
-    c(eta) = sum_i [log sigmoid(eta_i) - eta_i/2 + u_i eta_i^2/2] + (y - 1/2)' Z A^{-1} Z' (y - 1/2) / 2,
+    c(eta) = sum_i [log sigmoid(eta_i) - eta_i/2 + u_i eta_i^2/2]
+             + (y - 1/2)' Z A^{-1} Z' (y - 1/2) / 2,
     D^ = D - D Z A^{-1} Z' D,    y^ = (y - 1/2) - D Z A^{-1} Z' (y - 1/2),
 
 with ``r_j = E[beta_j] = phi_j mu_j``, ``v_j = Var_q(beta_j) = phi_j (s2_j + (1 - phi_j)

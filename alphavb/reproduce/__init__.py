@@ -10,6 +10,8 @@ One module per paper, one place for outputs, one registry:
 * :mod:`~alphavb.reproduce.bbalpha`: Hernández-Lobato et al. (2016), BNNs on UCI
   (``bbalpha-uci``), classification (``bbalpha-classification``), Figure 2
   (``bbalpha-modes``);
+* :mod:`~alphavb.reproduce.varbvs`: varbvs's Leukemia vignette at several alpha
+  (``leukemia``);
 * :mod:`~alphavb.reproduce.aadm`: Rodríguez-Santana & Hernández-Lobato (2022), the toy
   problems, the UCI comparison and an ablation (``aadm-*``);
 * ``_output`` writes figures and tables, ``_uci`` fits the UCI benchmarks; fitted rows are
@@ -28,11 +30,13 @@ from .bbalpha import (
     reproduce_bbalpha_uci,
 )
 from .rates import RATE_STUDIES, RATE_TARGETS, reproduce_rate
+from .varbvs import reproduce_leukemia
 
 TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
            "bbalpha-uci": reproduce_bbalpha_uci,
            "bbalpha-classification": reproduce_bbalpha_classification,
-           "bbalpha-modes": reproduce_bbalpha_modes, "aadm-toy": reproduce_aadm_toy,
+           "bbalpha-modes": reproduce_bbalpha_modes, "leukemia": reproduce_leukemia,
+           "aadm-toy": reproduce_aadm_toy,
            "aadm-uci": reproduce_aadm_uci, "aadm-ablation": reproduce_aadm_ablation,
            **RATE_TARGETS}
 
@@ -45,6 +49,8 @@ TARGET_HELP = {
                               "0.5, 1 (breast cancer, digits)",
     "bbalpha-modes": "BB-alpha's Figure 2: alpha-divergence minimisers of a factorized "
                      "Gaussian",
+    "leukemia": "varbvs's Leukemia vignette: logistic spike-and-slab at alpha 0.5, 0.8, 1 "
+                "and the lasso path (needs the Leukemia data)",
     "aadm-toy": "AADM's Figure 2 and Table 1",
     "aadm-uci": "AADM, AVB and VI on the UCI benchmarks (needs the UCI splits)",
     "aadm-ablation": "which of the AADM authors' design choices make alpha = 1 work (UCI)",
@@ -59,4 +65,5 @@ TARGET_HELP = {
 __all__ = ["RATE_STUDIES", "TARGETS", "TARGET_HELP", "reproduce_aadm_ablation",
            "reproduce_aadm_toy", "reproduce_aadm_uci", "reproduce_bbalpha_classification",
            "reproduce_bbalpha_modes", "reproduce_bbalpha_uci",
-           "reproduce_gmm", "reproduce_hdr", "reproduce_lda", "reproduce_rate"]
+           "reproduce_gmm", "reproduce_hdr", "reproduce_lda", "reproduce_leukemia",
+           "reproduce_rate"]
