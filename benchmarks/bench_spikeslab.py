@@ -49,7 +49,8 @@ def bench(n, d, repeats, alpha=0.5):
 
     # the data exactly as fit passes it to the CAVI steps (centred, Fortran order, the
     # resolved pi of the single setting)
-    data = dataclasses.replace(model._prepare_fit(X, y), fixed_pi=model.prior_inclusion_)
+    data = dataclasses.replace(model._prepare_fit(X, y), fixed_pi=model.prior_inclusion_,
+                               slab_variance=float(model.slab_variance))
 
     # one sweep of the kernel alone, from the fitted state
     phi = model.inclusion_probabilities_.copy()

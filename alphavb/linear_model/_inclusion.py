@@ -4,9 +4,12 @@ average over a grid of prior inclusion probabilities, and the spike-and-slab mar
 Both models put ``z_j ~ Bernoulli(pi)`` on the inclusion indicators and use the block
 family ``q(beta_j, z_j = 1) = phi_j N(mu_j, s2_j)``, ``q(beta_j, z_j = 0) = (1 - phi_j)
 delta_0``. ``pi`` is fixed, or has a Beta prior and ``q(pi) = Beta(a, b)``, or runs over a
-grid of values (Carbonetto & Stephens 2012, Sec. 2.5; varbvs's ``logodds``).
+grid of values (Carbonetto & Stephens 2012, Sec. 2.5; varbvs's ``logodds``); the slab
+variance may run over a grid too, paired setting by setting with ``pi`` as varbvs pairs its
+``sa`` and ``logodds`` (a product grid is passed expanded, e.g. from ``np.meshgrid``).
 
-Averaging over the grid. For a grid ``pi_1..pi_H`` with prior weights ``p(h)``, each setting
+Averaging over the grid. For settings ``h = 1..H`` (pairs ``(pi_h, sa_h)``) with prior
+weights ``p(h)``, each setting
 is fitted (setting ``h > 1`` warm-started from the fit of setting ``h - 1``, in the order
 given) and the settings are weighted by the approximate alpha-posterior of ``h``::
 
@@ -79,7 +82,7 @@ class SpikeSlabMixin:
     """
 
     _inclusion_constraints: ClassVar[dict] = {
-        "slab_variance": [Real(0, None, closed="neither")],
+        "slab_variance": [Real(0, None, closed="neither"), FiniteArray(positive=True)],
         "prior_inclusion": [None, Real(0, 1, closed="neither"), ProbabilityGrid()],
         "prior_log_odds": [None, FiniteArray()],
         "inclusion_prior": [None, PositivePair()],
@@ -95,8 +98,9 @@ class SpikeSlabMixin:
                             "covariate_coef_")
 
     def _inclusion_parameters(self, n_features):
-        """The grid of fixed ``pi`` values (``(None,)`` when ``pi`` is learned), the Beta
-        prior of a learned ``pi`` (or None) and the log prior weights of the grid."""
+        """The settings ``(pi, sa)`` to fit (``pi = None`` when it is learned), the Beta
+        prior of a learned ``pi`` (or None) and the normalised log prior weights of the
+        settings."""
         owner = type(self).__name__
         given = [name for name in ("inclusion_prior", "prior_inclusion", "prior_log_odds")
                  if getattr(self, name) is not None]
@@ -107,32 +111,47 @@ class SpikeSlabMixin:
                     "(log10 odds; a grid allowed) or a Beta inclusion_prior.")
         if self.inclusion_prior is not None:
             a, b = np.asarray(self.inclusion_prior, dtype=float)
-            grid, pi_prior = (None,), (float(a), float(b))
+            grid, pi_prior = [None], (float(a), float(b))
         elif self.prior_log_odds is not None:
             log_odds = np.asarray(self.prior_log_odds, dtype=float)
             if log_odds.ndim > 1:
                 raise bad_parameter(owner, "prior_log_odds", "a float or a 1-D grid",
                                     self.prior_log_odds)
-            grid, pi_prior = tuple(expit(np.log(10.0) * np.atleast_1d(log_odds))), None
+            grid, pi_prior = list(expit(np.log(10.0) * np.atleast_1d(log_odds))), None
             if not all(0.0 < pi < 1.0 for pi in grid):
                 raise bad_parameter(owner, "prior_log_odds", "log10 odds whose pi is inside "
                                     "(0, 1) in float64 (|value| < 15)", self.prior_log_odds)
         elif self.prior_inclusion is None:
             # the paper's 1/d, kept inside (0, 1) when there is a single feature
-            grid, pi_prior = (min(1.0 / n_features, 0.5),), None
+            grid, pi_prior = [min(1.0 / n_features, 0.5)], None
         else:
-            grid, pi_prior = tuple(np.atleast_1d(np.asarray(self.prior_inclusion, float))), None
-        grid = tuple(None if pi is None else float(pi) for pi in grid)
+            grid, pi_prior = list(np.atleast_1d(np.asarray(self.prior_inclusion, float))), None
+        slab = np.atleast_1d(np.asarray(self.slab_variance, dtype=float))
+        if slab.ndim > 1 or (len(slab) > 1 and len(grid) > 1 and len(slab) != len(grid)):
+            raise bad_parameter(
+                owner, "slab_variance", f"a float or a 1-D array paired with the {len(grid)} "
+                "prior inclusion setting(s) (the same length)", self.slab_variance,
+                fix="For every combination pass the product grid, e.g. from np.meshgrid "
+                    "(as varbvs pairs its sa and logodds).")
+        n_settings = max(len(grid), len(slab))
+        settings = [(None if pi is None else float(pi), float(sa)) for pi, sa in
+                    zip(np.broadcast_to(np.array(grid, dtype=object), n_settings),
+                        np.broadcast_to(slab, n_settings), strict=True)]
         if self.hyper_prior is None:
-            log_prior = np.zeros(len(grid))
+            log_prior = np.zeros(n_settings)
         else:
             prior = np.atleast_1d(np.asarray(self.hyper_prior, dtype=float))
-            if prior.shape != (len(grid),):
+            if prior.shape != (n_settings,):
                 raise bad_parameter(
-                    owner, "hyper_prior", f"an array of {len(grid)} positive weights, one per "
-                    "setting of the prior inclusion grid", self.hyper_prior)
+                    owner, "hyper_prior", f"an array of {n_settings} positive weights, one "
+                    "per prior setting", self.hyper_prior)
             log_prior = np.log(prior)
-        return grid, pi_prior, log_prior - logsumexp(log_prior)
+        return settings, pi_prior, log_prior - logsumexp(log_prior)
+
+    def _scalar_slab_variance(self):
+        """``slab_variance`` as a float, or None for a grid (each setting sets its own)."""
+        slab = np.asarray(self.slab_variance, dtype=float)
+        return float(slab) if slab.ndim == 0 else None
 
     def _fit_settings(self, data):
         """Fit every setting of the inclusion grid and publish the (averaged) posterior.
@@ -141,10 +160,10 @@ class SpikeSlabMixin:
         from the fit of setting ``h - 1`` (as a warm start does, so fitting the settings one
         by one with ``warm_start=True`` gives the same numbers).
         """
-        grid, pi_prior, log_prior = self._inclusion_parameters(data.X.shape[1])
+        settings, pi_prior, log_prior = self._inclusion_parameters(data.X.shape[1])
         records, elbos, n_iter, converged, histories = [], [], [], [], []
-        for h, pi in enumerate(grid):
-            setting = replace(data, fixed_pi=pi, pi_prior=pi_prior)
+        for h, (pi, slab_variance) in enumerate(settings):
+            setting = replace(data, fixed_pi=pi, pi_prior=pi_prior, slab_variance=slab_variance)
             self._fit_setting(setting, continuing=True if h > 0 else None)
             records.append({name: np.copy(getattr(self, name))
                             for name in self._setting_attributes})
@@ -152,12 +171,14 @@ class SpikeSlabMixin:
             n_iter.append(self.n_iter_)
             converged.append(self.converged_)
             histories.append(self.elbo_history_)
-        self.prior_inclusion_ = np.nan if grid[0] is None else grid[0]
+        pis = np.array([np.nan if pi is None else pi for pi, _ in settings])
+        self.prior_inclusion_ = float(pis[0])
+        self.slab_variance_ = settings[0][1]
         log_weights = log_prior + np.asarray(elbos) * (
             self.alpha if self.objective == "alpha-vb" else 1.0)
         self.hyper_weights_ = np.exp(log_weights - logsumexp(log_weights))
         self._settings = None
-        if len(grid) == 1:
+        if len(settings) == 1:
             return
         self._settings = {name: np.stack([r[name] for r in records]) for name in records[0]}
         weights = self.hyper_weights_
@@ -170,7 +191,8 @@ class SpikeSlabMixin:
             else:
                 setattr(self, name, values)
         self.setting_inclusion_probabilities_ = self._settings["inclusion_probabilities_"]
-        self.prior_inclusion_ = np.asarray(grid)
+        self.prior_inclusion_ = pis
+        self.slab_variance_ = np.array([sa for _, sa in settings])
         self.elbo_ = np.asarray(elbos)
         self.n_iter_ = np.asarray(n_iter)
         self.converged_ = bool(all(converged))

@@ -112,12 +112,19 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         Temperature of the fractional likelihood; 1 is ordinary VB.
     slab_variance : float, default=1.0
         ``nu`` in the slab ``N(0, nu sigma2)``.
-    prior_inclusion : float in (0, 1) or None, default=None
-        Fixed prior inclusion probability ``pi``; ``None`` means ``1 / n_features`` (the
+        A 1-D array is a grid of slab variances, averaged over as ``prior_inclusion``'s
+        grid is (paired with it entry by entry when both are grids, as varbvs pairs ``sa``
+        and ``logodds``).
+    prior_inclusion : float in (0, 1), 1-D array of them, or None, default=None
+        Fixed prior inclusion probability ``pi``, or a grid of them to average over
+        (:mod:`alphavb.linear_model._inclusion`); ``None`` means ``1 / n_features`` (the
         paper's choice), or 1/2 when there is a single feature.
-        Ignored when ``inclusion_prior`` is given.
+    prior_log_odds : float or 1-D array, default=None
+        The same as base-10 log-odds ``log10(pi / (1 - pi))`` (varbvs's ``logodds``).
     inclusion_prior : tuple (a, b) or None, default=None
-        Beta hyper-prior on ``pi``, which is then learned.
+        Beta hyper-prior on ``pi``, which is then learned (not with a ``pi`` grid).
+    hyper_prior : array of shape (n_settings,) or None, default=None
+        Prior weights of a grid's settings (normalised); ``None`` is uniform (varbvs).
     noise_variance : float or None, default=None
         Known noise variance; ``None`` learns it with the prior ``noise_prior``.
     noise_prior : tuple (shape, scale), default=(1e-6, 1e-6)
@@ -157,8 +164,20 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         ``E_q[sigma2]`` (``inf`` if ``a_n <= 1``), or the known variance.
     noise_shape_, noise_scale_ : float or None
         Parameters of ``q(sigma2)``.
-    prior_inclusion_ : float
-        The resolved fixed ``pi`` (``nan`` when ``pi`` is learned).
+    prior_inclusion_ : float or ndarray of shape (n_settings,)
+        The resolved fixed ``pi`` (``nan`` when ``pi`` is learned), or the grid.
+    slab_variance_ : float or ndarray of shape (n_settings,)
+        The slab variance of each setting.
+    hyper_weights_ : ndarray of shape (n_settings,)
+        Posterior weights of the settings, ``∝ hyper_prior x exp(alpha x alpha-ELBO)``
+        (``[1.0]`` for a single setting). Over a grid ``coef_``, the PIPs,
+        ``intercept_``, ``covariate_coef_``, ``noise_variance_`` and the predictions are the
+        weighted averages, ``slab_means_``, ``slab_variances_``, ``noise_shape_``,
+        ``noise_scale_``, ``elbo_`` and ``n_iter_`` have one entry (row) per setting, and
+        ``setting_inclusion_probabilities_`` holds each setting's PIPs.
+    covariate_coef_ : ndarray of shape (n_covariates,)
+        Posterior means of the covariates' coefficients (``fit(..., covariates=Z)``).
+    n_covariates_in_ : int
     inclusion_posterior_ : tuple (a, b) or None
         ``q(pi) = Beta(a, b)`` when ``inclusion_prior`` is given.
     elbo_, elbo_history_, n_iter_, converged_ : see :class:`AlphaLinearRegression`.
@@ -276,7 +295,7 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         fixed_variance, noise_prior = self._noise_parameters()
         gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None
         return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
-                              float(self.slab_variance), None, None, gram, covariates)
+                              self._scalar_slab_variance(), None, None, gram, covariates)
 
     def _set_covariate_coefficients(self, data):
         """``intercept_`` and ``covariate_coef_``: the flat-prior posterior means given

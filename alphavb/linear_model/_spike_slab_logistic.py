@@ -179,6 +179,9 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         Temperature of the fractional likelihood; 1 is ordinary VB (varbvs).
     slab_variance : float, default=1.0
         ``sa`` in the slab ``N(0, sa)`` (varbvs's ``sa``; no noise variance scales it).
+        A 1-D array is a grid of slab variances, averaged over as ``prior_inclusion``'s
+        grid is (paired with it entry by entry when both are grids, as varbvs pairs ``sa``
+        and ``logodds``).
     prior_inclusion : float in (0, 1), 1-D array of them, or None, default=None
         Fixed prior inclusion probability ``pi``, or a grid of them to average over;
         ``None`` means ``1 / n_features`` (1/2 for a single feature).
@@ -229,6 +232,8 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         The Jaakkola-Jordan ``eta`` of the fit (of the last setting of a grid).
     prior_inclusion_ : float or ndarray of shape (n_settings,)
         The resolved ``pi`` (``nan`` when it is learned), or the grid.
+    slab_variance_ : float or ndarray of shape (n_settings,)
+        The slab variance of each setting.
     hyper_weights_ : ndarray of shape (n_settings,)
         Posterior weights of the settings, ``∝ hyper_prior x exp(alpha x alpha-ELBO)``.
     setting_inclusion_probabilities_ : ndarray of shape (n_settings, n_features)
@@ -351,7 +356,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
                              "sklearn.preprocessing.StandardScaler).")
         self.n_samples_fit_ = X.shape[0]
         self._y_centred_fit = labels - 0.5
-        return _LogisticData(X, X_sq, labels - 0.5, design, float(self.slab_variance),
+        return _LogisticData(X, X_sq, labels - 0.5, design, self._scalar_slab_variance(),
                              None, None)
 
     def _fit_setting(self, data, continuing):

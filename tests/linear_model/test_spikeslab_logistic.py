@@ -254,3 +254,21 @@ def test_nan_and_overflow_raise_and_inputs_are_not_modified():
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
     np.testing.assert_array_equal(Z, Z0)
+
+
+def test_slab_variance_grid_is_paired_with_the_log_odds_as_varbvs_does():
+    X, y, _ = logistic_problem(n=100, d=10, seed=8)
+    log_odds, slab = [-1.5, -1.0, -1.0], [0.5, 0.5, 4.0]
+    grid = AlphaSpikeSlabClassifier(alpha=0.7, prior_log_odds=log_odds,
+                                    slab_variance=slab).fit(X, y)
+    by_hand = AlphaSpikeSlabClassifier(alpha=0.7, warm_start=True)
+    elbos = []
+    for value, sa in zip(log_odds, slab, strict=True):
+        elbos.append(by_hand.set_params(prior_log_odds=value, slab_variance=sa).fit(X, y).elbo_)
+    np.testing.assert_allclose(grid.elbo_, elbos, rtol=1e-12)
+    np.testing.assert_allclose(grid.slab_variance_, slab)
+    # one slab variance for every log-odds, or one log-odds for every slab variance
+    assert AlphaSpikeSlabClassifier(prior_log_odds=-1.0, slab_variance=[0.5, 2.0]).fit(
+        X, y).elbo_.shape == (2,)
+    with pytest.raises(ValueError, match="'slab_variance'.*paired"):
+        AlphaSpikeSlabClassifier(prior_log_odds=[-1.0, -2.0], slab_variance=[1, 2, 3]).fit(X, y)
