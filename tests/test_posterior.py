@@ -125,6 +125,24 @@ def test_grid_draws_have_the_moments_of_the_mixture(name):
                   <= 5 * sd / np.sqrt(N_DRAWS) + 1e-12)
 
 
+def test_classifier_intercept_draws_follow_q_gamma_given_beta():
+    X, y = regression_data()
+    Z = np.random.default_rng(2).normal(size=(len(y), 1))
+    model = AlphaSpikeSlabClassifier(alpha=0.5).fit(X, y > 0, covariates=Z)
+    draws = model.sample_posterior(N_DRAWS, random_state=0)
+    for key, mean in (("intercept", model.intercept_), ("covariate_coef", model.covariate_coef_)):
+        values = draws[key]
+        se = values.std(axis=0) / np.sqrt(N_DRAWS)
+        assert np.all(np.abs(values.mean(axis=0) - mean) < 5 * se)
+    # the logit of a draw has the moments that predict_proba's approximation uses
+    t = (draws["coef"] @ X[:5].T + draws["intercept"][:, None]
+         + draws["covariate_coef"] @ Z[:5].T)
+    means, variances = model._decision_moments(X[:5], Z[:5])
+    np.testing.assert_allclose(t.mean(axis=0), means[0], atol=5 * np.sqrt(variances[0].max()
+                                                                        / N_DRAWS))
+    np.testing.assert_allclose(t.var(axis=0), variances[0], rtol=0.1)
+
+
 def test_covariate_draws_have_the_moments_of_q():
     model = fitted("spike-slab-grid")
     draws = model.sample_posterior(N_DRAWS, random_state=0)

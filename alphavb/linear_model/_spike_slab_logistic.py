@@ -475,7 +475,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
             "coef_", "intercept_", "covariate_coef_", "_predictive")
         means, variances = [], []
         for h in range(len(coef)):
-            pieces = predictive[h] if isinstance(predictive[h], dict) else predictive[h][()]
+            pieces = predictive[h]
             gamma = np.concatenate(([intercept[h]] if self.fit_intercept else [],
                                     covariate_coef[h]))
             means.append(X @ coef[h] + design @ gamma)
@@ -508,19 +508,39 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         return accuracy_score(y, self.predict(X, covariates), sample_weight=sample_weight)
 
     def sample_posterior(self, n_samples=1, random_state=None):
-        """Draws of ``beta`` from the fitted ``q``.
+        """Draws of the parameters from the fitted ``q``.
 
         Returns
         -------
         dict of str to ndarray
             ``"coef"`` (n_samples, n_features), ``"inclusion"`` (n_samples, n_features) of
-            bools, ``"setting"`` (grids only) and ``"prior_inclusion"`` (n_samples,) when
-            ``pi`` is learned.
+            bools, ``"intercept"`` (n_samples,; zeros without ``fit_intercept``) and
+            ``"covariate_coef"`` (n_samples, n_covariates) drawn from ``q(gamma | beta)``,
+            ``"setting"`` (grids only) and ``"prior_inclusion"`` (n_samples,) when ``pi``
+            is learned.
         """
         check_is_fitted(self)
         n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         draws = self._draw_coef(n_samples, rng)
+        # gamma | beta ~ N(E[gamma] - G'(beta - E[beta]), (alpha A)^{-1}) (module docstring),
+        # A^{-1} Z' D X = G' and (alpha A)^{-1/2} = L^{-T} / sqrt(alpha), per setting
+        coef, intercept, covariate_coef, predictive = self._setting_arrays(
+            "coef_", "intercept_", "covariate_coef_", "_predictive")
+        setting = draws.get("setting", np.zeros(n_samples, dtype=int))
+        k = int(self.fit_intercept) + self.n_covariates_in_
+        gamma = np.zeros((n_samples, k))
+        noise = rng.standard_normal((n_samples, k))
+        for h in range(len(coef)):
+            rows = setting == h
+            pieces = predictive[h]
+            mean = np.concatenate(([intercept[h]] if self.fit_intercept else [],
+                                   covariate_coef[h]))
+            gamma[rows] = (mean - (draws["coef"][rows] - coef[h]) @ pieces["G"]
+                           + noise[rows] @ pieces["inverse"] / np.sqrt(self.alpha))
+        draws["intercept"] = gamma[:, 0] if self.fit_intercept else np.zeros(n_samples)
+        if self.n_covariates_in_:
+            draws["covariate_coef"] = gamma[:, int(self.fit_intercept):]
         if self.inclusion_posterior_ is not None:
             draws["prior_inclusion"] = rng.beta(*self.inclusion_posterior_, size=n_samples)
         return draws
