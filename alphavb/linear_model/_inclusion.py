@@ -9,9 +9,9 @@ variance may run over a grid too, paired setting by setting with ``pi`` as varbv
 ``sa`` and ``logodds`` (a product grid is passed expanded, e.g. from ``np.meshgrid``).
 
 Averaging over the grid. For settings ``h = 1..H`` (pairs ``(pi_h, sa_h)``) with prior
-weights ``p(h)``, each setting
-is fitted (setting ``h > 1`` warm-started from the fit of setting ``h - 1``, in the order
-given) and the settings are weighted by the approximate alpha-posterior of ``h``::
+weights ``p(h)``, each setting is fitted (setting ``h > 1`` warm-started from the fit of
+setting ``h - 1``, in the order given) and the settings are weighted by the approximate
+alpha-posterior of ``h``::
 
     w_h ∝ p(h) exp(F_h),
     F_h = alpha L_alpha(q_h) = alpha E_q[log p(y | theta)] - KL(q_h || p_h),
@@ -75,10 +75,11 @@ def slab_kl(phi, mu, s2, slab_variance):
 class SpikeSlabMixin:
     """The inclusion prior, the grid average and the spike-and-slab marginals.
 
-    The estimator provides ``_fit_setting(data)`` (one fit at ``data``'s fixed ``pi`` or
-    learned ``q(pi)``, publishing its attributes), ``_setting_attributes`` (the attribute
-    names one setting publishes, averaged or stacked over a grid by
-    ``_averaged_attributes``) and ``_fitted_setting_values()``.
+    The estimator provides ``_fit_setting(data, continuing)`` (one fit at ``data``'s
+    ``fixed_pi`` or learned ``q(pi)`` and ``slab_variance``, through the CAVI loop, publishing
+    its attributes) and ``_setting_attributes`` (the attributes one setting publishes; over
+    a grid those in ``_averaged_attributes`` become the weighted average, the others are
+    stacked, one row per setting); its ``fit`` calls ``_fit_settings(data)``.
     """
 
     _inclusion_constraints: ClassVar[dict] = {

@@ -11,7 +11,8 @@ The alpha-ELBO (Yang, Pati & Bhattacharya 2020, eq. 2.6) of ``q(beta, z) q(gamma
 Jaakkola-Jordan bound (Jaakkola & Jordan 2000, eq. 11), for every ``eta_i > 0``::
 
     log p(y_i | t_i) >= log sigmoid(eta_i) - eta_i / 2 + u_i eta_i^2 / 2
-                        + (y_i - 1/2) t_i - u_i t_i^2 / 2,     u_i = tanh(eta_i/2) / (2 eta_i),  (1)
+                        + (y_i - 1/2) t_i - u_i t_i^2 / 2,                                  (1)
+    u_i = tanh(eta_i / 2) / (2 eta_i),
 
 is quadratic in ``t``, so the bounded, tempered likelihood ``alpha x (1)`` is Gaussian in
 ``(beta, gamma)`` (Carbonetto & Stephens 2012, Sec. 2.4, at ``alpha = 1``). Write ``D =
