@@ -70,9 +70,9 @@ def fitted(name):
     return AlphaLogisticRegression(n_mc_samples=20, random_state=0).fit(X, y > 0)
 
 
-NAMES = ["linear", "spike-slab", "spike-slab-grid", "spike-slab-classifier", "mixture-full", "mixture-tied", "mixture-diag",
-         "mixture-spherical", "mixture-fixed", "lda", "bbalpha-regressor", "bbalpha-classifier", "aadm",
-         "gaussian-vb", "logistic"]
+NAMES = ["linear", "spike-slab", "spike-slab-grid", "spike-slab-classifier", "mixture-full",
+         "mixture-tied", "mixture-diag", "mixture-spherical", "mixture-fixed", "lda",
+         "bbalpha-regressor", "bbalpha-classifier", "aadm", "gaussian-vb", "logistic"]
 
 
 @pytest.mark.parametrize("name", NAMES)
