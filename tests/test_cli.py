@@ -343,7 +343,7 @@ def test_reproduce_leukemia_quick(tmp_path):
     assert lasso["method"].startswith("lasso") and int(lasso["selected"]) > 1
     with open(tmp_path / "leukemia_settings.csv", newline="") as handle:
         settings = list(csv.DictReader(handle))
-    assert len(settings) == 2 * 6
+    assert len(settings) == 2 * 5
     for alpha in ("0.5", "1"):
         weights = [float(row["weight"]) for row in settings if row["alpha"] == alpha]
         assert sum(weights) == pytest.approx(1.0, abs=1e-5)  # written to 6 digits

@@ -2,10 +2,14 @@
 ``vignettes/leukemia.Rmd``), with the likelihood tempered by alpha.
 
 The vignette fits Bayesian variable selection for logistic regression to the Leukemia data
-(72 samples x 3,571 genes, Dettling 2004) over a grid of prior log-odds ``log10(pi / (1 -
-pi))`` from -3.5 to -1 in steps of 0.1, with the prior variance ``sa = 1``, and compares it
-with the elastic-net/lasso logistic regression of glmnet, whose penalty is chosen by 20-fold
-cross-validation of the classification error.
+(72 samples x 3,571 genes, Dettling 2004) over the prior log-odds ``log10(pi / (1 - pi))``
+``seq(-3.5, -1.5, 0.1)`` with the prior variance ``sa = 1``, and compares it with glmnet's
+penalised logistic regression over ``lambda = 10^seq(-2, 0, 0.05)``, whose penalty is chosen
+by 20-fold cross-validation of the classification error (the largest ``lambda`` within one
+standard error of the smallest error, ``lambda.1se``). The vignette's glmnet mixes in a
+little ridge (elastic net 0.95); here the penalty is the lasso's, as scikit-learn's
+``LogisticRegression`` with ``l1_ratio=1`` and ``C = 1 / (n lambda)``, which minimises the
+same objective as glmnet's lasso at ``lambda``.
 """
 
 import time
@@ -20,29 +24,41 @@ from ..linear_model import AlphaSpikeSlabClassifier
 from ._output import FEWER_ALPHAS_STAMP, _prepare_output, _save_figure, _write_csv
 
 LEUKEMIA_ALPHAS = (0.5, 0.8, 1.0)
-VIGNETTE_LOG_ODDS = np.round(np.arange(-3.5, -0.95, 0.1), 10)   # seq(-3.5, -1, 0.1)
-LASSO_C = np.logspace(-1.5, 1.5, 31)
+VIGNETTE_LOG_ODDS = np.round(np.arange(-3.5, -1.45, 0.1), 10)   # seq(-3.5, -1.5, 0.1)
+VIGNETTE_LAMBDA = 10.0 ** np.round(np.arange(-2.0, 0.025, 0.05), 10)  # 10^seq(-2, 0, 0.05)
+
+
+def _one_standard_error_rule(path, n_samples, n_folds):
+    """glmnet's ``lambda.1se``: the largest ``lambda`` whose cross-validated error rate is
+    within one standard error (of the fold error rates, weighted by fold size) of the
+    smallest."""
+    best = min(path, key=lambda row: row["cv_errors"])
+    threshold = (best["cv_errors"] + best["cv_errors_se"]) / n_samples
+    return max((row for row in path if row["cv_errors"] / n_samples <= threshold),
+               key=lambda row: row["lambda"])
 
 
 def _fold_errors(make_model, X, y, folds, n_jobs):
-    """Misclassified held-out samples of each fold (a list, one count per fold)."""
+    """Misclassified held-out samples of each fold (a list, one count per fold);
+    ``make_model(n_train)`` builds the model of a fold."""
     from joblib import Parallel, delayed
 
     def one(train, test):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            model = make_model().fit(X[train], y[train])
+            model = make_model(len(train)).fit(X[train], y[train])
         return int(np.sum(model.predict(X[test]) != y[test]))
 
     return Parallel(n_jobs=n_jobs)(delayed(one)(train, test) for train, test in folds)
 
 
-def _lasso(C):
+def _lasso(lam, n_samples):
+    """glmnet's lasso logistic regression at ``lambda``: scikit-learn's L1 penalty (spelled
+    ``l1_ratio=1`` since 1.8) with ``C = 1 / (n lambda)``."""
     from sklearn.linear_model import LogisticRegression
 
-    # the L1 penalty (scikit-learn >= 1.8 spells penalty="l1" as l1_ratio=1)
-    return LogisticRegression(l1_ratio=1.0, solver="liblinear", C=C, max_iter=1000,
-                              random_state=0)
+    return LogisticRegression(l1_ratio=1.0, solver="liblinear", C=1.0 / (n_samples * lam),
+                              max_iter=1000, random_state=0)
 
 
 def reproduce_leukemia(out_dir="results/leukemia", random_state=0, alphas=LEUKEMIA_ALPHAS,
@@ -50,20 +66,19 @@ def reproduce_leukemia(out_dir="results/leukemia", random_state=0, alphas=LEUKEM
     """varbvs's Leukemia analysis at several ``alpha``, lasso logistic regression beside it.
 
     For each ``alpha``, :class:`~alphavb.AlphaSpikeSlabClassifier` (intercept integrated out,
-    ``slab_variance = 1``) is fitted over the vignette's 26 prior log-odds (-3.5 to -1 by
+    ``slab_variance = 1``) is fitted over the vignette's 21 prior log-odds (-3.5 to -1.5 by
     0.1) and averaged with the settings' posterior weights. Reported: each setting's
     in-sample classification errors and expected number of included variables ``sum_j
-    phi_j`` against ``log10 pi`` odds; the posterior of the log-odds; the ten largest PIPs;
-    the averaged model's in-sample errors and its 20-fold (stratified) cross-validated
-    errors. Beside it, the L1-penalised logistic regression path of scikit-learn
-    (``liblinear``, 31 values of ``C``, glmnet's lasso with ``lambda = 1 / (n C)``), its
-    in-sample and 20-fold errors, and the number of non-zero coefficients; ``C`` chosen by
-    the smallest cross-validated error (glmnet's ``lambda.min``).
+    phi_j`` against the log-odds; the posterior of the log-odds; the ten largest PIPs; the
+    averaged model's in-sample errors and its 20-fold (stratified) cross-validated errors.
+    Beside it, the lasso logistic path on the vignette's 41 values of ``lambda`` (module
+    docstring): in-sample and 20-fold errors and the number of non-zero coefficients, and
+    the fit at glmnet's ``lambda.1se``.
 
     Writes ``leukemia.png`` (the curves), ``leukemia_summary.csv`` (one row per method),
     ``leukemia_settings.csv`` (one row per alpha and log-odds), ``leukemia_top_pips.csv``
-    and ``leukemia_lasso_path.csv``. ``quick=True``: alpha 0.5 and 1, every fifth log-odds,
-    5 folds.
+    and ``leukemia_lasso_path.csv``. ``quick=True``: alpha 0.5 and 1, every fifth log-odds
+    and every fourth lambda, 5 folds.
 
     Returns
     -------
@@ -101,7 +116,7 @@ def reproduce_leukemia(out_dir="results/leukemia", random_state=0, alphas=LEUKEM
         for rank, j in enumerate(order[:10], start=1):
             top.append({"alpha": alpha, "rank": rank, "column": int(j) + 1,
                         "pip": float(pip[j]), "coef": float(model.coef_[j])})
-        cv = _fold_errors(lambda alpha=alpha: AlphaSpikeSlabClassifier(
+        cv = _fold_errors(lambda n_train, alpha=alpha: AlphaSpikeSlabClassifier(
             alpha=alpha, prior_log_odds=grid, slab_variance=1.0, random_state=random_state),
             X, y, folds, n_jobs)
         summary.append({
@@ -113,24 +128,30 @@ def reproduce_leukemia(out_dir="results/leukemia", random_state=0, alphas=LEUKEM
             "posterior_mean_log10_odds": float(model.hyper_weights_ @ grid),
             "fit_seconds": seconds,
         })
-    # the lasso path (glmnet's alpha = 1), C chosen by cross-validated errors
-    Cs = LASSO_C[::3] if quick else LASSO_C
+    # the lasso path on the vignette's lambdas, lambda chosen by glmnet's 1-SE rule
+    lambdas = VIGNETTE_LAMBDA[::4] if quick else VIGNETTE_LAMBDA
+    fold_sizes = np.array([len(test) for _, test in folds])
     path = []
-    for C in Cs:
-        lasso = _lasso(C).fit(X, y)
-        path.append({"C": float(C), "log10_C": float(np.log10(C)),
+    for lam in lambdas:
+        lasso = _lasso(lam, n_samples).fit(X, y)
+        errors = np.asarray(_fold_errors(lambda n_train, lam=lam: _lasso(lam, n_train), X, y,
+                                         folds, n_jobs))
+        rates = errors / fold_sizes
+        mean_rate = float(np.sum(errors) / n_samples)
+        spread = np.sqrt(np.sum(fold_sizes * (rates - mean_rate) ** 2) / n_samples
+                         / (n_folds - 1))
+        path.append({"lambda": float(lam), "log10_lambda": float(np.log10(lam)),
                      "nonzero": int(np.sum(lasso.coef_ != 0)),
                      "in_sample_errors": int(np.sum(lasso.predict(X) != y)),
-                     "cv_errors": int(np.sum(_fold_errors(lambda C=C: _lasso(C), X, y, folds,
-                                                          n_jobs)))})
-    best = min(path, key=lambda row: (row["cv_errors"], row["nonzero"]))
+                     "cv_errors": int(np.sum(errors)), "cv_errors_se": float(n_samples * spread)})
+    best = _one_standard_error_rule(path, n_samples, n_folds)
     start = time.perf_counter()
-    lasso = _lasso(best["C"]).fit(X, y)
+    lasso = _lasso(best["lambda"], n_samples).fit(X, y)
     lasso_seconds = time.perf_counter() - start
     lasso_top = int(np.argmax(np.abs(lasso.coef_[0])))
     summary.append({
         "method": "lasso logistic (scikit-learn, liblinear)", "alpha": float("nan"),
-        "setting": f"C = {best['C']:.3g} (smallest CV error)",
+        "setting": f"lambda = {best['lambda']:.3g} (1-SE rule, glmnet's lambda.1se)",
         "in_sample_errors": best["in_sample_errors"], "cv_errors": best["cv_errors"],
         "n_samples": n_samples, "selected": best["nonzero"], "top_column": lasso_top + 1,
         "top_pip": float("nan"), "posterior_mean_log10_odds": float("nan"),
@@ -176,16 +197,18 @@ def _plot(plt, figure, alphas, grid, settings, top, path, best, summary, n_folds
     axes[1, 2].set_xticks(np.arange(len(columns)), [f"col. {c}" for c in columns], fontsize=8)
     axes[1, 2].set(ylabel="PIP (log scale)", title=f"The 5 largest PIPs at alpha = "
                    f"{alphas[-1]:g}", yscale="log", ylim=(1e-4, 1.5))
-    log_c = [row["log10_C"] for row in path]
-    axes[1, 0].plot(log_c, [row["cv_errors"] for row in path], "o-",
-                    label=f"{n_folds}-fold cross-validated")
-    axes[1, 0].plot(log_c, [row["in_sample_errors"] for row in path], "s--", label="in-sample")
-    axes[1, 0].axvline(best["log10_C"], color="grey", lw=0.8)
-    axes[1, 0].set(xlabel="log10 C (lasso: lambda = 1 / (n C))", ylabel=f"errors of {n_samples}",
+    log_lambda = [row["log10_lambda"] for row in path]
+    axes[1, 0].errorbar(log_lambda, [row["cv_errors"] for row in path],
+                        yerr=[row["cv_errors_se"] for row in path], fmt="o-", ms=4,
+                        label=f"{n_folds}-fold cross-validated (+- 1 s.e.)")
+    axes[1, 0].plot(log_lambda, [row["in_sample_errors"] for row in path], "s--", ms=4,
+                    label="in-sample")
+    axes[1, 0].axvline(best["log10_lambda"], color="grey", lw=0.8)
+    axes[1, 0].set(xlabel="log10 lambda (grey: lambda.1se)", ylabel=f"errors of {n_samples}",
                    title="Lasso logistic: classification errors")
-    axes[1, 1].plot(log_c, [row["nonzero"] for row in path], "o-", color="C3")
-    axes[1, 1].axvline(best["log10_C"], color="grey", lw=0.8)
-    axes[1, 1].set(xlabel="log10 C", ylabel="non-zero coefficients",
+    axes[1, 1].plot(log_lambda, [row["nonzero"] for row in path], "o-", color="C3")
+    axes[1, 1].axvline(best["log10_lambda"], color="grey", lw=0.8)
+    axes[1, 1].set(xlabel="log10 lambda", ylabel="non-zero coefficients",
                    title="Lasso logistic: variables selected")
     for ax in (axes[0, 0], axes[0, 2], axes[1, 0], axes[1, 2]):
         ax.legend(fontsize=8)
