@@ -149,6 +149,15 @@ class SpikeSlabMixin:
             log_prior = np.log(prior)
         return settings, pi_prior, log_prior - logsumexp(log_prior)
 
+    def _publish_blocks(self, state):
+        """The attributes of ``q(beta_j, z_j)`` and ``q(pi)`` from a state with ``phi``,
+        ``mu``, ``s2`` and ``pi``."""
+        self.inclusion_probabilities_ = state.phi
+        self.slab_means_ = state.mu
+        self.slab_variances_ = state.s2
+        self.coef_ = state.phi * state.mu
+        self.inclusion_posterior_ = state.pi.posterior
+
     def _scalar_slab_variance(self):
         """``slab_variance`` as a float, or None for a grid (each setting sets its own)."""
         slab = np.asarray(self.slab_variance, dtype=float)

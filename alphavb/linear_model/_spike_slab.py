@@ -414,11 +414,7 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         return new_state, self._objective_without_latents(alpha_elbo)
 
     def _set_parameters(self, state):
-        self.inclusion_probabilities_ = state.phi
-        self.slab_means_ = state.mu
-        self.slab_variances_ = state.s2
-        self.coef_ = state.phi * state.mu
-        self.inclusion_posterior_ = state.pi.posterior
+        self._publish_blocks(state)
         self._set_noise_attributes(state.noise)
 
 

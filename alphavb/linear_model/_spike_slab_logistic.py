@@ -441,11 +441,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
 
     def _set_parameters(self, state):
         bound = state.bound
-        self.inclusion_probabilities_ = state.phi
-        self.slab_means_ = state.mu
-        self.slab_variances_ = state.s2
-        self.coef_ = state.phi * state.mu
-        self.inclusion_posterior_ = state.pi.posterior
+        self._publish_blocks(state)
         self.bound_parameters_ = bound.eta
         # E[gamma] = A^{-1} Z'(y - 1/2 - D X r); x' beta + z' gamma has mean m and variance
         # sum_j (x_j - (G z)_j)^2 v_j + |L^{-1} z|^2 / alpha, G = XtW L^{-1}
