@@ -357,9 +357,12 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         elif start < n_fixed + n_features:
             # only the (start - 2)-th strongest single variable, at its least-squares mean
             fraction = _START_NOISE_FRACTIONS[0]
-            score = (data.X.T @ data.y) ** 2 / data.col_sq_norms
+            norms = data.col_sq_norms
+            safe_norms = np.where(norms > 0.0, norms, 1.0)   # a constant column scores -inf
+            fit = data.X.T @ data.y / safe_norms
+            score = np.where(norms > 0.0, fit * fit * norms, -np.inf)
             j = np.argsort(-score, kind="stable")[start - n_fixed]
-            phi[j], mu[j] = 1.0, (data.X[:, j] @ data.y) / data.col_sq_norms[j]
+            phi[j], mu[j] = 1.0, fit[j]
             residual -= data.X[:, j] * mu[j]
         else:
             fraction = 10.0 ** random_state.uniform(-3.0, 0.0)
@@ -457,6 +460,12 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         variance = (self._coef_variance_along(rows)
                     + self.noise_variance_ * (1.0 + leverage / self.alpha))
         return y_mean, np.sqrt(variance)
+
+    def score(self, X, y, sample_weight=None, covariates=None):
+        """R^2 of :meth:`predict` on ``X`` (and ``covariates``) against ``y``."""
+        from sklearn.metrics import r2_score
+
+        return r2_score(y, self.predict(X, covariates=covariates), sample_weight=sample_weight)
 
     def sample_posterior(self, n_samples=1, random_state=None):
         rng = check_random_state(random_state)

@@ -391,6 +391,8 @@ def test_covariates_with_learned_noise_never_decrease_and_recover(alpha):
     mean, std = model.predict(X, return_std=True, covariates=Z)
     assert np.all(std > np.sqrt(model.noise_variance_))
     assert np.corrcoef(mean, y)[0, 1] > 0.9
+    assert model.score(X, y, covariates=Z) == pytest.approx(
+        1 - np.sum((y - mean) ** 2) / np.sum((y - y.mean()) ** 2))
     with pytest.raises(ValueError, match="fitted with 3 covariate"):
         model.predict(X)
     with pytest.raises(ValueError, match="collinear"):
