@@ -88,19 +88,26 @@ class Covariates:
         return 0.5 * k * (LOG_2PI - np.log(alpha) - elt) - 0.5 * self.log_det
 
 
-def gaussian_covariates(owner, Z, fit_intercept, alpha):
-    """Centre ``Z`` (with an intercept) and factor it; refuse collinear columns."""
-    offset = Z.mean(axis=0) if fit_intercept else np.zeros(Z.shape[1])
-    Z_c = Z - offset
-    basis, triangle = np.linalg.qr(Z_c)
+def refuse_collinear(owner, triangle, columns, fit_intercept):
+    """Raise when the columns ``R`` factors (``columns = Q R``) are collinear: a diagonal
+    entry of ``R`` at most 1e-10 of the largest column norm (at least 1)."""
     diagonal = np.abs(np.diag(triangle))
-    scale = max(float(np.max(np.linalg.norm(Z, axis=0), initial=0.0)), 1.0)
+    scale = max(float(np.max(np.linalg.norm(columns, axis=0), initial=0.0)), 1.0)
     if diagonal.size and np.min(diagonal) <= 1e-10 * scale:
         raise ValueError(
             f"The 'covariates' of {owner} are collinear"
             + (" (or a column is constant, which the intercept already covers)"
                if fit_intercept else "")
             + ". Drop the redundant columns.")
+
+
+def gaussian_covariates(owner, Z, fit_intercept, alpha):
+    """Centre ``Z`` (with an intercept) and factor it; refuse collinear columns."""
+    offset = Z.mean(axis=0) if fit_intercept else np.zeros(Z.shape[1])
+    Z_c = Z - offset
+    basis, triangle = np.linalg.qr(Z_c)
+    refuse_collinear(owner, triangle, Z, fit_intercept)
+    diagonal = np.abs(np.diag(triangle))
     if Z.shape[1] >= alpha * Z.shape[0]:
         raise ValueError(
             f"{owner} needs fewer covariate columns ({Z.shape[1]}) than alpha * n_samples "

@@ -65,6 +65,12 @@ def inclusion_kl(neg_entropy_z, phi_sum, n_features, pi):
     return neg_entropy_z - phi_sum * pi.elog - (n_features - phi_sum) * pi.elog1m + pi.kl
 
 
+def coef_variance(phi, mu, s2):
+    """``Var_q(beta_j) = phi (s2 + (1 - phi) mu^2)`` (``phi (mu^2 + s2) - (phi mu)^2`` written
+    without cancellation), elementwise."""
+    return phi * (s2 + (1.0 - phi) * mu * mu)
+
+
 def slab_kl(phi, mu, s2, slab_variance):
     """``sum_j phi_j KL(N(mu_j, s2_j) || N(0, sa))``, the slab part of ``KL(q(beta, z) ||
     p(beta | z))`` (its spike part is 0)."""
@@ -221,7 +227,7 @@ class SpikeSlabMixin:
         phi, mu, s2 = self._setting_arrays("inclusion_probabilities_", "slab_means_",
                                            "slab_variances_")
         mean = phi * mu
-        within = phi * (s2 + (1.0 - phi) * mu * mu) + (mean - self.coef_) ** 2
+        within = coef_variance(phi, mu, s2) + (mean - self.coef_) ** 2
         return self.hyper_weights_ @ within
 
     def _coef_moments_along(self, X_centred):
@@ -230,7 +236,7 @@ class SpikeSlabMixin:
         phi, mu, s2 = self._setting_arrays("inclusion_probabilities_", "slab_means_",
                                            "slab_variances_")
         means = (phi * mu) @ X_centred.T
-        variances = (phi * (s2 + (1.0 - phi) * mu * mu)) @ (X_centred * X_centred).T
+        variances = coef_variance(phi, mu, s2) @ (X_centred * X_centred).T
         return means, variances
 
     def _draw_coef(self, n_samples, rng):

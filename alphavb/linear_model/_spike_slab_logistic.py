@@ -75,10 +75,11 @@ from ..base import (
     check_positive_int,
     check_scalar_in_range,
 )
-from ._covariates import LOG_2PI, check_covariates
+from ._covariates import LOG_2PI, check_covariates, refuse_collinear
 from ._inclusion import (
     InclusionFactor,
     SpikeSlabMixin,
+    coef_variance,
     inclusion_factor,
     inclusion_kl,
     slab_kl,
@@ -341,14 +342,8 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
                 "per class (e.g. sklearn.multiclass.OneVsRestClassifier).")
         Z = check_covariates(owner, covariates, X.shape[0])
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
-        columns = ([np.ones((X.shape[0], 1))] if self.fit_intercept else []) + \
-            ([Z] if Z is not None else [])
-        design = np.hstack(columns) if columns else np.zeros((X.shape[0], 0))
-        if design.shape[1] and np.linalg.matrix_rank(design) < design.shape[1]:
-            raise ValueError(
-                f"The 'covariates' of {owner} are collinear"
-                + (" (or a column is constant, which the intercept already covers)"
-                   if self.fit_intercept else "") + ". Drop the redundant columns.")
+        design = self._flat_design(X.shape[0], Z)
+        refuse_collinear(owner, np.linalg.qr(design, mode="r"), design, self.fit_intercept)
         with np.errstate(over="ignore"):
             X_sq = X * X
         if not np.all(np.isfinite(X_sq)):
@@ -363,36 +358,44 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
     def _fit_setting(self, data, continuing):
         self._fit_cavi(data, continuing)
 
+    def _flat_design(self, n_samples, Z):
+        """The flat-prior design: a column of ones (with ``fit_intercept``), then ``Z``."""
+        ones = [np.ones((n_samples, 1))] if self.fit_intercept else []
+        return np.hstack([*ones, np.zeros((n_samples, 0)) if Z is None else Z])
+
+    def _flat_coefficients(self, intercept, covariate_coef):
+        """``E[gamma]`` in the order of :meth:`_flat_design`."""
+        return np.concatenate(([intercept] if self.fit_intercept else [], covariate_coef))
+
     def _initialize(self, data, random_state, start, previous=None):
-        n_features = data.X.shape[1]
-        if previous is not None:  # warm start: the fitted q and eta on this data
+        n_samples, n_features = data.X.shape
+        if previous is not None and previous.bound.eta.shape == (n_samples,):
+            eta = previous.bound.eta  # warm start: the fitted eta on this data
+        else:
+            eta = np.ones(n_samples)  # a fresh start, or a warm start on other rows
+        bound = _bound_terms(data, eta)
+        if previous is not None:  # warm start: the fitted q
             phi, mu, s2 = previous.phi.copy(), previous.mu.copy(), previous.s2.copy()
-            eta = previous.bound.eta
-            if eta.shape != (data.X.shape[0],):  # new rows: eta from q, as in (4)
-                eta = np.ones(data.X.shape[0])
             pi = previous.pi if data.pi_prior is not None else inclusion_factor(
                 data.fixed_pi, None, None, n_features)
         else:
-            eta = np.ones(data.X.shape[0])
             phi, mu = np.zeros(n_features), np.zeros(n_features)
             s2 = np.full(n_features, data.slab_variance)
             if 1 <= start <= n_features:
                 # start s: only the s-th strongest single variable, at its own update (3)
-                j, mean = self._single_variable_start(data, start)
+                j, mean = self._single_variable_start(data, bound, start)
                 phi[j], mu[j] = 1.0, mean
             elif start > n_features:  # varbvs's random start
                 phi = random_state.uniform(size=n_features)
                 phi /= phi.sum()
                 mu = random_state.standard_normal(n_features)
             pi = inclusion_factor(data.fixed_pi, data.pi_prior, None, n_features)
-        bound = _bound_terms(data, eta)
         neg_Xr = -(data.X @ (phi * mu))
         return _LogisticState(phi, mu, s2, neg_Xr, bound.W.T @ neg_Xr, bound, pi)
 
-    def _single_variable_start(self, data, start):
+    def _single_variable_start(self, data, bound, start):
         """The variable with the ``start``-th largest single-variable log Bayes factor under
-        the bound at ``eta = 1`` (update (3) with every other ``phi = 0``), and its mean."""
-        bound = _bound_terms(data, np.ones(data.X.shape[0]))
+        ``bound`` (update (3) with every other ``phi = 0``), and its mean."""
         s2 = 1.0 / (self.alpha * bound.xdx + 1.0 / data.slab_variance)
         mean = s2 * self.alpha * bound.xty
         log_factor = 0.5 * np.log(s2 / data.slab_variance) + 0.5 * mean * mean / s2
@@ -410,7 +413,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         neg_entropy_z = logistic_spike_slab_sweep(
             data.X, bound.weights, bound.xty, bound.xdx, bound.XtW, state.neg_Xr, state.neg_w,
             phi, mu, s2, state.pi.elog - state.pi.elog1m, alpha, sa)
-        variances = phi * (s2 + (1.0 - phi) * mu * mu)
+        variances = coef_variance(phi, mu, s2)
         Xr = -state.neg_Xr
         bound = _bound_terms(data, self._bound_parameters(data, bound, Xr, variances))
         W_Xr = bound.W.T @ Xr
@@ -456,9 +459,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
             gamma, inverse = np.zeros(0), np.zeros((0, 0))
         self.intercept_ = float(gamma[0]) if self.fit_intercept else 0.0
         self.covariate_coef_ = gamma[int(self.fit_intercept):]
-        variances = state.phi * (state.s2 + (1.0 - state.phi) * state.mu ** 2)
-        self._predictive = {"G": bound.XtW @ inverse, "inverse": inverse,
-                            "variances": variances}
+        self._predictive = {"G": bound.XtW @ inverse, "inverse": inverse}
 
     def _decision_moments(self, X, covariates):
         """Per setting, the mean and variance of the logit ``t`` of each row."""
@@ -466,18 +467,18 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Z = check_covariates(type(self).__name__, covariates, X.shape[0],
                              self.n_covariates_in_)
-        design = np.hstack(([np.ones((X.shape[0], 1))] if self.fit_intercept else [])
-                           + ([Z] if Z is not None else [np.zeros((X.shape[0], 0))]))
-        coef, intercept, covariate_coef, predictive = self._setting_arrays(
-            "coef_", "intercept_", "covariate_coef_", "_predictive")
+        design = self._flat_design(X.shape[0], Z)
+        coef, intercept, covariate_coef, predictive, phi, mu, s2 = self._setting_arrays(
+            "coef_", "intercept_", "covariate_coef_", "_predictive",
+            "inclusion_probabilities_", "slab_means_", "slab_variances_")
+        coef_variances = coef_variance(phi, mu, s2)
         means, variances = [], []
         for h in range(len(coef)):
             pieces = predictive[h]
-            gamma = np.concatenate(([intercept[h]] if self.fit_intercept else [],
-                                    covariate_coef[h]))
+            gamma = self._flat_coefficients(intercept[h], covariate_coef[h])
             means.append(X @ coef[h] + design @ gamma)
             rows = X - design @ pieces["G"].T
-            variances.append((rows * rows) @ pieces["variances"]
+            variances.append((rows * rows) @ coef_variances[h]
                              + np.sum((design @ pieces["inverse"].T) ** 2, axis=1) / self.alpha)
         return np.asarray(means), np.asarray(variances)
 
@@ -531,8 +532,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         for h in range(len(coef)):
             rows = setting == h
             pieces = predictive[h]
-            mean = np.concatenate(([intercept[h]] if self.fit_intercept else [],
-                                   covariate_coef[h]))
+            mean = self._flat_coefficients(intercept[h], covariate_coef[h])
             gamma[rows] = (mean - (draws["coef"][rows] - coef[h]) @ pieces["G"]
                            + noise[rows] @ pieces["inverse"] / np.sqrt(self.alpha))
         draws["intercept"] = gamma[:, 0] if self.fit_intercept else np.zeros(n_samples)
