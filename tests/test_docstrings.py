@@ -8,7 +8,7 @@ import pytest
 MODULES = ["alphavb.linear_model._bayes_linear", "alphavb.linear_model._spike_slab",
            "alphavb.mixture._gaussian_mixture", "alphavb.topics._lda",
            "alphavb.blackbox._bbalpha", "alphavb.blackbox._gaussian_vb", "alphavb.blackbox._aadm",
-           "alphavb.simulation"]
+           "alphavb.simulation._runner", "alphavb.simulation._summary"]
 
 
 @pytest.mark.parametrize("name", MODULES)

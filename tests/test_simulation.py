@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from alphavb import AlphaLDA, AlphaLinearRegression, simulation
+from alphavb import AlphaLDA, AlphaLinearRegression
+from alphavb.simulation import _runner
 from alphavb.simulation import (
     bound_slope,
     fit_rate,
@@ -12,6 +13,7 @@ from alphavb.simulation import (
     linear_regression_problem,
     rate_normalized_risk,
     run_study,
+    study_cell,
 )
 
 GRID = {"n_samples": [50, 200], "alpha": [0.5, 1.0]}
@@ -31,7 +33,8 @@ def _same_results(a, b):
 def test_rows_columns_and_order():
     df = _study()
     assert list(df.columns) == ["n_samples", "alpha", "replication", "risk", "error",
-                                "fit_seconds", "n_iter", "converged"]
+                                "fit_seconds", "n_iter", "converged", "status", "message",
+                                "warnings"]
     assert len(df) == 2 * 2 * 3
     assert df[["n_samples", "alpha", "replication"]].values.tolist()[:4] == [
         [50, 0.5, 0], [50, 0.5, 1], [50, 0.5, 2], [50, 1.0, 0]]
@@ -66,27 +69,32 @@ def test_alphas_share_data_and_seeds():
     np.testing.assert_array_equal(df["risk"].to_numpy()[:2], df["risk"].to_numpy()[2:])
 
 
+def _rows(folder):
+    """The cached rows (beside them, the study's manifest.json)."""
+    return [path for path in folder.glob("*.json") if path.name != "manifest.json"]
+
+
 class _Counter:
     def __init__(self, monkeypatch):
         self.calls = 0
-        original = simulation._fit_one
+        original = _runner._fit_one
 
         def counted(*args):
             self.calls += 1
             return original(*args)
 
-        monkeypatch.setattr(simulation, "_fit_one", counted)
+        monkeypatch.setattr(_runner, "_fit_one", counted)
 
 
 def test_cache_resumes_and_skips_computed_rows(tmp_path, monkeypatch):
     counter = _Counter(monkeypatch)
     first = _study(cache_dir=tmp_path)
-    assert counter.calls == 12 and len(list(tmp_path.glob("*.json"))) == 12
+    assert counter.calls == 12 and len(_rows(tmp_path)) == 12
     again = _study(cache_dir=tmp_path)
     assert counter.calls == 12  # nothing refitted
     pd.testing.assert_frame_equal(first, again)  # fit times included: read from the cache
     # an interrupted run: two rows lost, only they are recomputed, with the same results
-    for path in sorted(tmp_path.glob("*.json"))[:2]:
+    for path in sorted(_rows(tmp_path))[:2]:
         path.unlink()
     resumed = _study(cache_dir=tmp_path)
     assert counter.calls == 14
@@ -115,9 +123,9 @@ def test_n_init_keeps_the_fit_with_the_best_objective():
     problem = lda_problem(n_documents=20, n_topics=2, n_words=15)
     estimator = AlphaLDA(2, alpha=0.5, max_iter=30)
     point = {"n_samples": 30}
-    row = simulation._fit_one(problem, estimator, point, {"n_samples": "data"}, 0, 3, 10, 4,
-                              None)
-    data_seed, fit_seed, risk_seed = simulation._seeds(3, 0, point)
+    cell = study_cell(problem, estimator, point, 0, random_state=3, n_draws=10, n_init=4)
+    row = cell.row
+    data_seed, fit_seed, risk_seed = _runner._seeds(3, 0, point)
     X, _, truth = problem.simulate(30, data_seed, **problem.settings)
     fits = [AlphaLDA(2, alpha=0.5, max_iter=30, random_state=fit_seed + i).fit(X)
             for i in range(4)]
@@ -194,14 +202,15 @@ def test_bad_rate_input():
         rate_normalized_risk(df, "d")
 
 
-def test_a_non_finite_risk_is_an_error_not_a_row():
+def test_a_non_finite_risk_is_an_error_with_on_error_raise():
     from alphavb.simulation import Problem
 
-    def nan_risk(model, X, truth, n_draws, random_state):
-        return float("nan")
-
     base = linear_regression_problem(n_features=2)
-    broken = Problem("broken", base.simulate, nan_risk, base.error, base.settings)
+    broken = Problem("broken", base.simulate, _nan_risk, base.error, base.settings)
     with pytest.raises(FloatingPointError, match="replication 0"):
         run_study(broken, AlphaLinearRegression(), {"n_samples": [30]}, n_replications=1,
-                  progress=False)
+                  progress=False, on_error="raise")
+
+
+def _nan_risk(model, X, truth, n_draws, random_state):
+    return float("nan")

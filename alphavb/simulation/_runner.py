@@ -1,0 +1,660 @@
+"""Running a study: the cells of grid x replications, their seeds, failures, the cache,
+shards of an array job, and one cell replayed.
+
+A *cell* is one grid point and replication: simulate, fit (best of ``n_init`` starts),
+score (risk, error, per-parameter estimates). Its record is one JSON object: the per-fit
+row plus the estimates, stored in the :mod:`alphavb.cache` result cache under a content
+hash of everything that determines it, whether the fit succeeded or failed.
+"""
+
+import inspect
+import itertools
+import os
+import time
+import traceback
+import warnings
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+
+from .._validation import bad_parameter
+from ..base import check_positive_int, check_scalar_in_range
+from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
+from ._problems import ESTIMATE_FIELDS, PROBLEMS, Problem, check_estimates
+from ._provenance import source_fingerprint, study_manifest, write_manifest
+
+LOKY_IDLE_SECONDS = 10
+RESULT_COLUMNS = ("replication", "risk", "error", "fit_seconds", "n_iter", "converged",
+                  "status", "message", "warnings")
+ESTIMATE_COLUMNS = ("replication", "parameter", *ESTIMATE_FIELDS, "status")
+# the statuses of a row: a fit that ran (ok), raised (error) or gave a non-finite risk or
+# error (non-finite); a cell not run after max_errors consecutive failures (skipped) or
+# absent from the cache when collected (missing)
+FAILED = ("error", "non-finite")
+ON_ERROR = ("record", "raise")
+DEFAULT_MAX_ERRORS = 50
+
+
+# ------------------------------------------------------------------------ seeds and grid
+
+
+def _stable_words(value):
+    """Four 32-bit words of a SHA-256 of ``value``'s JSON (stable across runs)."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(value, sort_keys=True, default=repr).encode()).digest()
+    return tuple(int.from_bytes(digest[4 * i:4 * i + 4], "little") for i in range(4))
+
+
+def _seeds(entropy, replication, data_params):
+    """Integer seeds of the data, the estimator and the risk draws of one fit."""
+    sequence = np.random.SeedSequence(entropy, spawn_key=(replication,
+                                                          *_stable_words(data_params)))
+    return [int(child.generate_state(1)[0]) for child in sequence.spawn(3)]
+
+
+def _split_grid(owner, grid, estimator, problem):
+    """Check ``grid`` and route each name to the estimator or to the problem."""
+    if not isinstance(grid, dict) or "n_samples" not in grid:
+        raise bad_parameter(owner, "grid", "a dict of lists with an 'n_samples' entry",
+                            grid, "E.g. grid={'n_samples': [100, 200, 400], "
+                            "'alpha': [0.5, 1.0]}.")
+    estimator_params = estimator.get_params(deep=False)
+    simulate_params = set(inspect.signature(problem.simulate).parameters) | set(
+        problem.settings)
+    routes = {}
+    for name, values in grid.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not len(values):
+            raise bad_parameter(owner, "grid", f"a non-empty list of values for '{name}'",
+                                values)
+        if name == "n_samples" or (name in simulate_params and name not in estimator_params):
+            routes[name] = "data"
+        elif name in estimator_params:
+            routes[name] = "estimator"
+        else:
+            raise bad_parameter(owner, "grid", "names of estimator parameters, problem "
+                                f"settings ({sorted(problem.settings)}) or 'n_samples'",
+                                name)
+    for n in grid["n_samples"]:
+        check_positive_int(owner, "grid['n_samples']", n)
+    return routes
+
+
+def _plain(value):
+    """A JSON-friendly Python scalar for numpy scalars."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _json_floats(values):
+    """Floats for JSON: a non-finite value becomes None (NaN in the frame)."""
+    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=float)]
+
+
+# ---------------------------------------------------------------------------- one cell
+
+
+def _objective(model):
+    """The fitted objective: ``elbo_`` of the estimator or of its ``vb_``."""
+    value = getattr(model, "elbo_", None)
+    if value is None:
+        value = getattr(getattr(model, "vb_", None), "elbo_", None)
+    if value is None:
+        raise ValueError(f"run_study's n_init > 1 keeps the fit with the largest elbo_, but "
+                         f"{type(model).__name__} has none; use n_init=1.")
+    return value
+
+
+@dataclass(frozen=True)
+class _Study:
+    """Everything that determines the cells of one study (picklable to the workers)."""
+
+    problem: Problem
+    estimator: object
+    routes: dict
+    entropy: int
+    n_draws: int
+    n_init: int
+    level: float
+    on_error: str
+
+    def seeds(self, point, replication):
+        data_params = {k: v for k, v in point.items() if self.routes[k] == "data"}
+        return data_params, _seeds(self.entropy, replication, data_params)
+
+
+def _warning_text(caught):
+    return "\n".join(f"{w.category.__name__}: {w.message}" for w in caught)
+
+
+def _run_cell(study, point, replication):
+    """Simulate, fit and score one cell. Returns ``(record, model, data, seeds)``; the record
+    is the cached JSON object (the row plus ``"estimates"``)."""
+    problem = study.problem
+    data_params, (data_seed, fit_seed, risk_seed) = study.seeds(point, replication)
+    record = {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
+              "risk": None, "error": None, "fit_seconds": None, "n_iter": None,
+              "converged": None, "status": "ok", "message": "", "warnings": "",
+              "estimates": None}
+    model, data = None, None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            settings = {**problem.settings,
+                        **{k: v for k, v in data_params.items() if k != "n_samples"}}
+            X, y, truth = problem.simulate(point["n_samples"], data_seed, **settings)
+            data = (X, y, truth)
+            params = {k: v for k, v in point.items() if study.routes[k] == "estimator"}
+            has_seed = "random_state" in study.estimator.get_params(deep=False)
+            start = time.perf_counter()
+            for start_index in range(study.n_init):
+                candidate = clone(study.estimator).set_params(**params)
+                if has_seed:
+                    candidate.set_params(random_state=(fit_seed + start_index) % 2**32)
+                candidate.fit(X) if y is None else candidate.fit(X, y)
+                if model is None or _objective(candidate) > _objective(model):
+                    model = candidate
+            record["fit_seconds"] = time.perf_counter() - start
+            n_iter = getattr(model, "n_iter_", None)
+            converged = getattr(getattr(model, "vb_", model), "converged_", None)
+            record["n_iter"] = None if n_iter is None else int(n_iter)
+            record["converged"] = None if converged is None else bool(converged)
+            risk = float(problem.risk(model, X, truth, study.n_draws, risk_seed))
+            error = float(problem.error(model, truth))
+            record["risk"], record["error"] = _json_floats([risk, error])
+            if problem.estimates is not None:
+                names, arrays = check_estimates(problem,
+                                                problem.estimates(model, truth, study.level))
+                record["estimates"] = {"parameter": names,
+                                       **{k: _json_floats(v) for k, v in arrays.items()}}
+            if not (np.isfinite(risk) and np.isfinite(error)):
+                if study.on_error == "raise":
+                    raise FloatingPointError(
+                        f"run_study: the fit at {point}, replication {replication} gave risk "
+                        f"{risk} and error {error}; a study row must be finite (check the "
+                        "estimator's settings at this point).")
+                record["status"] = "non-finite"
+                record["message"] = f"risk {risk}, error {error}"
+        except Exception as failure:
+            if study.on_error == "raise":
+                raise
+            record["status"] = "error"
+            where = traceback.extract_tb(failure.__traceback__)[-1]
+            record["message"] = (f"{type(failure).__name__}: {failure} (at {where.name}, "
+                                 f"{os.path.basename(where.filename)}:{where.lineno})")
+    record["warnings"] = _warning_text(caught)
+    return record, model, data, {"data": data_seed, "fit": fit_seed, "risk": risk_seed}
+
+
+def _fit_one(study, point, replication, store):
+    """A worker's task: run the cell and write its record to the cache (atomically, as soon
+    as it exists: a killed run leaves no half-written row)."""
+    record = _run_cell(study, point, replication)[0]
+    if store is not None:
+        cache, key = store
+        cache.store(key, record)
+    return record
+
+
+def _optional(check):
+    return lambda value: value is None or check(value)
+
+
+def _record_check(point, replication):
+    """The validation of a cached record of ``point`` and ``replication``."""
+    def estimates_ok(value):
+        if value is None:
+            return True
+        return (isinstance(value, dict) and set(value) == {"parameter", *ESTIMATE_FIELDS}
+                and len({len(v) for v in value.values()}) == 1
+                and all(v is None or finite_number(v)
+                        for name in ESTIMATE_FIELDS for v in value[name]))
+
+    checks = {**{name: _plain(value) for name, value in point.items()},
+              "replication": replication, "status": lambda v: v in ("ok", *FAILED),
+              "risk": _optional(non_negative_number), "error": _optional(non_negative_number),
+              "fit_seconds": _optional(non_negative_number),
+              "n_iter": lambda v: v is None or (isinstance(v, int) and v >= 0),
+              "converged": lambda v: v is None or isinstance(v, bool),
+              "message": lambda v: isinstance(v, str), "warnings": lambda v: isinstance(v, str),
+              "estimates": estimates_ok}
+
+    def check(record):
+        require(record, checks)
+        if record["status"] == "ok" and (record["risk"] is None or record["error"] is None):
+            raise ValueError("it is marked ok without a risk and an error")
+
+    return check
+
+
+# ----------------------------------------------------------------------- the whole study
+
+
+def _resolve_problem(owner, problem):
+    if isinstance(problem, str):
+        if problem not in PROBLEMS:
+            raise bad_parameter(owner, "problem", f"a Problem or one of {sorted(PROBLEMS)}",
+                                problem)
+        return PROBLEMS[problem]()
+    if not isinstance(problem, Problem):
+        raise bad_parameter(owner, "problem", "a Problem or the name of one",
+                            type(problem).__name__)
+    return problem
+
+
+def _check_shard(shard):
+    """``(k, K)`` with ``0 <= k < K``; None reads Slurm's array variables (else (0, 1))."""
+    if shard is None:
+        task, count = os.environ.get("SLURM_ARRAY_TASK_ID"), os.environ.get(
+            "SLURM_ARRAY_TASK_COUNT")
+        if task is None or count is None:
+            return 0, 1
+        first = int(os.environ.get("SLURM_ARRAY_TASK_MIN", "0"))
+        shard = (int(task) - first, int(count))
+        source = (f" (from SLURM_ARRAY_TASK_ID={task}, SLURM_ARRAY_TASK_MIN={first}, "
+                  f"SLURM_ARRAY_TASK_COUNT={count}; run the array as --array=0-{count}"
+                  f" with contiguous task ids)")
+    else:
+        source = ""
+    if (not isinstance(shard, (tuple, list)) or len(shard) != 2
+            or any(isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer))
+                   for v in shard) or not 0 <= shard[0] < shard[1]):
+        raise bad_parameter("run_study", "shard", "a pair (k, K) of ints with 0 <= k < K",
+                            shard, f"Shard k of K runs every K-th cell.{source}")
+    return int(shard[0]), int(shard[1])
+
+
+def _first_stop(records, max_errors):
+    """The replication after which a grid point stops: the last of the first
+    ``max_errors`` consecutive failures (None if there is no such run). ``records`` is the
+    point's list in replication order; an unknown record (None) ends a run."""
+    if max_errors is None:
+        return None
+    run = 0
+    for replication, record in enumerate(records):
+        run = run + 1 if record is not None and record["status"] in FAILED else 0
+        if run >= max_errors:
+            return replication
+    return None
+
+
+def _skipped_record(point, replication, stop, max_errors):
+    return {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
+            "risk": None, "error": None, "fit_seconds": None, "n_iter": None,
+            "converged": None, "status": "skipped",
+            "message": f"not run: replications {stop - max_errors + 1} to {stop} failed in a "
+                       f"row (max_errors={max_errors})", "warnings": "", "estimates": None}
+
+
+def _missing_record(point, replication):
+    return {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
+            "risk": None, "error": None, "fit_seconds": None, "n_iter": None,
+            "converged": None, "status": "missing", "message": "not in cache_dir",
+            "warnings": "", "estimates": None}
+
+
+def _check_study(owner, problem, estimator, grid, n_replications, random_state, n_draws,
+                 n_init, level, on_error, max_errors):
+    problem = _resolve_problem(owner, problem)
+    n_replications = check_positive_int(owner, "n_replications", n_replications)
+    n_draws = check_positive_int(owner, "n_draws", n_draws)
+    n_init = check_positive_int(owner, "n_init", n_init)
+    level = check_scalar_in_range(owner, "level", level, 0.0, 1.0, low_open=True,
+                                  high_open=True)
+    if on_error not in ON_ERROR:
+        raise bad_parameter(owner, "on_error", f"one of {list(ON_ERROR)}", on_error)
+    if max_errors is not None:
+        max_errors = check_positive_int(owner, "max_errors", max_errors)
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state,
+                                                                    (int, np.integer)):
+        raise bad_parameter(owner, "random_state", "an int (the seed of the study)",
+                            random_state, "A fixed seed makes the study reproducible and "
+                            "its cache reusable.")
+    routes = _split_grid(owner, grid, estimator, problem)
+    study = _Study(problem, estimator, routes, int(random_state), n_draws, n_init, level,
+                   on_error)
+    names = list(grid)
+    points = [dict(zip(names, values)) for values in itertools.product(*grid.values())]
+    jobs = [(p, point, r) for p, point in enumerate(points) for r in range(n_replications)]
+    from .. import __version__
+
+    base_key = {"problem": problem.name, "settings": problem.settings,
+                "source": source_fingerprint(problem), "alphavb": __version__,
+                "estimator": estimator, "seed": int(random_state), "n_draws": n_draws,
+                "n_init": n_init, "level": level}
+    arguments = {"grid": grid, "estimator": estimator, "n_replications": n_replications,
+                 "random_state": int(random_state), "n_draws": n_draws, "n_init": n_init,
+                 "level": level, "on_error": on_error, "max_errors": max_errors}
+    return study, names, points, jobs, base_key, arguments, max_errors
+
+
+def _key(base_key, point, replication):
+    return cache_key({**base_key, "point": point, "replication": replication})
+
+
+def _load(cache, base_key, jobs, indices, on_error):
+    records = {}
+    for index in indices:
+        _, point, r = jobs[index]
+        record = cache.load(_key(base_key, point, r), validate=_record_check(point, r))
+        if record is not None and on_error == "raise" and record["status"] in FAILED:
+            raise RuntimeError(f"run_study: the cached fit at {point}, replication {r} failed "
+                               f"({record['status']}: {record['message']}); on_error='raise' "
+                               "stops at it. Fix the cause (which changes the cache key) or "
+                               "use on_error='record'.")
+        records[index] = record
+    return records
+
+
+def _execute(study, jobs, records, pending, cache, base_key, max_errors, n_jobs, backend,
+             progress):
+    """Fit the ``pending`` job indices in waves of ``max_errors`` replications per grid point
+    (one wave without ``max_errors``), dropping the rest of a point once it has failed
+    ``max_errors`` times in a row."""
+    from joblib import Parallel, delayed, parallel_config
+    from tqdm.auto import tqdm
+
+    by_point = {}
+    for index in pending:
+        by_point.setdefault(jobs[index][0], []).append(index)
+    n_replications = max(r for _, _, r in jobs) + 1
+    width = n_replications if max_errors is None else max_errors
+    # parallel_config (unlike Parallel's backend argument) registers joblib's dask backend;
+    # loky workers do not watch their parent: after a kill -9 of this process they would
+    # idle for loky's default 300 s; with a 10 s idle timeout they exit soon after their fit
+    config = (parallel_config(backend=backend) if backend is not None
+              else parallel_config(backend="loky", idle_worker_timeout=LOKY_IDLE_SECONDS)
+              if n_jobs != 1 else nullcontext())
+    bar = tqdm(total=len(pending), disable=not (progress and pending),
+               desc=f"{study.problem.name} study")
+    with config, Parallel(n_jobs=n_jobs, return_as="generator") as parallel:
+        for wave in range(0, n_replications, width):
+            batch = []
+            for p, indices in by_point.items():
+                point_records = [records.get(i) for i in range(p * n_replications,
+                                                               (p + 1) * n_replications)]
+                if _first_stop(point_records, max_errors) is not None:
+                    continue
+                batch += [i for i in indices if wave <= jobs[i][2] < wave + width]
+            if not batch:
+                continue
+            tasks = (delayed(_fit_one)(study, jobs[i][1], jobs[i][2],
+                                       None if cache is None
+                                       else (cache, _key(base_key, jobs[i][1], jobs[i][2])))
+                     for i in batch)
+            # the results first: zip then exhausts the generator (joblib does not warn
+            # about cancelled tasks)
+            for record, index in zip(parallel(tasks), batch):
+                records[index] = record
+                bar.update()
+    bar.close()
+
+
+def _assemble(names, points, jobs, indices, records, max_errors, n_replications):
+    """The per-fit frame and the long estimates frame of the job ``indices``; records of a
+    point after its first ``max_errors`` consecutive failures are marked skipped."""
+    import pandas as pd
+
+    final = {}
+    for p, point in enumerate(points):
+        point_records = [records.get(i) for i in range(p * n_replications,
+                                                       (p + 1) * n_replications)]
+        stop = _first_stop(point_records, max_errors)
+        for r, record in enumerate(point_records):
+            index = p * n_replications + r
+            if index not in records:
+                continue
+            if stop is not None and r > stop:
+                record = _skipped_record(point, r, stop, max_errors)
+            elif record is None:
+                record = _missing_record(point, r)
+            final[index] = record
+    rows = [{k: v for k, v in final[i].items() if k != "estimates"} for i in indices]
+    fits = pd.DataFrame(rows, columns=[*names, *RESULT_COLUMNS])
+    for column in ("risk", "error", "fit_seconds"):
+        fits[column] = fits[column].astype(float)
+    # a fit without estimates (failed, skipped, missing) still has its rows, with NaN, for
+    # the parameters its grid point's successful fits have
+    point_names = {}
+    for i in indices:
+        estimates = final[i]["estimates"]
+        if estimates is not None:
+            point_names.setdefault(jobs[i][0], estimates["parameter"])
+    long_rows = []
+    for i in indices:
+        record, (p, point, r) = final[i], jobs[i]
+        estimates = record["estimates"]
+        keys = {**{k: _plain(v) for k, v in point.items()}, "replication": r}
+        if estimates is None:
+            long_rows += [{**keys, "parameter": name, "status": record["status"]}
+                          for name in point_names.get(p, [])]
+            continue
+        for j, name in enumerate(estimates["parameter"]):
+            long_rows.append({**keys, "parameter": name,
+                              **{f: estimates[f][j] for f in ESTIMATE_FIELDS},
+                              "status": record["status"]})
+    long = pd.DataFrame(long_rows, columns=[*names, *ESTIMATE_COLUMNS])
+    for column in ESTIMATE_FIELDS:
+        long[column] = long[column].astype(float)
+    return fits, long
+
+
+def _frames(owner, problem, estimator, grid, n_replications, random_state, n_draws, n_init,
+            level, on_error, max_errors, cache_dir, shard, fit, n_jobs=1, backend=None,
+            progress=False):
+    """The work of :func:`run_study` (``fit=True``) and :func:`collect_study`."""
+    study, names, points, jobs, base_key, arguments, max_errors = _check_study(
+        owner, problem, estimator, grid, n_replications, random_state, n_draws, n_init,
+        level, on_error, max_errors)
+    k, n_shards = _check_shard(shard) if fit else (0, 1)
+    cache = None if cache_dir is None else ResultCache(cache_dir)
+    if cache is None and n_shards > 1:
+        raise bad_parameter(owner, "cache_dir", "a folder shared by the shards", None,
+                            f"Shard {k} of {n_shards} keeps its rows only in cache_dir; "
+                            "collect_study(cache_dir, ...) assembles them.")
+    if cache is not None and fit:
+        cache.check_writable("cache_dir")
+    mine = [i for i in range(len(jobs)) if i % n_shards == k]
+    records = {} if cache is None else _load(cache, base_key, jobs, mine, on_error)
+    pending = [i for i in mine if records.get(i) is None] if fit else []
+    if pending:
+        _execute(study, jobs, records, pending, cache, base_key, max_errors, n_jobs, backend,
+                 progress)
+    records = {i: records.get(i) for i in mine}
+    fits, long = _assemble(names, points, jobs, mine, records, max_errors, n_replications)
+    manifest = study_manifest(study.problem, {**arguments, "shard": [k, n_shards]})
+    if cache is not None and pending:  # it describes the run that fitted rows
+        write_manifest(cache.folder, manifest)
+    for frame in (fits, long):
+        frame.attrs.update({"problem": study.problem.name,
+                            "settings": dict(study.problem.settings),
+                            "random_state": int(random_state), "manifest": manifest})
+    return fits, long
+
+
+def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_jobs=1,
+              backend=None, cache_dir=None, n_draws=200, n_init=1, progress=True, *,
+              level=0.95, on_error="record", max_errors=DEFAULT_MAX_ERRORS, shard=None,
+              return_estimates=False):
+    """Fit ``estimator`` to ``problem`` at every grid point and replication; one row per fit.
+
+    Parameters
+    ----------
+    problem : Problem or str
+        A :class:`Problem`, or the name of one of the paper's problems in :data:`PROBLEMS`
+        (with its default settings): ``"linear_regression"``, ``"spike_slab"``,
+        ``"logistic_regression"``, ``"gaussian_mixture"`` or ``"lda"``.
+    estimator : estimator
+        An unfitted alphavb estimator; it is cloned for every fit.
+    grid : dict of str to list
+        Values to cross. ``"n_samples"`` is required; every other name is an estimator
+        parameter (e.g. ``"alpha"``) or a setting of the problem (e.g. ``"n_features"``).
+    n_replications : int, default=10
+    random_state : int, default=0
+        Entropy of the ``SeedSequence`` all the seeds derive from (see the module notes).
+    n_jobs : int, default=1
+        Parallel fits through joblib (-1: all cores). The results do not depend on it.
+    backend : str or None, default=None
+        joblib backend: None (loky processes), ``"threading"``, or ``"dask"`` to run on the
+        ``dask.distributed.Client`` the caller has created (needs ``distributed``).
+    cache_dir : str, Path or None, default=None
+        Folder of cached rows; rows already there are read instead of refitted. A
+        ``manifest.json`` there describes the last run that fitted rows (see Returns).
+    n_draws : int, default=200
+        Draws from ``q`` for the risk.
+    n_init : int, default=1
+        Fits per data set, from independent seeds; the one with the largest ``elbo_`` is
+        kept (for estimators without their own restarts, e.g. ``AlphaLDA``).
+    progress : bool, default=True
+        Show a tqdm progress bar of the fits.
+    level : float in (0, 1), default=0.95
+        Mass of the credible intervals of the problem's ``estimates``.
+    on_error : {"record", "raise"}, default="record"
+        ``"record"``: a fit that raises, or whose risk or error is not finite, becomes a row
+        with ``status`` ``"error"`` or ``"non-finite"`` and the ``message`` (cached like
+        any row: its seeds are fixed, so it would fail again); ``"raise"``: the exception
+        (``FloatingPointError`` for a non-finite result) stops the study.
+    max_errors : int or None, default=50
+        A grid point stops after this many consecutive failed replications; its later
+        replications are rows with ``status="skipped"``. Failed replications are never
+        redrawn (that would bias coverage). None: never stop.
+    shard : (int, int) or None, default=None
+        ``(k, K)``: run only the k-th of K disjoint parts of the grid x replications (every
+        K-th cell, so each part has about the same number of fits at every grid point),
+        into a ``cache_dir`` the parts share; :func:`collect_study` assembles them. None:
+        ``(SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_COUNT)`` inside a
+        Slurm array job, else the whole study. With K > 1, ``max_errors`` counts only the
+        failures a part can see; :func:`collect_study` applies it to the whole.
+    return_estimates : bool, default=False
+        Also return the long frame of per-parameter estimates.
+
+    Returns
+    -------
+    fits : pandas.DataFrame
+        One row per fit, in grid order then replication: the grid values, ``replication``,
+        ``risk`` (variational Bayes risk), ``error`` (of the point estimate), ``fit_seconds``
+        (all ``n_init`` fits), ``n_iter`` and ``converged`` (of the kept fit; None for an
+        estimator without ``n_iter_`` or ``converged_``), ``status`` (``"ok"``, ``"error"``,
+        ``"non-finite"``, ``"skipped"``), ``message`` (why it failed) and ``warnings`` (the
+        text of every warning raised while simulating, fitting and scoring it,
+        ``ConvergenceWarning`` included, one per line). ``fits.attrs["manifest"]`` records
+        the versions of Python, numpy, scipy, numba, scikit-learn, pandas and alphavb, the
+        platform, thread counts (numba, BLAS, the environment), the problem's functions
+        with SHA-256 of their source, and the study's arguments.
+    estimates : pandas.DataFrame
+        With ``return_estimates=True``: one row per fit and parameter, the grid values,
+        ``replication``, ``parameter``, ``estimate`` (posterior mean), ``se`` (posterior
+        sd), ``lower``, ``upper`` (the estimator's credible interval at ``level``),
+        ``true`` and the fit's ``status`` (NaN values for fits that did not succeed), the
+        input of :func:`summarise_study`.
+
+    Notes
+    -----
+    The cache key of a row holds, besides every argument that determines it, alphavb's
+    version and a SHA-256 of the source of the problem's ``simulate``, ``risk``,
+    ``error`` and ``estimates`` (not of the functions they call), so editing those
+    functions or upgrading alphavb invalidates the rows.
+
+    Examples
+    --------
+    >>> from alphavb import AlphaLinearRegression
+    >>> from alphavb.simulation import run_study, fit_rate
+    >>> df = run_study("linear_regression", AlphaLinearRegression(),
+    ...                {"n_samples": [100, 400, 1600], "alpha": [0.5, 1.0]},
+    ...                n_replications=3, progress=False)
+    >>> df.shape
+    (18, 11)
+    >>> rates = fit_rate(df, complexity=5)
+    >>> bool(rates["slope"].between(-1.3, -0.7).all())
+    True
+    """
+    fits, long = _frames("run_study", problem, estimator, grid, n_replications, random_state,
+                         n_draws, n_init, level, on_error, max_errors, cache_dir, shard,
+                         fit=True, n_jobs=n_jobs, backend=backend, progress=progress)
+    return (fits, long) if return_estimates else fits
+
+
+def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random_state=0,
+                  n_draws=200, n_init=1, *, level=0.95, max_errors=DEFAULT_MAX_ERRORS,
+                  return_estimates=False):
+    """Assemble a study from the rows its shards wrote to ``cache_dir``, fitting nothing.
+
+    Takes the arguments the shards were run with (those that determine the rows; see
+    :func:`run_study`). A cell whose row is not in ``cache_dir`` is a row with ``status``
+    ``"missing"``; a ``UserWarning`` says how many are missing and how many failed, and
+    ``fits.attrs["missing"]`` lists the missing cells (grid values and replication).
+    Re-running :func:`run_study` without ``shard`` fits the missing cells instead.
+
+    Returns
+    -------
+    fits or (fits, estimates) : pandas.DataFrame
+        As :func:`run_study` returns them.
+    """
+    fits, long = _frames("collect_study", problem, estimator, grid, n_replications,
+                         random_state, n_draws, n_init, level, "record", max_errors, cache_dir,
+                         None, fit=False)
+    missing = fits[fits["status"] == "missing"]
+    failed = int(fits["status"].isin(FAILED).sum())
+    fits.attrs["missing"] = missing.drop(columns=list(RESULT_COLUMNS[1:])).to_dict("records")
+    if len(missing) or failed:
+        first = ", ".join(str(cell) for cell in fits.attrs["missing"][:3])
+        warnings.warn(f"collect_study: {len(missing)} of {len(fits)} rows are missing from "
+                      f"{cache_dir}{' (' + first + ', ...)' if len(missing) else ''} and "
+                      f"{failed} failed (status 'error' or 'non-finite'); run the missing "
+                      "shards, or run_study without shard to fit them.", UserWarning,
+                      stacklevel=2)
+    return (fits, long) if return_estimates else fits
+
+
+@dataclass(frozen=True)
+class StudyCell:
+    """One cell of a study, replayed: ``seeds`` (``"data"``, ``"fit"``, ``"risk"``), the
+    data ``X``, ``y`` and ``truth`` exactly as :func:`run_study` simulated them, the kept
+    fitted ``model``, the study's ``row`` of it and its ``estimates`` rows."""
+
+    seeds: dict
+    X: object
+    y: object
+    truth: dict
+    model: object
+    row: dict
+    estimates: object
+
+
+def study_cell(problem, estimator, point, replication, random_state=0, n_draws=200, n_init=1,
+               *, level=0.95):
+    """Replay one cell of a study (batchtools' ``testJob``, SimDesign's ``load_seed``).
+
+    Parameters
+    ----------
+    problem, estimator, random_state, n_draws, n_init, level
+        As passed to :func:`run_study`.
+    point : dict
+        The cell's grid values, e.g. ``{"n_samples": 200, "alpha": 0.5}`` (one value per
+        grid name of the study).
+    replication : int
+
+    Returns
+    -------
+    StudyCell
+        Its ``row`` equals the study's row of this cell (``fit_seconds`` aside); a fit that
+        raises raises here, so it can be debugged.
+    """
+    if not isinstance(point, dict):
+        raise bad_parameter("study_cell", "point", "a dict of grid values", point,
+                            "E.g. point={'n_samples': 200, 'alpha': 0.5}.")
+    if isinstance(replication, (bool, np.bool_)) or not isinstance(
+            replication, (int, np.integer)) or replication < 0:
+        raise bad_parameter("study_cell", "replication", "an int >= 0", replication)
+    grid = {name: [value] for name, value in point.items()}
+    study, names, points, jobs, *_ = _check_study(
+        "study_cell", problem, estimator, grid, int(replication) + 1, random_state, n_draws,
+        n_init, level, "raise", None)
+    record, model, (X, y, truth), seeds = _run_cell(study, points[0], int(replication))
+    index = len(jobs) - 1
+    _, long = _assemble(names, points, jobs, [index], {index: record}, None,
+                        int(replication) + 1)
+    return StudyCell(seeds, X, y, truth, model,
+                     {k: v for k, v in record.items() if k != "estimates"}, long)
