@@ -7,6 +7,8 @@ One module per paper, one place for outputs, one registry:
   Figure 2 (``gmm``), Table 1 (``lda``);
 * :mod:`~alphavb.reproduce.rates`: their risk rates (Cor. 4.1-4.5, D.1) as simulation studies
   (``*-rate``);
+* :mod:`~alphavb.reproduce.coverage`: the frequentist coverage of alpha-VB's credible
+  intervals, a simulation study with Monte Carlo errors (``coverage``);
 * :mod:`~alphavb.reproduce.bbalpha`: Hernández-Lobato et al. (2016), BNNs on UCI
   (``bbalpha-uci``), classification (``bbalpha-classification``), Figure 2
   (``bbalpha-modes``);
@@ -24,6 +26,7 @@ help; the command line reads both.
 
 from .aadm import reproduce_aadm_ablation, reproduce_aadm_toy, reproduce_aadm_uci
 from .alpha_vb import reproduce_gmm, reproduce_hdr, reproduce_lda
+from .coverage import reproduce_coverage
 from .bbalpha import (
     reproduce_bbalpha_classification,
     reproduce_bbalpha_modes,
@@ -38,7 +41,7 @@ TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
            "bbalpha-modes": reproduce_bbalpha_modes, "leukemia": reproduce_leukemia,
            "aadm-toy": reproduce_aadm_toy,
            "aadm-uci": reproduce_aadm_uci, "aadm-ablation": reproduce_aadm_ablation,
-           **RATE_TARGETS}
+           **RATE_TARGETS, "coverage": reproduce_coverage}
 
 TARGET_HELP = {
     "hdr": "sparse regression, the paper's Figure 1",
@@ -60,10 +63,12 @@ TARGET_HELP = {
     "lda-rate": "risk rate of LDA in the document length (Cor. 4.5)",
     "logistic-rate": "risk rate of Gaussian and mixture alpha-VB for logistic regression "
                      "(Cor. 4.3, D.1)",
+    "coverage": "frequentist coverage, width and relerror of 95% credible intervals against n "
+                "(linear, misspecified linear, spike-and-slab, logistic, mixture means)",
 }
 
 __all__ = ["RATE_STUDIES", "TARGETS", "TARGET_HELP", "reproduce_aadm_ablation",
            "reproduce_aadm_toy", "reproduce_aadm_uci", "reproduce_bbalpha_classification",
            "reproduce_bbalpha_modes", "reproduce_bbalpha_uci",
-           "reproduce_gmm", "reproduce_hdr", "reproduce_lda", "reproduce_leukemia",
+           "reproduce_coverage", "reproduce_gmm", "reproduce_hdr", "reproduce_lda", "reproduce_leukemia",
            "reproduce_rate"]
