@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from alphavb import AlphaLDA, AlphaLinearRegression
-from alphavb.simulation import _runner
 from alphavb.simulation import (
+    _runner,
     bound_slope,
     fit_rate,
     lda_problem,

@@ -26,12 +26,12 @@ help; the command line reads both.
 
 from .aadm import reproduce_aadm_ablation, reproduce_aadm_toy, reproduce_aadm_uci
 from .alpha_vb import reproduce_gmm, reproduce_hdr, reproduce_lda
-from .coverage import reproduce_coverage
 from .bbalpha import (
     reproduce_bbalpha_classification,
     reproduce_bbalpha_modes,
     reproduce_bbalpha_uci,
 )
+from .coverage import reproduce_coverage
 from .rates import RATE_STUDIES, RATE_TARGETS, reproduce_rate
 from .varbvs import reproduce_leukemia
 

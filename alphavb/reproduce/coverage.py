@@ -173,7 +173,7 @@ def reproduce_coverage(out_dir=None, random_state=0, quick=False, n_jobs=1):
     for model in MODELS:
         grid = {"n_samples": model.quick_n_samples if quick else model.n_samples,
                 "alpha": alphas}
-        fits, estimates = run_study(
+        _, estimates = run_study(
             model.make_problem(), model.make_estimator(), grid,
             n_replications=model.quick_replications if quick else model.n_replications,
             random_state=random_state, n_jobs=n_jobs, cache_dir=out_dir / "cache" / model.key,
@@ -231,8 +231,8 @@ def _plot(plt, rows, alphas, figure, stamp):
 def _markdown(rows):
     largest = rows[rows["n_samples"] == rows.groupby("model")["n_samples"].transform("max")]
     lines = ["# Coverage of alpha-VB's 95% credible intervals at the largest n", "",
-             "Mean over the set's parameters +- the mean of their Monte Carlo SEs. relerror: "
-             "100 (model SE / empirical SE - 1).", "",
+             ("Mean over the set's parameters +- the mean of their Monte Carlo SEs. "
+              "relerror: 100 (model SE / empirical SE - 1)."), "",
              "| model | parameters | n | alpha | replications | coverage | width | relerror (%) |",
              "|---|---|---|---|---|---|---|---|"]
     titles = {model.key: model.title for model in MODELS}

@@ -592,6 +592,9 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
     fits or (fits, estimates) : pandas.DataFrame
         As :func:`run_study` returns them.
     """
+    if cache_dir is None:
+        raise bad_parameter("collect_study", "cache_dir", "the folder the shards wrote to",
+                            None)
     fits, long = _frames("collect_study", problem, estimator, grid, n_replications,
                          random_state, n_draws, n_init, level, "record", max_errors, cache_dir,
                          None, fit=False)
