@@ -31,6 +31,7 @@ from alphavb.simulation import (
     study_cell,
     summarise_study,
 )
+from tests.test_simulation import _Counter, _nan_risk
 
 GRID = {"n_samples": [40, 80], "alpha": [0.5, 1.0]}
 OPTIONS = {"n_replications": 3, "random_state": 5, "progress": False, "n_draws": 20}
@@ -42,18 +43,6 @@ def _problem():
 
 def _without_times(frame):
     return frame.drop(columns="fit_seconds").reset_index(drop=True)
-
-
-class _Counter:
-    def __init__(self, monkeypatch):
-        self.calls = 0
-        original = _runner._fit_one
-
-        def counted(*args):
-            self.calls += 1
-            return original(*args)
-
-        monkeypatch.setattr(_runner, "_fit_one", counted)
 
 
 # ------------------------------------------------------------------ per-parameter rows
@@ -234,8 +223,6 @@ def test_max_errors_ends_a_grid_point_after_consecutive_failures(monkeypatch):
 
 
 def test_a_non_finite_risk_is_a_row(tmp_path):
-    from tests.test_simulation import _nan_risk
-
     fits = run_study(_broken(_nan_risk), AlphaLinearRegression(), {"n_samples": [30]},
                      n_replications=2, progress=False, cache_dir=tmp_path)
     assert (fits.status == "non-finite").all() and fits["risk"].isna().all()

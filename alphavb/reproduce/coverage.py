@@ -35,11 +35,8 @@ and ``coverage.md`` (the table at the largest n). Fits are cached in ``OUT_DIR/c
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..blackbox import AlphaLogisticRegression
 from ..linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
-from ..mixture import AlphaGaussianMixture
 from ..simulation import (
     gaussian_mixture_problem,
     linear_regression_problem,
@@ -49,6 +46,7 @@ from ..simulation import (
     summarise_study,
 )
 from ._output import FEW_REPLICATIONS_STAMP, _prepare_output, _save_figure, _write_csv
+from .rates import paper_gmm_estimator
 
 ALPHAS = (0.5, 0.8, 1.0)
 QUICK_ALPHAS = (0.5, 1.0)
@@ -93,12 +91,6 @@ class CoverageModel:
     sets: tuple
 
 
-def _mixture_estimator():
-    # the rate study's model: known weights 1/3 and covariance I, means N(0, I / b0) a priori
-    return AlphaGaussianMixture(3, covariance_type="fixed", fixed_weights=np.full(3, 1 / 3),
-                                mean_prior=np.zeros(2), n_init=3)
-
-
 REGRESSION_N = (50, 100, 200, 400, 800)
 MODELS = (
     CoverageModel("linear", "linear regression, correct model (d = 3)",
@@ -117,7 +109,7 @@ MODELS = (
                   lambda: logistic_regression_problem(n_features=3), AlphaLogisticRegression,
                   REGRESSION_N, (100, 400), 500, 10, (("all coefficients", _all),)),
     CoverageModel("mixture", "Gaussian mixture means (K = 3, d = 2)",
-                  lambda: gaussian_mixture_problem(3, 2, means_seed=0), _mixture_estimator,
+                  lambda: gaussian_mixture_problem(3, 2, means_seed=0), paper_gmm_estimator,
                   (100, 200, 400, 800, 1600), (100, 400), 500, 10,
                   (("component means", _all),)),
 )

@@ -68,7 +68,7 @@ class RateStudy:
         return theoretical_rate(n, self.complexity, self.dimension)
 
 
-def _gmm_estimator():
+def paper_gmm_estimator():
     # the paper's model: known weights and covariance I, means N(0, 50 I) a priori. Three
     # starts: with one, 1 of the 180 data sets (n = 3,200) ended with two components merged
     return AlphaGaussianMixture(3, covariance_type="fixed", fixed_weights=np.full(3, 1 / 3),
@@ -86,7 +86,7 @@ RATE_STUDIES = {
         (100, 200, 400, 800, 1600), (100, 400, 1600), 30, 6, 4, 200, "s log(d n) / n"),
     "gmm-rate": RateStudy(
         "Gaussian mixture, K = 3 in d = 2", "Cor. 4.4",
-        lambda: gaussian_mixture_problem(3, 2), _gmm_estimator,
+        lambda: gaussian_mixture_problem(3, 2), paper_gmm_estimator,
         (100, 200, 400, 800, 1600, 3200), (100, 400, 1600), 30, 4, 6, 2, "d K log(d n) / n",
         n_draws=100),
     "lda-rate": RateStudy(
