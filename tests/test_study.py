@@ -357,8 +357,9 @@ def test_study_cell_is_the_studys_cell():
         warnings.simplefilter("error")
         model = AlphaLinearRegression(alpha=1.0, random_state=fit_seed).fit(X, y)
     np.testing.assert_array_equal(model.coef_, cell.model.coef_)
-    with pytest.raises(ValueError, match="'point'"):
-        study_cell(_problem(), AlphaLinearRegression(), [80], 0)
+    for bad in ([80], {"alpha": 1.0}):
+        with pytest.raises(ValueError, match="'point'"):
+            study_cell(_problem(), AlphaLinearRegression(), bad, 0)
     with pytest.raises(ValueError, match="'replication'"):
         study_cell(_problem(), AlphaLinearRegression(), point, -1)
 

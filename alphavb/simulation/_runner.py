@@ -645,9 +645,9 @@ def study_cell(problem, estimator, point, replication, random_state=0, n_draws=2
         Its ``row`` equals the study's row of this cell (``fit_seconds`` aside); a fit that
         raises raises here, so it can be debugged.
     """
-    if not isinstance(point, dict):
-        raise bad_parameter("study_cell", "point", "a dict of grid values", point,
-                            "E.g. point={'n_samples': 200, 'alpha': 0.5}.")
+    if not isinstance(point, dict) or "n_samples" not in point:
+        raise bad_parameter("study_cell", "point", "a dict of grid values with 'n_samples'",
+                            point, "E.g. point={'n_samples': 200, 'alpha': 0.5}.")
     if isinstance(replication, (bool, np.bool_)) or not isinstance(
             replication, (int, np.integer)) or replication < 0:
         raise bad_parameter("study_cell", "replication", "an int >= 0", replication)
