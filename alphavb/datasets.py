@@ -119,6 +119,50 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
     return X, labels, means
 
 
+def make_wrong_model_regression(n_samples=100, n_features=50, wrong=True, random_state=None,
+                                return_coef=False):
+    """Grünwald & van Ommen's (2017, Bayesian Analysis 12, Sec. 5.1) wrong-model regression.
+
+    Rows ``x = (1, x_1, ..., x_p)`` with ``x_j ~ N(0, 1)`` and ``beta* = (0, 0.1, 0.1, 0.1,
+    0.1, 0, ..., 0)`` (the first entry multiplies the constant). The correct model: ``y = x'
+    beta* + N(0, 1/40)``. The wrong one (``wrong=True``): with probability 1/2 a row is the
+    "easy point" ``x = 0`` (the constant included), ``y = 0``; otherwise it is drawn from the
+    model with noise variance 1/20, so that the best homoscedastic fit has variance 1/40.
+    Fit without an intercept (the constant is a column).
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+    wrong : bool, default=True
+    random_state : int, RandomState or None
+    return_coef : bool, default=False
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features + 1)
+    y : ndarray of shape (n_samples,)
+    coef : ndarray of shape (n_features + 1,), only with ``return_coef``
+    """
+    owner = "make_wrong_model_regression"
+    n_samples = check_positive_int(owner, "n_samples", n_samples)
+    n_features = check_positive_int(owner, "n_features", n_features)
+    if n_features < 4:
+        raise bad_parameter(owner, "n_features", "an int >= 4 (four coefficients are 0.1)",
+                            n_features)
+    rng = check_random_state(random_state)
+    coef = np.zeros(n_features + 1)
+    coef[1:5] = 0.1
+    X = np.column_stack([np.ones(n_samples), rng.standard_normal((n_samples, n_features))])
+    noise = rng.standard_normal(n_samples)
+    if wrong:
+        easy = rng.random_sample(n_samples) < 0.5
+        y = np.where(easy, 0.0, X @ coef + np.sqrt(1 / 20) * noise)
+        X[easy] = 0.0
+    else:
+        y = X @ coef + np.sqrt(1 / 40) * noise
+    return (X, y, coef) if return_coef else (X, y)
+
+
 def make_heteroscedastic(n_samples=1000, random_state=None):
     """The heteroscedastic toy problem of the AADM paper (Rodríguez-Santana & Hernández-Lobato
     2022, Sec. 5.1): ``x ~ U[-4, 4]``, ``y = 7 sin(x) + 3 |cos(x / 2)| eps``, ``eps ~ N(0, 1)``.

@@ -8,6 +8,7 @@ The NumPy reference used in the tests is ``tests/naive.py``.
 import math
 
 import numba
+import numpy as np
 
 # Reassociation lets LLVM vectorise the dot-product reduction; no flag that assumes away
 # NaN or inf is set, so non-finite values still propagate to the objective and are caught.
@@ -188,3 +189,47 @@ def logistic_spike_slab_sweep(X, weights, xty, xdx, XtW, neg_Xr, neg_w, phi, mu,
         for m in range(k):
             neg_w[m] -= XtW[j, m] * delta
     return neg_entropy_z
+
+
+@numba.njit(cache=True)
+def linear_prefix_fixed_points(alphas, eigenvalues, z, w, yy, n_rows, a0, b0, tau0, fixed_tau,
+                               max_iter, tol):
+    """Bayesian linear regression's CAVI on one prefix, for every alpha, in the eigenbasis of
+    the whitened centred Gram matrix ``W X'X W = U diag(eigenvalues) U'`` (``z = U' W X'y``,
+    ``w = U' W x`` for the next row): the sweep ``tau -> (a0 + alpha n / 2) / (b0 + alpha
+    (||y - X m||^2 + tr(X'X V)) / 2)`` of :mod:`alphavb.linear_model._bayes_linear`, with
+    ``||y - X m||^2 = yy - 2 c sum(r z^2) + c^2 sum(r^2 lambda z^2)``, ``tr(X'X V) = sum(r
+    lambda)``, ``r = 1 / (c lambda + 1)``, ``c = alpha tau``, iterated from ``tau0`` until
+    the relative change of ``tau`` is at most ``tol`` (``fixed_tau > 0``: the known
+    ``1/sigma2``, no iteration). Returns per alpha ``tau``, ``x' m`` and ``x' V x``."""
+    n_alphas, d = alphas.shape[0], eigenvalues.shape[0]
+    taus = np.empty(n_alphas)
+    means = np.empty(n_alphas)
+    variances = np.empty(n_alphas)
+    for a in range(n_alphas):
+        alpha = alphas[a]
+        tau = fixed_tau if fixed_tau > 0.0 else tau0
+        shape = a0 + 0.5 * alpha * n_rows
+        iterations = 0 if fixed_tau > 0.0 else max_iter
+        for _ in range(iterations):
+            c = alpha * tau
+            fit, fit_sq, trace = 0.0, 0.0, 0.0
+            for j in range(d):
+                r = 1.0 / (c * eigenvalues[j] + 1.0)
+                fit += r * z[j] * z[j]
+                fit_sq += r * r * eigenvalues[j] * z[j] * z[j]
+                trace += r * eigenvalues[j]
+            residual = max(yy - 2.0 * c * fit + c * c * fit_sq, 0.0)
+            new_tau = shape / (b0 + 0.5 * alpha * (residual + trace))
+            change = abs(new_tau - tau)
+            tau = new_tau
+            if change <= tol * new_tau:
+                break
+        c = alpha * tau
+        mean, variance = 0.0, 0.0
+        for j in range(d):
+            r = 1.0 / (c * eigenvalues[j] + 1.0)
+            mean += c * r * z[j] * w[j]
+            variance += r * w[j] * w[j]
+        taus[a], means[a], variances[a] = tau, mean, variance
+    return taus, means, variances

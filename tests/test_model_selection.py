@@ -1,0 +1,146 @@
+"""AlphaSelector: the exact prequential pass equals refitting on every prefix; SafeBayes
+repairs the wrong-model regression; information matching and calibration on cases with a
+known answer; scikit-learn's clone and GridSearchCV."""
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+
+from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
+from alphavb.datasets import make_wrong_model_regression
+from alphavb.model_selection import (
+    AlphaSelector,
+    information_alpha,
+    linear_prequential_losses,
+    prefix_schedule,
+    refit_prequential_losses,
+)
+
+ALPHAS = np.array([1.0, 0.5, 0.125])
+
+
+def _data(n=40, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, X @ rng.normal(size=d) + rng.normal(size=n)
+
+
+@pytest.mark.parametrize("kind", ["safebayes", "safebayes-ilog"])
+@pytest.mark.parametrize("estimator", [
+    AlphaLinearRegression(tol=1e-14),
+    AlphaLinearRegression(noise_variance=1.0),
+    AlphaLinearRegression(fit_intercept=False, prior_precision=[1.0, 2, 3, 4, 5],
+                          noise_prior=(1.0, 0.025), tol=1e-14),
+], ids=["learned noise", "known noise", "no intercept, own priors"])
+def test_exact_prequential_pass_equals_refitting_every_prefix(kind, estimator):
+    X, y = _data()
+    exact = linear_prequential_losses(estimator, X, y, ALPHAS, 3, kind)
+    # a growth factor this close to 1 refits the estimator on every prefix 3, 4, ..., 39
+    assert prefix_schedule(40, 3, 1.0000001) == list(range(3, 41))
+    refits = refit_prequential_losses(estimator, X, y, ALPHAS, 3, 1.0000001, kind)
+    # the estimator stops at a relative change of its objective of 1e-14 (known noise: one
+    # closed-form step), the exact pass at a relative change of tau of 1e-14
+    np.testing.assert_allclose(exact, refits, rtol=1e-5)
+    # with a known noise, I-log of the first row scored (row 3, by the fit to rows 0..2)
+    # is the plug-in normal density, by hand
+    if kind == "safebayes-ilog" and estimator.noise_variance is not None:
+        fit = clone(estimator).set_params(alpha=0.5).fit(X[:3], y[:3])
+        assert exact[1, 0] == pytest.approx(-norm.logpdf(y[3], fit.predict(X[3:4])[0], 1.0),
+                                            rel=1e-10)
+
+
+def _wrong_model_risk(model, seed=1):
+    # squared prediction risk on fresh rows of the same distribution, against the truth
+    X, _, coef = make_wrong_model_regression(4000, random_state=seed, return_coef=True)
+    return float(np.mean((model.predict(X) - X @ coef) ** 2))
+
+
+def test_safebayes_repairs_the_wrong_model_and_keeps_the_right_one():
+    estimator = AlphaLinearRegression(fit_intercept=False, prior_precision=40.0,
+                                      noise_prior=(1.0, 1 / 40))
+    risks = {}
+    for wrong in (True, False):
+        X, y = make_wrong_model_regression(100, wrong=wrong, random_state=3)
+        selector = AlphaSelector(estimator).fit(X, y)
+        bayes = clone(estimator).fit(X, y)
+        risks[wrong] = (_wrong_model_risk(selector), _wrong_model_risk(bayes), selector.alpha_)
+    safe, bayes, alpha = risks[True]
+    assert alpha < 1 and safe < 0.5 * bayes
+    safe, bayes, _ = risks[False]
+    assert safe <= 1.1 * bayes
+
+
+def test_information_matching():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20000, 2))
+    y = X @ [1.0, -1.0] + rng.normal(size=20000)
+    # a correct homoscedastic model: J = I, alpha = 1 up to sampling error (n = 20,000)
+    assert information_alpha(X, y) == pytest.approx(1.0, abs=0.03)
+    # hand-computed sandwich: noise variance 1 + x_1^2 (mean 2) and independent N(0, 1)
+    # covariates give J = diag(1, 1, 1) / 2 and I = diag(E[v], E[x1^2 v], E[x2^2 v]) / 4
+    # with E[v] = 2, E[x1^2 v] = 4, E[x2^2 v] = 2: tr(J I^-1 J) / tr(J) = (1 + 1/2 + 1) / 3
+    y = X @ [1.0, -1.0] + np.sqrt(1 + X[:, 0] ** 2) * rng.normal(size=20000)
+    assert information_alpha(X, y) == pytest.approx(2.5 / 3, abs=0.03)
+    selector = AlphaSelector(AlphaLinearRegression(), method="information").fit(X, y)
+    assert selector.alpha_ == pytest.approx(2.5 / 3, abs=0.03) and selector.n_fits_ == 0
+
+
+def test_calibration_reaches_the_level_where_coverage_is_known():
+    # known noise, flat-ish prior: the alpha-posterior of the mean is N(ybar, 1 / (alpha n)),
+    # and the bootstrap spread of ybar is 1 / sqrt(n): coverage of the full-data estimate
+    # is P(|Z| < 1.96 / sqrt(alpha)) up to the bootstrap's Monte Carlo error, so the
+    # largest alpha with coverage >= 0.95 is 1 and with >= 0.99 about 0.58
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 1))
+    y = 0.5 * X[:, 0] + rng.normal(size=200)
+    estimator = AlphaLinearRegression(noise_variance=1.0, prior_precision=1e-8)
+    grid = [1.0, 0.8, 0.6, 0.5, 0.4]
+    selector = AlphaSelector(estimator, method="calibrate", alphas=grid, level=0.99,
+                             n_bootstrap=400, random_state=0).fit(X, y)
+    expected = 2 * norm.cdf(norm.ppf(0.995) / np.sqrt(np.array(grid))) - 1
+    mcse = np.sqrt(expected * (1 - expected) / 400)
+    assert np.all(np.abs(selector.criterion_ - expected) < 4 * mcse + 0.01)
+    assert selector.n_fits_ == 5 * 400
+
+
+def test_cv_and_the_scikit_learn_protocol():
+    X, y = _data(60, 3)
+    selector = AlphaSelector(AlphaLinearRegression(), method="cv", alphas=[1.0, 0.25],
+                             random_state=0).fit(X, y)
+    assert selector.alpha_ in (1.0, 0.25) and selector.criterion_.shape == (2,)
+    np.testing.assert_array_equal(selector.predict(X), selector.best_estimator_.predict(X))
+    assert clone(selector).get_params()["method"] == "cv"
+    search = GridSearchCV(AlphaSelector(AlphaLinearRegression(), alphas=[1.0, 0.5]),
+                          {"method": ["safebayes", "safebayes-ilog"]}, cv=3).fit(X, y)
+    assert search.best_params_["method"] in ("safebayes", "safebayes-ilog")
+    spike = AlphaSelector(AlphaSpikeSlabRegression(), alphas=[1.0, 0.5]).fit(X, y)
+    assert spike.n_fits_ == 2 * (len(prefix_schedule(60, 10, 1.25)) - 1)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"method": "bic"}, "'method'"),
+    ({"alphas": []}, "'alphas'"),
+    ({"alphas": [0.5, 1.5]}, "'alphas'"),
+    ({"min_prefix": 40}, "'min_prefix'.*below the number of rows"),
+    ({"cv": 1, "method": "cv"}, "'cv'"),
+    ({"prefix_growth": 1.0}, "'prefix_growth'"),
+])
+def test_bad_selector_input(kwargs, message):
+    X, y = _data()
+    with pytest.raises(ValueError, match=message):
+        AlphaSelector(AlphaLinearRegression(), **kwargs).fit(X, y)
+
+
+def test_estimators_a_method_cannot_take_are_named():
+    X, y = _data()
+    with pytest.raises(ValueError, match="'estimator'.*'alpha' parameter"):
+        AlphaSelector(_NoAlpha()).fit(X, y)
+    with pytest.raises(ValueError, match="'estimator'.*AlphaLinearRegression for"):
+        AlphaSelector(AlphaSpikeSlabRegression(), method="information").fit(X, y)
+
+
+class _NoAlpha:
+    def get_params(self, deep=True):
+        return {}
