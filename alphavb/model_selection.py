@@ -25,10 +25,12 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
   the negative log-likelihood and ``I`` the mean outer product of the per-row scores at the
   least-squares estimate of ``(b, beta)``, the noise variance profiled out at its
   maximum-likelihood value. No fits; 1 for a correct model in large samples; capped at 1.
-* ``"calibrate"`` (Syring & Martin 2019, Biometrika 106): the largest alpha of the grid
-  whose credible intervals cover the full-data estimate at the rate ``level`` over
-  ``n_bootstrap`` bootstrap resamples (the same resamples for every alpha), coverage
-  averaged over the coefficients; ``n_bootstrap x len(alphas)`` fits.
+* ``"calibrate"`` (Syring & Martin 2019, Biometrika 106): the alpha whose ``level``
+  credible intervals cover the full-data estimate (the posterior mean at alpha = 1) at the
+  rate ``level`` over ``n_bootstrap`` bootstrap resamples, coverage averaged over the
+  coefficients; the same resamples at every alpha, bisection on log alpha between the
+  grid's ends (``calibration_steps`` halvings; alpha = 1 when it already covers):
+  ``n_bootstrap x (2 + calibration_steps)`` fits at most.
 * ``"cv"``: ``cv``-fold held-out log predictive density of ``q`` (Monte Carlo over 200 draws
   of ``sample_posterior`` for a regressor, ``log predict_proba`` for a classifier), the
   baseline; McLatchie et al. (2024) show it goes flat in alpha at moderate n.
@@ -220,6 +222,8 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         ``"calibrate"``: the target coverage.
     n_bootstrap : int, default=50
         ``"calibrate"``: bootstrap resamples.
+    calibration_steps : int, default=8
+        ``"calibrate"``: bisection steps on log alpha.
     cv : int, default=5
         ``"cv"``: folds.
     random_state : int, RandomState or None, default=None
@@ -232,9 +236,10 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
     alphas_ : ndarray
         The grid, largest first.
     criterion_ : ndarray
-        Per alpha of ``alphas_``: the cumulative prequential log loss (SafeBayes), the
-        bootstrap coverage (calibrate) or the mean held-out log predictive density (cv);
-        for ``"information"`` the single uncapped value.
+        Per alpha of ``alphas_``: the cumulative prequential log loss (SafeBayes) or the
+        mean held-out log predictive density (cv); for ``"calibrate"`` the bootstrap
+        coverage at each alpha of ``calibration_alphas_`` (in the order evaluated); for
+        ``"information"`` the single uncapped value.
     best_estimator_ : estimator
         ``estimator`` with ``alpha=alpha_`` fitted on all the data.
     n_fits_ : int
@@ -242,8 +247,8 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
     """
 
     def __init__(self, estimator, method="safebayes", alphas=None, *, n_permutations=1,
-                 min_prefix=None, prefix_growth=1.25, level=0.95, n_bootstrap=50, cv=5,
-                 random_state=None):
+                 min_prefix=None, prefix_growth=1.25, level=0.95, n_bootstrap=50,
+                 calibration_steps=8, cv=5, random_state=None):
         self.estimator = estimator
         self.method = method
         self.alphas = alphas
@@ -252,6 +257,7 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         self.prefix_growth = prefix_growth
         self.level = level
         self.n_bootstrap = n_bootstrap
+        self.calibration_steps = calibration_steps
         self.cv = cv
         self.random_state = random_state
 
@@ -273,6 +279,7 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         alphas = _check_alphas(self.alphas)
         check_positive_int(owner, "n_permutations", self.n_permutations)
         check_positive_int(owner, "n_bootstrap", self.n_bootstrap)
+        check_positive_int(owner, "calibration_steps", self.calibration_steps)
         if isinstance(self.cv, (bool, np.bool_)) or not isinstance(self.cv, numbers.Integral) \
                 or self.cv < 2:
             raise bad_parameter(owner, "cv", "an int >= 2", self.cv)
@@ -329,6 +336,8 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         return float(alphas[np.argmin(criterion)]), criterion, fits
 
     def _calibrate(self, X, y, alphas, rng):
+        """Bisection on log alpha between the grid's ends for the alpha whose bootstrap
+        coverage of the full-data estimate is ``level`` (coverage falls as alpha grows)."""
         import warnings
 
         from sklearn.exceptions import ConvergenceWarning
@@ -339,8 +348,9 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
                                 type(self.estimator).__name__)
         target = np.ravel(clone(self.estimator).set_params(alpha=1.0).fit(X, y).coef_)
         resamples = [rng.randint(len(y), size=len(y)) for _ in range(self.n_bootstrap)]
-        coverage = np.empty(len(alphas))
-        for a, alpha in enumerate(alphas):
+        evaluated = {}
+
+        def coverage(alpha):
             hits = []
             for rows in resamples:
                 with warnings.catch_warnings():
@@ -348,10 +358,24 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
                     model = clone(self.estimator).set_params(alpha=alpha).fit(X[rows], y[rows])
                 interval = model.credible_intervals(self.level)
                 hits.append(np.mean((interval[:, 0] <= target) & (target <= interval[:, 1])))
-            coverage[a] = np.mean(hits)
-        reached = np.flatnonzero(coverage >= self.level)
-        chosen = alphas[reached[0]] if reached.size else alphas[-1]
-        return float(chosen), coverage, len(alphas) * self.n_bootstrap
+            evaluated[alpha] = float(np.mean(hits))
+            return evaluated[alpha]
+
+        high, low = float(alphas[0]), float(alphas[-1])
+        if coverage(high) >= self.level:
+            chosen = high
+        elif coverage(low) < self.level:
+            chosen = low
+        else:  # coverage(low) >= level > coverage(high)
+            for _ in range(self.calibration_steps):
+                middle = float(np.sqrt(low * high))
+                if coverage(middle) >= self.level:
+                    low = middle
+                else:
+                    high = middle
+            chosen = low
+        self.calibration_alphas_ = np.array(list(evaluated))
+        return chosen, np.array(list(evaluated.values())), len(evaluated) * self.n_bootstrap
 
     def _cross_validate(self, X, y, alphas, rng):
         import warnings

@@ -88,21 +88,30 @@ def test_information_matching():
 
 
 def test_calibration_reaches_the_level_where_coverage_is_known():
-    # known noise, flat-ish prior: the alpha-posterior of the mean is N(ybar, 1 / (alpha n)),
-    # and the bootstrap spread of ybar is 1 / sqrt(n): coverage of the full-data estimate
-    # is P(|Z| < 1.96 / sqrt(alpha)) up to the bootstrap's Monte Carlo error, so the
-    # largest alpha with coverage >= 0.95 is 1 and with >= 0.99 about 0.58
+    # known noise variance 1 (the average of (1 + x^2) / 2), flat prior, no intercept: the
+    # alpha-posterior of beta is N(beta_hat, 1 / (alpha sum x^2)), while the bootstrap spread
+    # of beta_hat is the sandwich's, twice as large (E[x^2 v] / E[x^2]^2 = 2). So the 95%
+    # interval covers the full-data estimate with probability 2 Phi(1.96 / sqrt(2 alpha)) - 1,
+    # which is 0.95 at alpha = 1/2 exactly
     rng = np.random.default_rng(2)
-    X = rng.normal(size=(200, 1))
-    y = 0.5 * X[:, 0] + rng.normal(size=200)
-    estimator = AlphaLinearRegression(noise_variance=1.0, prior_precision=1e-8)
-    grid = [1.0, 0.8, 0.6, 0.5, 0.4]
-    selector = AlphaSelector(estimator, method="calibrate", alphas=grid, level=0.99,
-                             n_bootstrap=400, random_state=0).fit(X, y)
-    expected = 2 * norm.cdf(norm.ppf(0.995) / np.sqrt(np.array(grid))) - 1
-    mcse = np.sqrt(expected * (1 - expected) / 400)
+    X = rng.normal(size=(2000, 1))
+    y = 0.5 * X[:, 0] + np.sqrt((1 + X[:, 0] ** 2) / 2) * rng.normal(size=2000)
+    estimator = AlphaLinearRegression(noise_variance=1.0, prior_precision=1e-8,
+                                      fit_intercept=False)
+    selector = AlphaSelector(estimator, method="calibrate", alphas=[1.0, 0.1], n_bootstrap=300,
+                             calibration_steps=7, random_state=0).fit(X, y)
+    coverage = dict(zip(selector.calibration_alphas_, selector.criterion_))
+    expected = 2 * norm.cdf(norm.ppf(0.975) / np.sqrt(2 * selector.calibration_alphas_)) - 1
+    mcse = np.sqrt(expected * (1 - expected) / 300)
     assert np.all(np.abs(selector.criterion_ - expected) < 4 * mcse + 0.01)
-    assert selector.n_fits_ == 5 * 400
+    assert abs(coverage[selector.alpha_] - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 300)
+    assert 0.35 < selector.alpha_ < 0.7
+    assert selector.n_fits_ == 300 * (2 + 7)
+    # a correct model keeps alpha = 1 (it already covers at the level, up to MC error)
+    y = 0.5 * X[:, 0] + rng.normal(size=2000)
+    correct = AlphaSelector(estimator, method="calibrate", n_bootstrap=300,
+                            random_state=0).fit(X, y)
+    assert correct.alpha_ > 0.7
 
 
 def test_cv_and_the_scikit_learn_protocol():
