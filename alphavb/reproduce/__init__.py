@@ -9,6 +9,9 @@ One module per paper, one place for outputs, one registry:
   (``*-rate``);
 * :mod:`~alphavb.reproduce.coverage`: the frequentist coverage of alpha-VB's credible
   intervals, a simulation study with Monte Carlo errors (``coverage``);
+* :mod:`~alphavb.reproduce.misspecified`: choosing alpha (SafeBayes, calibration,
+  information matching, CV) on Grünwald & van Ommen's wrong-model regression and Wu &
+  Martin's coverage comparison (``misspecified``);
 * :mod:`~alphavb.reproduce.bbalpha`: Hernández-Lobato et al. (2016), BNNs on UCI
   (``bbalpha-uci``), classification (``bbalpha-classification``), Figure 2
   (``bbalpha-modes``);
@@ -32,6 +35,7 @@ from .bbalpha import (
     reproduce_bbalpha_uci,
 )
 from .coverage import reproduce_coverage
+from .misspecified import reproduce_misspecified
 from .rates import RATE_STUDIES, RATE_TARGETS, reproduce_rate
 from .varbvs import reproduce_leukemia
 
@@ -41,7 +45,8 @@ TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
            "bbalpha-modes": reproduce_bbalpha_modes, "leukemia": reproduce_leukemia,
            "aadm-toy": reproduce_aadm_toy,
            "aadm-uci": reproduce_aadm_uci, "aadm-ablation": reproduce_aadm_ablation,
-           **RATE_TARGETS, "coverage": reproduce_coverage}
+           **RATE_TARGETS, "coverage": reproduce_coverage,
+           "misspecified": reproduce_misspecified}
 
 TARGET_HELP = {
     "hdr": "sparse regression, the paper's Figure 1",
@@ -65,10 +70,25 @@ TARGET_HELP = {
                      "(Cor. 4.3, D.1)",
     "coverage": "frequentist coverage, width and relerror of 95% credible intervals against n "
                 "(linear, misspecified linear, spike-and-slab, logistic, mixture means)",
+    "misspecified": "choosing alpha: Grunwald & van Ommen's wrong-model regression (risk and "
+                    "selected alpha against n) and Wu & Martin's coverage comparison",
 }
 
-__all__ = ["RATE_STUDIES", "TARGETS", "TARGET_HELP", "reproduce_aadm_ablation",
-           "reproduce_aadm_toy", "reproduce_aadm_uci", "reproduce_bbalpha_classification",
-           "reproduce_bbalpha_modes", "reproduce_bbalpha_uci",
-           "reproduce_coverage", "reproduce_gmm", "reproduce_hdr", "reproduce_lda", "reproduce_leukemia",
-           "reproduce_rate"]
+__all__ = [
+    "RATE_STUDIES",
+    "TARGETS",
+    "TARGET_HELP",
+    "reproduce_aadm_ablation",
+    "reproduce_aadm_toy",
+    "reproduce_aadm_uci",
+    "reproduce_bbalpha_classification",
+    "reproduce_bbalpha_modes",
+    "reproduce_bbalpha_uci",
+    "reproduce_coverage",
+    "reproduce_gmm",
+    "reproduce_hdr",
+    "reproduce_lda",
+    "reproduce_leukemia",
+    "reproduce_misspecified",
+    "reproduce_rate",
+]

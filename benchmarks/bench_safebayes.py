@@ -1,0 +1,81 @@
+"""One SafeBayes selection: AlphaSelector against R's SafeBayes, side by side.
+
+On Grünwald & van Ommen's wrong-model data (n = 100, p = 50 covariates and a constant,
+``alphavb.datasets.make_wrong_model_regression``), both choose eta (= alpha) on the grid
+``2^(-k/2)``, k = 0..12, by the cumulative R-log loss of the eta-posterior on the prefixes:
+
+* R's SafeBayes (``SBRidgeRlog``; CRAN only: it builds with ``R CMD INSTALL`` from its
+  source, cran/SafeBayes, Debian's r-base-core is all it needs) runs a Gibbs sampler (1,100
+  iterations, 100 burn-in: its defaults) on every prefix, for its ridge model with
+  ``beta | sigma2 ~ N(0, sigma2 tau2 I)`` (tau2 learnt) and an inverse-chi-square noise
+  prior; timed inside R with ``system.time`` (start-up and data reading excluded);
+* ``AlphaSelector(AlphaLinearRegression(...), method="safebayes")``: the exact prefix pass
+  of the mean-field alpha-posterior (``beta ~ N(0, I / 40)``, ``sigma2 ~ InvGamma(1,
+  1/40)``), median of repeated selections (the final refit included) after a warm-up that
+  compiles the kernel.
+
+The models differ (R's has a learnt prior scale and no mean-field factorisation), so the
+selected etas are reported side by side, not compared as equal.
+
+Run: python benchmarks/bench_safebayes.py [--r-lib LIB] [--repeats R] [--skip-r]
+"""
+
+import argparse
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from alphavb import AlphaLinearRegression
+from alphavb.datasets import make_wrong_model_regression
+from alphavb.model_selection import AlphaSelector, default_alphas
+
+R_SCRIPT = """
+suppressMessages(library(SafeBayes, lib.loc = if (nzchar("{lib}")) "{lib}" else NULL))
+d <- as.matrix(read.csv("{path}", header = FALSE))
+y <- d[, 1]; X <- d[, -1]
+set.seed(1)
+etas <- c({etas})
+elapsed <- system.time(fit <- SBRidgeRlog(y, X, etaseq = etas, pIter = FALSE))["elapsed"]
+cat(elapsed, fit$eta.min, "\\n")
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--r-lib", default="", help="library folder SafeBayes is installed in")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--skip-r", action="store_true")
+    args = parser.parse_args()
+    X, y = make_wrong_model_regression(100, random_state=3)
+    alphas = default_alphas()
+    selector = AlphaSelector(AlphaLinearRegression(fit_intercept=False, prior_precision=40.0,
+                                                   noise_prior=(1.0, 1 / 40)))
+    selector.fit(X, y)  # warm-up: compiles (or loads) the numba kernel
+    seconds = []
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        selector.fit(X, y)
+        seconds.append(time.perf_counter() - start)
+    ours = float(np.median(seconds))
+    print(f"n = {len(y)}, {X.shape[1]} columns, {len(alphas)} values of alpha")
+    print(f"alphavb AlphaSelector(safebayes): {ours:.3f} s per selection (median of "
+          f"{args.repeats}), alpha = {selector.alpha_:.4g}")
+    if args.skip_r:
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "data.csv"
+        np.savetxt(path, np.column_stack([y, X]), delimiter=",", fmt="%.17g")
+        script = R_SCRIPT.format(lib=args.r_lib, path=path,
+                                 etas=", ".join(f"{a:.17g}" for a in alphas))
+        output = subprocess.run(["Rscript", "-e", script], check=True, capture_output=True,
+                                text=True).stdout.split()
+    r_seconds, r_eta = float(output[-2]), float(output[-1])
+    print(f"R SafeBayes SBRidgeRlog: {r_seconds:.1f} s, eta = {r_eta:.4g}")
+    print(f"ratio (alphavb / R): {ours / r_seconds:.2e} ({r_seconds / ours:.0f}x faster)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""``alphavb reproduce misspecified --quick``: its files and what its rows must hold."""
+
+import csv
+
+from alphavb import cli
+from alphavb.reproduce.misspecified import BAYES, ERRORS, METHODS
+
+
+def _rows(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_quick_misspecified_target(tmp_path, capsys):
+    assert cli.main(["reproduce", "misspecified", "--quick", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    names = ("misspecified.png", "misspecified.csv", "misspecified.md", "alpha_coverage.csv",
+             "alpha_coverage.md")
+    for name in names:
+        assert f"wrote {tmp_path / name}" in out
+    from tests.test_cli import png_description
+
+    assert png_description(tmp_path / names[0]) == "quick run: few replications, not the study"
+    risks = _rows(tmp_path / "misspecified.csv")
+    assert len(risks) == 2 * 2 * (1 + len(METHODS))  # models x quick n x methods
+    row = {(r["model"], int(r["n_samples"]), r["method"]): r for r in risks}
+    for model in ("wrong", "correct"):
+        for n in (50, 100):
+            # information matching needs two rows per parameter (p = 11 here): a failed row
+            # at n = 50 would be counted, not dropped
+            info = row[(model, n, "information")]
+            assert int(info["nsim"]) + int(info["failed"]) == 3
+            assert float(row[(model, n, BAYES)]["median_alpha"]) == 1.0
+            assert int(row[(model, n, "safebayes")]["nsim"]) == 3
+    # on the wrong model SafeBayes picks alpha < 1 and does not do worse than alpha = 1
+    for n in (50, 100):
+        safe, bayes = row[("wrong", n, "safebayes")], row[("wrong", n, BAYES)]
+        assert float(safe["median_alpha"]) < 1
+        assert float(safe["risk"]) < float(bayes["risk"])
+    coverage = _rows(tmp_path / "alpha_coverage.csv")
+    assert len(coverage) == len(ERRORS) * 1 * (1 + len(METHODS))
+    assert all(0.0 <= float(r["cover"]) <= 1.0 and int(r["nsim"]) == 3 for r in coverage)
+    assert "| coverage | width | median alpha |" in (tmp_path / "alpha_coverage.md").read_text()
