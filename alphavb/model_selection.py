@@ -17,9 +17,10 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
   statistics, and with one eigendecomposition of the whitened Gram matrix per prefix (shared
   by every alpha) each CAVI sweep costs O(d): the pass costs O(n d^3) in all, equal to
   refitting the estimator on every prefix (tested). For the other Gaussian regressions
-  (:class:`~alphavb.AlphaSpikeSlabRegression`) the estimator is refitted on prefixes of
-  geometrically growing length (factor ``prefix_growth``), each scoring the block of rows up
-  to the next prefix: about ``log(n / min_prefix) / log(prefix_growth)`` fits per alpha.
+  (:class:`~alphavb.AlphaSpikeSlabRegression`) the estimator is refitted, warm-started, on
+  prefixes of geometrically growing length (factor ``prefix_growth``), each scoring the
+  block of rows up to the next prefix: about ``log(n / min_prefix) / log(prefix_growth)``
+  fits per alpha.
 * ``"information"`` (Holmes & Walker 2017, Biometrika 104; Lyddon, Holmes & Walker 2019,
   Biometrika 106, Sec. 3): ``alpha = tr(J I^{-1} J) / tr(J)`` with ``J`` the mean Hessian of
   the negative log-likelihood and ``I`` the mean outer product of the per-row scores at the
@@ -153,7 +154,8 @@ def prefix_schedule(n, min_prefix, growth):
 
 def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind):
     """Per alpha, the losses of rows ``min_prefix..n-1``, each scored by the fit on the
-    largest scheduled prefix before it (:func:`prefix_schedule`)."""
+    largest scheduled prefix before it (:func:`prefix_schedule`); an estimator with
+    ``warm_start`` starts each prefix's CAVI from the previous prefix's ``q``."""
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -161,14 +163,21 @@ def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind):
     n = X.shape[0]
     lengths = prefix_schedule(n, min_prefix, growth)
     losses = np.empty((len(alphas), n - min_prefix))
+    warm = "warm_start" in estimator.get_params(deep=False)
     for a, alpha in enumerate(alphas):
-        for start, stop in itertools.pairwise(lengths):
+        # one model per alpha, each prefix's fit started from the previous prefix's q
+        model = clone(estimator).set_params(alpha=alpha)
+        for index, (start, stop) in enumerate(itertools.pairwise(lengths)):
+            if warm:
+                model.set_params(warm_start=index > 0)
+            else:
+                model = clone(model)
             with warnings.catch_warnings():
                 # a short prefix may leave q(sigma2) without a finite mean (a UserWarning);
                 # the row losses use its shape and scale, which are finite
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 warnings.simplefilter("ignore", UserWarning)
-                model = clone(estimator).set_params(alpha=alpha).fit(X[:start], y[:start])
+                model.fit(X[:start], y[:start])
             losses[a, start - min_prefix:stop - min_prefix] = _gaussian_row_losses(
                 model, X[start:stop], y[start:stop], kind)
     return losses
