@@ -43,6 +43,7 @@ import numbers
 import numpy as np
 from scipy.special import digamma, logsumexp
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import bad_parameter
@@ -209,6 +210,15 @@ def information_alpha(X, y, fit_intercept=True):
 
 
 # ------------------------------------------------------------------- the meta-estimator
+
+
+def _estimator_has(name):
+    """For ``available_if``: the wrapped (or fitted) estimator has method ``name``."""
+    def check(selector):
+        return hasattr(getattr(selector, "best_estimator_", selector.estimator), name)
+
+    return check
+
 
 
 class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
@@ -445,20 +455,38 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        """``best_estimator_.predict(X)``."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
 
     def score(self, X, y):
+        """``best_estimator_.score(X, y)``."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.score(X, y)
 
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """``best_estimator_.predict_proba(X)``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("summary"))
     def summary(self, *args, **kwargs):
+        """``best_estimator_.summary(...)``."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.summary(*args, **kwargs)
 
+    @available_if(_estimator_has("credible_intervals"))
     def credible_intervals(self, level=0.95):
+        """``best_estimator_.credible_intervals(level)``."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.credible_intervals(level)
+
+    @available_if(_estimator_has("sample_posterior"))
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """``best_estimator_.sample_posterior(n_samples, random_state)``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.sample_posterior(n_samples, random_state)
 
 
 def _log_predictive(model, X, y, classifier, seed):

@@ -8,7 +8,7 @@ from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
-from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
+from alphavb import AlphaLinearRegression, AlphaSpikeSlabClassifier, AlphaSpikeSlabRegression
 from alphavb.datasets import make_wrong_model_regression
 from alphavb.model_selection import (
     AlphaSelector,
@@ -128,6 +128,17 @@ def test_cv_and_the_scikit_learn_protocol():
     assert search.best_params_["method"] in ("safebayes", "safebayes-ilog")
     spike = AlphaSelector(AlphaSpikeSlabRegression(), alphas=[1.0, 0.5]).fit(X, y)
     assert spike.n_fits_ == 2 * (len(prefix_schedule(60, 10, 1.25)) - 1)
+    # methods are delegated only where the estimator has them
+    assert not hasattr(selector, "predict_proba") and hasattr(selector, "summary")
+    draws = selector.sample_posterior(5, random_state=0)
+    np.testing.assert_array_equal(draws["coef"], selector.best_estimator_.sample_posterior(
+        5, random_state=0)["coef"])
+    labels = (X[:, 0] > 0).astype(int)
+    classifier = AlphaSelector(AlphaSpikeSlabClassifier(), method="cv", alphas=[1.0, 0.5],
+                               random_state=0).fit(X, labels)
+    np.testing.assert_array_equal(classifier.predict_proba(X),
+                                  classifier.best_estimator_.predict_proba(X))
+    assert np.all(classifier.criterion_ < 0)  # mean held-out log probabilities
 
 
 @pytest.mark.parametrize("kwargs, message", [
