@@ -242,9 +242,12 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         SafeBayes: average the prequential loss over this many orders of the rows (the first
         is the data's own order).
     min_prefix : int or None, default=None
-        SafeBayes: the first row scored (predicted from the rows before it); None: ``2`` with
-        an intercept, else ``1``, for the exact linear pass, and ``max(10, n // 10)`` for
-        refits.
+        SafeBayes: the first row scored (predicted from the rows before it). None: for the
+        exact linear pass, the first prefix with more rows than parameters (``n_features +
+        1``, plus 1 with an intercept; on fewer rows a vague noise prior lets the fit at
+        alpha = 1 interpolate, and those rows would decide the selection); for refits
+        ``max(10, n // 10)``. Grünwald & van Ommen score from the first row (``1``), with a
+        proper noise prior.
     prefix_growth : float > 1, default=1.25
         SafeBayes by refits: the factor between successive prefix lengths.
     level : float in (0, 1), default=0.95
@@ -318,18 +321,23 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
                               high_open=True)
         return X, y, alphas, check_random_state(self.random_state)
 
-    def _min_prefix(self, n, exact):
+    def _min_prefix(self, n, n_features, exact):
         from .base import check_positive_int
 
         if self.min_prefix is None:
-            first = (2 if self.estimator.get_params()["fit_intercept"] else 1) if exact \
-                else max(10, n // 10)
+            # the linear model's first prefix with more rows than parameters: on fewer, a
+            # vague noise prior lets alpha = 1 interpolate with sigma2 -> 0, and those rows'
+            # losses (1e7 on 5 features) would decide the selection
+            intercept = bool(self.estimator.get_params()["fit_intercept"])
+            first = n_features + 1 + intercept if exact else max(10, n // 10)
+            fix = ("With fewer rows than parameters pass min_prefix (e.g. 1) together with an "
+                   "informative noise_prior, as Grunwald & van Ommen's experiment does.")
         else:
             first = check_positive_int("AlphaSelector", "min_prefix", self.min_prefix)
+            fix = "The prequential loss needs more rows than its first prefix."
         if first >= n:
             raise bad_parameter("AlphaSelector", "min_prefix", f"below the number of rows "
-                                f"({n}), so that some rows are predicted", first,
-                                "The prequential loss needs more rows than its first prefix.")
+                                f"({n}), so that some rows are predicted", first, fix)
         return first
 
     # ------------------------------------------------------------------ criteria
@@ -343,7 +351,7 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
                                 type(self.estimator).__name__, "method='calibrate' or "
                                 "'cv' take other estimators.")
         exact = isinstance(self.estimator, AlphaLinearRegression)
-        first = self._min_prefix(len(y), exact)
+        first = self._min_prefix(len(y), X.shape[1], exact)
         total, fits = np.zeros(len(alphas)), 0
         for permutation in range(self.n_permutations):
             order = np.arange(len(y)) if permutation == 0 else rng.permutation(len(y))

@@ -63,7 +63,7 @@ def test_safebayes_repairs_the_wrong_model_and_keeps_the_right_one():
     risks = {}
     for wrong in (True, False):
         X, y = make_wrong_model_regression(100, wrong=wrong, random_state=3)
-        selector = AlphaSelector(estimator).fit(X, y)
+        selector = AlphaSelector(estimator, min_prefix=1).fit(X, y)
         bayes = clone(estimator).fit(X, y)
         risks[wrong] = (_wrong_model_risk(selector), _wrong_model_risk(bayes), selector.alpha_)
     safe, bayes, alpha = risks[True]
@@ -153,6 +153,20 @@ def test_bad_selector_input(kwargs, message):
     X, y = _data()
     with pytest.raises(ValueError, match=message):
         AlphaSelector(AlphaLinearRegression(), **kwargs).fit(X, y)
+
+
+def test_default_first_prefix_has_more_rows_than_parameters():
+    # a correct model, vague noise prior: scored from row d + 2 (with the intercept) the
+    # selection keeps alpha = 1; scored from row 2 the interpolating early fits at alpha = 1
+    # (losses of order 1e7) push it below 1
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 5))
+    y = X @ np.arange(5.0) + rng.normal(size=100)
+    assert AlphaSelector(AlphaLinearRegression()).fit(X, y).alpha_ == 1.0
+    early = AlphaSelector(AlphaLinearRegression(), min_prefix=2).fit(X, y)
+    assert early.alpha_ < 1 and early.criterion_[0] > 1e6
+    with pytest.raises(ValueError, match="'min_prefix'.*informative noise_prior"):
+        AlphaSelector(AlphaLinearRegression()).fit(X[:6], y[:6])
 
 
 def test_estimators_a_method_cannot_take_are_named():

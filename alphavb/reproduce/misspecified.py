@@ -145,8 +145,10 @@ def _studies(problem, estimator, grid, n_replications, random_state, n_jobs, cac
     cheaper = ({"alphas": 2.0 ** -np.arange(5), "n_bootstrap": 10, "calibration_steps": 4}
                if quick else {})
     for method in (BAYES, *METHODS):
-        model = estimator if method == BAYES else AlphaSelector(estimator, method=method,
-                                                                random_state=0, **cheaper)
+        # SafeBayes scores from the first row, as the paper does (its prior is proper)
+        first = {"min_prefix": 1} if method.startswith("safebayes") else {}
+        model = estimator if method == BAYES else AlphaSelector(
+            estimator, method=method, random_state=0, **cheaper, **first)
         f, e = run_study(problem, model, grid, **options)
         fits.append(f.assign(method=method))
         estimates.append(e.assign(method=method))
