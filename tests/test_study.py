@@ -253,11 +253,20 @@ def test_a_changed_function_body_invalidates_its_rows(tmp_path, monkeypatch):
     first = study()
     study()
     assert counter.calls == 2  # the same code: read from the cache
-    module.write_text(body.replace("NOISE", "1.00"))  # the same name, another body
+    # the same name, another body (one more statement; the results do not change)
+    changed = body.replace("NOISE", "1.0").replace("    return", "    _ = 0\n    return")
+    module.write_text(changed)
     importlib.reload(mine)
     second = study()
     assert counter.calls == 4
     pd.testing.assert_frame_equal(_without_times(first), _without_times(second))
+    # moved down the file (lines added above it, as an edit during a run does): the same
+    # code, the same key, even in the process that imported the old file
+    module.write_text("# a comment\n\n" + changed)
+    study()
+    importlib.reload(mine)
+    study()
+    assert counter.calls == 4
     sys.modules.pop("my_study_problem", None)
 
 
@@ -282,7 +291,7 @@ def test_manifest_records_versions_threads_and_arguments(tmp_path):
     assert manifest["threads"]["cpu_count"] >= 1 and manifest["threads"]["numba"] >= 1
     assert manifest["arguments"]["grid"] == {"n_samples": [30]}
     assert manifest["arguments"]["estimator"] == "AlphaLinearRegression()"
-    assert set(manifest["problem"]["source_sha256"]) == {"simulate", "risk", "error",
+    assert set(manifest["problem"]["code_sha256"]) == {"simulate", "risk", "error",
                                                          "estimates"}
     on_disk = json.loads((tmp_path / "manifest.json").read_text())
     assert on_disk["arguments"] == manifest["arguments"]

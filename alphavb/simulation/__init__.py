@@ -31,7 +31,7 @@ Caching
 -------
 With ``cache_dir``, each fit's record (its row and its estimates, failed fits included) is
 written (atomically) to the :mod:`alphavb.cache` result cache under a content hash of
-everything that determines it (problem, its settings and the source of its functions,
+everything that determines it (problem, its settings and the code of its functions,
 alphavb's version, estimator class and parameters, array parameters by their bytes, grid
 point, replication, seed, risk settings, interval level) as soon as the fit ends; a re-run
 reads those rows, checking each one, and computes only the missing, unreadable or rejected

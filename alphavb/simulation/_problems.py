@@ -54,8 +54,8 @@ class Problem:
     Notes
     -----
     The functions must be module-level so that the problem pickles to joblib's (and dask's)
-    worker processes. Their source code is part of a study's cache key, so editing one
-    invalidates the rows it produced.
+    worker processes. Their code (bytecode, constants, defaults) is part of a study's cache
+    key, so editing one invalidates the rows it produced.
     """
 
     name: str

@@ -1,13 +1,12 @@
 """What a study's rows depend on beyond its arguments: the code of its problem, the versions
 of alphavb and its numerical stack, the platform and the thread counts.
 
-:func:`source_fingerprint` enters the cache key (a changed function body or alphavb version
+:func:`code_fingerprint` enters the cache key (a changed function body or alphavb version
 is a different study); :func:`study_manifest` is written beside the rows and kept in the
 frame's ``attrs`` so a published table says what produced it.
 """
 
 import hashlib
-import inspect
 import json
 import os
 import platform
@@ -18,25 +17,38 @@ ENVIRONMENT_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_
                                 "NUMBA_NUM_THREADS", "SLURM_CPUS_PER_TASK")
 
 
-def function_fingerprint(function):
-    """SHA-256 of a function's source code (its bytecode and constants when the source is
-    not available, e.g. in an interactive session; its pickle for other callables)."""
-    try:
-        text = inspect.getsource(function)
-    except (OSError, TypeError):
-        code = getattr(function, "__code__", None)
-        if code is not None:
-            text = repr((code.co_code, code.co_consts, code.co_names))
-        else:
-            import pickle
+def _code_description(code):
+    """What a code object runs, without where it is: bytecode, constants (nested code
+    objects described the same way), names and arguments; no file name or line numbers,
+    so moving a function in its file keeps its fingerprint."""
+    constants = tuple(_code_description(c) if hasattr(c, "co_code") else repr(c)
+                      for c in code.co_consts)
+    return (code.co_code, constants, code.co_names, code.co_varnames, code.co_argcount,
+            code.co_kwonlyargcount)
 
-            text = repr(pickle.dumps(function))
+
+def function_fingerprint(function):
+    """SHA-256 of what a function runs: its code object (bytecode, constants, names; nested
+    functions included) and its default arguments; a callable without code by its pickle.
+
+    Not its source text: a process whose file is edited while it runs would read the new
+    file at the old line numbers (``inspect.getsource``) and fingerprint the wrong lines.
+    The bytecode follows every edit of the body that changes what runs (a comment does not;
+    a docstring does) and the Python version."""
+    code = getattr(function, "__code__", None)
+    if code is None:
+        import pickle
+
+        text = repr(pickle.dumps(function))
+    else:
+        text = repr((_code_description(code), repr(function.__defaults__),
+                     repr(function.__kwdefaults__)))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def source_fingerprint(problem):
-    """The fingerprints of the problem's ``simulate``, ``risk``, ``error`` and
-    ``estimates``, by name."""
+def code_fingerprint(problem):
+    """The code fingerprints (:func:`function_fingerprint`) of the problem's ``simulate``,
+    ``risk``, ``error`` and ``estimates``, by name."""
     return {name: function_fingerprint(function) for name in ("simulate", "risk", "error",
                                                               "estimates")
             if (function := getattr(problem, name)) is not None}
@@ -92,7 +104,7 @@ def study_manifest(problem, arguments):
                         "functions": {name: f"{f.__module__}.{getattr(f, '__qualname__', f)}"
                                       for name in ("simulate", "risk", "error", "estimates")
                                       if (f := getattr(problem, name)) is not None},
-                        "source_sha256": source_fingerprint(problem)},
+                        "code_sha256": code_fingerprint(problem)},
             "arguments": _describe(arguments)}
 
 

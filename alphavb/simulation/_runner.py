@@ -23,7 +23,7 @@ from .._validation import bad_parameter
 from ..base import check_positive_int, check_scalar_in_range
 from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
 from ._problems import ESTIMATE_FIELDS, PROBLEMS, Problem, check_estimates
-from ._provenance import source_fingerprint, study_manifest, write_manifest
+from ._provenance import code_fingerprint, study_manifest, write_manifest
 
 LOKY_IDLE_SECONDS = 10
 RESULT_COLUMNS = ("replication", "risk", "error", "fit_seconds", "n_iter", "converged",
@@ -321,7 +321,7 @@ def _check_study(owner, problem, estimator, grid, n_replications, random_state, 
     from .. import __version__
 
     base_key = {"problem": problem.name, "settings": problem.settings,
-                "source": source_fingerprint(problem), "alphavb": __version__,
+                "source": code_fingerprint(problem), "alphavb": __version__,
                 "estimator": estimator, "seed": int(random_state), "n_draws": n_draws,
                 "n_init": n_init, "level": level}
     arguments = {"grid": grid, "estimator": estimator, "n_replications": n_replications,
@@ -553,9 +553,10 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
     Notes
     -----
     The cache key of a row holds, besides every argument that determines it, alphavb's
-    version and a SHA-256 of the source of the problem's ``simulate``, ``risk``,
-    ``error`` and ``estimates`` (not of the functions they call), so editing those
-    functions or upgrading alphavb invalidates the rows.
+    version and a SHA-256 of the code of the problem's ``simulate``, ``risk``, ``error``
+    and ``estimates`` (their bytecode, constants and defaults; not of the functions they
+    call), so editing those functions or upgrading alphavb (or Python) invalidates the
+    rows.
 
     Examples
     --------
