@@ -7,8 +7,9 @@ On Grünwald & van Ommen's wrong-model data (n = 100, p = 50 covariates and a co
 * R's SafeBayes (``SBRidgeRlog``; CRAN only: it builds with ``R CMD INSTALL`` from its
   source, cran/SafeBayes, Debian's r-base-core is all it needs) runs a Gibbs sampler (1,100
   iterations, 100 burn-in: its defaults) on every prefix, for its ridge model with
-  ``beta | sigma2 ~ N(0, sigma2 tau2 I)`` (tau2 learnt) and an inverse-chi-square noise
-  prior; timed inside R with ``system.time`` (start-up and data reading excluded);
+  ``beta ~ N(0, varBR I)`` (varBR learnt) and scaled-inverse-chi-square priors (df 2,
+  scale 1/20: the paper's InvGamma(1, 1/40) for sigma2; its default improper priors give
+  NaN losses on these data); timed inside R with ``system.time`` (start-up and data reading excluded);
 * ``AlphaSelector(AlphaLinearRegression(...), method="safebayes")``: the exact prefix pass
   of the mean-field alpha-posterior (``beta ~ N(0, I / 40)``, ``sigma2 ~ InvGamma(1,
   1/40)``), median of repeated selections (the final refit included) after a warm-up that
@@ -38,8 +39,13 @@ d <- as.matrix(read.csv("{path}", header = FALSE))
 y <- d[, 1]; X <- d[, -1]
 set.seed(1)
 etas <- c({etas})
-elapsed <- system.time(fit <- SBRidgeRlog(y, X, etaseq = etas, pIter = FALSE))["elapsed"]
-cat(elapsed, fit$eta.min, "\\n")
+# proper priors (with its default improper ones every loss is NaN here and no eta is
+# chosen): sigma2 ~ InvGamma(1, 1/40) as in the paper (scaled inverse chi-square, df 2,
+# S 1/20), and the same for the variance of the coefficients
+prior <- list(varE = list(df = 2, S = 0.05), varBR = list(df = 2, S = 0.05))
+elapsed <- system.time(fit <- SBRidgeRlog(y, X, etaseq = etas, prior = prior,
+                                          pIter = FALSE))["elapsed"]
+cat("RESULT", elapsed, fit$eta.min, "\\n")
 """
 
 
@@ -72,8 +78,11 @@ def main():
         script = R_SCRIPT.format(lib=args.r_lib, path=path,
                                  etas=", ".join(f"{a:.17g}" for a in alphas))
         output = subprocess.run(["Rscript", "-e", script], check=True, capture_output=True,
-                                text=True).stdout.split()
-    r_seconds, r_eta = float(output[-2]), float(output[-1])
+                                text=True).stdout
+    result = [line.split() for line in output.splitlines() if line.startswith("RESULT")]
+    if not result or len(result[0]) != 3:
+        raise RuntimeError(f"SBRidgeRlog chose no eta; its output ends with {output[-300:]}")
+    r_seconds, r_eta = float(result[0][1]), float(result[0][2])
     print(f"R SafeBayes SBRidgeRlog: {r_seconds:.1f} s, eta = {r_eta:.4g}")
     print(f"ratio (alphavb / R): {ours / r_seconds:.2e} ({r_seconds / ours:.0f}x faster)")
 

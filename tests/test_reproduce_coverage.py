@@ -1,17 +1,11 @@
 """``alphavb reproduce coverage --quick``: its files, and what its numbers must show even
 with few replications."""
 
-import csv
-
 import numpy as np
 
 from alphavb import cli
 from alphavb.reproduce.coverage import MODELS
-
-
-def _rows(path):
-    with open(path, newline="") as handle:
-        return list(csv.DictReader(handle))
+from tests.test_reproduce_rates import _rows
 
 
 def test_quick_coverage_target(tmp_path, capsys):

@@ -1,14 +1,8 @@
 """``alphavb reproduce misspecified --quick``: its files and what its rows must hold."""
 
-import csv
-
 from alphavb import cli
 from alphavb.reproduce.misspecified import BAYES, ERRORS, METHODS
-
-
-def _rows(path):
-    with open(path, newline="") as handle:
-        return list(csv.DictReader(handle))
+from tests.test_reproduce_rates import _rows
 
 
 def test_quick_misspecified_target(tmp_path, capsys):
