@@ -403,6 +403,10 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
             chosen = high
         elif coverage(low) < self.level:
             chosen = low
+            warnings.warn(f"AlphaSelector(method='calibrate'): the bootstrap coverage at the "
+                          f"smallest alpha of the grid ({low:.3g}) is {evaluated[low]:.3f}, "
+                          f"below level={self.level}; alpha_ is that end of the grid. Extend "
+                          "alphas downwards or raise n_bootstrap.", UserWarning, stacklevel=3)
         else:  # coverage(low) >= level > coverage(high)
             for _ in range(self.calibration_steps):
                 middle = float(np.sqrt(low * high))
@@ -442,6 +446,7 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y):
         """Score every alpha, keep the best and refit ``estimator`` at it on all rows."""
         X, y, alphas, rng = self._check(X, y)
+        self.__dict__.pop("calibration_alphas_", None)  # only a calibration sets it
         if self.method in ("safebayes", "safebayes-ilog"):
             alpha, criterion, fits = self._safebayes(X, y, alphas, rng)
         elif self.method == "information":

@@ -114,6 +114,11 @@ def test_calibration_reaches_the_level_where_coverage_is_known():
     correct = AlphaSelector(estimator, method="calibrate", n_bootstrap=300,
                             random_state=0).fit(X, y)
     assert correct.alpha_ > 0.7
+    # a level the grid cannot reach is said, not hidden
+    with pytest.warns(UserWarning, match="smallest alpha of the grid.*below level"):
+        AlphaSelector(estimator, method="calibrate", alphas=[1.0, 0.9], n_bootstrap=50,
+                      random_state=0).fit(X, 0.5 * X[:, 0] + np.sqrt((1 + X[:, 0] ** 2) / 2)
+                                          * rng.normal(size=2000))
 
 
 def test_cv_and_the_scikit_learn_protocol():
