@@ -134,10 +134,7 @@ def _run_cell(study, point, replication):
     is the cached JSON object (the row plus ``"estimates"``)."""
     problem = study.problem
     data_params, (data_seed, fit_seed, risk_seed) = study.seeds(point, replication)
-    record = {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
-              "risk": None, "error": None, "fit_seconds": None, "n_iter": None,
-              "converged": None, "status": "ok", "message": "", "warnings": "",
-              "estimates": None}
+    record = _blank_record(point, replication, "ok")
     model, data = None, None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -266,6 +263,13 @@ def _check_shard(shard):
     return int(shard[0]), int(shard[1])
 
 
+def _point_records(records, point_index, n_replications):
+    """The records of one grid point in replication order (None where unknown): the jobs
+    are laid out point by point, ``n_replications`` each."""
+    start = point_index * n_replications
+    return [records.get(i) for i in range(start, start + n_replications)]
+
+
 def _first_stop(records, max_errors):
     """The replication after which a grid point stops: the last of the first
     ``max_errors`` consecutive failures (None if there is no such run). ``records`` is the
@@ -280,19 +284,12 @@ def _first_stop(records, max_errors):
     return None
 
 
-def _skipped_record(point, replication, stop, max_errors):
+def _blank_record(point, replication, status, message=""):
+    """A cell's record before (or without) a fit: the grid values, no results."""
     return {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
             "risk": None, "error": None, "fit_seconds": None, "n_iter": None,
-            "converged": None, "status": "skipped",
-            "message": f"not run: replications {stop - max_errors + 1} to {stop} failed in a "
-                       f"row (max_errors={max_errors})", "warnings": "", "estimates": None}
-
-
-def _missing_record(point, replication):
-    return {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
-            "risk": None, "error": None, "fit_seconds": None, "n_iter": None,
-            "converged": None, "status": "missing", "message": "not in cache_dir",
-            "warnings": "", "estimates": None}
+            "converged": None, "status": status, "message": message, "warnings": "",
+            "estimates": None}
 
 
 def _check_study(owner, problem, estimator, grid, n_replications, random_state, n_draws,
@@ -373,9 +370,8 @@ def _execute(study, jobs, records, pending, cache, base_key, max_errors, n_jobs,
         for wave in range(0, n_replications, width):
             batch = []
             for p, indices in by_point.items():
-                point_records = [records.get(i) for i in range(p * n_replications,
-                                                               (p + 1) * n_replications)]
-                if _first_stop(point_records, max_errors) is not None:
+                if _first_stop(_point_records(records, p, n_replications),
+                               max_errors) is not None:
                     continue
                 batch += [i for i in indices if wave <= jobs[i][2] < wave + width]
             if not batch:
@@ -399,17 +395,18 @@ def _assemble(names, points, jobs, indices, records, max_errors, n_replications)
 
     final = {}
     for p, point in enumerate(points):
-        point_records = [records.get(i) for i in range(p * n_replications,
-                                                       (p + 1) * n_replications)]
+        point_records = _point_records(records, p, n_replications)
         stop = _first_stop(point_records, max_errors)
         for r, record in enumerate(point_records):
             index = p * n_replications + r
             if index not in records:
                 continue
             if stop is not None and r > stop:
-                record = _skipped_record(point, r, stop, max_errors)
+                record = _blank_record(point, r, "skipped",
+                                       f"not run: replications {stop - max_errors + 1} to "
+                                       f"{stop} failed in a row (max_errors={max_errors})")
             elif record is None:
-                record = _missing_record(point, r)
+                record = _blank_record(point, r, "missing", "not in cache_dir")
             final[index] = record
     rows = [{k: v for k, v in final[i].items() if k != "estimates"} for i in indices]
     fits = pd.DataFrame(rows, columns=[*names, *RESULT_COLUMNS])
