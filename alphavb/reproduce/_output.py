@@ -70,15 +70,24 @@ def _write_csv(path, rows):
                              for k, v in row.items()})
 
 
-def _markdown_table(title, description, rows, columns):
-    """A Markdown table of ``columns`` of ``rows``; ``x`` with ``x_se`` shows as mean +- se."""
+def _markdown_table(title, description, rows, columns, headers=None, formats=None):
+    """A Markdown table of ``columns`` of ``rows``; ``x`` with ``x_se`` shows as mean +- se.
+
+    ``headers`` names the columns (default: their keys); ``formats`` maps a column to its
+    format spec (default ``.3f`` for mean +- se, ``.4g`` for other floats)."""
+    formats = formats or {}
+
     def cell(row, key):
         value = row[key]
         if key + "_se" in row:
-            return f"{value:.3f} +- {row[key + '_se']:.3f}"
-        return f"{value:.4g}" if isinstance(value, float) else str(value)
+            spec = formats.get(key, ".3f")
+            return f"{value:{spec}} +- {row[key + '_se']:{spec}}"
+        if isinstance(value, float):
+            return f"{value:{formats.get(key, '.4g')}}"
+        return str(value)
 
-    lines = [f"# {title}", "", description, "", "| " + " | ".join(columns) + " |",
+    headers = columns if headers is None else headers
+    lines = [f"# {title}", "", description, "", "| " + " | ".join(headers) + " |",
              "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(cell(row, key) for key in columns) + " |" for row in rows]
     return "\n".join(lines) + "\n"

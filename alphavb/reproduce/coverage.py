@@ -45,7 +45,13 @@ from ..simulation import (
     spike_slab_problem,
     summarise_study,
 )
-from ._output import FEW_REPLICATIONS_STAMP, _prepare_output, _save_figure, _write_csv
+from ._output import (
+    FEW_REPLICATIONS_STAMP,
+    _markdown_table,
+    _prepare_output,
+    _save_figure,
+    _write_csv,
+)
 from .rates import paper_gmm_estimator
 
 ALPHAS = (0.5, 0.8, 1.0)
@@ -222,15 +228,12 @@ def _plot(plt, rows, alphas, figure, stamp):
 
 def _markdown(rows):
     largest = rows[rows["n_samples"] == rows.groupby("model")["n_samples"].transform("max")]
-    lines = ["# Coverage of alpha-VB's 95% credible intervals at the largest n", "",
-             ("Mean over the set's parameters +- the mean of their Monte Carlo SEs. "
-              "relerror: 100 (model SE / empirical SE - 1)."), "",
-             "| model | parameters | n | alpha | replications | coverage | width | relerror (%) |",
-             "|---|---|---|---|---|---|---|---|"]
     titles = {model.key: model.title for model in MODELS}
-    for row in largest.itertuples():
-        lines.append(f"| {titles[row.model]} | {row.set} | {row.n_samples} | {row.alpha:g} | "
-                     f"{row.nsim} | {row.cover:.3f} +- {row.cover_se:.3f} | "
-                     f"{row.width:.3f} +- {row.width_se:.3f} | "
-                     f"{row.relerror:.1f} +- {row.relerror_se:.1f} |")
-    return "\n".join(lines) + "\n"
+    records = [{**row, "model": titles[row["model"]]} for row in largest.to_dict("records")]
+    return _markdown_table(
+        "Coverage of alpha-VB's 95% credible intervals at the largest n",
+        "Mean over the set's parameters +- the mean of their Monte Carlo SEs. relerror: 100 "
+        "(model SE / empirical SE - 1).", records,
+        ["model", "set", "n_samples", "alpha", "nsim", "cover", "width", "relerror"],
+        ["model", "parameters", "n", "alpha", "replications", "coverage", "width",
+         "relerror (%)"], {"alpha": "g", "relerror": ".1f"})

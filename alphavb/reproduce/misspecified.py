@@ -36,7 +36,13 @@ from ..datasets import make_wrong_model_regression
 from ..linear_model import AlphaLinearRegression
 from ..model_selection import AlphaSelector
 from ..simulation import Problem, coefficient_estimates, run_study, summarise_study
-from ._output import FEW_REPLICATIONS_STAMP, _prepare_output, _save_figure, _write_csv
+from ._output import (
+    FEW_REPLICATIONS_STAMP,
+    _markdown_table,
+    _prepare_output,
+    _save_figure,
+    _write_csv,
+)
 
 METHODS = ("safebayes", "safebayes-ilog", "information", "calibrate", "cv")
 BAYES = "alpha = 1"
@@ -260,26 +266,20 @@ def _plot(plt, risks, figure, stamp):
 
 
 def _risk_markdown(risks):
-    lines = ["# Excess squared risk at alpha = 1 and at the selected alpha", "",
-             ("Mean +- MCSE over the replications that succeeded; seconds per "
-              "selection."), "",
-             "| model | n | method | risk | median alpha | replications | failed | seconds |",
-             "|---|---|---|---|---|---|---|---|"]
-    for row in risks.itertuples():
-        lines.append(f"| {row.model} | {row.n_samples} | {row.method} | {row.risk:.4f} +- "
-                     f"{row.risk_se:.4f} | {row.median_alpha:.3g} | {row.nsim} | "
-                     f"{row.failed} | {row.seconds:.3f} |")
-    return "\n".join(lines) + "\n"
+    return _markdown_table(
+        "Excess squared risk at alpha = 1 and at the selected alpha",
+        "Mean +- MCSE over the replications that succeeded; seconds per selection.",
+        risks.to_dict("records"),
+        ["model", "n_samples", "method", "risk", "median_alpha", "nsim", "failed", "seconds"],
+        ["model", "n", "method", "risk", "median alpha", "replications", "failed", "seconds"],
+        {"risk": ".4f", "median_alpha": ".3g", "seconds": ".3f"})
 
 
 def _coverage_markdown(coverage):
-    lines = [("# Coverage of 95% intervals at alpha = 1 and at the selected alpha (Wu & "
-              "Martin 2023, Sec. 5)"), "",
-             "Mean over the four coefficients +- the mean of their MCSEs.", "",
-             "| errors | n | method | coverage | width | median alpha | replications |",
-             "|---|---|---|---|---|---|---|"]
-    for row in coverage.itertuples():
-        lines.append(f"| {row.errors} | {row.n_samples} | {row.method} | {row.cover:.3f} +- "
-                     f"{row.cover_se:.3f} | {row.width:.3f} +- {row.width_se:.3f} | "
-                     f"{row.median_alpha:.3g} | {row.nsim} |")
-    return "\n".join(lines) + "\n"
+    return _markdown_table(
+        "Coverage of 95% intervals at alpha = 1 and at the selected alpha (Wu & Martin "
+        "2023, Sec. 5)", "Mean over the four coefficients +- the mean of their MCSEs.",
+        coverage.to_dict("records"),
+        ["errors", "n_samples", "method", "cover", "width", "median_alpha", "nsim"],
+        ["errors", "n", "method", "coverage", "width", "median alpha", "replications"],
+        {"median_alpha": ".3g"})
