@@ -49,7 +49,6 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import bad_parameter
 
 METHODS = ("safebayes", "safebayes-ilog", "information", "calibrate", "cv")
-LOG_2PI = np.log(2.0 * np.pi)
 CV_DRAWS = 200
 
 
@@ -70,11 +69,15 @@ def _check_alphas(alphas):
 
 
 def _row_losses(tau, elt, residual, coef_variance, kind):
-    """The log loss of new rows under ``q`` (R-log) or its plug-in (I-log)."""
-    squared = residual**2
+    """The log loss of new rows under ``q`` (R-log) or its plug-in (I-log): minus the
+    expected Gaussian log-likelihood of one row, with ``E_q (y - x' beta)^2 = residual^2 +
+    Var_q(x' beta)`` and ``E_q[log 1/sigma2]`` (R-log), or the plug-in ``1/sigma2 = tau``
+    and no coefficient variance (I-log)."""
+    from .linear_model._base import expected_gaussian_loglik
+
     if kind == "safebayes":
-        return 0.5 * LOG_2PI - 0.5 * elt + 0.5 * tau * (squared + coef_variance)
-    return 0.5 * LOG_2PI - 0.5 * np.log(tau) + 0.5 * tau * squared
+        return -expected_gaussian_loglik(1, tau, elt, residual**2 + coef_variance)
+    return -expected_gaussian_loglik(1, tau, np.log(tau), residual**2)
 
 
 def linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
@@ -509,8 +512,11 @@ def _log_predictive(model, X, y, classifier, seed):
         index = np.searchsorted(model.classes_, y)
         with np.errstate(divide="ignore"):
             return np.log(proba[np.arange(len(y)), index])
+    from .linear_model._base import expected_gaussian_loglik
+
     draws = model.sample_posterior(CV_DRAWS, random_state=seed)
     mean = draws["coef"] @ X.T + draws["intercept"][:, None]
     variance = draws["noise_variance"][:, None]
-    log_density = -0.5 * (LOG_2PI + np.log(variance) + (y - mean) ** 2 / variance)
+    log_density = expected_gaussian_loglik(1, 1.0 / variance, -np.log(variance),
+                                           (y - mean) ** 2)
     return logsumexp(log_density, axis=0) - np.log(CV_DRAWS)
