@@ -226,3 +226,19 @@ def kl_wishart(inv_scale, dof, prior_inv_scale, prior_dof):
         - log_multigamma(0.5 * dof, p) + log_multigamma(0.5 * prior_dof, p)
         + 0.5 * dof * (trace - p)
     )
+
+
+def bisect_quantile(cdf, p, low, high, tolerance, max_iter=200):
+    """Bracket the ``p``-quantile of a distribution function, elementwise: bisect
+    ``[low, high]`` (arrays) on ``cdf(x) < p`` until every bracket is at most ``tolerance``
+    wide (an array or a number) or ``max_iter`` halvings. Returns the final ``(low,
+    high)``; the quantile is ``high`` (the smallest ``x`` with ``cdf(x) >= p``, for a cdf
+    with atoms) or the midpoint (a continuous one)."""
+    low, high = np.array(low, dtype=float), np.array(high, dtype=float)
+    for _ in range(max_iter):
+        middle = 0.5 * (low + high)
+        below = cdf(middle) < p
+        low, high = np.where(below, middle, low), np.where(below, high, middle)
+        if np.all(high - low <= tolerance):
+            break
+    return low, high

@@ -30,7 +30,7 @@ from scipy.special import expit, logsumexp
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
-from .._special import beta_expectations, kl_beta
+from .._special import beta_expectations, bisect_quantile, kl_beta
 from .._validation import FiniteArray, PositivePair, ProbabilityGrid, Real, bad_parameter
 
 
@@ -283,16 +283,11 @@ class SpikeSlabMixin:
 
         low = np.min(mu - 40.0 * sd, axis=0).clip(max=0.0)
         high = np.max(mu + 40.0 * sd, axis=0).clip(min=0.0)
+        tolerance = 1e-12 * np.max(sd, axis=0)
         bounds = []
         for p in tails:
-            lo, hi = low.copy(), high.copy()
-            for _ in range(200):
-                middle = 0.5 * (lo + hi)
-                below = cdf(middle) < p
-                lo, hi = np.where(below, middle, lo), np.where(below, hi, middle)
-                if np.all(hi - lo <= 1e-12 * np.max(sd, axis=0)):
-                    break
-            bounds.append(np.where(np.abs(hi) <= 1e-12 * np.max(sd, axis=0), 0.0, hi))
+            _, hi = bisect_quantile(cdf, p, low, high, tolerance)
+            bounds.append(np.where(np.abs(hi) <= tolerance, 0.0, hi))
         return np.column_stack(bounds)
 
     def _summary_columns(self, level):

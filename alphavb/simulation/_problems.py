@@ -14,6 +14,7 @@ import numpy as np
 from scipy.stats import beta as beta_distribution
 from scipy.stats import norm
 
+from .._special import bisect_quantile
 from ..datasets import make_gmm, make_lda_corpus, make_sparse_regression
 from ..divergences import hellinger_categorical
 from ..risk import lda_risk, logistic_risk, mixture_risk, regression_risk
@@ -95,18 +96,14 @@ def _normal_mixture_quantiles(weights, means, sds, probabilities):
     """Quantiles of ``sum_c w_c N(m_cj, s_cj^2)`` for every coordinate ``j`` (bisection to
     1e-12 of the largest sd). ``means`` and ``sds`` have shape (n_components, n_params)."""
     weights = np.asarray(weights, dtype=float)[:, None]
-    scale = sds.max(axis=0)
-    bounds = []
-    for p in probabilities:
-        low, high = (means - 40 * sds).min(axis=0), (means + 40 * sds).max(axis=0)
-        for _ in range(200):
-            middle = 0.5 * (low + high)
-            below = np.sum(weights * norm.cdf((middle - means) / sds), axis=0) < p
-            low, high = np.where(below, middle, low), np.where(below, high, middle)
-            if np.all(high - low <= 1e-12 * scale):
-                break
-        bounds.append(0.5 * (low + high))
-    return bounds
+
+    def cdf(x):
+        return np.sum(weights * norm.cdf((x - means) / sds), axis=0)
+
+    low, high = (means - 40 * sds).min(axis=0), (means + 40 * sds).max(axis=0)
+    brackets = [bisect_quantile(cdf, p, low, high, 1e-12 * sds.max(axis=0))
+                for p in probabilities]
+    return [0.5 * (lo + hi) for lo, hi in brackets]
 
 
 def _draw_summaries(draws, level):
