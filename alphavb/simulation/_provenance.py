@@ -93,9 +93,10 @@ def _describe(value):
     return repr(value)
 
 
-def study_manifest(problem, arguments):
-    """Versions, platform, thread counts, the problem's code fingerprints and the study's
-    ``arguments`` (a dict), as a JSON-friendly dict."""
+def study_manifest(problem, arguments, fingerprints):
+    """Versions, platform, thread counts, the problem's code ``fingerprints`` (those of
+    :func:`code_fingerprint`, already in the cache key) and the study's ``arguments`` (a
+    dict), as a JSON-friendly dict."""
     return {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": _versions(),
             "platform": {"system": platform.platform(), "machine": platform.machine(),
                          "processor": platform.processor(), "hostname": platform.node()},
@@ -104,7 +105,7 @@ def study_manifest(problem, arguments):
                         "functions": {name: f"{f.__module__}.{getattr(f, '__qualname__', f)}"
                                       for name in ("simulate", "risk", "error", "estimates")
                                       if (f := getattr(problem, name)) is not None},
-                        "code_sha256": code_fingerprint(problem)},
+                        "code_sha256": fingerprints},
             "arguments": _describe(arguments)}
 
 

@@ -461,7 +461,8 @@ def _frames(owner, problem, estimator, grid, n_replications, random_state, n_dra
                  progress)
     records = {i: records.get(i) for i in mine}
     fits, long = _assemble(names, points, jobs, mine, records, max_errors, n_replications)
-    manifest = study_manifest(study.problem, {**arguments, "shard": [k, n_shards]})
+    manifest = study_manifest(study.problem, {**arguments, "shard": [k, n_shards]},
+                              base_key["source"])
     if cache is not None and pending:  # it describes the run that fitted rows
         write_manifest(cache.folder, manifest)
     for frame in (fits, long):
