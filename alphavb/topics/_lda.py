@@ -134,22 +134,40 @@ def _e_step(X, csc, gamma, word_factors, doc_topic_prior, alpha, scale, max_doc_
     return statistics.T, log_norm, n_passes
 
 
+def document_bounds(log_word_probabilities, doc_topic_prior, X, max_doc_update_iter,
+                    mean_change_tol, n_threads=1):
+    """Per document, the alpha = 1 bound ``sum_v n_dv log Z_dv - KL(q(theta_d) || Dir(a))``
+    with ``Z_dv = sum_k exp(E_q[log theta_dk] + w_kv)`` and each ``q(theta_d)`` fitted from
+    ``gamma_d = 1`` (Blei, Ng & Jordan 2003, eq. 15, ``phi`` at its optimum given ``gamma``).
+
+    ``log_word_probabilities`` (K, V) is ``w``: ``E_q[log beta_kv]`` under ``q(beta) =
+    Dir(lambda)`` for the bound of a fit's ``q``, or ``log beta_kv`` for topics given as
+    points (a plug-in). Returns an ndarray of shape (n_documents,).
+    """
+    X = sp.csr_matrix(X, dtype=np.float64)
+    word_factors = _word_factors(np.asarray(log_word_probabilities, dtype=np.float64), 1.0)
+    gamma = np.ones((X.shape[0], word_factors.shape[1]))
+    _e_step(X, X.tocsc(), gamma, word_factors, doc_topic_prior, 1.0, 1.0, max_doc_update_iter,
+            mean_change_tol, n_threads=n_threads)
+    doc_factors = np.exp(dirichlet_expected_log(gamma))
+    documents = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    log_norm = X.data * np.log(np.einsum("ik,ik->i", doc_factors[documents],
+                                         word_factors[X.indices]))
+    return (np.bincount(documents, weights=log_norm, minlength=X.shape[0])
+            - kl_dirichlet(gamma, doc_topic_prior))
+
+
 def _bound_terms(components, doc_topic_prior, topic_word_prior, X, max_doc_update_iter,
                  mean_change_tol, n_threads=1):
     """The alpha = 1 bound of documents ``X`` under topics ``q(beta) = Dir(components)``,
-    split into the documents' part ``sum_dv n_dv log Z_dv - sum_d KL(q(theta_d) || p)`` (each
-    ``q(theta_d)`` fitted from ``gamma_d = 1``) and the topics' part ``-sum_k KL(q(beta_k) || p)``.
+    split into the documents' part (the sum of :func:`document_bounds`) and the topics' part
+    ``-sum_k KL(q(beta_k) || p)``.
     """
-    X = sp.csr_matrix(X, dtype=np.float64)
     components = np.asarray(components, dtype=np.float64)
-    elog_beta = dirichlet_expected_log(components)
-    gamma = np.ones((X.shape[0], components.shape[0]))
-    _, log_norm, _ = _e_step(X, X.tocsc(), gamma, _word_factors(elog_beta, 1.0),
-                             doc_topic_prior, 1.0, 1.0, max_doc_update_iter, mean_change_tol,
-                             n_threads=n_threads)
-    documents = log_norm - np.sum(kl_dirichlet(gamma, doc_topic_prior))
+    documents = document_bounds(dirichlet_expected_log(components), doc_topic_prior, X,
+                                max_doc_update_iter, mean_change_tol, n_threads)
     topics = -np.sum(kl_dirichlet(components, topic_word_prior))
-    return float(documents), float(topics), float(X.sum())
+    return float(np.sum(documents)), float(topics), float(sp.csr_matrix(X).sum())
 
 
 def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,
