@@ -14,6 +14,8 @@ Parametrisations
 import numpy as np
 from scipy.special import betaln, digamma, gammaln
 
+LOG_2PI = float(np.log(2.0 * np.pi))
+
 __all__ = [
     "beta_expectations",
     "dirichlet_expected_log",

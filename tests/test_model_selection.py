@@ -175,11 +175,20 @@ def test_default_first_prefix_has_more_rows_than_parameters():
 
 
 def test_estimators_a_method_cannot_take_are_named():
+    from alphavb import AlphaLDA, BBAlphaRegressor
+
     X, y = _data()
     with pytest.raises(ValueError, match="'estimator'.*'alpha' parameter"):
         AlphaSelector(_NoAlpha()).fit(X, y)
-    with pytest.raises(ValueError, match="'estimator'.*AlphaLinearRegression for"):
-        AlphaSelector(AlphaSpikeSlabRegression(), method="information").fit(X, y)
+    # BB-alpha's alpha is a divergence order, not a temperature
+    with pytest.raises(ValueError, match="'estimator'.*divergence order"):
+        AlphaSelector(BBAlphaRegressor()).fit(X, y)
+    counts = np.random.default_rng(0).poisson(2.0, size=(30, 8))
+    with pytest.raises(ValueError, match="'estimator'.*per-row log-likelihood.*AlphaLDA"):
+        AlphaSelector(AlphaLDA(2), method="information").fit(counts)
+    # the spike-and-slab regression has the linear model's likelihood, so its value
+    spike = AlphaSelector(AlphaSpikeSlabRegression(), method="information").fit(X, y)
+    assert spike.criterion_[0] == information_alpha(X, y)
 
 
 class _NoAlpha:

@@ -1,0 +1,50 @@
+r"""Choosing alpha from the data: SafeBayes, calibration, information matching and CV.
+
+:class:`AlphaSelector` wraps an alphavb estimator, scores every ``alpha`` of a grid by one of
+four criteria, picks the best and refits on all the data, as ``GridSearchCV`` does.
+
+* ``"safebayes"`` (R-log-SafeBayes; Grünwald & van Ommen 2017, Bayesian Analysis 12,
+  Sec. 4) and ``"safebayes-ilog"`` (I-log): the cumulative prequential log loss of the
+  alpha-posterior on the data in their order, each row predicted from the fit to the rows
+  before it. R-log averages the row's log loss over ``q``, I-log plugs in the posterior
+  mean; the losses of each kind of model are written out in
+  :mod:`alphavb.model_selection._families` (Gaussian and logistic regression, a mixture's
+  points, LDA's documents by their variational bound). For
+  :class:`~alphavb.AlphaLinearRegression` every prefix is fitted exactly and cheaply: the
+  CAVI fixed point on a prefix depends on the data only through its centred sufficient
+  statistics, and with one eigendecomposition of the whitened Gram matrix per prefix (shared
+  by every alpha) each CAVI sweep costs O(d): the pass costs O(n d^3) in all, equal to
+  refitting the estimator on every prefix (tested). Every other estimator is refitted,
+  warm-started, on prefixes of geometrically growing length (factor ``prefix_growth``),
+  each scoring the block of rows up to the next prefix: about ``log(n / min_prefix) /
+  log(prefix_growth)`` fits per alpha (``n_fits_``).
+* ``"information"`` (Holmes & Walker 2017, Biometrika 104; Lyddon, Holmes & Walker 2019,
+  Biometrika 106, Sec. 3): ``alpha = tr(J I^{-1} J) / tr(J)`` with ``J`` the mean Hessian of
+  the negative log-likelihood and ``I`` the mean outer product of the per-row scores at the
+  maximum-likelihood estimate (:mod:`alphavb.model_selection._information`): closed forms
+  for Gaussian regression (the noise variance profiled out) and logistic regression
+  (Newton's method), autograd for the Gaussian mixture; not for LDA. No posterior fits
+  (one alpha = 1 fit to start the mixture's); 1 for a correct model in large samples;
+  capped at 1.
+* ``"calibrate"`` (Syring & Martin 2019, Biometrika 106): the alpha whose ``level``
+  credible intervals cover the full-data estimate (the posterior mean at alpha = 1) at the
+  rate ``level`` over ``n_bootstrap`` bootstrap resamples, coverage averaged over the
+  coefficients; the same resamples at every alpha, bisection on log alpha between the
+  grid's ends (``calibration_steps`` halvings; alpha = 1 when it already covers):
+  ``n_bootstrap x (2 + calibration_steps)`` fits at most. The parameters are the
+  coefficients (regressions, classifiers), the component means of the components the
+  alpha = 1 fit uses (mixture; each resample's components matched to them by least squares)
+  and the topic-word probabilities (LDA; topics matched by Hellinger distance), with the
+  estimator's own intervals (:mod:`alphavb.simulation`'s ``estimates``).
+* ``"cv"``: ``cv``-fold held-out log predictive density of ``q`` (Monte Carlo over 200 draws
+  of ``sample_posterior`` for a regressor, ``log predict_proba`` for a classifier,
+  ``score_samples`` for a mixture, the document bound for LDA), the baseline; McLatchie et
+  al. (2024) show it goes flat in alpha at moderate n.
+"""
+
+from ._information import information_alpha
+from ._prequential import linear_prequential_losses, prefix_schedule, refit_prequential_losses
+from ._selector import METHODS, AlphaSelector, default_alphas
+
+__all__ = ["METHODS", "AlphaSelector", "default_alphas", "information_alpha",
+           "linear_prequential_losses", "prefix_schedule", "refit_prequential_losses"]

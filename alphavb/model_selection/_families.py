@@ -1,0 +1,358 @@
+r"""What :class:`~alphavb.model_selection.AlphaSelector` needs of each kind of model, one
+class per kind: the log loss of new rows under a fitted ``q`` (R-log: averaged over ``q``;
+I-log: at the posterior mean), their log predictive density (cross-validation), the
+parameters whose intervals calibration checks, and information matching.
+
+* Gaussian regression (:class:`~alphavb.AlphaLinearRegression`,
+  :class:`~alphavb.AlphaSpikeSlabRegression`): R-log in closed form,
+  ``-E_q[log N(y | b + x' beta, sigma2)] = log(2 pi) / 2 - E_q[log 1/sigma2] / 2 +
+  E_q[1/sigma2] ((y - yhat)^2 + Var_q(x' beta)) / 2``; I-log ``-log N(y | yhat, 1 /
+  E_q[1/sigma2])``.
+* Logistic regression (:class:`~alphavb.AlphaSpikeSlabClassifier`,
+  :class:`~alphavb.AlphaLogisticRegression`): with ``s = +-1`` the label and ``t = b + x'
+  beta``, R-log ``E_q[log(1 + exp(-s t))]`` by ``DRAWS`` draws of ``q`` (``t`` is not normal
+  under a spike-and-slab ``q``); I-log ``log(1 + exp(-s E_q[t]))``.
+* Gaussian mixture (:class:`~alphavb.AlphaGaussianMixture`): a row is a point ``x``; R-log
+  ``-E_q[log sum_k pi_k N(x | mu_k, Lambda_k^{-1})]`` by ``DRAWS`` draws of ``q``, I-log
+  the same at the plug-in ``weights_``, ``means_``, ``precisions_`` (``E_q[Lambda_k]``).
+* LDA (:class:`~alphavb.AlphaLDA`): a row is a document; its log loss has no closed form
+  (``theta_d`` is integrated out), so both use minus the document's variational bound (its
+  part of ``AlphaLDA.score``, an upper bound on the loss): R-log with
+  ``E_q[log beta_kv]``, I-log with ``log E_q[beta_kv]``.
+"""
+
+import numpy as np
+from scipy.special import digamma
+
+from .._validation import bad_parameter
+
+DRAWS = 200  # draws of q where the R-log loss or the CV density is a Monte Carlo average
+
+
+def gaussian_row_losses(tau, elt, residual, coef_variance, kind):
+    """The log loss of new rows under ``q`` (R-log) or its plug-in (I-log): minus the
+    expected Gaussian log-likelihood of one row, with ``E_q (y - x' beta)^2 = residual^2 +
+    Var_q(x' beta)`` and ``E_q[log 1/sigma2]`` (R-log), or the plug-in ``1/sigma2 = tau``
+    and no coefficient variance (I-log)."""
+    from ..linear_model._base import expected_gaussian_loglik
+
+    if kind == "safebayes":
+        return -expected_gaussian_loglik(1, tau, elt, residual**2 + coef_variance)
+    return -expected_gaussian_loglik(1, tau, np.log(tau), residual**2)
+
+
+def _default_first(n, minimum):
+    """The first prefix of refits: a tenth of the rows, at least ``minimum`` and 10."""
+    return max(10, n // 10, minimum)
+
+
+class GaussianRegression:
+    """AlphaLinearRegression (exact prequential pass) and AlphaSpikeSlabRegression."""
+
+    supervised = True
+
+    def __init__(self, estimator):
+        from ..linear_model import AlphaLinearRegression
+
+        self.estimator = estimator
+        self.exact = isinstance(estimator, AlphaLinearRegression)
+
+    def check_data(self, X, y):
+        from sklearn.utils.validation import check_X_y
+
+        return check_X_y(X, y, dtype=np.float64)
+
+    def first_prefix(self, X, y, requested):
+        """The first prefix of the prequential loss (None: this family's default) and the
+        advice given when it leaves no row to predict."""
+        if requested is not None:
+            return requested, "The prequential loss needs more rows than its first prefix."
+        n, d = X.shape
+        # the linear model's first prefix with more rows than parameters: on fewer, a vague
+        # noise prior lets alpha = 1 interpolate with sigma2 -> 0, and those rows' losses
+        # (1e7 on 5 features) would decide the selection
+        intercept = bool(self.estimator.get_params()["fit_intercept"])
+        first = d + 1 + intercept if self.exact else _default_first(n, 0)
+        return first, ("With fewer rows than parameters pass min_prefix (e.g. 1) together "
+                       "with an informative noise_prior, as Grunwald & van Ommen's "
+                       "experiment does.")
+
+    def row_losses(self, model, X, y, kind, seed):
+        if model.noise_shape_ is None:
+            tau = 1.0 / model.noise_variance_
+            elt = np.log(tau)
+        else:
+            shape, scale = np.asarray(model.noise_shape_), np.asarray(model.noise_scale_)
+            if shape.ndim:
+                raise ValueError("AlphaSelector's SafeBayes scores one prior setting; fit the "
+                                 "estimator without a grid of prior settings.")
+            tau, elt = float(shape / scale), float(digamma(shape) - np.log(scale))
+        residual = y - model.predict(X)
+        variance = model._coef_variance_along(X - model._X_offset)
+        return gaussian_row_losses(tau, elt, residual, variance, kind)
+
+    def log_predictive(self, model, X, y, seed):
+        from scipy.special import logsumexp
+
+        from ..linear_model._base import expected_gaussian_loglik
+
+        draws = model.sample_posterior(DRAWS, random_state=seed)
+        mean = draws["coef"] @ X.T + draws["intercept"][:, None]
+        variance = draws["noise_variance"][:, None]
+        log_density = expected_gaussian_loglik(1, 1.0 / variance, -np.log(variance),
+                                               (y - mean) ** 2)
+        return logsumexp(log_density, axis=0) - np.log(DRAWS)
+
+    def target(self, model, X):
+        return {"coef": np.ravel(model.coef_)}
+
+    def estimates(self, model, target, level):
+        from ..simulation import coefficient_estimates
+
+        return coefficient_estimates(model, target, level)
+
+    def information(self, X, y):
+        from ._information import information_alpha
+
+        return information_alpha(X, y, self.estimator.get_params()["fit_intercept"])
+
+
+class LogisticRegression:
+    """AlphaSpikeSlabClassifier and AlphaLogisticRegression (binary labels)."""
+
+    supervised = True
+    exact = False
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def check_data(self, X, y):
+        from sklearn.utils.multiclass import type_of_target
+        from sklearn.utils.validation import check_X_y
+
+        X, y = check_X_y(X, y, dtype=np.float64)
+        if type_of_target(y) != "binary":
+            raise bad_parameter("AlphaSelector", "y", "two classes (binary labels)",
+                                f"{len(np.unique(y))} classes")
+        return X, y
+
+    def first_prefix(self, X, y, requested):
+        # a prefix needs both classes to be fitted
+        both = int(np.flatnonzero(y != y[0])[0]) + 1
+        if requested is None:
+            return (_default_first(len(y), both),
+                    "The prequential loss needs more rows than its first prefix.")
+        if requested < both:
+            raise bad_parameter("AlphaSelector", "min_prefix", "a first prefix with both "
+                                f"classes (the first {both} rows in this order)", requested)
+        return requested, "The prequential loss needs more rows than its first prefix."
+
+    @staticmethod
+    def _signs_and_mean(model, X, y):
+        sign = np.where(y == model.classes_[1], 1.0, -1.0)
+        mean = X @ np.ravel(model.coef_) + float(np.ravel(model.intercept_)[0])
+        return sign, mean
+
+    def row_losses(self, model, X, y, kind, seed):
+        sign, mean = self._signs_and_mean(model, X, y)
+        if kind == "safebayes-ilog":
+            return np.logaddexp(0.0, -sign * mean)
+        draws = model.sample_posterior(DRAWS, random_state=seed)
+        decision = draws["coef"] @ X.T + np.asarray(draws["intercept"])[:, None]
+        return np.mean(np.logaddexp(0.0, -sign * decision), axis=0)
+
+    def log_predictive(self, model, X, y, seed):
+        proba = model.predict_proba(X)
+        index = np.searchsorted(model.classes_, y)
+        with np.errstate(divide="ignore"):
+            return np.log(proba[np.arange(len(y)), index])
+
+    def target(self, model, X):
+        return {"coef": np.ravel(model.coef_)}
+
+    def estimates(self, model, target, level):
+        from ..simulation import coefficient_estimates
+
+        return coefficient_estimates(model, target, level)
+
+    def information(self, X, y):
+        from ._information import logistic_information_alpha
+
+        positive = (y == np.unique(y)[1]).astype(float)
+        return logistic_information_alpha(X, positive,
+                                          self.estimator.get_params()["fit_intercept"])
+
+
+def component_precisions(precisions, covariance_type, n_features):
+    """Per-component precision matrices (..., K, p, p) from a mixture's ``precisions_`` or
+    ``sample_posterior(...)["precisions"]`` (diag (..., K, p), spherical (..., K); tied and
+    fixed plug-ins are one (p, p), returned as is to broadcast over the components)."""
+    precisions = np.asarray(precisions, dtype=float)
+    if covariance_type == "diag":
+        return precisions[..., :, None] * np.eye(n_features)
+    if covariance_type == "spherical":
+        return precisions[..., None, None] * np.eye(n_features)
+    return precisions
+
+
+def mixture_log_density(X, log_weights, means, precision_chol):
+    """``log sum_k pi_k N(x | mu_k, (L_k L_k')^{-1})`` of each row of ``X`` (n, p), with
+    ``log_weights`` (r, K), ``means`` (r, K, p) and the lower Cholesky factors ``L_k`` of
+    the precisions (r, K, p, p), ``r`` 1 (one parameter for every row) or n (one per row).
+    Written in ``autograd.numpy`` so information matching can differentiate it."""
+    import autograd.numpy as anp
+    from autograd.scipy.special import logsumexp
+
+    from .._special import LOG_2PI
+
+    diff = X[:, None, :] - means                                          # (n, K, p)
+    whitened = anp.sum(diff[..., :, None] * precision_chol, axis=-2)      # L_k' (x - mu_k)
+    log_det = anp.sum(anp.log(anp.diagonal(precision_chol, axis1=-2, axis2=-1)), axis=-1)
+    log_components = (log_weights + log_det - 0.5 * anp.sum(whitened**2, axis=-1)
+                      - 0.5 * X.shape[1] * LOG_2PI)
+    return logsumexp(log_components, axis=1)
+
+
+class GaussianMixture:
+    """AlphaGaussianMixture (a row is a point; no y)."""
+
+    supervised = False
+    exact = False
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def check_data(self, X, y):
+        from sklearn.utils.validation import check_array
+
+        return check_array(X, dtype=np.float64, ensure_min_samples=2), None
+
+    def first_prefix(self, X, y, requested):
+        fix = "The prequential loss needs more rows than its first prefix."
+        if requested is not None:
+            return requested, fix
+        return _default_first(len(X), 2 * self.estimator.get_params()["n_components"]), fix
+
+    def _log_density(self, model, X, weights, means, precisions):
+        """The mixture density at parameters with leading axis r (see
+        :func:`mixture_log_density`)."""
+        p = X.shape[1]
+        chol = np.linalg.cholesky(component_precisions(precisions, model.covariance_type, p))
+        chol = np.broadcast_to(chol, (*means.shape[:-1], p, p))
+        with np.errstate(divide="ignore"):  # a weight of 0 (fixed weights) is an empty term
+            log_weights = np.log(weights)
+        return mixture_log_density(X, log_weights, means, chol)
+
+    def row_losses(self, model, X, y, kind, seed):
+        if kind == "safebayes-ilog":
+            return -self._log_density(model, X, model.weights_[None], model.means_[None],
+                                      model.precisions_[None])
+        draws = model.sample_posterior(DRAWS, random_state=seed)
+        return -np.mean([self._log_density(model, X, w[None], m[None], P[None])
+                         for w, m, P in zip(draws["weights"], draws["means"],
+                                            draws["precisions"])], axis=0)
+
+    def log_predictive(self, model, X, y, seed):
+        return model.score_samples(X)  # the posterior predictive density, in closed form
+
+    @staticmethod
+    def used_components(model, n_samples):
+        """The components the fit gives at least one expected row (``weights_ n >= 1``):
+        the others (a Dirichlet process's spare components) carry no information."""
+        return np.flatnonzero(model.weights_ * n_samples >= 1.0)
+
+    def target(self, model, X):
+        return {"means": model.means_[self.used_components(model, len(X))]}
+
+    def estimates(self, model, target, level):
+        from ..simulation import mixture_mean_estimates
+
+        return mixture_mean_estimates(model, target, level)
+
+    def information(self, X, y):
+        import warnings
+
+        from sklearn.base import clone
+        from sklearn.exceptions import ConvergenceWarning
+
+        from ._information import mixture_information_alpha
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            start = clone(self.estimator).set_params(alpha=1.0).fit(X)
+        return mixture_information_alpha(start, X, self.used_components(start, len(X)))
+
+
+class TopicModel:
+    """AlphaLDA (a row is a document of word counts; no y)."""
+
+    supervised = False
+    exact = False
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def check_data(self, X, y):
+        import scipy.sparse as sp
+        from sklearn.utils.validation import check_array
+
+        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=2)
+        return (sp.csr_matrix(X) if sp.issparse(X) else X), None
+
+    def first_prefix(self, X, y, requested):
+        fix = "The prequential loss needs more rows than its first prefix."
+        return (_default_first(X.shape[0], 2) if requested is None else requested), fix
+
+    def row_losses(self, model, X, y, kind, seed):
+        from .._special import dirichlet_expected_log
+        from ..topics._lda import document_bounds
+
+        components = np.asarray(model.components_, dtype=float)
+        if kind == "safebayes":
+            log_words = dirichlet_expected_log(components)
+        else:
+            log_words = np.log(components / components.sum(axis=1, keepdims=True))
+        return -document_bounds(log_words, model.doc_topic_prior_, X,
+                                model.max_doc_update_iter, model.mean_change_tol)
+
+    def log_predictive(self, model, X, y, seed):
+        return -self.row_losses(model, X, y, "safebayes", seed)
+
+    def target(self, model, X):
+        components = np.asarray(model.components_, dtype=float)
+        return {"topic_word": components / components.sum(axis=1, keepdims=True)}
+
+    def estimates(self, model, target, level):
+        from ..simulation import topic_word_estimates
+
+        return topic_word_estimates(model, target, level)
+
+    def information(self, X, y):
+        raise bad_parameter(
+            "AlphaSelector", "estimator", "an estimator with a per-row log-likelihood for "
+            "method='information'", "AlphaLDA", "A document's log-likelihood integrates its "
+            "topic proportions out and has no closed form to differentiate; use "
+            "method='safebayes' or 'calibrate'.")
+
+
+def family_of(estimator):
+    """The family object of an alphavb estimator, or a ValueError naming the ones taken."""
+    from ..blackbox import AlphaLogisticRegression
+    from ..linear_model import (
+        AlphaLinearRegression,
+        AlphaSpikeSlabClassifier,
+        AlphaSpikeSlabRegression,
+    )
+    from ..mixture import AlphaGaussianMixture
+    from ..topics import AlphaLDA
+
+    families = ((GaussianRegression, (AlphaLinearRegression, AlphaSpikeSlabRegression)),
+                (LogisticRegression, (AlphaSpikeSlabClassifier, AlphaLogisticRegression)),
+                (GaussianMixture, (AlphaGaussianMixture,)), (TopicModel, (AlphaLDA,)))
+    for family, types in families:
+        if isinstance(estimator, types):
+            return family(estimator)
+    names = [t.__name__ for _, types in families for t in types]
+    raise bad_parameter("AlphaSelector", "estimator", f"one of {names} (an alpha-VB "
+                        "temperature in (0, 1])", type(estimator).__name__,
+                        "BB-alpha and AADM's alpha is a divergence order, not a temperature.")
