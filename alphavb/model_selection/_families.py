@@ -41,6 +41,31 @@ def gaussian_row_losses(tau, elt, residual, coef_variance, kind):
     return -expected_gaussian_loglik(1, tau, np.log(tau), residual**2)
 
 
+def coefficient_target(model):
+    """Calibration's parameters for a regression or classifier: the coefficients of the
+    alpha = 1 fit ``model``; for a spike-and-slab model only those it includes (PIP > 1/2),
+    since the others' intervals hold the atom at 0 and cannot cover a posterior mean that
+    is small but not 0."""
+    target = {"coef": np.ravel(model.coef_)}
+    pips = getattr(model, "inclusion_probabilities_", None)
+    if pips is not None:
+        target["included"] = np.asarray(pips) > 0.5
+        if not target["included"].any():
+            raise ValueError("AlphaSelector(method='calibrate'): the alpha = 1 fit includes "
+                             "no variable (every inclusion probability <= 1/2), so no "
+                             "coefficient is there to calibrate. Use method='safebayes'.")
+    return target
+
+
+def coefficient_estimates(model, target, level):
+    """The intervals of ``model`` for the parameters of :func:`coefficient_target`."""
+    from ..simulation import coefficient_estimates as all_coefficients
+
+    values = all_coefficients(model, {"coef": target["coef"]}, level)
+    keep = target.get("included", slice(None))
+    return {name: np.asarray(values[name])[keep] for name in ("lower", "upper", "true")}
+
+
 def _default_first(n, minimum):
     """The first prefix of refits: a tenth of the rows, at least ``minimum`` and 10."""
     return max(10, n // 10, minimum)
@@ -104,11 +129,9 @@ class GaussianRegression:
         return logsumexp(log_density, axis=0) - np.log(DRAWS)
 
     def target(self, model, X):
-        return {"coef": np.ravel(model.coef_)}
+        return coefficient_target(model)
 
     def estimates(self, model, target, level):
-        from ..simulation import coefficient_estimates
-
         return coefficient_estimates(model, target, level)
 
     def information(self, X, y):
@@ -168,11 +191,9 @@ class LogisticRegression:
             return np.log(proba[np.arange(len(y)), index])
 
     def target(self, model, X):
-        return {"coef": np.ravel(model.coef_)}
+        return coefficient_target(model)
 
     def estimates(self, model, target, level):
-        from ..simulation import coefficient_estimates
-
         return coefficient_estimates(model, target, level)
 
     def information(self, X, y):
@@ -207,7 +228,7 @@ def mixture_log_density(X, log_weights, means, precision_chol):
 
     diff = X[:, None, :] - means                                          # (n, K, p)
     whitened = anp.sum(diff[..., :, None] * precision_chol, axis=-2)      # L_k' (x - mu_k)
-    log_det = anp.sum(anp.log(anp.diagonal(precision_chol, axis1=-2, axis2=-1)), axis=-1)
+    log_det = anp.sum(anp.log(anp.diagonal(precision_chol, axis1=-1, axis2=-2)), axis=-1)
     log_components = (log_weights + log_det - 0.5 * anp.sum(whitened**2, axis=-1)
                       - 0.5 * X.shape[1] * LOG_2PI)
     return logsumexp(log_components, axis=1)
