@@ -46,6 +46,7 @@ import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
 
+from .._special import LOG_2PI
 from .._validation import Boolean, Integer, LayerSizes, Options, RandomState, Real
 from ._bbalpha import (
     _BNNRegressorMixin,
@@ -61,7 +62,7 @@ from ._training import (
     stacked_value_and_grad,
     train,
 )
-from .energies import LOG_2PI, gaussian_log_likelihood, per_coordinate, tempered_data_term
+from .energies import gaussian_log_likelihood, per_coordinate, tempered_data_term
 
 AUXILIARY_ACTIVATION = "leaky_relu"  # the generator's and the discriminator's (the authors' choice)
 INITIAL_SCALE = 0.1  # the authors' initial standard deviation of the generator's weights

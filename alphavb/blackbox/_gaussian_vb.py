@@ -48,6 +48,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._special import LOG_2PI
 from .._validation import (
     Boolean,
     CallableValue,
@@ -70,7 +71,6 @@ from ._training import (
 
 FAMILIES = ("full", "diag")
 OPTIMIZERS = ("lbfgs", "adam")
-LOG_2PI = float(np.log(2 * np.pi))
 DEFAULT_TOL = {"lbfgs": 1e-9, "adam": 1e-4}
 STATIONARITY_TOL = 1e-2  # largest |gradient| in natural units of a converged L-BFGS fit
 

@@ -40,10 +40,10 @@ from autograd.scipy.special import logsumexp
 from autograd.scipy.stats import norm
 from scipy import special
 
+from .._special import LOG_2PI
 from ._mlp import _backward, _forward_pass
 
 ENERGIES = ("exact", "reparametrized")
-LOG_2PI = float(np.log(2 * np.pi))
 
 
 def split_factorized_gaussian(q_params):

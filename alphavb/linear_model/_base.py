@@ -19,7 +19,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._special import inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
+from .._special import LOG_2PI, inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
 from .._validation import Boolean, PositivePair, Real, bad_parameter
 from ..base import (
     CAVIEstimator,
@@ -27,8 +27,6 @@ from ..base import (
     check_positive_int,
     check_scalar_in_range,
 )
-
-LOG_2PI = np.log(2.0 * np.pi)
 
 
 def expected_gaussian_loglik(n_samples, tau, elt, expected_sq_residual):

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from sklearn.utils import check_array
 
-LOG_2PI = np.log(2.0 * np.pi)
+from .._special import LOG_2PI
 
 
 def check_covariates(owner, covariates, n_samples, n_fitted=None):

@@ -68,6 +68,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._special import LOG_2PI
 from .._validation import Boolean
 from ..base import (
     CAVIEstimator,
@@ -75,7 +76,7 @@ from ..base import (
     check_positive_int,
     check_scalar_in_range,
 )
-from ._covariates import LOG_2PI, check_covariates, refuse_collinear
+from ._covariates import check_covariates, refuse_collinear
 from ._inclusion import (
     InclusionFactor,
     SpikeSlabMixin,

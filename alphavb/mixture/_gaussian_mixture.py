@@ -80,7 +80,6 @@ parameter is affine in ``(N_k, N_k ybar_k, C_k + N_k ybar_k ybar_k')``, blending
 the natural-gradient step.
 """
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
@@ -94,6 +93,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._special import (
+    LOG_2PI,
     dirichlet_expected_log,
     inv_gamma_expectations,
     kl_beta,
@@ -114,7 +114,6 @@ COVARIANCE_TYPES = ("full", "tied", "diag", "spherical", "fixed")
 WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
 INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
 PAPER_MEAN_PRIOR_VARIANCE = 50.0
-LOG_2PI = math.log(2.0 * math.pi)
 
 # Rows are processed in chunks of CHUNK_ROWS; chunk c adds into accumulator c % N_SLOTS and
 # each accumulator is filled in chunk order by one task, so the sums, and every fitted
