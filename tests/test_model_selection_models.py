@@ -255,3 +255,21 @@ def test_spike_and_slab_calibration_uses_the_included_coefficients():
     with pytest.raises(ValueError, match="includes no variable"):
         AlphaSelector(AlphaSpikeSlabRegression(), method="calibrate",
                       n_bootstrap=5).fit(X, rng.normal(size=200))
+
+
+def test_calibration_finds_the_level_when_coverage_falls_again_at_small_alpha():
+    # 20 candidates with prior inclusion 1/20: at alpha = 1/64 (about 3 effective rows) the
+    # fit drops every variable and the intervals shrink to the atom at 0, so coverage is 0
+    # there; the grid's ends do not bracket the level and the bisection runs between the
+    # first grid alpha from the top that reaches it (0.707 when measured) and 1
+    from alphavb import AlphaSpikeSlabRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 20))
+    y = X @ np.r_[1.0, -0.8, 0.6, np.zeros(17)] + rng.normal(size=200)
+    selector = AlphaSelector(AlphaSpikeSlabRegression(), method="calibrate",
+                             random_state=0).fit(X, y)
+    coverage = dict(zip(selector.calibration_alphas_, selector.criterion_))
+    assert coverage[1.0] < 0.95 and coverage[1 / 64] < 0.5
+    assert 2**-0.5 <= selector.alpha_ < 1.0 and coverage[selector.alpha_] >= 0.95
+    assert selector.n_fits_ == 50 * len(coverage)

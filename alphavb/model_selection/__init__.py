@@ -29,9 +29,13 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
 * ``"calibrate"`` (Syring & Martin 2019, Biometrika 106): the alpha whose ``level``
   credible intervals cover the full-data estimate (the posterior mean at alpha = 1) at the
   rate ``level`` over ``n_bootstrap`` bootstrap resamples, coverage averaged over the
-  coefficients; the same resamples at every alpha, bisection on log alpha between the
+  parameters; the same resamples at every alpha, bisection on log alpha between the
   grid's ends (``calibration_steps`` halvings; alpha = 1 when it already covers):
-  ``n_bootstrap x (2 + calibration_steps)`` fits at most. The parameters are the
+  ``n_bootstrap x (2 + calibration_steps)`` fits. Where the smallest alpha misses the level
+  too (a spike-and-slab ``q`` at a small alpha drops its variables, so coverage falls
+  again), the bisection runs between the first grid alpha from the top that reaches the
+  level and the one above it: ``n_bootstrap x (len(alphas) + calibration_steps)`` fits at
+  most; with none, the alpha of the highest coverage and a UserWarning. The parameters are the
   coefficients (regressions, classifiers), the component means of the components the
   alpha = 1 fit uses (mixture; each resample's components matched to them by least squares)
   and the topic-word probabilities (LDA; topics matched by Hellinger distance), with the

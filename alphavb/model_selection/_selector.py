@@ -196,8 +196,9 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         return float(alphas[np.argmin(criterion)]), criterion, fits
 
     def _calibrate(self, family, X, y, alphas, rng):
-        """Bisection on log alpha between the grid's ends for the alpha whose bootstrap
-        coverage of the full-data estimate is ``level`` (coverage falls as alpha grows)."""
+        """Bisection on log alpha for the alpha whose bootstrap coverage of the full-data
+        estimate is ``level``: between the grid's ends when they bracket the level, otherwise
+        between the first grid alpha (from the top) that reaches it and the one above."""
         target = family.target(_fit_quietly(self.estimator, 1.0, X, y), X)
         n = X.shape[0]
         resamples = [rng.randint(n, size=n) for _ in range(self.n_bootstrap)]
@@ -215,21 +216,36 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
 
         high, low = float(alphas[0]), float(alphas[-1])
         if coverage(high) >= self.level:
-            chosen = high
-        elif coverage(low) < self.level:
-            chosen = low
-            warnings.warn(f"AlphaSelector(method='calibrate'): the bootstrap coverage at the "
-                          f"smallest alpha of the grid ({low:.3g}) is {evaluated[low]:.3f}, "
-                          f"below level={self.level}; alpha_ is that end of the grid. Extend "
-                          "alphas downwards or raise n_bootstrap.", UserWarning, stacklevel=3)
-        else:  # coverage(low) >= level > coverage(high)
-            for _ in range(self.calibration_steps):
-                middle = float(np.sqrt(low * high))
-                if coverage(middle) >= self.level:
-                    low = middle
-                else:
-                    high = middle
-            chosen = low
+            return self._calibrated(high, evaluated)
+        if coverage(low) < self.level:
+            # coverage need not rise all the way down: a spike-and-slab q at a small alpha
+            # drops the variables it included (the interval shrinks to the atom at 0), so
+            # look for the first alpha of the grid, from the top, that reaches the level
+            for alpha in alphas[1:-1]:
+                if coverage(float(alpha)) >= self.level:
+                    low = float(alpha)
+                    break
+                high = float(alpha)
+            else:
+                best = max(evaluated, key=evaluated.get)
+                warnings.warn(f"AlphaSelector(method='calibrate'): the bootstrap coverage at "
+                              f"the smallest alpha of the grid ({low:.3g}) is "
+                              f"{evaluated[low]:.3f}, below level={self.level}, and no alpha "
+                              "of the grid reaches the level; alpha_ is the alpha of the "
+                              f"highest coverage ({best:.3g}: {evaluated[best]:.3f}). Extend "
+                              "alphas downwards or raise n_bootstrap.", UserWarning,
+                              stacklevel=3)
+                return self._calibrated(best, evaluated)
+        for _ in range(self.calibration_steps):  # coverage(low) >= level > coverage(high)
+            middle = float(np.sqrt(low * high))
+            if coverage(middle) >= self.level:
+                low = middle
+            else:
+                high = middle
+        return self._calibrated(low, evaluated)
+
+    def _calibrated(self, chosen, evaluated):
+        """The calibration's result: alpha, the coverage at each alpha evaluated, fits."""
         self.calibration_alphas_ = np.array(list(evaluated))
         return chosen, np.array(list(evaluated.values())), len(evaluated) * self.n_bootstrap
 
