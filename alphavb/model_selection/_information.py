@@ -120,7 +120,7 @@ class _MixtureParameters:
         self.K, self.p, self.kind = len(keep), p, model.covariance_type
         self.free_weights = model.fixed_weights_ is None
         weights = model.weights_[keep] / model.weights_[keep].sum()
-        from ._families import component_precisions
+        from ..mixture._density import component_precisions
 
         chol = np.linalg.cholesky(np.broadcast_to(
             component_precisions(model.precisions_, self.kind, p), (len(model.weights_), p, p))
@@ -184,7 +184,7 @@ def mixture_information_alpha(model, X, keep):
     import autograd.numpy as anp
     from scipy.optimize import minimize
 
-    from ._families import mixture_log_density
+    from ..mixture._density import mixture_log_density
 
     parameters = _MixtureParameters(model, keep)
     X = np.asarray(X, dtype=float)

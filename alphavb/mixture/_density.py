@@ -1,0 +1,34 @@
+"""A Gaussian mixture's density at given parameters, written once for the model-selection
+criteria that need it at draws of ``q``, at plug-in estimates and under autograd."""
+
+import numpy as np
+
+
+def component_precisions(precisions, covariance_type, n_features):
+    """Per-component precision matrices (..., K, p, p) from a mixture's ``precisions_`` or
+    ``sample_posterior(...)["precisions"]`` (diag (..., K, p), spherical (..., K); tied and
+    fixed plug-ins are one (p, p), returned as is to broadcast over the components)."""
+    precisions = np.asarray(precisions, dtype=float)
+    if covariance_type == "diag":
+        return precisions[..., :, None] * np.eye(n_features)
+    if covariance_type == "spherical":
+        return precisions[..., None, None] * np.eye(n_features)
+    return precisions
+
+
+def mixture_log_density(X, log_weights, means, precision_chol):
+    """``log sum_k pi_k N(x | mu_k, (L_k L_k')^{-1})`` of each row of ``X`` (n, p), with
+    ``log_weights`` (r, K), ``means`` (r, K, p) and the lower Cholesky factors ``L_k`` of
+    the precisions (r, K, p, p), ``r`` 1 (one parameter for every row) or n (one per row).
+    Written in ``autograd.numpy`` so information matching can differentiate it."""
+    import autograd.numpy as anp
+    from autograd.scipy.special import logsumexp
+
+    from .._special import LOG_2PI
+
+    diff = X[:, None, :] - means                                          # (n, K, p)
+    whitened = anp.sum(diff[..., :, None] * precision_chol, axis=-2)      # L_k' (x - mu_k)
+    log_det = anp.sum(anp.log(anp.diagonal(precision_chol, axis1=-1, axis2=-2)), axis=-1)
+    log_components = (log_weights + log_det - 0.5 * anp.sum(whitened**2, axis=-1)
+                      - 0.5 * X.shape[1] * LOG_2PI)
+    return logsumexp(log_components, axis=1)
