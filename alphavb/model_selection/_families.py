@@ -71,10 +71,26 @@ def _default_first(n, minimum):
     return max(10, n // 10, minimum)
 
 
-class GaussianRegression:
-    """AlphaLinearRegression (exact prequential pass) and AlphaSpikeSlabRegression."""
+class _Family:
+    """What AlphaSelector asks of one kind of model: ``check_data``, ``first_prefix``,
+    ``row_losses`` (R-log or I-log of new rows under a fit), ``log_predictive`` (CV),
+    ``target`` and ``estimates`` (calibration; here the coefficients'), ``information``."""
 
     supervised = True
+    exact = False
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def target(self, model, X):
+        return coefficient_target(model)
+
+    def estimates(self, model, target, level):
+        return coefficient_estimates(model, target, level)
+
+
+class GaussianRegression(_Family):
+    """AlphaLinearRegression (exact prequential pass) and AlphaSpikeSlabRegression."""
 
     def __init__(self, estimator):
         from ..linear_model import AlphaLinearRegression
@@ -128,26 +144,14 @@ class GaussianRegression:
                                                (y - mean) ** 2)
         return logsumexp(log_density, axis=0) - np.log(DRAWS)
 
-    def target(self, model, X):
-        return coefficient_target(model)
-
-    def estimates(self, model, target, level):
-        return coefficient_estimates(model, target, level)
-
     def information(self, X, y):
         from ._information import information_alpha
 
         return information_alpha(X, y, self.estimator.get_params()["fit_intercept"])
 
 
-class LogisticRegression:
+class LogisticRegression(_Family):
     """AlphaSpikeSlabClassifier and AlphaLogisticRegression (binary labels)."""
-
-    supervised = True
-    exact = False
-
-    def __init__(self, estimator):
-        self.estimator = estimator
 
     def check_data(self, X, y):
         from sklearn.utils.multiclass import type_of_target
@@ -190,12 +194,6 @@ class LogisticRegression:
         with np.errstate(divide="ignore"):
             return np.log(proba[np.arange(len(y)), index])
 
-    def target(self, model, X):
-        return coefficient_target(model)
-
-    def estimates(self, model, target, level):
-        return coefficient_estimates(model, target, level)
-
     def information(self, X, y):
         from ._information import logistic_information_alpha
 
@@ -204,14 +202,10 @@ class LogisticRegression:
                                           self.estimator.get_params()["fit_intercept"])
 
 
-class GaussianMixture:
+class GaussianMixture(_Family):
     """AlphaGaussianMixture (a row is a point; no y)."""
 
     supervised = False
-    exact = False
-
-    def __init__(self, estimator):
-        self.estimator = estimator
 
     def check_data(self, X, y):
         from sklearn.utils.validation import check_array
@@ -276,14 +270,10 @@ class GaussianMixture:
         return mixture_information_alpha(start, X, self.used_components(start, len(X)))
 
 
-class TopicModel:
+class TopicModel(_Family):
     """AlphaLDA (a row is a document of word counts; no y)."""
 
     supervised = False
-    exact = False
-
-    def __init__(self, estimator):
-        self.estimator = estimator
 
     def check_data(self, X, y):
         import scipy.sparse as sp
