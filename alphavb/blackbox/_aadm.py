@@ -45,6 +45,7 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
+from scipy import special
 
 from .._special import LOG_2PI
 from .._validation import Boolean, Integer, LayerSizes, Options, RandomState, Real
@@ -185,6 +186,31 @@ def generated_weights(params, eps, generator_shapes):
     return mlp_forward(generator, base, generator_shapes, AUXILIARY_ACTIVATION)
 
 
+def scales_unpacker(noise, prior_variance, learn_noise, learn_prior):
+    """``unpack_scales(params) -> (sigma^2, v0)`` of a stack: learned (``exp`` of
+    ``params[4]``: ``log sigma^2`` first, ``log v0`` last) or the fixed values."""
+    def unpack_scales(params):
+        scales = anp.exp(params[4])
+        noise_variance = scales[:, 0] if learn_noise else noise
+        prior = scales[:, -1] if learn_prior else prior_variance
+        return noise_variance, prior
+
+    return unpack_scales
+
+
+def step_draws(layout, generator_shapes, n_mc_samples, draws_per_row):
+    """``Objective.draw`` of AADM: a step's generator base noise and as many ``N(0, I)``
+    reference draws for the discriminator."""
+    noise_dim = generator_shapes[0][0]
+
+    def draw(rng, n_rows):
+        n_draws = n_rows * n_mc_samples if draws_per_row else n_mc_samples
+        return (rng.standard_normal((n_draws, noise_dim)),
+                rng.standard_normal((n_draws, layout.n_generated)))
+
+    return draw
+
+
 def make_aadm_objective(layer_shapes, activation, generator_shapes, discriminator_shapes,
                         bias_posterior, n_mc_samples, draws_per_row, n_total, alpha,
                         noise, prior_variance, learn_noise, learn_prior):
@@ -204,18 +230,8 @@ def make_aadm_objective(layer_shapes, activation, generator_shapes, discriminato
         ``unpack_scales(params) -> (sigma^2 (M,), v0 (M,))`` on the model's scale.
     """
     layout = _GeneratorLayout(layer_shapes, bias_posterior)
-    noise_dim = generator_shapes[0][0]
-
-    def unpack_scales(params):
-        scales = anp.exp(params[4])
-        noise_variance = scales[:, 0] if learn_noise else noise
-        prior = scales[:, -1] if learn_prior else prior_variance
-        return noise_variance, prior
-
-    def draw(rng, n_rows):
-        n_draws = n_rows * n_mc_samples if draws_per_row else n_mc_samples
-        return (rng.standard_normal((n_draws, noise_dim)),
-                rng.standard_normal((n_draws, layout.n_generated)))
+    unpack_scales = scales_unpacker(noise, prior_variance, learn_noise, learn_prior)
+    draw = step_draws(layout, generator_shapes, n_mc_samples, draws_per_row)
 
     def standardized_draws(params, eps):
         weights = generated_weights(params, eps, generator_shapes)
@@ -262,6 +278,146 @@ def make_aadm_objective(layer_shapes, activation, generator_shapes, discriminato
 
     return (Objective(draw, stacked_value_and_grad(values), adversary_value_and_grad),
             unpack_scales)
+
+
+# -- the training hot path: the AADM step with its gradients derived by hand ---------------
+#
+# ``make_aadm_objective`` above is the readable definition, differentiated by autograd; the
+# factory below computes the same values and gradients by the chain rule through the same
+# steps (generator, contrast, discriminator, network, likelihood, log-sum-exp) in plain
+# NumPy on the MLP passes of ``_mlp``, and takes the generator's forward pass once per step
+# (the discriminator's step and the objective's share it). tests/blackbox/test_aadm.py
+# checks both against autograd.
+
+
+def _softplus_derivative(z):
+    """``d softplus(z) / dz = sigmoid(z)``."""
+    return 0.5 * (np.tanh(0.5 * z) + 1.0)
+
+
+def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discriminator_shapes,
+                             bias_posterior, n_mc_samples, draws_per_row, n_total, alpha,
+                             noise, prior_variance, learn_noise, learn_prior):
+    """:func:`make_aadm_objective` with gradients in closed form (same arguments, same
+    ``Objective`` and ``unpack_scales``, values and gradients equal to autograd's)."""
+    from ._mlp import _backward, _forward_pass
+
+    layout = _GeneratorLayout(layer_shapes, bias_posterior)
+    unpack_scales = scales_unpacker(noise, prior_variance, learn_noise, learn_prior)
+    alpha = np.broadcast_to(np.asarray(alpha, dtype=float), np.shape(noise) or (1,))
+    zero = alpha == 0
+    safe_alpha = np.where(zero, 1.0, alpha)[:, None, None]
+    n_generated = layout.n_generated
+    shared = {}  # the generator pass of the step, from the discriminator's step to E's
+
+    def generator_pass(params, draws):
+        if shared.get("draws") is draws:
+            return shared.pop("pass")
+        noise_mean, noise_log_variance, generator = params[:3]
+        scale = np.exp(0.5 * noise_log_variance)[:, None]
+        base = noise_mean[:, None] + scale * draws[0]
+        weights, saved = _forward_pass(generator, base, generator_shapes, AUXILIARY_ACTIVATION)
+        mean = weights.mean(axis=1, keepdims=True)
+        sd = np.sqrt(weights.var(axis=1, keepdims=True) + VARIANCE_FLOOR)
+        return base, scale, weights, saved, sd, (weights - mean) / sd
+
+    def adversary_value_and_grad(adversary, params, batch, draws):
+        step = generator_pass(params, draws)
+        shared.update(draws=draws, **{"pass": step})
+        standardized = step[-1]
+        inputs = np.concatenate([standardized, draws[1]], axis=1)
+        logits, saved = _forward_pass(adversary[0], inputs, discriminator_shapes,
+                                      AUXILIARY_ACTIVATION)
+        logits = logits[..., 0]
+        n_q = standardized.shape[1]
+        q, ref = logits[:, :n_q], logits[:, n_q:]
+        loss = (np.mean(np.logaddexp(0.0, -q), axis=-1)
+                + np.mean(np.logaddexp(0.0, ref), axis=-1))
+        upstream = np.concatenate([-_softplus_derivative(-q) / n_q,
+                                   _softplus_derivative(ref) / ref.shape[1]], axis=1)
+        (gradient,) = _backward(upstream[..., None], adversary[0], inputs,
+                                discriminator_shapes, AUXILIARY_ACTIVATION, saved, argnums=(0,))
+        return loss, [gradient]
+
+    def value_and_grad(params, adversary, batch, draws, kl_weight):
+        X_batch, y_batch = batch
+        base, scale, weights, saved_generator, sd, standardized = generator_pass(
+            params, draws)
+        n_fits, n_draws = weights.shape[:2]
+        noise_variance, prior = (np.broadcast_to(np.asarray(value, dtype=float), (n_fits,))
+                                 for value in unpack_scales(params))
+        v0 = prior[:, None, None]
+        # KL_hat = mean_s [T(w~_s) + log r(w_s) - log p0(w_s)]
+        logits, saved_d = _forward_pass(adversary[0], standardized, discriminator_shapes,
+                                        AUXILIARY_ACTIVATION)
+        square_norm = np.sum(weights**2, axis=-1)
+        log_r = (-0.5 * np.sum(standardized**2, axis=-1) - np.sum(np.log(sd), axis=-1)
+                 - 0.5 * n_generated * LOG_2PI)
+        log_p0 = -0.5 * (square_norm / v0[..., 0]
+                         + n_generated * (np.log(v0[..., 0]) + LOG_2PI))
+        kl = np.mean(logits[..., 0] + log_r - log_p0, axis=1)
+        # the network's outputs for the batch, (M, K, B)
+        network = layout.assemble(weights, params[3])
+        if draws_per_row:
+            n_rows = X_batch.shape[1]
+            network = network.reshape(n_fits, n_rows, -1, network.shape[-1])
+            X_draws = X_batch[:, :, None, None, :]
+            outputs, saved_f = _forward_pass(network, X_draws, layer_shapes, activation)
+            outputs = np.swapaxes(outputs[..., 0, 0], 1, 2)
+        else:
+            X_draws = X_batch[:, None]
+            outputs, saved_f = _forward_pass(network, X_draws, layer_shapes, activation)
+            outputs = outputs[..., 0]
+        s2 = noise_variance[:, None, None]
+        residual = y_batch[:, None] - outputs
+        log_lik = -0.5 * (LOG_2PI + np.log(s2)) - residual**2 / (2.0 * s2)
+        n_k, batch_size = log_lik.shape[1], log_lik.shape[2]
+        tempered = np.sum(special.logsumexp(safe_alpha * log_lik, axis=1) - np.log(n_k),
+                          axis=1)
+        data = np.where(zero, (n_total / batch_size) * np.sum(np.mean(log_lik, axis=1), axis=1),
+                        n_total / (safe_alpha[:, 0, 0] * batch_size) * tempered)
+        energy = kl_weight * kl - data
+        # dE/dl = -(N / B) softmax_k(alpha l) (1/K at alpha = 0)
+        responsibility = np.where(zero[:, None, None], 1.0 / n_k,
+                                  special.softmax(safe_alpha * log_lik, axis=1))
+        d_log_lik = -(n_total / batch_size) * responsibility
+        d_outputs = d_log_lik * residual / s2
+        if draws_per_row:
+            upstream = np.swapaxes(d_outputs, 1, 2)[..., None, None]
+        else:
+            upstream = d_outputs[..., None]
+        (d_network,) = _backward(upstream, network, X_draws, layer_shapes, activation, saved_f,
+                                 argnums=(0,))
+        d_network = d_network.reshape(n_fits, n_draws, -1)
+        # dE/dw: the KL's (through T, log r and log p0; r's moments held constant) and the
+        # network's weight columns
+        c = kl_weight / n_draws
+        (d_standardized,) = _backward(np.full((n_fits, n_draws, 1), c), adversary[0],
+                                      standardized, discriminator_shapes, AUXILIARY_ACTIVATION,
+                                      saved_d, argnums=(1,))
+        d_weights = (d_standardized - c * standardized) / sd + c * weights / v0
+        if layout.point_biases:
+            d_weights += d_network[..., layout.weight_columns]
+            d_biases = d_network[..., layout.bias_columns].sum(axis=1)
+        else:
+            d_weights += d_network
+            d_biases = np.zeros_like(params[3])
+        d_generator, d_base = _backward(d_weights, params[2], base, generator_shapes,
+                                        AUXILIARY_ACTIVATION, saved_generator, argnums=(0, 1))
+        d_noise_mean = d_base.sum(axis=1)
+        d_noise_log_variance = 0.5 * np.sum(d_base * draws[0], axis=1) * scale[:, 0]
+        d_scales = []
+        if learn_noise:  # d/d log s2 = s2 dE/ds2, dl/ds2 = -1/(2 s2) + r^2 / (2 s2^2)
+            d_scales.append(np.sum(d_log_lik * (-0.5 + residual**2 / (2.0 * s2)), axis=(1, 2)))
+        if learn_prior:  # d(-log p0)/d log v0 = n/2 - |w|^2 / (2 v0), per draw, times c
+            d_scales.append(c * np.sum(0.5 * n_generated - 0.5 * square_norm / prior[:, None],
+                                       axis=1))
+        d_scales = np.column_stack(d_scales) if d_scales else np.zeros_like(params[4])
+        return (np.stack([energy, kl], axis=1),
+                [d_noise_mean, d_noise_log_variance, d_generator, d_biases, d_scales])
+
+    return (Objective(step_draws(layout, generator_shapes, n_mc_samples, draws_per_row),
+                      value_and_grad, adversary_value_and_grad), unpack_scales)
 
 
 class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
@@ -482,7 +638,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         prior = np.array([e.prior_variance for e in estimators], dtype=float)
         params, adversary = _initial_parameters(estimators, prepared, layout, generator_shapes,
                                                 discriminator_shapes, noise, prior)
-        objective, unpack_scales = make_aadm_objective(
+        objective, unpack_scales = make_fast_aadm_objective(
             layer_shapes, first.activation, generator_shapes, discriminator_shapes,
             first.bias_posterior, first.n_mc_samples, first.draws_per_row, n_rows,
             np.array([p.alpha for p in prepared]), noise, prior, first.learn_noise_variance,

@@ -319,3 +319,50 @@ def test_point_biases_enter_the_network_where_its_layout_puts_them():
         reference = grad(lambda g, b: anp.sum(traced(g, b) * upstream), argnum)(
             generated, biases)
         np.testing.assert_allclose(ours, reference, rtol=1e-12)
+
+
+@pytest.mark.parametrize("bias_posterior, draws_per_row, learn, alpha", [
+    ("point", False, (True, True), [1.0, 0.5, 0.0]),
+    ("implicit", False, (False, True), [0.5, 1.0, 0.0]),
+    ("point", True, (True, False), [0.0, 1.0, 0.5]),
+    ("implicit", True, (False, False), [1.0, 1.0, 0.25]),
+], ids=["point biases", "implicit biases", "draws per row", "nothing learned"])
+def test_closed_form_step_equals_autograd(bias_posterior, draws_per_row, learn, alpha):
+    # the training hot path against the readable objective differentiated by autograd: a
+    # stack of three fits (one at the AVB limit alpha = 0), every configuration of the step
+    from alphavb.blackbox._aadm import (
+        _GeneratorLayout,
+        make_aadm_objective,
+        make_fast_aadm_objective,
+    )
+
+    rng = np.random.default_rng(0)
+    layer_shapes = mlp_layer_shapes(4, (6,), 1)
+    layout = _GeneratorLayout(layer_shapes, bias_posterior)
+    generator_shapes = mlp_layer_shapes(5, (7, 8), layout.n_generated)
+    discriminator_shapes = mlp_layer_shapes(layout.n_generated, (9, 6), 1)
+    noise, prior = np.array([0.3, 0.5, 0.8]), np.array([1.0, 2.0, 0.5])
+    arguments = (layer_shapes, "tanh", generator_shapes, discriminator_shapes, bias_posterior,
+                 3, draws_per_row, 50, np.array(alpha), noise, prior, *learn)
+    slow, unpack_slow = make_aadm_objective(*arguments)
+    fast, unpack_fast = make_fast_aadm_objective(*arguments)
+    n_scales = sum(learn)
+    params = [0.3 * rng.standard_normal((3, 5)), -1.0 + 0.1 * rng.standard_normal((3, 5)),
+              0.3 * rng.standard_normal((3, sum(i * o + o for i, o in generator_shapes))),
+              0.3 * rng.standard_normal((3, layout.n_biases)),
+              np.log(np.column_stack([noise, prior][:n_scales] if learn[0] else
+                                     [prior][:n_scales]) if n_scales else np.ones((3, 0)))]
+    adversary = [0.3 * rng.standard_normal((3, sum(i * o + o for i, o in discriminator_shapes)))]
+    batch = (rng.standard_normal((3, 2, 4)), rng.standard_normal((3, 2)))
+    draws = tuple(np.stack(parts) for parts in zip(*[fast.draw(rng, 2) for _ in range(3)]))
+    loss, (gradient,) = fast.adversary_value_and_grad(adversary, params, batch, draws)
+    loss_slow, (gradient_slow,) = slow.adversary_value_and_grad(adversary, params, batch, draws)
+    np.testing.assert_allclose(loss, loss_slow, rtol=1e-12)
+    np.testing.assert_allclose(gradient, gradient_slow, rtol=1e-10, atol=1e-14)
+    values, gradients = fast.value_and_grad(params, adversary, batch, draws, 0.7)
+    values_slow, gradients_slow = slow.value_and_grad(params, adversary, batch, draws, 0.7)
+    np.testing.assert_allclose(values, values_slow, rtol=1e-12)
+    for part, part_slow in zip(gradients, gradients_slow):
+        np.testing.assert_allclose(part, part_slow, rtol=1e-9, atol=1e-12)
+    for value, value_slow in zip(unpack_fast(params), unpack_slow(params)):
+        np.testing.assert_allclose(value, value_slow)
