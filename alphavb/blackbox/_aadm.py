@@ -39,6 +39,7 @@ Each step takes one Adam step of the discriminator, then one of ``phi`` (and of 
 biases, ``log sigma^2`` and ``log v0``), on the same draws.
 """
 
+import math
 from typing import ClassVar
 
 import autograd.numpy as anp
@@ -50,6 +51,7 @@ from scipy import special
 from .._special import LOG_2PI
 from .._validation import Boolean, Integer, LayerSizes, Options, RandomState, Real
 from ._bbalpha import (
+    DTYPES,
     _BNNRegressorMixin,
     _MonteCarloNetwork,
     _PreparedFit,
@@ -306,7 +308,7 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
     unpack_scales = scales_unpacker(noise, prior_variance, learn_noise, learn_prior)
     alpha = np.broadcast_to(np.asarray(alpha, dtype=float), np.shape(noise) or (1,))
     zero = alpha == 0
-    safe_alpha = np.where(zero, 1.0, alpha)[:, None, None]
+    safe_alphas = np.where(zero, 1.0, alpha)[:, None, None]
     n_generated = layout.n_generated
     shared = {}  # the generator pass of the step, from the discriminator's step to E's
 
@@ -344,8 +346,9 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
         base, scale, weights, saved_generator, sd, standardized = generator_pass(
             params, draws)
         n_fits, n_draws = weights.shape[:2]
-        noise_variance, prior = (np.broadcast_to(np.asarray(value, dtype=float), (n_fits,))
-                                 for value in unpack_scales(params))
+        # (in the parameters' precision: float32 training stays float32)
+        noise_variance, prior = (np.broadcast_to(np.asarray(value, dtype=weights.dtype),
+                                                 (n_fits,)) for value in unpack_scales(params))
         v0 = prior[:, None, None]
         # KL_hat = mean_s [T(w~_s) + log r(w_s) - log p0(w_s)]
         logits, saved_d = _forward_pass(adversary[0], standardized, discriminator_shapes,
@@ -372,7 +375,8 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
         residual = y_batch[:, None] - outputs
         log_lik = -0.5 * (LOG_2PI + np.log(s2)) - residual**2 / (2.0 * s2)
         n_k, batch_size = log_lik.shape[1], log_lik.shape[2]
-        tempered = np.sum(special.logsumexp(safe_alpha * log_lik, axis=1) - np.log(n_k),
+        safe_alpha = safe_alphas.astype(weights.dtype)
+        tempered = np.sum(special.logsumexp(safe_alpha * log_lik, axis=1) - math.log(n_k),
                           axis=1)
         data = np.where(zero, (n_total / batch_size) * np.sum(np.mean(log_lik, axis=1), axis=1),
                         n_total / (safe_alpha[:, 0, 0] * batch_size) * tempered)
@@ -392,7 +396,8 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
         # dE/dw: the KL's (through T, log r and log p0; r's moments held constant) and the
         # network's weight columns
         c = kl_weight / n_draws
-        (d_standardized,) = _backward(np.full((n_fits, n_draws, 1), c), adversary[0],
+        (d_standardized,) = _backward(np.full((n_fits, n_draws, 1), c, dtype=weights.dtype),
+                                      adversary[0],
                                       standardized, discriminator_shapes, AUXILIARY_ACTIVATION,
                                       saved_d, argnums=(1,))
         d_weights = (d_standardized - c * standardized) / sd + c * weights / v0
@@ -500,6 +505,10 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         Seeds the initial weights, mini-batches and Monte-Carlo draws.
     verbose : bool, default=False
         Show a progress bar over epochs (tqdm).
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of training (parameters, Adam's moments, data, draws and the network
+        passes): float32 halves the memory traffic of each step (``benchmarks/``); the fitted
+        attributes are float64 either way.
 
     Attributes
     ----------
@@ -542,7 +551,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
                  learning_rate=1e-4, discriminator_learning_rate=1e-3,
                  discriminator_init_scale=None, tol=1e-4, n_iter_no_change=10, n_lr_decays=2,
                  noise_variance=None, learn_noise_variance=True, prior_variance=1.0,
-                 learn_prior_variance=True, normalize=True, random_state=None, verbose=False):
+                 learn_prior_variance=True, normalize=True, random_state=None, verbose=False,
+                 dtype="float64"):
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -569,6 +579,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         self.normalize = normalize
         self.random_state = random_state
         self.verbose = verbose
+        self.dtype = dtype
 
     _parameter_constraints: ClassVar[dict] = {
         "alpha": [Real(0, None)],
@@ -597,6 +608,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         "normalize": [Boolean()],
         "random_state": [RandomState()],
         "verbose": [Integer(0, None), Boolean()],
+        "dtype": [Options(*DTYPES)],
     }
     _parameter_hints: ClassVar[dict] = {
         "alpha": "alpha is the divergence order: 0 (or 1e-4) is AVB, 1 the paper's choice for "
@@ -618,7 +630,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
                self.n_predict_samples, self.batch_size, self.n_epochs, self.warmup_fraction,
                self.discriminator_init_scale is None, self.tol, self.n_iter_no_change,
                self.n_lr_decays,
-               self.learn_noise_variance, self.learn_prior_variance, X.shape)
+               self.learn_noise_variance, self.learn_prior_variance, self.dtype, X.shape)
         return _PreparedFit(X, y, None, 1, alpha, noise_variance,
                             fit_generator(self.random_state), self.n_epochs, key)
 
@@ -654,7 +666,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         result = train(objective, params, [np.stack([p.X for p in prepared]),
                                            np.stack([p.targets for p in prepared])],
                        [p.rng for p in prepared], schedule, adversary=adversary,
-                       name=cls.__name__, verbose=any(e.verbose for e in estimators))
+                       name=cls.__name__, verbose=any(e.verbose for e in estimators),
+                       dtype=np.dtype(first.dtype))
         noise_variance, prior_variance = map(np.asarray, unpack_scales(result.params))
         for index, estimator in enumerate(estimators):
             estimator.layer_shapes_ = layer_shapes

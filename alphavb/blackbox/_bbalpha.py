@@ -53,6 +53,7 @@ INITIAL_LOG_VARIANCE = -10.0  # the BB-alpha paper: q starts nearly a point mass
 INITIAL_MEAN_SCALE = 0.1
 ROWS_PER_CHUNK = 1024  # rows evaluated at once at prediction time, to bound memory
 DEFAULT_STEPS = 20_000  # Adam steps of the default budget (n_epochs=None)
+DTYPES = ("float64", "float32")  # the precisions training takes (dtype)
 
 
 def layer_sizes(sizes):
@@ -240,6 +241,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
         "validation_fraction": [Real(0, 1, closed="neither")],
         "random_state": [RandomState()],
         "verbose": [Integer(0, None), Boolean()],
+        "dtype": [Options(*DTYPES)],
     }
     _parameter_hints: ClassVar[dict] = {
         "alpha": "alpha is the divergence order: 0 is VB, 0.5 the paper's choice, 1 EP-like.",
@@ -271,7 +273,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
         structure = (type(self), hidden, self.activation, self.energy, self.n_mc_samples,
                      self.batch_size, n_epochs, self.tol, self.n_iter_no_change,
                      self.n_lr_decays, self.learn_prior_variance, self._learns_noise(),
-                     self.n_predict_samples,
+                     self.n_predict_samples, self.dtype,
                      X.shape, targets.shape[1:], n_outputs,
                      None if validation is None else validation[0].shape)
         return _PreparedFit(X, targets, validation, n_outputs, alpha, noise, rng, n_epochs,
@@ -324,7 +326,8 @@ class _BBAlphaBase(_MonteCarloNetwork):
         result = train(objective, params, [np.stack([p.X for p in prepared]),
                                            np.stack([p.targets for p in prepared])],
                        [p.rng for p in prepared], schedule, validation_score=validation_score,
-                       name=cls.__name__, verbose=any(e.verbose for e in estimators))
+                       name=cls.__name__, verbose=any(e.verbose for e in estimators),
+                       dtype=np.dtype(first.dtype))
         mean, log_variance, noise_variance, prior_variance = unpack(result.params)
         for index, estimator in enumerate(estimators):
             estimator.layer_shapes_ = layer_shapes
@@ -399,6 +402,10 @@ _COMMON_PARAMETERS = """
         Seeds the initial means, mini-batches and Monte-Carlo draws.
     verbose : bool, default=False
         Show a progress bar over epochs (tqdm).
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of training (parameters, Adam's moments, data, draws and the network
+        passes): float32 halves the memory traffic of each step (``benchmarks/``); the fitted
+        attributes are float64 either way.
 """
 
 _COMMON_ATTRIBUTES = """
@@ -530,7 +537,7 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
                  learn_prior_variance=False,
                  noise_variance=None, normalize=True, n_predict_samples=100,
                  early_stopping=False, validation_fraction=0.1, random_state=None,
-                 verbose=False):
+                 verbose=False, dtype="float64"):
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -551,6 +558,7 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.verbose = verbose
+        self.dtype = dtype
 
     _parameter_constraints: ClassVar[dict] = {
         **_BBAlphaBase._parameter_constraints,
@@ -622,7 +630,7 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
                  prior_variance=1.0, learn_prior_variance=False, normalize=True,
                  n_predict_samples=100,
                  early_stopping=False, validation_fraction=0.1, random_state=None,
-                 verbose=False):
+                 verbose=False, dtype="float64"):
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.link = link
@@ -643,6 +651,7 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
         self.verbose = verbose
+        self.dtype = dtype
 
     _parameter_constraints: ClassVar[dict] = {
         **_BBAlphaBase._parameter_constraints,

@@ -37,7 +37,7 @@ LEAKY_SLOPE = 0.2  # the slope of tf.nn.leaky_relu, used by the AADM authors' ne
 
 
 def _leaky_relu(z):
-    return np.where(z > 0, z, LEAKY_SLOPE * z)
+    return np.where(z > 0, z, z.dtype.type(LEAKY_SLOPE) * z)
 
 
 def _logistic(z):
@@ -47,7 +47,9 @@ def _logistic(z):
 # name -> (activation, derivative as a function of (pre-activation z, activation a))
 ACTIVATIONS = {
     "relu": (_relu, lambda z, a: (z > 0).astype(z.dtype)),
-    "leaky_relu": (_leaky_relu, lambda z, a: np.where(z > 0, 1.0, LEAKY_SLOPE)),
+    # (the slopes in z's precision, so a float32 pass stays float32)
+    "leaky_relu": (_leaky_relu, lambda z, a: np.where(z > 0, z.dtype.type(1.0),
+                                                      z.dtype.type(LEAKY_SLOPE))),
     "tanh": (np.tanh, lambda z, a: 1.0 - a**2),
     "logistic": (_logistic, lambda z, a: a * (1.0 - a)),
     "identity": (lambda z: z, lambda z, a: np.ones_like(z)),

@@ -152,9 +152,9 @@ def warmup_weight(epoch, n_warmup_epochs):
     return 1.0 if epoch >= n_warmup_epochs else epoch / n_warmup_epochs
 
 
-def _stack_draws(objective, rngs, n_rows):
+def _stack_draws(objective, rngs, n_rows, dtype=np.float64):
     per_fit = [objective.draw(rng, n_rows) for rng in rngs]
-    return tuple(np.stack(parts) for parts in zip(*per_fit))
+    return tuple(np.stack(parts).astype(dtype, copy=False) for parts in zip(*per_fit))
 
 
 def _finite(value, gradients):
@@ -192,7 +192,7 @@ class _ConvergenceRule:
 
 
 def train(objective, params, data, rngs, schedule, *, adversary=None, validation_score=None,
-          name="model", learning_rate_name="learning_rate", verbose=False):
+          name="model", learning_rate_name="learning_rate", verbose=False, dtype=np.float64):
     """Minimize ``objective`` over ``params`` for a stack of ``M`` fits with Adam.
 
     Parameters
@@ -214,13 +214,19 @@ def train(objective, params, data, rngs, schedule, *, adversary=None, validation
         The estimator and the parameter a non-finite step's error names.
     verbose : bool
         Show a progress bar over epochs.
+    dtype : {numpy.float64, numpy.float32}
+        The precision of training: parameters, Adam's moments, the data and the draws (drawn
+        in float64 from the fits' streams and rounded, so a float32 fit meets the same
+        numbers). The result's parameters are float64 either way.
 
     Returns
     -------
     TrainingResult
     """
-    params = [np.array(part, dtype=float, order="C") for part in params]
-    adversary = [np.array(part, dtype=float, order="C") for part in (adversary or [])]
+    params = [np.array(part, dtype=dtype, order="C") for part in params]
+    adversary = [np.array(part, dtype=dtype, order="C") for part in (adversary or [])]
+    data = [np.asarray(part, dtype=dtype) if np.issubdtype(np.asarray(part).dtype, np.floating)
+            else part for part in data]
     n_fits, n_rows = params[0].shape[0], data[0].shape[1]
     batch_size = min(schedule.batch_size, n_rows)
     steps_per_epoch = -(-n_rows // batch_size)
@@ -246,7 +252,7 @@ def train(objective, params, data, rngs, schedule, *, adversary=None, validation
         for start, stop in itertools.pairwise(bounds):
             rows = orders[:, start:stop]
             batch = [part[fits, rows] for part in data]
-            draws = _stack_draws(objective, rngs, rows.shape[1])
+            draws = _stack_draws(objective, rngs, rows.shape[1], dtype)
             with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
                 # an overflow is reported below, as one error that says what to do
                 if adversary_optimizer is not None:
@@ -294,7 +300,8 @@ def train(objective, params, data, rngs, schedule, *, adversary=None, validation
     if validation_score is not None and best_params is not None:
         params, adversary = best_params
     return TrainingResult(
-        params=params, adversary=adversary,
+        params=[part.astype(np.float64) for part in params],
+        adversary=[part.astype(np.float64) for part in adversary],
         history=[np.array([row[m] for row in history[:n_epochs[m]]]) for m in range(n_fits)],
         n_epochs=n_epochs, n_steps=n_steps, converged=rule.plateau.copy(),
         best_score=rule.best.copy() if validation_score is not None else None)

@@ -34,6 +34,8 @@ first-order expansion of ``logZ`` around ``lam_q``) and ``(1/alpha) lse_k(alpha 
 tends to ``mean_k l_k``, so both energies tend to the VB energy.
 """
 
+import math
+
 import autograd.numpy as anp
 import numpy as np
 from autograd.scipy.special import logsumexp
@@ -252,6 +254,9 @@ def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_varian
         and ``noise_variance`` (M,).
     """
     n_draws, batch = eps.shape[1], X_batch.shape[1]
+    # the scalars of each fit in the parameters' precision (float32 training stays float32)
+    alpha, prior_variance, noise_variance = (np.asarray(value, dtype=mean.dtype) for value in
+                                             (alpha, prior_variance, noise_variance))
     zero = alpha == 0
     tempered = energy == "exact" and not zero.all()
     v0 = prior_variance[:, None]
@@ -309,7 +314,7 @@ def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_varian
         outputs, targets[:, None], noise_variance)                    # (M, K, B), ...
     # data term D = (N / (alpha B)) sum_n [lse_k(alpha l_kn) - log K]; dD/dl = (N/B) softmax_k
     safe = np.where(zero, 1.0, alpha)[:, None, None]
-    tempered_sum = np.sum(special.logsumexp(safe * log_lik, axis=1) - np.log(n_draws), axis=1)
+    tempered_sum = np.sum(special.logsumexp(safe * log_lik, axis=1) - math.log(n_draws), axis=1)
     data = np.where(zero, (n_total / batch) * np.sum(np.mean(log_lik, axis=1), axis=1),
                     n_total / (np.where(zero, 1.0, alpha) * batch) * tempered_sum)
     responsibility = np.where(zero[:, None, None], 1.0 / n_draws,

@@ -366,3 +366,37 @@ def test_closed_form_step_equals_autograd(bias_posterior, draws_per_row, learn, 
         np.testing.assert_allclose(part, part_slow, rtol=1e-9, atol=1e-12)
     for value, value_slow in zip(unpack_fast(params), unpack_slow(params)):
         np.testing.assert_allclose(value, value_slow)
+
+
+@pytest.mark.parametrize("estimator", [
+    AADMRegressor(n_epochs=20, tol=None, random_state=0, **SMALL),
+    AADMRegressor(n_epochs=20, tol=None, random_state=0, alpha=0.0, draws_per_row=True,
+                  **SMALL),
+], ids=["alpha 1", "AVB, draws per row"])
+def test_float32_training_tracks_float64(estimator, rng):
+    # the same seed draws the same numbers (float32 rounds them): over 20 short epochs the
+    # float32 fit stays within float32 rounding of the float64 one, and its step is float32
+    # throughout (a float64 constant would make every array of the step float64)
+    from alphavb.blackbox._aadm import make_fast_aadm_objective
+
+    X = rng.standard_normal((60, 3))
+    y = X[:, 0] - X[:, 1] ** 2 + 0.3 * rng.standard_normal(60)
+    double = clone(estimator).fit(X, y)
+    single = clone(estimator).set_params(dtype="float32").fit(X, y)
+    assert single.generator_params_.dtype == np.float64  # attributes stay float64
+    np.testing.assert_allclose(single.energy_history_, double.energy_history_, rtol=1e-3)
+    np.testing.assert_allclose(single.predict(X), double.predict(X), rtol=1e-2, atol=1e-2)
+    layer_shapes = double.layer_shapes_
+    generator_shapes = double.generator_layer_shapes_
+    discriminator_shapes = mlp_layer_shapes(generator_shapes[-1][1], (20, 20), 1)
+    objective, _ = make_fast_aadm_objective(
+        layer_shapes, "leaky_relu", generator_shapes, discriminator_shapes, "point", 10,
+        estimator.draws_per_row, 60, np.array([estimator.alpha]), np.array([0.1]),
+        np.array([1.0]), True, True)
+    params = [part.astype(np.float32) for part in double._params]
+    adversary = [double.discriminator_params_[None].astype(np.float32)]
+    batch = (X[None, :10].astype(np.float32), y[None, :10].astype(np.float32))
+    draws = tuple(part[None].astype(np.float32) for part in objective.draw(rng, 10))
+    loss, gradient = objective.adversary_value_and_grad(adversary, params, batch, draws)
+    values, gradients = objective.value_and_grad(params, adversary, batch, draws, 1.0)
+    assert {a.dtype for a in [loss, values, *gradient, *gradients]} == {np.dtype(np.float32)}

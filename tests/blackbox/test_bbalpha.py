@@ -273,3 +273,45 @@ def test_classifier_warns_when_the_budget_ends_first():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # a fixed budget asks no rule
         assert not BBAlphaClassifier(n_epochs=3, tol=None, random_state=0).fit(X, y).converged_
+
+
+@pytest.mark.parametrize("estimator, likelihood", [
+    (BBAlphaRegressor(hidden_layer_sizes=(10,), n_epochs=30, tol=None, random_state=0),
+     "gaussian"),
+    (BBAlphaClassifier(n_epochs=30, tol=None, random_state=0), "probit"),
+    (BBAlphaClassifier(link="softmax", hidden_layer_sizes=(5,), energy="reparametrized",
+                       n_epochs=30, tol=None, random_state=0), "softmax"),
+], ids=["regressor", "probit", "softmax"])
+def test_float32_training_tracks_float64(estimator, likelihood, rng):
+    # float32 training meets the same draws (rounded) and stays within float32 rounding of
+    # float64 over 30 short epochs; its energy and gradient are float32 throughout (one
+    # float64 constant would make every array of the step float64)
+    from alphavb.blackbox._mlp import mlp_layer_shapes, mlp_n_weights
+    from alphavb.blackbox.energies import bbalpha_energy_and_gradient
+
+    X = rng.standard_normal((80, 3))
+    n_classes = 3 if likelihood == "softmax" else 2
+    signal = X[:, 0] - X[:, 1] + 0.3 * rng.standard_normal(80)
+    y = signal if likelihood == "gaussian" else np.digitize(signal, np.quantile(
+        signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    double = clone(estimator).fit(X, y)
+    single = clone(estimator).set_params(dtype="float32").fit(X, y)
+    assert single.posterior_mean_.dtype == np.float64
+    np.testing.assert_allclose(single.energy_history_, double.energy_history_, rtol=1e-4)
+    np.testing.assert_allclose(single.posterior_mean_, double.posterior_mean_, atol=1e-3)
+    shapes = mlp_layer_shapes(3, (10,) if likelihood == "gaussian" else
+                              ((5,) if likelihood == "softmax" else ()),
+                              n_classes if likelihood == "softmax" else 1)
+    n_weights = mlp_n_weights(shapes)
+    targets = {"gaussian": rng.standard_normal((1, 8)),
+               "probit": np.sign(rng.standard_normal((1, 8))),
+               "softmax": np.eye(3)[rng.integers(3, size=(1, 8))]}[likelihood]
+    f32 = np.float32
+    for energy in ("exact", "reparametrized"):
+        value, gradients = bbalpha_energy_and_gradient(
+            rng.standard_normal((1, n_weights)).astype(f32),
+            np.full((1, n_weights), -3.0, dtype=f32), np.array([1.0]), np.array([0.5]),
+            rng.standard_normal((1, 4, n_weights)).astype(f32),
+            rng.standard_normal((1, 8, 3)).astype(f32), targets.astype(f32), np.array([0.5]),
+            80, energy, shapes, "relu", likelihood)
+        assert {a.dtype for a in (value, *gradients)} == {np.dtype(f32)}
