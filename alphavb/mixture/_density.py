@@ -18,9 +18,10 @@ def component_precisions(precisions, covariance_type, n_features):
 
 def mixture_log_density(X, log_weights, means, precision_chol):
     """``log sum_k pi_k N(x | mu_k, (L_k L_k')^{-1})`` of each row of ``X`` (n, p), with
-    ``log_weights`` (r, K), ``means`` (r, K, p) and the lower Cholesky factors ``L_k`` of
-    the precisions (r, K, p, p), ``r`` 1 (one parameter for every row) or n (one per row).
-    Written in ``autograd.numpy`` so information matching can differentiate it."""
+    ``log_weights`` (..., r, K), ``means`` (..., r, K, p) and the lower Cholesky factors
+    ``L_k`` of the precisions (..., r, K, p, p), ``r`` 1 (one parameter for every row) or n
+    (one per row); leading axes (draws of ``q``) broadcast, giving (..., n). Written in
+    ``autograd.numpy`` so information matching can differentiate it."""
     import autograd.numpy as anp
     from autograd.scipy.special import logsumexp
 
@@ -31,4 +32,4 @@ def mixture_log_density(X, log_weights, means, precision_chol):
     log_det = anp.sum(anp.log(anp.diagonal(precision_chol, axis1=-1, axis2=-2)), axis=-1)
     log_components = (log_weights + log_det - 0.5 * anp.sum(whitened**2, axis=-1)
                       - 0.5 * X.shape[1] * LOG_2PI)
-    return logsumexp(log_components, axis=1)
+    return logsumexp(log_components, axis=-1)

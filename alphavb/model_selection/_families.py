@@ -27,6 +27,7 @@ from scipy.special import digamma
 from .._validation import bad_parameter
 
 DRAWS = 200  # draws of q where the R-log loss or the CV density is a Monte Carlo average
+DRAW_CHUNK = 25  # draws of a mixture's q evaluated together
 
 
 def gaussian_row_losses(tau, elt, residual, coef_variance, kind):
@@ -235,9 +236,13 @@ class GaussianMixture(_Family):
             return -self._log_density(model, X, model.weights_[None], model.means_[None],
                                       model.precisions_[None])
         draws = model.sample_posterior(DRAWS, random_state=seed)
-        return -np.mean([self._log_density(model, X, w[None], m[None], P[None])
-                         for w, m, P in zip(draws["weights"], draws["means"],
-                                            draws["precisions"])], axis=0)
+        total = np.zeros(X.shape[0])
+        for start in range(0, DRAWS, DRAW_CHUNK):  # (chunk, n, K, p) at a time
+            chunk = slice(start, start + DRAW_CHUNK)
+            total += self._log_density(model, X, draws["weights"][chunk, None],
+                                       draws["means"][chunk, None],
+                                       draws["precisions"][chunk, None]).sum(axis=0)
+        return -total / DRAWS
 
     def log_predictive(self, model, X, y, seed):
         return model.score_samples(X)  # the posterior predictive density, in closed form
