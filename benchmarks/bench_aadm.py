@@ -10,8 +10,9 @@ paper's):
 - a generator 100 -> 50 -> 50 -> 3,200;
 - a discriminator 3,200 -> 50 -> 50 -> 1.
 
-* **alphavb, 1 fit**: ``AADMRegressor(n_epochs=E, tol=None).fit``, float64, time divided by
-  the steps taken.
+* **alphavb, 1 fit**: ``AADMRegressor(n_epochs=E, tol=None).fit``, float64 and float32
+  (``dtype``), time divided by the steps taken; "autograd step (before)" trains on the
+  readable objective differentiated by autograd, the step before the closed-form one.
 * **alphavb, M stacked fits**: ``alphavb.blackbox.fit_stacked`` of ``--stack`` fits (other
   seeds, as ``alphavb reproduce aadm-uci`` trains the splits and alphas of a data set
   together), time divided by the steps and by M: the time per step of one fit.
@@ -159,14 +160,25 @@ def alphavb_objective(model, eps, X, y, kl_weight, n_total):
     return float(values[0, 0])
 
 
-def time_alphavb(X, y, epochs, n_fits, steps_per_epoch):
+def time_alphavb(X, y, epochs, n_fits, steps_per_epoch, dtype="float64", autograd=False):
+    """ms per step of one fit; ``autograd=True`` trains on the readable objective
+    differentiated by autograd (the step before the closed-form one), for the before/after
+    rows."""
+    from alphavb.blackbox import _aadm
+
     def models(n_epochs):
         return [AADMRegressor(alpha=ALPHA, n_epochs=n_epochs, tol=None, normalize=False,
-                              random_state=i) for i in range(n_fits)]
+                              random_state=i, dtype=dtype) for i in range(n_fits)]
 
-    fit_stacked(models(1), [X] * n_fits, [y] * n_fits)  # warm-up
-    start = time.perf_counter()
-    fit_stacked(models(epochs), [X] * n_fits, [y] * n_fits)
+    closed_form = _aadm.make_fast_aadm_objective
+    if autograd:
+        _aadm.make_fast_aadm_objective = _aadm.make_aadm_objective
+    try:
+        fit_stacked(models(1), [X] * n_fits, [y] * n_fits)  # warm-up
+        start = time.perf_counter()
+        fit_stacked(models(epochs), [X] * n_fits, [y] * n_fits)
+    finally:
+        _aadm.make_fast_aadm_objective = closed_form
     return (time.perf_counter() - start) / (epochs * steps_per_epoch * n_fits)
 
 
@@ -217,15 +229,23 @@ def main():
         torch.set_num_threads(threads)
         with threadpool_limits(threads):
             runs = {
-                "alphavb float64, 1 fit":
-                    lambda: time_alphavb(X, y, args.epochs, 1, steps_per_epoch),
-                f"alphavb float64, {args.stack} fits stacked":
-                    lambda: time_alphavb(X, y, args.epochs, args.stack, steps_per_epoch),
-                "PyTorch float64": lambda: time_torch(torch, model, X, y, args.epochs,
-                                                      torch.float64, steps_per_epoch),
-                "PyTorch float32": lambda: time_torch(torch, model, X, y, args.epochs,
-                                                      torch.float32, steps_per_epoch),
+                "alphavb float64, 1 fit, autograd step (before)":
+                    lambda: time_alphavb(X, y, args.epochs, 1, steps_per_epoch, autograd=True),
+                f"alphavb float64, {args.stack} fits stacked, autograd step (before)":
+                    lambda: time_alphavb(X, y, args.epochs, args.stack, steps_per_epoch,
+                                         autograd=True),
             }
+            for dtype in ("float64", "float32"):
+                runs[f"alphavb {dtype}, 1 fit"] = (
+                    lambda dtype=dtype: time_alphavb(X, y, args.epochs, 1, steps_per_epoch,
+                                                     dtype))
+                runs[f"alphavb {dtype}, {args.stack} fits stacked"] = (
+                    lambda dtype=dtype: time_alphavb(X, y, args.epochs, args.stack,
+                                                     steps_per_epoch, dtype))
+            runs["PyTorch float64"] = lambda: time_torch(torch, model, X, y, args.epochs,
+                                                         torch.float64, steps_per_epoch)
+            runs["PyTorch float32"] = lambda: time_torch(torch, model, X, y, args.epochs,
+                                                         torch.float32, steps_per_epoch)
             times = {name: float(np.median([run() for _ in range(args.repeats)]))
                      for name, run in runs.items()}
         base = times["PyTorch float32"]

@@ -5,7 +5,8 @@ standardized training set of a UCI split (boston, split 0: 455 rows, 13 features
 ``alphavb.datasets.load_uci``), factorized Gaussian ``q`` over the 751 weights, mini-batches
 of 32, K = 10 draws per step, Adam with step 1e-3, alpha = 0.5, learned noise variance.
 
-* **alphavb**: ``BBAlphaRegressor(energy="exact", tol=None)``, float64 (NumPy), time of
+* **alphavb**: ``BBAlphaRegressor(energy="exact", tol=None)``, float64 and float32
+  (``dtype``), time of
   ``fit(n_epochs=E)`` divided by E; its energy and gradient are computed in closed form
   (``energies.bbalpha_energy_and_gradient``, checked against autograd in the tests).
 * **alphavb, M stacked fits**: ``alphavb.blackbox.fit_stacked`` of ``--stack`` fits (alpha
@@ -59,13 +60,13 @@ def standardized_split(name):
     return X, (y - y.mean()) / y.std()
 
 
-def time_alphavb(X, y, epochs, n_fits=1):
+def time_alphavb(X, y, epochs, n_fits=1, dtype="float64"):
     """Seconds per epoch of one fit, ``n_fits`` trained together (alpha 0, 0.5, 1 in turn)."""
     def models(n_epochs):
         return [BBAlphaRegressor(alpha=(0.0, ALPHA, 1.0)[i % 3] if n_fits > 1 else ALPHA,
                                  hidden_layer_sizes=(HIDDEN,), n_mc_samples=DRAWS,
                                  batch_size=BATCH, learning_rate=STEP, normalize=False,
-                                 n_epochs=n_epochs, tol=None, random_state=i)
+                                 n_epochs=n_epochs, tol=None, random_state=i, dtype=dtype)
                 for i in range(n_fits)]
 
     fit_stacked(models(1), [X] * n_fits, [y] * n_fits)  # warm-up
@@ -231,6 +232,10 @@ def main():
                 "alphavb float64, 1 fit": lambda: time_alphavb(X, y, args.epochs),
                 f"alphavb float64, {args.stack} fits stacked":
                     lambda: time_alphavb(X, y, args.epochs, args.stack),
+                "alphavb float32, 1 fit": lambda: time_alphavb(X, y, args.epochs,
+                                                               dtype="float32"),
+                f"alphavb float32, {args.stack} fits stacked":
+                    lambda: time_alphavb(X, y, args.epochs, args.stack, "float32"),
                 "PyTorch float64": lambda: time_torch(X, y, args.epochs, "float64"),
                 "PyTorch float32": lambda: time_torch(X, y, args.epochs, "float32"),
                 "Pyro RenyiELBO float32": lambda: time_pyro(X, y, args.epochs),
