@@ -46,6 +46,12 @@ AADM_UCI_SETTINGS = {"hidden_layer_sizes": (50, 50), "batch_size": 10, "n_epochs
                      "tol": None}
 
 
+# With the closed-form AADM step stacking gains little (float64, 1 thread: 6.8 ms per fit
+# and step with 10 stacked, 6.4 alone; benchmarks/bench_aadm.py), and a stack is cached when
+# all its fits end: 4 fits of 2,000 boston epochs take about 40 minutes
+AADM_MAX_STACK = 4
+
+
 # the methods of the paper's Figures 3-4 that alphavb has: AADM at two alphas, AVB (its
 # alpha -> 0 limit) and VI with a factorized Gaussian q
 AADM_UCI_METHODS = ("AADM alpha=1", "AADM alpha=0.5", "AVB", "VI")
@@ -251,7 +257,8 @@ def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, 
             for method in methods:
                 model = _aadm_uci_model(method, settings, random_state + split)
                 jobs.append((data, split, model, {"method": method}))
-    split_rows = _fit_uci(out_dir / "fits", jobs, n_jobs)
+    # stacks of at most AADM_MAX_STACK fits: a stack is the unit a stopped run resumes from
+    split_rows = _fit_uci(out_dir / "fits", jobs, n_jobs, max_stack=AADM_MAX_STACK)
     rows = [_summarize_splits([r for r in split_rows if r["dataset"] == name
                                and r["method"] == method], {"dataset": name, "method": method})
             for name in datasets for method in methods]
@@ -357,7 +364,8 @@ def reproduce_aadm_ablation(out_dir="results/aadm-ablation", random_state=0, qui
                 jobs.append((data, split, model, {"configuration": label}))
             model = _aadm_uci_model("VI", settings, random_state + split)
             jobs.append((data, split, model, {"configuration": "VI"}))
-    split_rows = _fit_uci(out_dir / "fits", jobs, n_jobs)
+    # stacks of at most AADM_MAX_STACK fits: a stack is the unit a stopped run resumes from
+    split_rows = _fit_uci(out_dir / "fits", jobs, n_jobs, max_stack=AADM_MAX_STACK)
     labels = [*configurations, "VI"]
     rows = []
     for name in datasets:
