@@ -46,7 +46,6 @@ import autograd.numpy as anp
 import numpy as np
 from autograd.extend import defvjp, primitive
 from autograd.tracer import getval
-from scipy import special
 
 from .._special import LOG_2PI
 from .._validation import Boolean, Integer, LayerSizes, Options, RandomState, Real
@@ -65,7 +64,12 @@ from ._training import (
     stacked_value_and_grad,
     train,
 )
-from .energies import gaussian_log_likelihood, per_coordinate, tempered_data_term
+from .energies import (
+    gaussian_log_likelihood,
+    log_sum_exp_and_softmax,
+    per_coordinate,
+    tempered_data_term,
+)
 
 AUXILIARY_ACTIVATION = "leaky_relu"  # the generator's and the discriminator's (the authors' choice)
 INITIAL_SCALE = 0.1  # the authors' initial standard deviation of the generator's weights
@@ -376,14 +380,13 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
         log_lik = -0.5 * (LOG_2PI + np.log(s2)) - residual**2 / (2.0 * s2)
         n_k, batch_size = log_lik.shape[1], log_lik.shape[2]
         safe_alpha = safe_alphas.astype(weights.dtype)
-        tempered = np.sum(special.logsumexp(safe_alpha * log_lik, axis=1) - math.log(n_k),
-                          axis=1)
+        log_normalizer, softmax = log_sum_exp_and_softmax(safe_alpha * log_lik, 1)
+        tempered = np.sum(log_normalizer[:, 0] - math.log(n_k), axis=1)
         data = np.where(zero, (n_total / batch_size) * np.sum(np.mean(log_lik, axis=1), axis=1),
                         n_total / (safe_alpha[:, 0, 0] * batch_size) * tempered)
         energy = kl_weight * kl - data
         # dE/dl = -(N / B) softmax_k(alpha l) (1/K at alpha = 0)
-        responsibility = np.where(zero[:, None, None], 1.0 / n_k,
-                                  special.softmax(safe_alpha * log_lik, axis=1))
+        responsibility = np.where(zero[:, None, None], 1.0 / n_k, softmax)
         d_log_lik = -(n_total / batch_size) * responsibility
         d_outputs = d_log_lik * residual / s2
         if draws_per_row:

@@ -193,6 +193,16 @@ def softmax_log_likelihood(outputs, y_one_hot):
 # tests/blackbox/test_energies.py checks value and gradient against autograd on
 # ``bbalpha_energy`` for every energy, likelihood and alpha.
 
+def log_sum_exp_and_softmax(values, axis):
+    """``logsumexp`` of ``values`` over ``axis`` (the axis kept, length 1) and the softmax
+    over it, in plain NumPy with the maximum shifted out: scipy's array-API versions cost
+    about 0.2 ms a call at the training step's sizes, a third of a BB-alpha step."""
+    top = np.max(values, axis=axis, keepdims=True)
+    shifted = np.exp(values - top)
+    total = np.sum(shifted, axis=axis, keepdims=True)
+    return top + np.log(total), shifted / total
+
+
 def _gaussian_terms(outputs, targets, noise_variance):
     """``(l, dl/df, dl/dsigma^2)`` of ``log N(y; f, sigma^2)``; outputs (M, K, B, 1),
     targets (M, 1, B), ``noise_variance`` (M,)."""
@@ -212,9 +222,9 @@ def _probit_terms(outputs, targets, noise_variance):
 
 def _softmax_terms(outputs, targets, noise_variance):
     """``f_y - lse(f)`` with one-hot targets (M, 1, B, C): ``dl/df = t - softmax(f)``."""
-    log_normalizer = special.logsumexp(outputs, axis=-1, keepdims=True)
+    log_normalizer, probabilities = log_sum_exp_and_softmax(outputs, -1)
     log_lik = np.sum(outputs * targets, axis=-1) - log_normalizer[..., 0]
-    return log_lik, targets - np.exp(outputs - log_normalizer), None
+    return log_lik, targets - probabilities, None
 
 
 LIKELIHOOD_TERMS = {"gaussian": _gaussian_terms, "probit": _probit_terms,
@@ -314,11 +324,11 @@ def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_varian
         outputs, targets[:, None], noise_variance)                    # (M, K, B), ...
     # data term D = (N / (alpha B)) sum_n [lse_k(alpha l_kn) - log K]; dD/dl = (N/B) softmax_k
     safe = np.where(zero, 1.0, alpha)[:, None, None]
-    tempered_sum = np.sum(special.logsumexp(safe * log_lik, axis=1) - math.log(n_draws), axis=1)
+    log_normalizer, softmax = log_sum_exp_and_softmax(safe * log_lik, 1)
+    tempered_sum = np.sum(log_normalizer[:, 0] - math.log(n_draws), axis=1)
     data = np.where(zero, (n_total / batch) * np.sum(np.mean(log_lik, axis=1), axis=1),
                     n_total / (np.where(zero, 1.0, alpha) * batch) * tempered_sum)
-    responsibility = np.where(zero[:, None, None], 1.0 / n_draws,
-                              special.softmax(safe * log_lik, axis=1))
+    responsibility = np.where(zero[:, None, None], 1.0 / n_draws, softmax)
     d_energy_d_l = -(n_total / batch) * responsibility               # (M, K, B)
     upstream = d_energy_d_l[..., None] * dl_df                       # (M, K, B, n_out)
     (grad_w,) = _backward(upstream, weights, X_draws, layer_shapes, activation, saved,
