@@ -15,9 +15,9 @@ fit therefore takes exactly the steps it would take alone, and the per-operation
 NumPy is shared by the ``M`` fits. BB-alpha's and AADM's steps are computed in closed form,
 every array per fit in the same order whatever the stack, so a fit ends bitwise where it
 ends alone (tested on small networks; checked at the AADM paper's sizes over 3 boston
-epochs with 1 and 2 BLAS threads). One
-exception: a BB-alpha fit at ``alpha = 0`` stacked with other alphas takes the cavity path
-with ``r = 0``, equal to its own path up to rounding. (Before the closed-form AADM step,
+epochs with 1 and 2 BLAS threads). One exception: a BB-alpha fit at ``alpha = 0`` stacked
+with other alphas takes the cavity path with ``r = 0``, equal to its own path up to
+rounding. (Before the closed-form AADM step,
 autograd summed broadcast gradients in an order that depended on the stack, and thousands
 of adversarial steps amplified that rounding: one boston fit, 9,100 steps, had test
 log-likelihood -2.40 in a stack of 5 and -2.52 in a stack of 8.)
