@@ -1,5 +1,5 @@
 """Command line: ``alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N] [--epochs N]
-[--splits N] [--datasets A,B]`` (also ``python -m alphavb``). ``TARGET`` ``all`` runs every
+[--splits N] [--seeds N] [--datasets A,B]`` (also ``python -m alphavb``). ``TARGET`` ``all`` runs every
 target, each into ``OUT/TARGET`` (default ``results/TARGET``)."""
 
 import argparse
@@ -48,7 +48,7 @@ DESCRIPTION = """\
 Reproduce the worked examples of the alpha-VB, BB-alpha and AADM papers:
 
     alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N] [--epochs N]
-                             [--splits N] [--datasets A,B]
+                             [--splits N] [--seeds N] [--datasets A,B]
 
 TARGET all runs every target, each into OUT/TARGET (default results/TARGET).
 Also available as: python -m alphavb"""
@@ -75,6 +75,9 @@ def main(argv=None, show_rows=False):
                            help="parallel worker processes (bbalpha-uci, aadm-*, *-rate)")
     reproduce.add_argument("--epochs", type=_integer(1), default=None,
                            help="training epochs instead of the paper's (aadm-toy, aadm-uci)")
+    reproduce.add_argument("--seeds", type=_integer(1), default=None,
+                           help="seeds of the fits per setting instead of the default "
+                                "(aadm-toy: 3)")
     reproduce.add_argument("--splits", type=_integer(1), default=None,
                            help="only the first N standard splits (bbalpha-uci, aadm-uci)")
     reproduce.add_argument("--datasets", default=None,
@@ -87,6 +90,7 @@ def main(argv=None, show_rows=False):
     flags = (("--quick", "quick", args.quick, False), ("--jobs", "n_jobs", args.jobs, 1),
              ("--epochs", "n_epochs", args.epochs, None),
              ("--splits", "n_splits", args.splits, None),
+             ("--seeds", "n_seeds", args.seeds, None),
              ("--datasets", "datasets", args.datasets and tuple(args.datasets.split(",")), None))
     if args.target != "all":
         target = TARGETS[args.target]

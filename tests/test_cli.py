@@ -194,6 +194,16 @@ def test_reproduce_aadm_toy_quick(tmp_path, capsys):
     assert main(["reproduce", "aadm-toy", "--quick", "--epochs", "2", "--out",
                  str(tmp_path)]) == 0
     assert len(list((tmp_path / "fits").iterdir())) == 20
+    # --seeds 2 keeps seed 0's cached fits (same names) and adds a second seed per alpha;
+    # the table then shows mean +- s.e. over the two
+    assert main(["reproduce", "aadm-toy", "--quick", "--epochs", "2", "--seeds", "2", "--out",
+                 str(tmp_path)]) == 0
+    assert len(list((tmp_path / "fits").iterdir())) == 30
+    with open(tmp_path / "aadm_toy.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted({(row["problem"], row["seed"]) for row in rows}) == [
+        (problem, seed) for problem in ("bimodal", "heteroscedastic") for seed in ("0", "1")]
+    assert len(rows) == 20 and " +- " in (tmp_path / "aadm_toy.md").read_text()
 
 
 def test_reproduce_aadm_uci_quick(tmp_path, capsys):

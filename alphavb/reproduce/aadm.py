@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..base import check_positive_int
 from ..blackbox import AADMRegressor, BBAlphaRegressor
 from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
 from ..datasets import load_uci, make_bimodal, make_heteroscedastic
@@ -63,7 +64,7 @@ AADM_QUICK = {"hidden_layer_sizes": (20,), "generator_hidden": (20,), "noise_dim
 
 
 def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, n_epochs=None,
-                       n_jobs=1):
+                       n_jobs=1, n_seeds=None):
     """Figure 2 and Table 1 of the AADM paper: the heteroscedastic and bimodal toy problems,
     and its claim about other alphas.
 
@@ -73,15 +74,18 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     points with batch 10 and 3,000 epochs, the first 500 warming up the KL
     (``AADM_TOY_SETTINGS``), and scores 1,000 fresh test points. The paper shows 1e-4 and 1
     and says that alpha < 0.5 behaves like 1e-4 and alpha > 0.5 like 1. ``n_epochs``
-    shortens the run, keeping the warm-up at 1/6 of it. The fits of one problem train as one
-    stack (:func:`~alphavb.blackbox.fit_stacked`). ``quick=True``: 100 points, small
-    networks, 3 epochs (seconds).
+    shortens the run, keeping the warm-up at 1/6 of it. Every alpha is fitted with
+    ``n_seeds`` seeds of the fit (``random_state + s``: the starts, mini-batches and draws;
+    the data stay those of ``random_state``), 3 by default (1 with ``quick``), so the table
+    gives the spread that training alone produces. The fits of one problem and seed train as
+    one stack (:func:`~alphavb.blackbox.fit_stacked`), cached when it ends.
+    ``quick=True``: 100 points, small networks, 3 epochs (seconds).
 
     Writes ``aadm_toy.png`` (the training data, then predictive samples at alpha = 1e-4 and
     1, one row per problem: the paper's Figure 2), ``aadm_toy_alpha.png`` (test
-    log-likelihood and RMSE against alpha), ``aadm_toy.csv`` (test RMSE and log-likelihood
-    per problem and alpha) and ``aadm_toy.md``. Fits are cached as JSON under
-    ``out_dir/fits``.
+    log-likelihood and RMSE against alpha, mean +- s.e. over the seeds), ``aadm_toy.csv``
+    (test RMSE and log-likelihood per problem, alpha and seed) and ``aadm_toy.md`` (mean +-
+    s.e. over the seeds). Fits are cached as JSON under ``out_dir/fits``.
 
     Returns
     -------
@@ -94,29 +98,39 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     if n_epochs is not None:
         settings["n_epochs"] = n_epochs
     n_train = 100 if quick else 1000
+    n_seeds = check_positive_int("reproduce_aadm_toy", "n_seeds",
+                                 n_seeds if n_seeds is not None else 1 if quick else 3)
     cache = ResultCache(out_dir / "fits")
     cache.check_writable("out_dir")
-    jobs = {problem: [(_toy_key(problem, alpha, n_train, settings, random_state), alpha)
-                      for alpha in AADM_TOY_ALPHAS] for problem in AADM_TOY_PROBLEMS}
+    # one stack per problem and seed of the fit
+    jobs = {(problem, seed): [(_toy_key(problem, alpha, n_train, settings, random_state,
+                                        random_state + seed), alpha)
+                              for alpha in AADM_TOY_ALPHAS]
+            for problem in AADM_TOY_PROBLEMS for seed in range(n_seeds)}
     cached = {key: cache.load(key, validate=_toy_row_check(problem, alpha, n_train))
-              for problem, problem_jobs in jobs.items() for key, alpha in problem_jobs}
-    missing = {problem: [job for job in problem_jobs if cached[job[0]] is None]
-               for problem, problem_jobs in jobs.items()}
-    fitted = Parallel(n_jobs=n_jobs)(delayed(_fit_aadm_toy_stack)(cache, problem, todo, n_train,
-                                                                  settings, random_state)
-                                     for problem, todo in missing.items() if todo)
-    for rows_of_problem in fitted:
-        cached.update(rows_of_problem)
-    results = [cached[key] for problem_jobs in jobs.values() for key, _ in problem_jobs]
-    rows = [{key: r[key] for key in ("problem", "alpha", "n_train", "n_epochs", "test_rmse",
-                                     "test_ll", "noise_sd", "fit_seconds")} for r in results]
+              for (problem, _), stack in jobs.items() for key, alpha in stack}
+    missing = {group: [job for job in stack if cached[job[0]] is None]
+               for group, stack in jobs.items()}
+    fitted = Parallel(n_jobs=n_jobs)(
+        delayed(_fit_aadm_toy_stack)(cache, problem, todo, n_train, settings, random_state,
+                                     random_state + seed)
+        for (problem, seed), todo in missing.items() if todo)
+    for rows_of_stack in fitted:
+        cached.update(rows_of_stack)
+    results = [dict(cached[key], seed=seed) for (_, seed), stack in jobs.items()
+               for key, _ in stack]
+    results.sort(key=lambda r: (list(AADM_TOY_PROBLEMS).index(r["problem"]), r["seed"]))
+    rows = [{key: r[key] for key in ("problem", "alpha", "seed", "n_train", "n_epochs",
+                                     "test_rmse", "test_ll", "noise_sd", "fit_seconds")}
+            for r in results]
+    summary = _toy_summary(rows)
     fig, axes = plt.subplots(len(AADM_TOY_PROBLEMS), 1 + len(AADM_TOY_FIGURE_ALPHAS),
                              figsize=(12, 6.4), sharex="row", sharey="row")
     for row_axes, problem in zip(axes, AADM_TOY_PROBLEMS):
         X, y = AADM_TOY_PROBLEMS[problem](n_train, random_state=random_state)
         row_axes[0].scatter(X[:, 0], y, s=3, color="k")
         row_axes[0].set_title(f"{problem}: training data")
-        shown = [r for r in results if r["problem"] == problem
+        shown = [r for r in results if r["problem"] == problem and r["seed"] == 0
                  and r["alpha"] in AADM_TOY_FIGURE_ALPHAS]
         for ax, r in zip(row_axes[1:], shown):
             grid, samples = np.array(r["grid"]), np.array(r["samples"])
@@ -135,9 +149,11 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     sweep = out_dir / "aadm_toy_alpha.png"
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for problem in AADM_TOY_PROBLEMS:
-        subset = sorted((r for r in rows if r["problem"] == problem), key=lambda r: r["alpha"])
+        subset = [r for r in summary if r["problem"] == problem]
         for ax, key in zip(axes, ("test_ll", "test_rmse")):
-            ax.plot([r["alpha"] for r in subset], [r[key] for r in subset], "o-", label=problem)
+            ax.errorbar([r["alpha"] for r in subset], [r[key] for r in subset],
+                        yerr=[np.nan_to_num(r[key + "_se"]) for r in subset], fmt="o-",
+                        capsize=3, label=problem)
     for ax, label in zip(axes, ("test log-likelihood (higher is better)",
                                 "test RMSE (lower is better)")):
         ax.set_xlabel("alpha")
@@ -151,8 +167,9 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     markdown.write_text(_markdown_table(
         "AADM on the toy problems (the paper's Table 1, with more alphas)",
         f"{n_train} training points, 1,000 test points, batch {settings['batch_size']}, "
-        f"{settings['n_epochs']} epochs ({settings['warmup_fraction']:.3g} of them KL warm-up).",
-        rows, ["problem", "alpha", "test_rmse", "test_ll", "noise_sd", "fit_seconds"]),
+        f"{settings['n_epochs']} epochs ({settings['warmup_fraction']:.3g} of them KL warm-up); "
+        f"mean +- s.e. over {n_seeds} seed(s) of the fit (the data fixed).",
+        summary, ["problem", "alpha", "test_rmse", "test_ll", "noise_sd", "n_seeds"]),
         encoding="utf-8")
     result["files"] += [sweep, markdown]
     return result
@@ -162,10 +179,27 @@ def _aadm_toy_model(alpha, settings, random_state):
     return AADMRegressor(alpha=alpha, random_state=random_state, **settings)
 
 
-def _toy_key(problem, alpha, n_train, settings, random_state):
+def _toy_key(problem, alpha, n_train, settings, data_seed, fit_seed):
     return cache_key({"kind": "aadm-toy", "problem": problem, "n_train": n_train,
-                      "estimator": _aadm_toy_model(alpha, settings, random_state),
-                      "random_state": random_state})
+                      "estimator": _aadm_toy_model(alpha, settings, fit_seed),
+                      "random_state": data_seed})
+
+
+def _toy_summary(rows):
+    """Per problem and alpha, mean and standard error over the seeds of the test metrics
+    and the noise sd."""
+    from ._output import _standard_error
+
+    summary = []
+    for problem in AADM_TOY_PROBLEMS:
+        for alpha in AADM_TOY_ALPHAS:
+            group = [r for r in rows if r["problem"] == problem and r["alpha"] == alpha]
+            entry = {"problem": problem, "alpha": alpha, "n_seeds": len(group)}
+            for key in ("test_rmse", "test_ll", "noise_sd"):
+                values = np.array([r[key] for r in group], dtype=float)
+                entry[key], entry[key + "_se"] = float(values.mean()), _standard_error(values)
+            summary.append(entry)
+    return summary
 
 
 def _toy_row_check(problem, alpha, n_train):
@@ -181,17 +215,17 @@ def _toy_row_check(problem, alpha, n_train):
     return lambda row: require(row, checks)
 
 
-def _fit_aadm_toy_stack(cache, problem, jobs, n_train, settings, random_state):
-    """The toy fits of one problem, trained as one stack: test metrics and predictive samples
-    on a grid, cached under each job's key and returned by key (the fit time is the stack's
-    divided by its fits)."""
+def _fit_aadm_toy_stack(cache, problem, jobs, n_train, settings, random_state, fit_seed):
+    """The toy fits of one problem and fit seed, trained as one stack: test metrics and
+    predictive samples on a grid, cached under each job's key and returned by key (the fit
+    time is the stack's divided by its fits). The data come from ``random_state``."""
     from ..blackbox import fit_stacked
 
     make = AADM_TOY_PROBLEMS[problem]
     X, y = make(n_train, random_state=random_state)
     X_test, y_test = make(1000, random_state=random_state + 1)
     start = time.perf_counter()
-    models = fit_stacked([_aadm_toy_model(alpha, settings, random_state) for _, alpha in jobs],
+    models = fit_stacked([_aadm_toy_model(alpha, settings, fit_seed) for _, alpha in jobs],
                          [X] * len(jobs), [y] * len(jobs))
     seconds = (time.perf_counter() - start) / len(jobs)
     grid = np.linspace(X.min(), X.max(), 100)
