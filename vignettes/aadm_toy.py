@@ -11,7 +11,7 @@ the data and predictive samples per alpha (PNG) and the test RMSE and log-likeli
 3,000 epochs take hours on 2 cores; ``--epochs 300`` about half an hour with ``--jobs 2``;
 ``--quick`` seconds.
 
-Run: python vignettes/aadm_toy.py [OUT_DIR] [--quick] [--epochs N] [--jobs N]
+Run: python vignettes/aadm_toy.py [OUT_DIR] [--quick] [--epochs N] [--seeds N] [--jobs N]
 """
 
 import sys
