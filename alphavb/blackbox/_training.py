@@ -14,13 +14,11 @@ its own random stream, and a fit that has converged is frozen while the others g
 fit therefore takes exactly the steps it would take alone, and the per-operation cost of
 NumPy is shared by the ``M`` fits. BB-alpha's and AADM's steps are computed in closed form,
 every array per fit in the same order whatever the stack, so a fit ends bitwise where it
-ends alone (tested on small networks; checked at the AADM paper's sizes over 3 boston
-epochs with 1 and 2 BLAS threads). One exception: a BB-alpha fit at ``alpha = 0`` stacked
-with other alphas takes the cavity path with ``r = 0``, equal to its own path up to
-rounding. (Before the closed-form AADM step,
-autograd summed broadcast gradients in an order that depended on the stack, and thousands
-of adversarial steps amplified that rounding: one boston fit, 9,100 steps, had test
-log-likelihood -2.40 in a stack of 5 and -2.52 in a stack of 8.)
+ends alone, whatever the other fits' alphas (tested on small networks; checked at the
+AADM paper's sizes over 3 boston epochs with 1 and 2 BLAS threads). (Before the
+closed-form AADM step, autograd summed broadcast gradients in an order that depended on
+the stack, and thousands of adversarial steps amplified that rounding: one boston fit,
+9,100 steps, had test log-likelihood -2.40 in a stack of 5 and -2.52 in a stack of 8.)
 
 Convergence rule
 ----------------
@@ -365,8 +363,7 @@ def fit_stacked(estimators, X, y):
     :mod:`alphavb.blackbox._training`); they may differ in ``alpha``, ``random_state``,
     ``learning_rate`` and the prior and noise variances. Other estimators are grouped with
     their like. The result of each estimator is that of ``estimator.fit(X[i], y[i])``,
-    bitwise (the module docstring says the one exception): the per-operation cost of NumPy
-    is shared, not the randomness.
+    bitwise: the per-operation cost of NumPy is shared, not the randomness.
 
     Parameters
     ----------
