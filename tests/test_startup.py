@@ -35,6 +35,8 @@ def test_import_loads_neither_numba_nor_the_black_box_backend():
 
 def test_first_lda_fit_of_a_process_loads_cached_kernels():
     """The kernels are compiled once and cached on disk; a new process's first fit loads
-    them (it took 2.4 s when the parallel kernels were compiled in every process)."""
+    them (it took 2.4 s when the parallel kernels were compiled in every process). The
+    bound is 1 s: loading measures 0.38-0.53 s on this 2-core machine, and 0.5 s failed
+    twice in CI-like runs while nothing was compiled."""
     run(FIRST_FIT)  # warms the on-disk cache if this checkout has not compiled them yet
-    assert min(run(FIRST_FIT) for _ in range(2)) <= 0.5
+    assert min(run(FIRST_FIT) for _ in range(2)) <= 1.0
