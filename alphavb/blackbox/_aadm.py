@@ -317,7 +317,8 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
     shared = {}  # the generator pass of the step, from the discriminator's step to E's
 
     def generator_pass(params, draws):
-        if shared.get("draws") is draws:
+        if shared.get("draws") is draws:  # the discriminator's step just took this pass
+            del shared["draws"]
             return shared.pop("pass")
         noise_mean, noise_log_variance, generator = params[:3]
         scale = np.exp(0.5 * noise_log_variance)[:, None]
