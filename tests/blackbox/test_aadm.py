@@ -366,6 +366,12 @@ def test_closed_form_step_equals_autograd(bias_posterior, draws_per_row, learn, 
         np.testing.assert_allclose(part, part_slow, rtol=1e-9, atol=1e-12)
     for value, value_slow in zip(unpack_fast(params), unpack_slow(params)):
         np.testing.assert_allclose(value, value_slow)
+    # the generator pass shared with the discriminator's step is used once: a second call
+    # on the same draws computes it again, to the same values
+    again, gradients_again = fast.value_and_grad(params, adversary, batch, draws, 0.7)
+    np.testing.assert_array_equal(again, values)
+    for part, part_again in zip(gradients, gradients_again):
+        np.testing.assert_array_equal(part, part_again)
 
 
 @pytest.mark.parametrize("estimator", [
