@@ -39,7 +39,6 @@ Each step takes one Adam step of the discriminator, then one of ``phi`` (and of 
 biases, ``log sigma^2`` and ``log v0``), on the same draws.
 """
 
-import math
 from typing import ClassVar
 
 import autograd.numpy as anp
@@ -66,8 +65,8 @@ from ._training import (
 )
 from .energies import (
     gaussian_log_likelihood,
-    log_sum_exp_and_softmax,
     per_coordinate,
+    tempered_data_and_gradient,
     tempered_data_term,
 )
 
@@ -311,8 +310,6 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
     layout = _GeneratorLayout(layer_shapes, bias_posterior)
     unpack_scales = scales_unpacker(noise, prior_variance, learn_noise, learn_prior)
     alpha = np.broadcast_to(np.asarray(alpha, dtype=float), np.shape(noise) or (1,))
-    zero = alpha == 0
-    safe_alphas = np.where(zero, 1.0, alpha)[:, None, None]
     n_generated = layout.n_generated
     shared = {}  # the generator pass of the step, from the discriminator's step to E's
 
@@ -324,8 +321,7 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
         scale = np.exp(0.5 * noise_log_variance)[:, None]
         base = noise_mean[:, None] + scale * draws[0]
         weights, saved = _forward_pass(generator, base, generator_shapes, AUXILIARY_ACTIVATION)
-        mean = weights.mean(axis=1, keepdims=True)
-        sd = np.sqrt(weights.var(axis=1, keepdims=True) + VARIANCE_FLOOR)
+        mean, sd = contrast_moments(weights)
         return base, scale, weights, saved, sd, (weights - mean) / sd
 
     def adversary_value_and_grad(adversary, params, batch, draws):
@@ -379,16 +375,10 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
         s2 = noise_variance[:, None, None]
         residual = y_batch[:, None] - outputs
         log_lik = -0.5 * (LOG_2PI + np.log(s2)) - residual**2 / (2.0 * s2)
-        n_k, batch_size = log_lik.shape[1], log_lik.shape[2]
-        safe_alpha = safe_alphas.astype(weights.dtype)
-        log_normalizer, softmax = log_sum_exp_and_softmax(safe_alpha * log_lik, 1)
-        tempered = np.sum(log_normalizer[:, 0] - math.log(n_k), axis=1)
-        data = np.where(zero, (n_total / batch_size) * np.sum(np.mean(log_lik, axis=1), axis=1),
-                        n_total / (safe_alpha[:, 0, 0] * batch_size) * tempered)
+        data, d_data = tempered_data_and_gradient(log_lik, alpha.astype(weights.dtype),
+                                                  n_total)
         energy = kl_weight * kl - data
-        # dE/dl = -(N / B) softmax_k(alpha l) (1/K at alpha = 0)
-        responsibility = np.where(zero[:, None, None], 1.0 / n_k, softmax)
-        d_log_lik = -(n_total / batch_size) * responsibility
+        d_log_lik = -d_data
         d_outputs = d_log_lik * residual / s2
         if draws_per_row:
             upstream = np.swapaxes(d_outputs, 1, 2)[..., None, None]

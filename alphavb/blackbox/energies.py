@@ -204,6 +204,22 @@ def log_sum_exp_and_softmax(values, axis):
     return top + np.log(total), shifted / total
 
 
+def tempered_data_and_gradient(log_lik, alpha, n_total):
+    """:func:`tempered_data_term` of a stack, ``log_lik`` (M, K, B) and ``alpha`` (M,) in
+    the same precision, with its gradient in closed form: ``dD/dl_kn = (N / B)
+    softmax_k(alpha l_kn)``, ``N / (K B)`` at ``alpha = 0``. The training steps' one
+    writing of the data term (BB-alpha's and AADM's)."""
+    n_draws, batch = log_lik.shape[1], log_lik.shape[2]
+    zero = alpha == 0
+    safe = np.where(zero, 1.0, alpha)[:, None, None]
+    log_normalizer, softmax = log_sum_exp_and_softmax(safe * log_lik, 1)
+    tempered_sum = np.sum(log_normalizer[:, 0] - math.log(n_draws), axis=1)
+    data = np.where(zero, (n_total / batch) * np.sum(np.mean(log_lik, axis=1), axis=1),
+                    n_total / (safe[:, 0, 0] * batch) * tempered_sum)
+    responsibility = np.where(zero[:, None, None], 1.0 / n_draws, softmax)
+    return data, (n_total / batch) * responsibility
+
+
 def _gaussian_terms(outputs, targets, noise_variance):
     """``(l, dl/df, dl/dsigma^2)`` of ``log N(y; f, sigma^2)``; outputs (M, K, B, 1),
     targets (M, 1, B), ``noise_variance`` (M,)."""
@@ -335,7 +351,6 @@ def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_varian
         With respect to ``mean`` (M, P), ``log_variance`` (M, P), ``prior_variance`` (M,)
         and ``noise_variance`` (M,).
     """
-    n_draws, batch = eps.shape[1], X_batch.shape[1]
     # the scalars of each fit in the parameters' precision (float32 training stays float32)
     alpha, prior_variance, noise_variance = (np.asarray(value, dtype=mean.dtype) for value in
                                              (alpha, prior_variance, noise_variance))
@@ -352,14 +367,8 @@ def bbalpha_energy_and_gradient(mean, log_variance, prior_variance, noise_varian
     outputs, saved = _forward_pass(weights, X_draws, layer_shapes, activation)
     log_lik, dl_df, dl_dnoise = LIKELIHOOD_TERMS[likelihood](
         outputs, targets[:, None], noise_variance)                    # (M, K, B), ...
-    # data term D = (N / (alpha B)) sum_n [lse_k(alpha l_kn) - log K]; dD/dl = (N/B) softmax_k
-    safe = np.where(zero, 1.0, alpha)[:, None, None]
-    log_normalizer, softmax = log_sum_exp_and_softmax(safe * log_lik, 1)
-    tempered_sum = np.sum(log_normalizer[:, 0] - math.log(n_draws), axis=1)
-    data = np.where(zero, (n_total / batch) * np.sum(np.mean(log_lik, axis=1), axis=1),
-                    n_total / (np.where(zero, 1.0, alpha) * batch) * tempered_sum)
-    responsibility = np.where(zero[:, None, None], 1.0 / n_draws, softmax)
-    d_energy_d_l = -(n_total / batch) * responsibility               # (M, K, B)
+    data, d_data_d_l = tempered_data_and_gradient(log_lik, alpha, n_total)
+    d_energy_d_l = -d_data_d_l                                        # (M, K, B)
     upstream = d_energy_d_l[..., None] * dl_df                       # (M, K, B, n_out)
     (grad_w,) = _backward(upstream, weights, X_draws, layer_shapes, activation, saved,
                           argnums=(0,))
