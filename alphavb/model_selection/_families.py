@@ -28,6 +28,8 @@ from .._validation import bad_parameter
 
 DRAWS = 200  # draws of q where the R-log loss or the CV density is a Monte Carlo average
 DRAW_CHUNK = 25  # draws of a mixture's q evaluated together
+# the advice when a first prefix leaves no row to predict (the linear model has its own)
+MORE_ROWS = "The prequential loss needs more rows than its first prefix."
 
 
 def gaussian_row_losses(tau, elt, residual, coef_variance, kind):
@@ -96,7 +98,7 @@ class GaussianRegression(_Family):
     def __init__(self, estimator):
         from ..linear_model import AlphaLinearRegression
 
-        self.estimator = estimator
+        super().__init__(estimator)
         self.exact = isinstance(estimator, AlphaLinearRegression)
 
     def check_data(self, X, y):
@@ -108,7 +110,7 @@ class GaussianRegression(_Family):
         """The first prefix of the prequential loss (None: this family's default) and the
         advice given when it leaves no row to predict."""
         if requested is not None:
-            return requested, "The prequential loss needs more rows than its first prefix."
+            return requested, MORE_ROWS
         n, d = X.shape
         # the linear model's first prefix with more rows than parameters: on fewer, a vague
         # noise prior lets alpha = 1 interpolate with sigma2 -> 0, and those rows' losses
@@ -168,12 +170,11 @@ class LogisticRegression(_Family):
         # a prefix needs both classes to be fitted
         both = int(np.flatnonzero(y != y[0])[0]) + 1
         if requested is None:
-            return (_default_first(len(y), both),
-                    "The prequential loss needs more rows than its first prefix.")
+            return _default_first(len(y), both), MORE_ROWS
         if requested < both:
             raise bad_parameter("AlphaSelector", "min_prefix", "a first prefix with both "
                                 f"classes (the first {both} rows in this order)", requested)
-        return requested, "The prequential loss needs more rows than its first prefix."
+        return requested, MORE_ROWS
 
     @staticmethod
     def _signs_and_mean(model, X, y):
@@ -214,10 +215,9 @@ class GaussianMixture(_Family):
         return check_array(X, dtype=np.float64, ensure_min_samples=2), None
 
     def first_prefix(self, X, y, requested):
-        fix = "The prequential loss needs more rows than its first prefix."
         if requested is not None:
-            return requested, fix
-        return _default_first(len(X), 2 * self.estimator.get_params()["n_components"]), fix
+            return requested, MORE_ROWS
+        return _default_first(len(X), 2 * self.estimator.get_params()["n_components"]), MORE_ROWS
 
     def _log_density(self, model, X, weights, means, precisions):
         """The mixture density at parameters with leading axis r (see
@@ -288,27 +288,30 @@ class TopicModel(_Family):
         return (sp.csr_matrix(X) if sp.issparse(X) else X), None
 
     def first_prefix(self, X, y, requested):
-        fix = "The prequential loss needs more rows than its first prefix."
-        return (_default_first(X.shape[0], 2) if requested is None else requested), fix
+        return (_default_first(X.shape[0], 2) if requested is None else requested), MORE_ROWS
 
     def row_losses(self, model, X, y, kind, seed):
         from .._special import dirichlet_expected_log
         from ..topics._lda import document_bounds
 
-        components = np.asarray(model.components_, dtype=float)
         if kind == "safebayes":
-            log_words = dirichlet_expected_log(components)
+            log_words = dirichlet_expected_log(np.asarray(model.components_, dtype=float))
         else:
-            log_words = np.log(components / components.sum(axis=1, keepdims=True))
+            log_words = np.log(self._topic_word_means(model))
         return -document_bounds(log_words, model.doc_topic_prior_, X,
                                 model.max_doc_update_iter, model.mean_change_tol)
 
     def log_predictive(self, model, X, y, seed):
         return -self.row_losses(model, X, y, "safebayes", seed)
 
-    def target(self, model, X):
+    @staticmethod
+    def _topic_word_means(model):
+        """``E_q[beta_k]``: the rows of ``components_`` normalised."""
         components = np.asarray(model.components_, dtype=float)
-        return {"topic_word": components / components.sum(axis=1, keepdims=True)}
+        return components / components.sum(axis=1, keepdims=True)
+
+    def target(self, model, X):
+        return {"topic_word": self._topic_word_means(model)}
 
     def estimates(self, model, target, level):
         from ..simulation import topic_word_estimates

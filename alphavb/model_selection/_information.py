@@ -134,8 +134,8 @@ class _MixtureParameters:
         if self.kind in ("full", "tied"):
             factors = chol if self.kind == "full" else chol[:1]
             entries = factors[:, self.rows, self.cols]
-            diagonal = self.rows == self.cols
-            entries[:, diagonal] = np.log(entries[:, diagonal])
+            on_diagonal = self.diagonal.astype(bool)
+            entries[:, on_diagonal] = np.log(entries[:, on_diagonal])
             pieces.append(entries.ravel())
         elif self.kind == "diag":
             pieces.append(np.log(np.diagonal(chol, axis1=1, axis2=2)).ravel())
