@@ -5,8 +5,11 @@ import numpy as np
 
 
 # "arcp" lets LLVM turn the divisions into multiplications by reciprocals (1.7x faster on a
-# 170k-entry AADM generator; the iterates agree with autograd's Adam to about 1e-15 per step)
-@numba.njit(cache=True, fastmath={"arcp"})
+# 170k-entry AADM generator; the iterates agree with autograd's Adam to about 1e-15 per step).
+# error_model="numpy": no ZeroDivisionError check per division, whose branch kept the loop
+# scalar; vectorized it is 5x faster in float32 and 2x in float64 (333k entries, 1 thread:
+# 1.2 -> 0.23 ms and 1.4 -> 0.64 ms) with the same arithmetic per entry
+@numba.njit(cache=True, fastmath={"arcp"}, error_model="numpy")
 def _adam_update(x, gradient, first, second, step_size, active, beta1, beta2, rest1, rest2,
                  eps, bias1, bias2):
     """One Adam step on the rows of ``x`` (fits, entries) whose ``active`` flag is set:

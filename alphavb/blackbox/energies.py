@@ -248,7 +248,8 @@ LIKELIHOOD_TERMS = {"gaussian": _gaussian_terms, "probit": _probit_terms,
                     "softmax": _softmax_terms}
 
 
-@numba.njit(cache=True)
+# error_model="numpy": divisions without a ZeroDivisionError branch, so the loop can vectorize
+@numba.njit(cache=True, error_model="numpy")
 def _site_terms(mean, log_variance, prior_variance, r, c, tempered):
     """Per fit ``m``: the energy's first term and its gradient, and the centre and scale of
     the draws ``w = centre + scale eps`` with their derivatives by ``(m, log v, v0)``.
