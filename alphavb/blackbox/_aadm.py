@@ -140,20 +140,31 @@ def adaptive_contrast_kl(weights, mean, sd, logit, prior_variance):
 
 
 class _GeneratorLayout:
-    """Where the generated weights and the point biases go in the network's flat layout."""
+    """Where the generated weights and the point biases go in the network's flat layout.
+
+    The network's layout alternates each layer's weight matrix and bias; with point biases
+    the generator emits the matrices only. ``weight_runs`` and ``bias_runs`` hold, per
+    layer, ``(slice of the full layout, slice of the generated or bias vector)``: copies
+    between the two layouts are one slice per layer, not a gather over every column."""
 
     def __init__(self, layer_shapes, bias_posterior):
         self.layer_shapes = layer_shapes
         self.point_biases = bias_posterior == "point"
         self.n_network = mlp_n_weights(layer_shapes)
-        columns, start = [[], []], 0
+        weight_runs, bias_runs, start, n_matrix, n_bias = [], [], 0, 0, 0
         for n_in, n_out in layer_shapes:
-            columns[0].append(np.arange(start, start + n_in * n_out))
-            columns[1].append(np.arange(start + n_in * n_out, start + n_in * n_out + n_out))
-            start += n_in * n_out + n_out
+            size = n_in * n_out
+            weight_runs.append((slice(start, start + size), slice(n_matrix, n_matrix + size)))
+            bias_runs.append((slice(start + size, start + size + n_out),
+                              slice(n_bias, n_bias + n_out)))
+            start, n_matrix, n_bias = start + size + n_out, n_matrix + size, n_bias + n_out
+        self.weight_runs, self.bias_runs = tuple(weight_runs), tuple(bias_runs)
         # the full layout's columns of the weight matrices and of the biases
-        self.weight_columns, self.bias_columns = map(np.concatenate, columns)
-        self.n_biases = self.bias_columns.size if self.point_biases else 0
+        self.weight_columns = np.concatenate([np.arange(self.n_network)[full]
+                                              for full, _ in weight_runs])
+        self.bias_columns = np.concatenate([np.arange(self.n_network)[full]
+                                            for full, _ in bias_runs])
+        self.n_biases = n_bias if self.point_biases else 0
         self.n_generated = self.n_network - self.n_biases
 
     def assemble(self, generated, biases):
@@ -161,26 +172,42 @@ class _GeneratorLayout:
         n_generated) and point biases (..., n_biases), shared by the S draws."""
         if not self.point_biases:
             return generated
-        return _insert_biases(generated, biases, self.weight_columns, self.bias_columns)
+        return _insert_biases(generated, biases, self.weight_runs, self.bias_runs)
+
+
+def _gather(gradient, runs):
+    """The columns of ``gradient`` (..., n_network) that ``runs`` name, in their order."""
+    return np.concatenate([gradient[..., full] for full, _ in runs], axis=-1)
+
+
+def _bias_gradient(gradient, bias_runs):
+    """The biases' columns of ``gradient`` (..., S, n_network) summed over the S draws they
+    are shared by, (..., n_biases). The sum runs along the draws held contiguous, the order
+    (NumPy's pairwise summation) in which the former column gather summed them."""
+    columns = np.ascontiguousarray(np.moveaxis(_gather(gradient, bias_runs), -1, 0))
+    return np.moveaxis(columns.sum(axis=-1), 0, -1)
 
 
 @primitive
-def _insert_biases(generated, biases, weight_columns, bias_columns):
+def _insert_biases(generated, biases, weight_runs, bias_runs):
     """The flat network weights with the biases put in their columns: one copy, and a VJP
     that splits the gradient back (slicing by autograd would fill a zero array the size of
     all the draws for every layer)."""
-    shape = generated.shape[:-1] + (weight_columns.size + bias_columns.size,)
-    full = np.empty(shape, dtype=np.result_type(generated, biases))
-    full[..., weight_columns] = generated
-    full[..., bias_columns] = biases[..., None, :]
+    n_network = bias_runs[-1][0].stop
+    full = np.empty(generated.shape[:-1] + (n_network,),
+                    dtype=np.result_type(generated, biases))
+    for full_part, part in weight_runs:
+        full[..., full_part] = generated[..., part]
+    for full_part, part in bias_runs:
+        full[..., full_part] = biases[..., None, part]
     return full
 
 
 defvjp(_insert_biases,
-       lambda ans, generated, biases, weight_columns, bias_columns:
-       lambda g: g[..., weight_columns],
-       lambda ans, generated, biases, weight_columns, bias_columns:
-       lambda g: g[..., bias_columns].sum(axis=-2))
+       lambda ans, generated, biases, weight_runs, bias_runs:
+       lambda g: _gather(g, weight_runs),
+       lambda ans, generated, biases, weight_runs, bias_runs:
+       lambda g: _bias_gradient(g, bias_runs))
 
 
 def generated_weights(params, eps, generator_shapes):
@@ -396,8 +423,9 @@ def make_fast_aadm_objective(layer_shapes, activation, generator_shapes, discrim
                                       saved_d, argnums=(1,))
         d_weights = (d_standardized - c * standardized) / sd + c * weights / v0
         if layout.point_biases:
-            d_weights += d_network[..., layout.weight_columns]
-            d_biases = d_network[..., layout.bias_columns].sum(axis=1)
+            for full, part in layout.weight_runs:
+                d_weights[..., part] += d_network[..., full]
+            d_biases = _bias_gradient(d_network, layout.bias_runs)
         else:
             d_weights += d_network
             d_biases = np.zeros_like(params[3])
