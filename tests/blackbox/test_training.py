@@ -140,6 +140,26 @@ def test_non_finite_step_is_an_error_naming_the_parameter():
               learning_rate_name="step_size")
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_a_finite_objective_with_one_non_finite_gradient_entry_is_refused(dtype, bad):
+    """One NaN or infinite entry among 1,001 finite gradient entries stops training while
+    the objective is finite, in both precisions (the vectorized check of _training)."""
+    def draw(rng, n_rows):
+        return ()
+
+    def value_and_grad(params, adversary, batch, draws, kl_weight):
+        gradient = np.ones_like(params[0])
+        gradient[0, 737] = bad
+        return np.sum(params[0], axis=1, keepdims=True), [gradient]
+
+    schedule = Schedule(batch_size=5, learning_rate=0.1, max_epochs=2)
+    with pytest.raises(FloatingPointError, match="epoch 1.*lower step_size"):
+        train(Objective(draw, value_and_grad), [np.zeros((1, 1001))], [np.zeros((1, 5, 1))],
+              [np.random.default_rng(0)], schedule, name="demo",
+              learning_rate_name="step_size", dtype=dtype)
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("make", ["bbalpha", "aadm"])
 def test_fit_stacked_equals_each_fit(make):
