@@ -218,8 +218,9 @@ def test_reproduce_aadm_uci_quick(tmp_path, capsys):
         assert f"wrote {tmp_path / name}" in out
     with open(tmp_path / "aadm_uci_splits.csv", newline="") as handle:
         fits = list(csv.DictReader(handle))
-    assert len(fits) == 2 * 4  # yacht, 2 splits, 4 methods
-    assert {row["method"] for row in fits} == {"AADM alpha=1", "AADM alpha=0.5", "AVB", "VI"}
+    assert len(fits) == 2 * 5  # yacht, 2 splits, 5 methods
+    assert {row["method"] for row in fits} == {"AADM alpha=1", "AADM alpha=0.5", "AVB",
+                                               "AVB (authors' code)", "VI"}
     assert all(np.isfinite(float(row["test_ll"])) for row in fits)
     assert "| yacht | AVB | 2 |" in (tmp_path / "aadm_uci.md").read_text()
     with open(tmp_path / "aadm_uci.csv", newline="") as handle:
@@ -227,6 +228,26 @@ def test_reproduce_aadm_uci_quick(tmp_path, capsys):
     for method, row in summary.items():  # the worst split, as the issue's target reads it
         worst = max(float(fit["test_rmse"]) for fit in fits if fit["method"] == method)
         assert float(row["max_rmse"]) == pytest.approx(worst, rel=1e-12)
+
+
+def test_the_authors_avb_has_the_design_of_their_code():
+    """"AVB (authors' code)" is AADM at alpha = 0 with the choices of the authors'
+    AVB_boston.py (paper-claims.md), the noise variance started at e^0.01 var(y_train);
+    "AVB" differs from it only in those choices."""
+    from alphavb.reproduce.aadm import AADM_UCI_SETTINGS, _aadm_uci_model
+
+    y_train = np.arange(10.0)
+    theirs = _aadm_uci_model("AVB (authors' code)", AADM_UCI_SETTINGS, 3, y_train)
+    ours = _aadm_uci_model("AVB", AADM_UCI_SETTINGS, 3, y_train)
+    assert theirs.alpha == ours.alpha == 0.0 and theirs.random_state == 3
+    assert theirs.draws_per_row and theirs.bias_posterior == "point"
+    assert theirs.prior_variance == pytest.approx(np.exp(-5.0))
+    assert theirs.discriminator_init_scale == 0.1
+    assert theirs.noise_variance == pytest.approx(np.exp(0.01) * 8.25)
+    differing = {name for name, value in theirs.get_params().items()
+                 if ours.get_params()[name] != value}
+    assert differing == {"draws_per_row", "prior_variance", "discriminator_init_scale",
+                         "noise_variance"}
 
 
 def test_reproduce_aadm_ablation_quick(tmp_path, capsys):

@@ -15,7 +15,11 @@ fit therefore takes exactly the steps it would take alone, and the per-operation
 NumPy is shared by the ``M`` fits. BB-alpha's and AADM's steps are computed in closed form,
 every array per fit in the same order whatever the stack, so a fit ends bitwise where it
 ends alone, whatever the other fits' alphas (tested on small networks; checked at the
-AADM paper's sizes over 3 boston epochs with 1 and 2 BLAS threads). (Before the
+AADM paper's sizes over 3 boston epochs with 1 and 2 BLAS threads). That holds for one
+number of BLAS threads: the same fit with 1 and with 2 OpenBLAS threads differs by about
+1e-17 after one epoch (the library splits a product differently), and so would another
+BLAS or CPU; long adversarial training amplifies such rounding to the run-to-run spread
+the vignettes report, so ``alphavb reproduce`` fits with one BLAS thread. (Before the
 closed-form AADM step, autograd summed broadcast gradients in an order that depended on
 the stack, and thousands of adversarial steps amplified that rounding: one boston fit,
 9,100 steps, had test log-likelihood -2.40 in a stack of 5 and -2.52 in a stack of 8.)
@@ -381,7 +385,10 @@ def fit_stacked(estimators, X, y):
     :mod:`alphavb.blackbox._training`); they may differ in ``alpha``, ``random_state``,
     ``learning_rate`` and the prior and noise variances. Other estimators are grouped with
     their like. The result of each estimator is that of ``estimator.fit(X[i], y[i])``,
-    bitwise: the per-operation cost of NumPy is shared, not the randomness.
+    bitwise: the per-operation cost of NumPy is shared, not the randomness. Bitwise
+    equality needs the same number of BLAS threads (and the same BLAS and CPU): another
+    thread count rounds the matrix products differently, which thousands of adversarial
+    AADM steps amplify (wrap both in ``threadpoolctl.threadpool_limits(1)`` to compare).
 
     Parameters
     ----------

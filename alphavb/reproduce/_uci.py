@@ -7,6 +7,7 @@ import itertools
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
 from ..datasets import UCI_FOLDERS, get_data_home
@@ -88,10 +89,14 @@ def _fit_uci_stack(cache, keyed_jobs):
     from ..blackbox import fit_stacked
 
     start = time.perf_counter()
-    models = fit_stacked(
-        [estimator for _, (_, _, estimator, _) in keyed_jobs],
-        [data.data[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs],
-        [data.target[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs])
+    # one BLAS thread whatever --jobs: a cached row then does not depend on the worker count
+    # (BLAS rounding depends on its threads; fit_stacked), and one thread is the faster at
+    # these matrix sizes (benchmarks/bench_aadm.py)
+    with threadpool_limits(1):
+        models = fit_stacked(
+            [estimator for _, (_, _, estimator, _) in keyed_jobs],
+            [data.data[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs],
+            [data.target[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs])
     seconds = (time.perf_counter() - start) / len(keyed_jobs)
     rows = []
     for (key, (data, split, _, labels)), model in zip(keyed_jobs, models):
