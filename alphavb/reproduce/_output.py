@@ -46,10 +46,13 @@ def _save_outputs(plt, fig, figure, table, rows, stamp=None):
     return {"figure": figure, "table": table, "files": [figure, table], "rows": rows}
 
 
-def _errorbar_panels(axes, rows, series, values, metrics, labels, spacing=0.2):
+def _errorbar_panels(axes, rows, series, values, metrics, labels, spacing=0.2,
+                     references=None, reference_label="paper"):
     """One panel per metric: the mean +- standard error (``key`` and ``key_se``) of each
     group of ``rows`` (one y position per entry of ``labels``), one series per value of the
-    column ``series``, offset by ``spacing``."""
+    column ``series``, offset by ``spacing``. ``references`` maps ``(series value, label)``
+    to ``{metric: value}``, drawn as black crosses at the same positions."""
+    references, drawn = references or {}, False
     for offset, value in enumerate(values):
         part = [row for row in rows if row[series] == value]
         position = np.arange(len(part)) + spacing * (offset - (len(values) - 1) / 2)
@@ -57,6 +60,13 @@ def _errorbar_panels(axes, rows, series, values, metrics, labels, spacing=0.2):
         for ax, key in zip(axes, metrics):
             ax.errorbar([row[key] for row in part], position,
                         xerr=[row[key + "_se"] for row in part], fmt="o", label=label)
+        for index, name in enumerate(labels):
+            for ax, key in zip(axes, metrics):
+                reference = references.get((value, name), {}).get(key)
+                if reference is not None:
+                    ax.plot(reference, position[index], "kx", markersize=8,
+                            label=None if drawn else reference_label)
+                    drawn = True
     for ax in axes:
         ax.set_yticks(np.arange(len(labels)), labels)
 
