@@ -86,34 +86,26 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 from scipy.special import logsumexp
-from scipy.stats import wishart
 from sklearn.base import DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._special import (
-    LOG_2PI,
     dirichlet_expected_log,
-    inv_gamma_expectations,
     kl_beta,
     kl_dirichlet,
-    kl_gamma,
-    kl_gaussian_diag_prior,
-    kl_wishart,
-    log_gamma_ratio,
     stick_breaking_expected_log,
     stick_breaking_mean,
-    wishart_expected_log_det,
 )
 from .._validation import FiniteArray, Integer, Options, Real, bad_parameter, is_dask_collection
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
 from ._dask import as_row_blocks, local_sums, map_rows, rows_of
+from ._families import FAMILIES, ComponentPriors, family_class, is_covariance_matrix
 
-COVARIANCE_TYPES = ("full", "tied", "diag", "spherical", "fixed")
+COVARIANCE_TYPES = tuple(FAMILIES)
 WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
 INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
-PAPER_MEAN_PRIOR_VARIANCE = 50.0
 
 # Rows are processed in chunks of CHUNK_ROWS; chunk c adds into accumulator c % N_SLOTS and
 # each accumulator is filled in chunk order by one task, so the sums, and every fitted
@@ -243,24 +235,6 @@ def _shifted_sums(X, sample_weight, means, prec_chol, log_const, scale, diagonal
 def _in_memory(value):
     """A dask result computed (numpy values pass through)."""
     return value.compute() if is_dask_collection(value) else value
-
-
-def _is_covariance_matrix(matrix, n_features):
-    """Whether ``matrix`` is a finite, symmetric, positive definite (p, p) array."""
-    return (matrix.shape == (n_features, n_features) and bool(np.all(np.isfinite(matrix)))
-            and np.allclose(matrix, matrix.T) and np.linalg.eigvalsh(matrix)[0] > 0)
-
-
-def _upper_cholesky_of_inverse(matrix):
-    """Upper-triangular ``U`` with ``U U' = matrix^{-1}``, and ``log |matrix|``.
-
-    ``matrix`` may be a stack (..., p, p) of symmetric positive definite matrices.
-    """
-    lower = np.linalg.cholesky(matrix)
-    eye = np.broadcast_to(np.eye(matrix.shape[-1]), matrix.shape)
-    inverse_lower = np.tril(np.linalg.solve(lower, eye))
-    log_det = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
-    return np.swapaxes(inverse_lower, -1, -2), log_det
 
 
 class _MixtureData(NamedTuple):
@@ -540,33 +514,32 @@ default="dirichlet_process"
                     self.fixed_weights, "Divide the weights by their sum, or pass None to "
                     "learn them.")
             self.fixed_weights_ = weights / weights.sum()
-        default_b0 = 1.0 / PAPER_MEAN_PRIOR_VARIANCE if self.covariance_type == "fixed" else 1.0
-        self.mean_precision_prior_ = (default_b0 if self.mean_precision_prior is None
+        family = family_class(self.covariance_type)
+        self.mean_precision_prior_ = (family.default_mean_precision
+                                      if self.mean_precision_prior is None
                                       else float(self.mean_precision_prior))
-        if self.covariance_type == "fixed":
+        if family.known_covariance:
             if self.fixed_covariance is None:
                 covariance = np.eye(n_features)
             else:
                 covariance = np.array(self.fixed_covariance, dtype=float)
-            if not _is_covariance_matrix(covariance, n_features):
+            if not is_covariance_matrix(covariance, n_features):
                 raise bad_parameter(
                     owner, "fixed_covariance",
                     f"a symmetric positive definite ({n_features}, {n_features}) array",
                     self.fixed_covariance, "Pass None for the identity.")
             self.fixed_covariance_ = covariance
         else:
-            minimum = n_features - 1 if self._wishart else 0
+            minimum = family.degrees_of_freedom_minimum(n_features)
             if self.degrees_of_freedom_prior is None:
                 self.degrees_of_freedom_prior_ = float(n_features)
             elif self.degrees_of_freedom_prior > minimum:
                 self.degrees_of_freedom_prior_ = float(self.degrees_of_freedom_prior)
             else:
-                bound = ("n_features - 1 for a Wishart ('full', 'tied')" if self._wishart
-                         else "0 for 'diag' and 'spherical'")
                 raise ValueError(
                     f"{owner}: The parameter 'degrees_of_freedom_prior' should be greater than "
                     f"{minimum}, but got {self.degrees_of_freedom_prior:.3f}. It must exceed "
-                    f"{bound}; pass None for n_features.")
+                    f"{family.degrees_of_freedom_bound}; pass None for n_features.")
 
     def _resolve_data_priors(self, X, weight):
         """Priors whose defaults depend on the data: ``m0`` and ``Psi0``."""
@@ -582,59 +555,46 @@ default="dirichlet_process"
                 raise bad_parameter(owner, "mean_prior",
                                      f"a finite array of shape ({n_features},)", self.mean_prior)
             self.mean_prior_ = mean_prior
-        if self.covariance_type == "fixed":
+        family = family_class(self.covariance_type)
+        if family.known_covariance:
             return
         if self.covariance_prior is None:
             centred = X - data_mean
             covariance = _in_memory((centred * weight[:, None]).T @ centred) / max(total - 1.0,
                                                                                    1.0)
-            prior = {"full": covariance, "tied": covariance, "diag": np.diag(covariance).copy(),
-                     "spherical": float(np.mean(np.diag(covariance)))}[self.covariance_type]
             # A singular sample covariance (fewer rows than features, a constant or collinear
             # feature) is not a proper prior scale: add a ridge of 1e-6 times the average
             # variance (or 1 when every feature is constant).
             ridge = 1e-6 * (np.trace(covariance) / n_features or 1e6)
-            if self._wishart:
-                if np.linalg.eigvalsh(covariance)[0] <= ridge:
-                    prior = covariance + ridge * np.eye(n_features)
-            else:
-                prior = np.maximum(prior, ridge)
+            prior = family.default_covariance_prior(covariance, ridge)
         else:
-            shape = {"full": (n_features, n_features), "tied": (n_features, n_features),
-                     "diag": (n_features,), "spherical": ()}[self.covariance_type]
             prior = np.array(self.covariance_prior, dtype=float)
-            if self._wishart:
-                ok = _is_covariance_matrix(prior, n_features)
-            else:
-                ok = prior.shape == shape and np.all(np.isfinite(prior)) and np.all(prior > 0)
-            if not ok:
-                requirement = {"full": "a symmetric positive definite (p, p) array",
-                               "tied": "a symmetric positive definite (p, p) array",
-                               "diag": "a positive array of shape (p,)",
-                               "spherical": "a positive float"}[self.covariance_type]
+            if not family.valid_covariance_prior(prior, n_features):
                 raise bad_parameter(owner, "covariance_prior",
-                                     f"{requirement} with p = {n_features}",
-                                     self.covariance_prior)
-            if self.covariance_type == "spherical":
-                prior = float(prior)
+                                     f"{family.covariance_prior_requirement} with p = "
+                                     f"{n_features}", self.covariance_prior)
+            prior = family.user_covariance_prior(prior)
         self.covariance_prior_ = prior
 
     # ------------------------------------------------------------------ the two steps
 
     @property
     def _diagonal(self):
-        return self.covariance_type in ("diag", "spherical")
+        """Whether the statistics keep only the scatter's diagonal (diag, spherical)."""
+        return family_class(self.covariance_type).diagonal
 
     @property
-    def _wishart(self):
-        """Whether ``q(Lambda_k)`` is a full Wishart (``"full"`` and ``"tied"``)."""
-        return self.covariance_type in ("full", "tied")
+    def _family(self):
+        """The covariance family (:mod:`~alphavb.mixture._families`) with the resolved priors."""
+        return family_class(self.covariance_type)(ComponentPriors(
+            mean=self.mean_prior_, mean_precision=self.mean_precision_prior_,
+            degrees_of_freedom=getattr(self, "degrees_of_freedom_prior_", None),
+            covariance=getattr(self, "covariance_prior_", None), reg_covar=self.reg_covar,
+            fixed_covariance=getattr(self, "fixed_covariance_", None)))
 
     def _global_step(self, stats):
         """The conjugate updates (module docstring) from the statistics: the new ``q(theta)``."""
-        alpha = self.alpha
-        tempered = alpha * stats.nk
-        n_components, n_features = stats.means.shape
+        tempered = self.alpha * stats.nk
         post = _MixturePosterior()
         if self.fixed_weights_ is None:
             post.weight_concentration, post.weights, post.log_weights = self._weight_update(
@@ -642,69 +602,8 @@ default="dirichlet_process"
         else:
             post.weights = self.fixed_weights_
             post.log_weights = np.log(self.fixed_weights_)
-        b0, m0 = self.mean_precision_prior_, self.mean_prior_
-        if self.covariance_type == "fixed":
-            precision = np.linalg.inv(self.fixed_covariance_)
-            upper, log_det_cov = _upper_cholesky_of_inverse(self.fixed_covariance_)
-            mean_cov = np.linalg.inv(b0 * np.eye(n_features)
-                                     + tempered[:, None, None] * precision)
-            rhs = b0 * m0 + tempered[:, None] * (stats.means @ precision)
-            post.means = np.einsum("kij,kj->ki", mean_cov, rhs)
-            post.mean_covariances = mean_cov
-            post.precisions = np.broadcast_to(precision, (n_components,) + precision.shape)
-            post.prec_chol = np.ascontiguousarray(
-                np.broadcast_to(upper, (n_components,) + upper.shape))
-            post.log_const = (post.log_weights - 0.5 * n_features * LOG_2PI
-                                 - 0.5 * log_det_cov
-                                 - 0.5 * np.einsum("ij,kji->k", precision, mean_cov))
-            return post
-        beta = b0 + tempered
-        nu = self.degrees_of_freedom_prior_ + tempered
-        gap = stats.means - m0
-        shrink = b0 * tempered / beta
-        post.means = (b0 * m0 + tempered[:, None] * stats.means) / beta[:, None]
-        # reg_covar: each row's likelihood carries the penalty exp(-reg tr(Lambda_k) / 2), so
-        # the scatter gains reg N_k I and log rho_ik the term -reg tr(E[Lambda_k]) / 2
-        reg = self.reg_covar
-        if self._wishart:
-            scatter = stats.scatter + reg * stats.nk[:, None, None] * np.eye(n_features)
-            psi = (self.covariance_prior_ + alpha * scatter
-                   + shrink[:, None, None] * gap[:, :, None] * gap[:, None, :])
-            if self.covariance_type == "tied":
-                # one q(Lambda) for every component: the average of the components'
-                # natural parameters (module docstring)
-                psi = np.broadcast_to(psi.mean(axis=0), psi.shape).copy()
-                nu = np.full(n_components, nu.mean())
-            upper, log_det_psi = _upper_cholesky_of_inverse(psi)
-            prec_chol = np.sqrt(nu)[:, None, None] * upper
-            expected_log_det = wishart_expected_log_det(nu, log_det_psi, n_features)
-            post.precisions = prec_chol @ np.swapaxes(prec_chol, 1, 2)
-            penalty = reg * np.einsum("kii->k", post.precisions)
-        elif self.covariance_type == "diag":
-            scatter = stats.scatter + reg * stats.nk[:, None]
-            psi = self.covariance_prior_ + alpha * scatter + shrink[:, None] * gap**2
-            expected_lambda = nu[:, None] / psi
-            expected_log_det = np.sum(
-                _gamma_expected_log(0.5 * nu[:, None], 0.5 * psi), axis=1)
-            post.precisions = expected_lambda
-            prec_chol = _diagonal_matrices(np.sqrt(expected_lambda))
-            penalty = reg * expected_lambda.sum(axis=1)
-        else:
-            scatter = stats.scatter.sum(axis=1) + reg * n_features * stats.nk
-            psi = self.covariance_prior_ + (alpha * scatter
-                                            + shrink * np.sum(gap**2, axis=1)) / n_features
-            expected_lambda = nu / psi
-            expected_log_det = n_features * _gamma_expected_log(0.5 * n_features * nu,
-                                                                0.5 * n_features * psi)
-            post.precisions = expected_lambda
-            prec_chol = _diagonal_matrices(
-                np.repeat(np.sqrt(expected_lambda)[:, None], n_features, axis=1))
-            penalty = reg * n_features * expected_lambda
-        post.mean_precision, post.degrees_of_freedom = beta, nu
-        post.psi, post.prec_chol = psi, prec_chol
-        post.log_const = (post.log_weights + 0.5 * expected_log_det
-                          - 0.5 * n_features * LOG_2PI - 0.5 * n_features / beta
-                          - 0.5 * penalty)
+        post.log_const = self._family.update(post, stats, tempered, self.alpha,
+                                             post.log_weights)
         return post
 
     def _weight_update(self, tempered):
@@ -726,21 +625,6 @@ default="dirichlet_process"
         return (concentration, concentration / concentration.sum(),
                 dirichlet_expected_log(concentration))
 
-    def _expected_quadratics(self, post, stats):
-        """``tr(E[Lambda_k] C_k) + N_k (ybar_k - m_k)' E[Lambda_k] (ybar_k - m_k)`` per k."""
-        gap = stats.means - post.means
-        precisions = post.precisions
-        if self.covariance_type in ("full", "tied", "fixed"):
-            trace = np.einsum("kij,kji->k", precisions, stats.scatter)
-            quad = np.einsum("ki,kij,kj->k", gap, precisions, gap)
-        elif self.covariance_type == "diag":
-            trace = np.sum(precisions * stats.scatter, axis=1)
-            quad = np.sum(precisions * gap**2, axis=1)
-        else:
-            trace = precisions * stats.scatter.sum(axis=1)
-            quad = precisions * np.sum(gap**2, axis=1)
-        return trace + stats.nk * quad
-
     def _kl_global(self, post):
         """Sum of ``KL(q || prior)`` over the global blocks."""
         kl = 0.0
@@ -752,38 +636,14 @@ default="dirichlet_process"
             else:
                 concentration = post.weight_concentration
                 kl += kl_dirichlet(concentration, np.full_like(concentration, w0))
-        b0, m0 = self.mean_precision_prior_, self.mean_prior_
-        n_components, n_features = post.means.shape
-        if self.covariance_type == "fixed":
-            for k in range(n_components):
-                cov = post.mean_covariances[k]
-                kl += kl_gaussian_diag_prior(post.means[k] - m0, np.diag(cov),
-                                             np.linalg.slogdet(cov)[1], np.full(n_features, b0))
-            return kl
-        beta, nu, psi = post.mean_precision, post.degrees_of_freedom, post.psi
-        gap = post.means - m0
-        if self._wishart:
-            # "tied": K equal factors, each against its component's prior (module docstring)
-            quad = np.einsum("ki,kij,kj->k", gap, post.precisions, gap)
-            kl += np.sum(kl_wishart(psi, nu, self.covariance_prior_,
-                                    self.degrees_of_freedom_prior_))
-        elif self.covariance_type == "diag":
-            quad = np.sum(post.precisions * gap**2, axis=1)
-            kl += np.sum(kl_gamma(0.5 * nu[:, None], 0.5 * psi, 0.5 * self.degrees_of_freedom_prior_,
-                                  0.5 * self.covariance_prior_))
-        else:
-            quad = post.precisions * np.sum(gap**2, axis=1)
-            kl += np.sum(kl_gamma(0.5 * n_features * nu, 0.5 * n_features * psi,
-                                  0.5 * n_features * self.degrees_of_freedom_prior_,
-                                  0.5 * n_features * self.covariance_prior_))
-        # E_Lambda KL(N(m_k, (b_k Lambda)^-1) || N(m0, (b0 Lambda)^-1))
-        kl += 0.5 * np.sum(n_features * (b0 / beta - 1.0 + np.log(beta / b0)) + b0 * quad)
+        for term in self._family.kl_terms(post):
+            kl += term
         return kl
 
     def _objective(self, post, stats, neg_entropy):
         """The exact objective (module docstring) at ``q(S)`` with these statistics and ``q(theta) = post``."""
         expected_loglik = (np.dot(stats.nk, post.log_const)
-                           - 0.5 * np.sum(self._expected_quadratics(post, stats)))
+                           - 0.5 * np.sum(self._family.expected_quadratics(post, stats)))
         kl = self._kl_global(post)
         if self.objective == "fractional":
             return self.alpha * expected_loglik - neg_entropy - kl
@@ -880,26 +740,7 @@ default="dirichlet_process"
         if post.weight_concentration is not None:
             self.weight_concentration_ = post.weight_concentration
         self.means_ = post.means
-        if self.covariance_type == "fixed":
-            self.mean_covariances_ = post.mean_covariances
-            self.covariances_ = self.fixed_covariance_
-            self.precisions_ = post.precisions[0].copy()
-            self.precisions_cholesky_ = post.prec_chol[0].copy()
-            return
-        self.mean_precision_ = post.mean_precision
-        self.degrees_of_freedom_ = post.degrees_of_freedom
-        self.precisions_ = post.precisions
-        if self.covariance_type == "tied":  # scikit-learn's shapes: one (p, p) matrix
-            self.degrees_of_freedom_ = float(post.degrees_of_freedom[0])
-            self.covariances_ = post.psi[0] / self.degrees_of_freedom_
-            self.precisions_ = post.precisions[0].copy()
-            self.precisions_cholesky_ = post.prec_chol[0].copy()
-        elif self.covariance_type == "full":
-            self.covariances_ = post.psi / post.degrees_of_freedom[:, None, None]
-            self.precisions_cholesky_ = post.prec_chol
-        else:
-            self.covariances_ = 1.0 / post.precisions
-            self.precisions_cholesky_ = np.sqrt(post.precisions)
+        self._family.publish(self, post)
 
     # ------------------------------------------------------------------ public API
 
@@ -1032,33 +873,7 @@ default="dirichlet_process"
             return self._blockwise(X, self.score_samples, None)
         X, _, _ = self._validate_input(X, None, reset=False)
         post = self._state.posterior
-        n_components, p = post.means.shape
-        log_density = np.empty((X.shape[0], n_components))
-        for k in range(n_components):
-            diff = X - post.means[k]
-            if self.covariance_type == "fixed":
-                cov = self.fixed_covariance_ + post.mean_covariances[k]
-                upper, log_det = _upper_cholesky_of_inverse(cov)
-                maha = np.sum((diff @ upper) ** 2, axis=1)
-                log_density[:, k] = -0.5 * (p * LOG_2PI + log_det + maha)
-                continue
-            beta = post.mean_precision[k]
-            nu = post.degrees_of_freedom[k]
-            inflate = beta / (1.0 + beta)
-            if self._wishart:
-                dof = nu + 1.0 - p
-                upper, log_det_psi = _upper_cholesky_of_inverse(post.psi[k])
-                maha = dof * inflate * np.sum((diff @ upper) ** 2, axis=1)
-                log_det_scale = log_det_psi - p * np.log(dof * inflate)
-                log_density[:, k] = _student_t_log_pdf(maha, dof, p, log_det_scale)
-            elif self.covariance_type == "diag":
-                precision = inflate * post.precisions[k]
-                log_density[:, k] = np.sum(
-                    _student_t_log_pdf(precision * diff**2, nu, 1, -np.log(precision)), axis=1)
-            else:
-                precision = inflate * post.precisions[k]
-                maha = precision * np.sum(diff**2, axis=1)
-                log_density[:, k] = _student_t_log_pdf(maha, p * nu, p, -p * np.log(precision))
+        log_density = self._family.log_predictive(X, post)
         return logsumexp(log_density + np.log(post.weights), axis=1)
 
     def score(self, X, y=None):
@@ -1096,7 +911,7 @@ default="dirichlet_process"
         check_is_fitted(self)
         n = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
-        K, p = self.means_.shape
+        K = self.means_.shape[0]
         process = self.weight_concentration_prior_type == "dirichlet_process"
         if self.fixed_weights_ is None and process:
             sticks = rng.beta(*self.weight_concentration_, size=(n, K))
@@ -1107,41 +922,7 @@ default="dirichlet_process"
             weights = rng.dirichlet(self.weight_concentration_, size=n)
         else:
             weights = np.broadcast_to(self.weights_, (n, K)).copy()
-        if self.covariance_type == "fixed":
-            chol = np.linalg.cholesky(self.mean_covariances_)               # (K, p, p)
-            means = self.means_ + np.einsum("kij,skj->ski", chol,
-                                            rng.standard_normal((n, K, p)))
-            covariances = np.broadcast_to(self.covariances_, (n, K, p, p)).copy()
-            precisions = np.broadcast_to(self.precisions_, (n, K, p, p)).copy()
-            return {"weights": weights, "means": means, "precisions": precisions,
-                    "covariances": covariances}
-        means = np.empty((n, K, p))
-        shape = {"full": (n, K, p, p), "tied": (n, K, p, p), "diag": (n, K, p),
-                 "spherical": (n, K)}
-        precisions = np.empty(shape[self.covariance_type])
-        covariances = np.empty(shape[self.covariance_type])
-        tied = self.covariance_type == "tied"
-        for k in range(K):
-            dof = self.degrees_of_freedom_ if tied else self.degrees_of_freedom_[k]
-            b = self.mean_precision_[k]
-            if self._wishart:
-                scale = np.linalg.inv((self.covariances_ if tied else self.covariances_[k]) * dof)
-                precisions[:, k] = wishart(df=dof, scale=scale).rvs(
-                    size=n, random_state=rng).reshape(n, p, p)
-                covariances[:, k] = np.linalg.inv(precisions[:, k])
-                mean_chol = np.linalg.cholesky(covariances[:, k] / b)
-                means[:, k] = self.means_[k] + np.einsum("sij,sj->si", mean_chol,
-                                                         rng.standard_normal((n, p)))
-                continue
-            dim = 1 if self.covariance_type == "diag" else p
-            rate = 0.5 * dim * dof * self.covariances_[k]
-            precisions[:, k] = rng.gamma(0.5 * dim * dof, 1.0 / rate,
-                                         size=precisions[:, k].shape)
-            covariances[:, k] = 1.0 / precisions[:, k]
-            scale = np.sqrt(covariances[:, k] / b)
-            if self.covariance_type == "spherical":
-                scale = scale[:, None]
-            means[:, k] = self.means_[k] + scale * rng.standard_normal((n, p))
+        means, precisions, covariances = self._family.sample_posterior(self, n, rng)
         return {"weights": weights, "means": means, "precisions": precisions,
                 "covariances": covariances}
 
@@ -1157,35 +938,8 @@ default="dirichlet_process"
         n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(self.random_state)
         counts = rng.multinomial(n_samples, self.weights_)
-        n_features = self.means_.shape[1]
-        draws = []
-        for k, count in enumerate(counts):
-            if self.covariance_type in ("full", "tied", "fixed"):
-                cov = self.covariances_[k] if self.covariance_type == "full" else self.covariances_
-                draws.append(rng.multivariate_normal(self.means_[k], cov, count))
-            else:
-                scale = np.sqrt(np.broadcast_to(self.covariances_[k], (n_features,)))
-                draws.append(self.means_[k] + scale * rng.standard_normal((count, n_features)))
+        family = self._family
+        draws = [family.draw_rows(self, rng, k, count) for k, count in enumerate(counts)]
         labels = np.repeat(np.arange(self.n_components), counts)
         return np.vstack(draws), labels
 
-
-def _gamma_expected_log(shape, rate):
-    """``E[log lambda]`` for ``lambda ~ Gamma(shape, rate)``, i.e. ``1/lambda ~ InvGamma``."""
-    return inv_gamma_expectations(shape, rate)[1]
-
-
-def _diagonal_matrices(diagonals):
-    """(K, p) diagonals -> (K, p, p) diagonal matrices."""
-    n_components, n_features = diagonals.shape
-    matrices = np.zeros((n_components, n_features, n_features))
-    index = np.arange(n_features)
-    matrices[:, index, index] = diagonals
-    return matrices
-
-
-def _student_t_log_pdf(maha, dof, dim, log_det_scale):
-    """Log density of a ``dim``-variate Student-t with squared Mahalanobis distance ``maha``."""
-    return (log_gamma_ratio(0.5 * dof, 0.5 * dim)
-            - 0.5 * dim * np.log(dof * np.pi) - 0.5 * log_det_scale
-            - 0.5 * (dof + dim) * np.log1p(maha / dof))
