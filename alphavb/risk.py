@@ -42,6 +42,7 @@ from .divergences import (
 )
 from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
 from .mixture import AlphaGaussianMixture
+from .mixture._families import family_of
 from .topics import AlphaLDA
 
 __all__ = ["lda_risk", "logistic_risk", "mixture_risk", "regression_risk"]
@@ -224,11 +225,7 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     rng = check_random_state(random_state)
     draws = model.sample_posterior(n_draws, random_state=rng)
     draw_weights, draw_means = draws["weights"], draws["means"]
-    draw_cov = draws["covariances"]
-    if model.covariance_type in ("diag", "spherical"):  # as (p, p) matrices
-        diagonals = np.broadcast_to(draw_cov[..., None] if draw_cov.ndim == 2 else draw_cov,
-                                    draw_means.shape)
-        draw_cov = diagonals[..., None] * np.eye(p)
+    draw_cov = family_of(model).as_matrices(draws["covariances"], p)  # (S, K, p, p)
     labels = rng.choice(n_true, size=n_points, p=true_weights)
     points = true_means[labels] + np.einsum(
         "nij,nj->ni", np.linalg.cholesky(true_cov)[labels], rng.standard_normal((n_points, p)))

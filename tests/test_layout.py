@@ -92,3 +92,31 @@ def test_ci_and_readme_reach_the_data_by_a_relative_path():
         assert "../shared/data" in text or name == "vignettes/README.rst"
         for absolute in machine_paths:
             assert absolute + "/" not in text, f"{name} names the machine path {absolute}"
+
+
+def test_only_the_family_factory_reads_covariance_type():
+    """The mixture's covariance families are strategies: outside ``mixture/_families.py``
+    no module compares, indexes by or otherwise reads a model's ``covariance_type``; the
+    estimator stores the parameter and hands it to ``family_class``, and nothing else."""
+    readers = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "_families.py" and path.parent.name == "mixture":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        allowed = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "family_class":
+                allowed.update(id(arg) for arg in node.args)
+            if isinstance(node, ast.Assign):  # self.covariance_type = covariance_type
+                allowed.update(id(target) for target in node.targets)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr == "covariance_type"
+                    and id(node) not in allowed):
+                readers.append(f"{module_name(path)}:{node.lineno}")
+    assert not readers, readers
+    # and the factory covers every option the estimator declares
+    from alphavb.mixture._families import FAMILIES
+    from alphavb.mixture._gaussian_mixture import COVARIANCE_TYPES
+
+    assert set(FAMILIES) == set(COVARIANCE_TYPES) == {"full", "tied", "diag", "spherical",
+                                                      "fixed"}

@@ -1,20 +1,6 @@
 """A Gaussian mixture's density at given parameters, written once for the model-selection
 criteria that need it at draws of ``q``, at plug-in estimates and under autograd."""
 
-import numpy as np
-
-
-def component_precisions(precisions, covariance_type, n_features):
-    """Per-component precision matrices (..., K, p, p) from a mixture's ``precisions_`` or
-    ``sample_posterior(...)["precisions"]`` (diag (..., K, p), spherical (..., K); tied and
-    fixed plug-ins are one (p, p), returned as is to broadcast over the components)."""
-    precisions = np.asarray(precisions, dtype=float)
-    if covariance_type == "diag":
-        return precisions[..., :, None] * np.eye(n_features)
-    if covariance_type == "spherical":
-        return precisions[..., None, None] * np.eye(n_features)
-    return precisions
-
 
 def mixture_log_density(X, log_weights, means, precision_chol):
     """``log sum_k pi_k N(x | mu_k, (L_k L_k')^{-1})`` of each row of ``X`` (n, p), with

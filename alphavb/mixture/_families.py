@@ -104,6 +104,13 @@ class _ConjugateFamily:
         """The valid user ``covariance_prior`` (a float array) as ``covariance_prior_``."""
         return prior
 
+    @staticmethod
+    def as_matrices(values, n_features):
+        """Per-component (p, p) matrices (..., K, p, p) from precisions or covariances in
+        the family's published or drawn shape (tied and fixed plug-ins are one (p, p),
+        returned as is to broadcast over the components)."""
+        return np.asarray(values, dtype=float)
+
     def update(self, post, stats, tempered, alpha, log_weights):
         """The conjugate updates of ``q(mu_k, Lambda_k)`` from the statistics and the
         tempered counts ``alpha N_k``, written into ``post``; returns ``log rho``'s constant
@@ -157,6 +164,35 @@ class FullFamily(_ConjugateFamily):
 
     def _tie(self, psi, nu):
         return psi, nu
+
+    @staticmethod
+    def _n_factors(n_components):
+        return n_components
+
+    @classmethod
+    def free_factors(cls, chol, maps):
+        """The unconstrained entries of the precisions' lower Cholesky factors ``chol`` (K,
+        p, p), log on the diagonal (information matching; ``maps`` of
+        ``model_selection._information._lower_triangular``)."""
+        rows, cols, _, _, diagonal = maps
+        entries = chol[:cls._n_factors(len(chol)), rows, cols]
+        on_diagonal = diagonal.astype(bool)
+        entries[:, on_diagonal] = np.log(entries[:, on_diagonal])
+        return [entries.ravel()]
+
+    @classmethod
+    def factors(cls, theta, at, n_components, n_features, maps, fixed_chol):
+        """The lower Cholesky factors (r, K, p, p) from the free entries ``theta[:, at:]``
+        (the inverse of :meth:`free_factors`, in ``autograd.numpy``)."""
+        import autograd.numpy as anp
+
+        rows, _, off, diag, diagonal = maps
+        m, count = len(rows), cls._n_factors(n_components)
+        entries = anp.reshape(theta[:, at:at + count * m], (theta.shape[0], count, m))
+        # exp of the diagonal entries only (the off-diagonal ones are masked to exp(0))
+        flat = anp.dot(entries, off.T) + anp.dot(anp.exp(entries * diagonal), diag.T)
+        return (anp.reshape(flat, (theta.shape[0], count, n_features, n_features))
+                + anp.zeros((1, n_components, 1, 1)))
 
     def _precision_update(self, post, stats, alpha, nu, gap, shrink):
         priors, n_features = self.priors, gap.shape[1]
@@ -241,6 +277,10 @@ class TiedFamily(FullFamily):
         return (np.broadcast_to(psi.mean(axis=0), psi.shape).copy(),
                 np.full(psi.shape[0], nu.mean()))
 
+    @staticmethod
+    def _n_factors(n_components):
+        return 1  # one shared factor
+
     def _component(self, model, k):
         # every component's Lambda_k an independent draw of the one fitted Wishart (the
         # factors of the tied family are equal, not the precisions)
@@ -321,6 +361,22 @@ class DiagFamily(_GammaFamily):
     def _gamma_dimension(n_features):
         return 1
 
+    @staticmethod
+    def as_matrices(values, n_features):
+        return np.asarray(values, dtype=float)[..., :, None] * np.eye(n_features)
+
+    @classmethod
+    def free_factors(cls, chol, maps):
+        return [np.log(np.diagonal(chol, axis1=1, axis2=2)).ravel()]
+
+    @classmethod
+    def factors(cls, theta, at, n_components, n_features, maps, fixed_chol):
+        import autograd.numpy as anp
+
+        scales = anp.exp(anp.reshape(theta[:, at:at + n_components * n_features],
+                                     (theta.shape[0], n_components, n_features)))
+        return scales[..., :, None] * np.eye(n_features)
+
     def _precision_update(self, post, stats, alpha, nu, gap, shrink):
         priors = self.priors
         reg = priors.reg_covar
@@ -381,6 +437,20 @@ class SphericalFamily(_GammaFamily):
     @staticmethod
     def _gamma_dimension(n_features):
         return n_features
+
+    @staticmethod
+    def as_matrices(values, n_features):
+        return np.asarray(values, dtype=float)[..., None, None] * np.eye(n_features)
+
+    @classmethod
+    def free_factors(cls, chol, maps):
+        return [np.log(chol[:, 0, 0])]
+
+    @classmethod
+    def factors(cls, theta, at, n_components, n_features, maps, fixed_chol):
+        import autograd.numpy as anp
+
+        return anp.exp(theta[:, at:at + n_components])[..., None, None] * np.eye(n_features)
 
     def _precision_update(self, post, stats, alpha, nu, gap, shrink):
         priors, n_features = self.priors, gap.shape[1]
@@ -455,6 +525,17 @@ class FixedFamily:
                 - 0.5 * np.einsum("ij,kji->k", precision, mean_cov))
 
     expected_quadratics = FullFamily.expected_quadratics
+    as_matrices = staticmethod(_ConjugateFamily.as_matrices)
+
+    @classmethod
+    def free_factors(cls, chol, maps):
+        return []  # the known covariance has no free parameter
+
+    @classmethod
+    def factors(cls, theta, at, n_components, n_features, maps, fixed_chol):
+        import autograd.numpy as anp
+
+        return fixed_chol[None] + anp.zeros((theta.shape[0], 1, 1, 1))
 
     def kl_terms(self, post):
         """``KL(N(m_k, V_k) || N(m0, I / b0))``, one term per component."""
@@ -503,6 +584,11 @@ FAMILIES = {"full": FullFamily, "tied": TiedFamily, "diag": DiagFamily,
 def family_class(covariance_type):
     """The family of ``covariance_type`` (the one place that reads it)."""
     return FAMILIES[covariance_type]
+
+
+def family_of(model):
+    """The family class of a fitted :class:`~alphavb.AlphaGaussianMixture`."""
+    return family_class(model.covariance_type)
 
 
 def _gamma_expected_log(shape, rate):

@@ -116,31 +116,21 @@ class _MixtureParameters:
     for diag and spherical; none for fixed)."""
 
     def __init__(self, model, keep):
+        from ..mixture._families import family_of
+
         p = model.means_.shape[1]
-        self.K, self.p, self.kind = len(keep), p, model.covariance_type
+        self.K, self.p, self.family = len(keep), p, family_of(model)
         self.free_weights = model.fixed_weights_ is None
         weights = model.weights_[keep] / model.weights_[keep].sum()
-        from ..mixture._density import component_precisions
-
         chol = np.linalg.cholesky(np.broadcast_to(
-            component_precisions(model.precisions_, self.kind, p), (len(model.weights_), p, p))
-            [keep])
+            self.family.as_matrices(model.precisions_, p), (len(model.weights_), p, p))[keep])
         self.fixed_log_weights = np.log(weights)
         self.fixed_chol = chol
-        self.rows, self.cols, self.off, self.diag = _lower_triangular(p)
-        self.diagonal = (self.rows == self.cols).astype(float)
+        rows, cols, off, diag = _lower_triangular(p)
+        self.maps = (rows, cols, off, diag, (rows == cols).astype(float))
         pieces = [np.log(weights[:-1] / weights[-1])] if self.free_weights else []
         pieces.append(model.means_[keep].ravel())
-        if self.kind in ("full", "tied"):
-            factors = chol if self.kind == "full" else chol[:1]
-            entries = factors[:, self.rows, self.cols]
-            on_diagonal = self.diagonal.astype(bool)
-            entries[:, on_diagonal] = np.log(entries[:, on_diagonal])
-            pieces.append(entries.ravel())
-        elif self.kind == "diag":
-            pieces.append(np.log(np.diagonal(chol, axis1=1, axis2=2)).ravel())
-        elif self.kind == "spherical":
-            pieces.append(np.log(chol[:, 0, 0]))
+        pieces += self.family.free_factors(chol, self.maps)
         self.theta = np.concatenate(pieces)
 
     def unpack(self, theta):
@@ -158,21 +148,7 @@ class _MixtureParameters:
             log_weights = self.fixed_log_weights[None] + anp.zeros((r, 1))
         means = anp.reshape(theta[:, at:at + K * p], (r, K, p))
         at += K * p
-        if self.kind in ("full", "tied"):
-            m = len(self.rows)
-            count = K if self.kind == "full" else 1
-            entries = anp.reshape(theta[:, at:at + count * m], (r, count, m))
-            # exp of the diagonal entries only (the off-diagonal ones are masked to exp(0))
-            flat = (anp.dot(entries, self.off.T)
-                    + anp.dot(anp.exp(entries * self.diagonal), self.diag.T))
-            chol = anp.reshape(flat, (r, count, p, p)) + anp.zeros((1, K, 1, 1))
-        elif self.kind == "diag":
-            scales = anp.exp(anp.reshape(theta[:, at:at + K * p], (r, K, p)))
-            chol = scales[..., :, None] * np.eye(p)
-        elif self.kind == "spherical":
-            chol = anp.exp(theta[:, at:at + K])[..., None, None] * np.eye(p)
-        else:
-            chol = self.fixed_chol[None] + anp.zeros((r, 1, 1, 1))
+        chol = self.family.factors(theta, at, K, p, self.maps, self.fixed_chol)
         return log_weights, means, chol
 
 

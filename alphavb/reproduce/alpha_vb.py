@@ -202,8 +202,9 @@ def _gmm_unknown_weights_and_covariance(X, true_means, alphas, random_state, out
             seconds = time.perf_counter() - start
             order = np.argsort(model.weights_)[::-1]
             kept = order[model.weights_[order] > 0.01]
-            covariances = (np.broadcast_to(model.covariances_, (len(kept), 2, 2))
-                           if model.covariance_type == "tied" else model.covariances_[kept])
+            # (one (2, 2) matrix for "tied", one per component for "full")
+            covariances = np.broadcast_to(model.covariances_,
+                                          (len(model.weights_), 2, 2))[kept]
             rows.append({
                 "model": name, "alpha": alpha, "n_iter": model.n_iter_,
                 "converged": model.converged_, "components_above_0.01": len(kept),

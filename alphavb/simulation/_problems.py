@@ -174,7 +174,7 @@ def mixture_mean_estimates(model, truth, level):
     true = np.asarray(truth["means"])
     order, _ = _match_means(true, model.means_)
     estimate = model.means_[order]
-    if getattr(model, "covariance_type", None) == "fixed":
+    if hasattr(model, "mean_covariances_"):  # the known-covariance family: q(mu_k) exact
         se = np.sqrt(np.diagonal(model.mean_covariances_, axis1=1, axis2=2))[order]
         z = norm.ppf(0.5 + 0.5 * level)
         lower, upper = estimate - z * se, estimate + z * se
