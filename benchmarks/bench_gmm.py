@@ -34,7 +34,7 @@ from threadpoolctl import threadpool_limits
 
 from alphavb import AlphaGaussianMixture
 from alphavb.datasets import make_gmm
-from alphavb.mixture._gaussian_mixture import _Statistics
+from alphavb.mixture._local import Statistics as _Statistics
 
 
 def problem(n, p, k):

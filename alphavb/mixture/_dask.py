@@ -14,6 +14,7 @@ of additions (about 1e-15 relative).
 import numpy as np
 
 from .._validation import is_dask_collection
+from ._local import shifted_sums
 
 
 def as_row_blocks(owner, X, sample_weight, check_values=True):
@@ -64,11 +65,10 @@ def as_row_blocks(owner, X, sample_weight, check_values=True):
     return X, weight
 
 
-def block_sums(shifted_sums, X_block, weight_block, means, prec_chol, log_const, scale,
-               diagonal):
-    """The local step of one block (on a worker), by ``shifted_sums`` (the in-memory
-    ``_shifted_sums`` of the mixture, passed in so this module does not import it): its
-    shifted sums ``(N_k, s_k, T_k)`` and ``sum_i w_i sum_k r_ik log r_ik``."""
+def block_sums(X_block, weight_block, means, prec_chol, log_const, scale, diagonal):
+    """The local step of one block (on a worker, by the in-memory
+    :func:`~alphavb.mixture._local.shifted_sums` on the worker's numba threads): its shifted
+    sums ``(N_k, s_k, T_k)`` and ``sum_i w_i sum_k r_ik log r_ik``."""
     X_block = np.ascontiguousarray(X_block, dtype=np.float64)
     weight_block = np.ascontiguousarray(weight_block, dtype=np.float64)
     _, nk, sums, scatter, neg_entropy = shifted_sums(
@@ -89,7 +89,7 @@ def _blocks_in_flight():
         return 2 * (os.cpu_count() or 1)
 
 
-def local_sums(shifted_sums, X, weight, means, prec_chol, log_const, scale, diagonal):
+def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
     """:func:`block_sums` over every block of rows, added on the client in block order.
 
     The blocks are submitted in waves of :func:`_blocks_in_flight` so that no more blocks
@@ -102,8 +102,7 @@ def local_sums(shifted_sums, X, weight, means, prec_chol, log_const, scale, diag
     wave = _blocks_in_flight()
     parts = []
     for first in range(0, len(blocks), wave):
-        parts += dask.compute(*[task(shifted_sums, block, w, means, prec_chol, log_const,
-                                     scale, diagonal)
+        parts += dask.compute(*[task(block, w, means, prec_chol, log_const, scale, diagonal)
                                 for block, w in zip(blocks[first:first + wave],
                                                     weights[first:first + wave])])
     nk = sum(part[0] for part in parts)

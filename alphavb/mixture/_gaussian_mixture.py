@@ -80,7 +80,6 @@ parameter is affine in ``(N_k, N_k ybar_k, C_k + N_k ybar_k ybar_k')``, blending
 the natural-gradient step.
 """
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -91,6 +90,7 @@ from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._parallel import thread_count
 from .._special import (
     dirichlet_expected_log,
     kl_beta,
@@ -102,135 +102,11 @@ from .._validation import FiniteArray, Integer, Options, Real, bad_parameter, is
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
 from ._dask import as_row_blocks, local_sums, map_rows, rows_of
 from ._families import FAMILIES, ComponentPriors, family_class, is_covariance_matrix
+from ._local import Statistics, local_step
 
 COVARIANCE_TYPES = tuple(FAMILIES)
 WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
 INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
-
-# Rows are processed in chunks of CHUNK_ROWS; chunk c adds into accumulator c % N_SLOTS and
-# each accumulator is filled in chunk order by one task, so the sums, and every fitted
-# number, do not depend on how many threads run the tasks.
-CHUNK_ROWS = 4096
-N_SLOTS = 16
-
-
-class _Statistics:
-    """Weighted sufficient statistics of the responsibilities (module docstring).
-
-    ``nk`` (K,), ``means`` (K, p) (``ybar_k``; the given shift where ``N_k = 0``) and
-    ``scatter`` (K, p, p), or (K, p) holding only the diagonal for diag/spherical models.
-    """
-
-    def __init__(self, nk, means, scatter):
-        self.nk, self.means, self.scatter = nk, means, scatter
-
-    @classmethod
-    def from_shifted(cls, shift, nk, sums, scatter_upper, diagonal):
-        """From sums shifted by ``shift``: ``C = T - s s' / N``, ``ybar = shift + s / N``."""
-        safe = np.where(nk > 0, nk, 1.0)
-        delta = sums / safe[:, None]
-        if diagonal:
-            scatter = np.diagonal(scatter_upper, axis1=1, axis2=2) - nk[:, None] * delta**2
-        else:
-            upper = np.triu(scatter_upper)
-            scatter = upper + np.swapaxes(np.triu(scatter_upper, 1), 1, 2)
-            scatter -= nk[:, None, None] * delta[:, :, None] * delta[:, None, :]
-        return cls(nk, shift + delta, scatter)
-
-    @classmethod
-    def from_responsibilities(cls, X, sample_weight, resp, diagonal):
-        """Two-pass NumPy statistics of given responsibilities (used to initialise)."""
-        weighted = resp * sample_weight[:, None]
-        nk = weighted.sum(axis=0)
-        safe = np.where(nk > 0, nk, 1.0)
-        means = (weighted.T @ X) / safe[:, None]
-        n_components, n_features = means.shape
-        if diagonal:
-            scatter = np.empty((n_components, n_features))
-        else:
-            scatter = np.empty((n_components, n_features, n_features))
-        for k in range(n_components):
-            diff = X - means[k]
-            if diagonal:
-                scatter[k] = weighted[:, k] @ (diff * diff)
-            else:
-                scatter[k] = (diff * weighted[:, k, None]).T @ diff
-        return cls(nk, means, scatter)
-
-    def scaled(self, factor):
-        return _Statistics(factor * self.nk, self.means, factor * self.scatter)
-
-    def blend(self, other, step):
-        """``(1 - step) self + step other`` in ``(N, N ybar, C + N ybar ybar')``.
-
-        Written in the centred form of Chan et al.'s pooled-variance update, so no raw
-        second moment is ever formed.
-        """
-        na, nb = (1.0 - step) * self.nk, step * other.nk
-        nk = na + nb
-        safe = np.where(nk > 0, nk, 1.0)
-        gap = other.means - self.means
-        means = self.means + (nb / safe)[:, None] * gap
-        pooled = na * nb / safe
-        if self.scatter.ndim == 2:
-            between = pooled[:, None] * gap**2
-        else:
-            between = pooled[:, None, None] * gap[:, :, None] * gap[:, None, :]
-        scatter = (1.0 - step) * self.scatter + step * other.scatter + between
-        return _Statistics(nk, means, scatter)
-
-
-def _local_step(X, sample_weight, means, prec_chol, log_const, scale, diagonal,
-                accumulate=True):
-    """Responsibilities, their statistics and ``sum_i w_i sum_k r_ik log r_ik``
-    (``accumulate=False`` skips the statistics, which are then zero).
-
-    Runs :func:`~alphavb.mixture._kernels.mixture_local_step` over row chunks on
-    ``numba.get_num_threads()`` threads (set it with ``numba.set_num_threads`` or the
-    ``NUMBA_NUM_THREADS`` environment variable); results do not depend on the thread count.
-    """
-    resp, nk, sums, scatter, neg_entropy = _shifted_sums(
-        X, sample_weight, means, prec_chol, log_const, scale, diagonal, accumulate)
-    return resp, _Statistics.from_shifted(means, nk, sums, scatter, diagonal), neg_entropy
-
-
-def _shifted_sums(X, sample_weight, means, prec_chol, log_const, scale, diagonal, accumulate):
-    """The local step's responsibilities and its sums shifted by ``means`` (``N_k``, ``s_k``,
-    ``T_k`` of :mod:`~alphavb.mixture._kernels`), which add up over blocks of rows, and
-    ``sum_i w_i sum_k r_ik log r_ik``."""
-    # numba and the kernels load on the first fit, not on `import alphavb`
-    import numba
-
-    from ._kernels import mixture_local_step
-
-    n_samples = X.shape[0]
-    n_components, n_features = means.shape
-    resp = np.empty((n_samples, n_components))
-    chunk_starts = range(0, n_samples, CHUNK_ROWS)
-    n_slots = min(N_SLOTS, len(chunk_starts))
-    nk = np.zeros((n_slots, n_components))
-    sums = np.zeros((n_slots, n_components, n_features))
-    scatter = np.zeros((n_slots, n_components, n_features, n_features))
-
-    def fill_slot(slot):
-        neg_entropy = 0.0
-        for start in chunk_starts[slot::n_slots]:
-            stop = min(start + CHUNK_ROWS, n_samples)
-            neg_entropy += mixture_local_step(
-                X, sample_weight, means, prec_chol, log_const, scale, diagonal, start, stop,
-                resp, nk[slot], sums[slot], scatter[slot], accumulate,
-            )
-        return neg_entropy
-
-    n_threads = min(numba.get_num_threads(), n_slots)
-    if n_threads > 1:
-        with ThreadPoolExecutor(max_workers=n_threads) as pool:
-            neg_entropies = list(pool.map(fill_slot, range(n_slots)))
-    else:
-        neg_entropies = [fill_slot(slot) for slot in range(n_slots)]
-    return (resp, nk.sum(axis=0), sums.sum(axis=0), scatter.sum(axis=0),
-            float(sum(neg_entropies)))
-
 
 def _in_memory(value):
     """A dask result computed (numpy values pass through)."""
@@ -270,7 +146,7 @@ class _MixtureState:
     the total sample weight they stand for (``partial_fit``'s running sum)."""
 
     posterior: _MixturePosterior
-    statistics: _Statistics | None
+    statistics: Statistics | None
     seen: float
 
 
@@ -359,6 +235,11 @@ default="dirichlet_process"
         Size of the data set ``partial_fit`` draws its mini-batches from; ``None`` is the
         total sample weight seen so far (right for one pass over a stream; set it to the
         data size when making several passes).
+    n_jobs : int, default=None
+        Threads the local step runs on (chunks of rows): ``None`` is numba's current thread
+        count (all cores unless ``numba.set_num_threads`` or ``NUMBA_NUM_THREADS`` lowered
+        it), ``-1`` all cores, ``k`` at most ``k``. Results do not depend on it. A dask
+        ``X``'s blocks run on the workers' threads instead.
 
     Attributes
     ----------
@@ -430,6 +311,7 @@ default="dirichlet_process"
         "learning_offset": [Real(0, None)],
         "learning_decay": [Real(0.5, 1, closed="right")],
         "total_samples": [None, Real(0, None, closed="neither")],
+        "n_jobs": [None, Integer(None, None)],
     }
     _parameter_hints: ClassVar[dict] = {
         **CAVIEstimator._parameter_hints,
@@ -443,7 +325,7 @@ default="dirichlet_process"
                  degrees_of_freedom_prior=None, covariance_prior=None, reg_covar=0.0,
                  init_params="kmeans", n_init=1, max_iter=100, tol=1e-6, random_state=None,
                  warm_start=False, verbose=0, verbose_interval=10, learning_offset=10.0,
-                 learning_decay=0.7, total_samples=None):
+                 learning_decay=0.7, total_samples=None, n_jobs=None):
         self.n_components = n_components
         self.alpha = alpha
         self.objective = objective
@@ -468,6 +350,7 @@ default="dirichlet_process"
         self.learning_offset = learning_offset
         self.learning_decay = learning_decay
         self.total_samples = total_samples
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ validation
 
@@ -653,12 +536,13 @@ default="dirichlet_process"
         scale = float(self.alpha) if self.objective == "fractional" else 1.0
         if is_dask_collection(X):  # block by block on the workers; no responsibilities kept
             nk, sums, scatter, neg_entropy = local_sums(
-                _shifted_sums, X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
+                X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
                 self._diagonal)
-            return (None, _Statistics.from_shifted(post.means, nk, sums, scatter,
-                                                   self._diagonal), neg_entropy)
-        return _local_step(X, sample_weight, post.means, post.prec_chol,
-                           post.log_const, scale, self._diagonal, accumulate)
+            return (None, Statistics.from_shifted(post.means, nk, sums, scatter,
+                                                  self._diagonal), neg_entropy)
+        return local_step(X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
+                          self._diagonal, accumulate,
+                          thread_count(self.n_jobs, type(self).__name__))
 
     # ------------------------------------------------------------------ CAVI driver hooks
 
@@ -700,7 +584,7 @@ default="dirichlet_process"
             return self._initial_statistics_of_blocks(data, random_state)
         resp = self._initial_responsibilities(data.X, data.weight, data.user_weight,
                                               random_state)
-        return _Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
+        return Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
 
     def _initial_statistics_of_blocks(self, data, random_state):
         """``init_params="random_from_data"`` on a dask array: the same rows, and so the same
@@ -724,7 +608,7 @@ default="dirichlet_process"
         rows = rows_of(data.X, indices)
         nk = rows_of(data.weight[:, None], indices)[:, 0]
         scatter_shape = rows.shape if self._diagonal else (*rows.shape, rows.shape[1])
-        return _Statistics(nk, rows, np.zeros(scatter_shape))
+        return Statistics(nk, rows, np.zeros(scatter_shape))
 
     def _cavi_step(self, data, state):
         """The local step (responsibilities and their statistics), then the global step."""

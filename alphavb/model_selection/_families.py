@@ -293,7 +293,7 @@ class TopicModel(_Family):
 
     def row_losses(self, model, X, y, kind, seed):
         from .._special import dirichlet_expected_log
-        from ..topics._lda import document_bounds
+        from ..topics._estep import document_bounds
 
         if kind == "safebayes":
             log_words = dirichlet_expected_log(np.asarray(model.components_, dtype=float))

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import is_dask_collection
+from ._estep import bound_terms, e_step
 
 
 class DocumentBlocks:
@@ -69,10 +70,10 @@ def as_document_blocks(owner, X, n_features=None):
     return corpus
 
 
-def _block_e_step(e_step, block, gamma, word_factors, settings, fresh_gamma):
-    """The E-step of one block (on a worker), by ``e_step`` (the in-memory ``_e_step`` of
-    :mod:`~alphavb.topics._lda`, passed in so this module does not import it): the block's
-    updated ``gamma`` rows, its statistics ``S`` (K, V) and ``sum n log Z``."""
+def _block_e_step(block, gamma, word_factors, settings, fresh_gamma):
+    """The E-step of one block (on a worker, the in-memory
+    :func:`~alphavb.topics._estep.e_step`): the block's updated ``gamma`` rows, its
+    statistics ``S`` (K, V) and ``sum n log Z``."""
     block = sp.csr_matrix(block, dtype=np.float64)
     gamma = np.array(gamma)
     statistics, log_norm, _ = e_step(block, block.tocsc(), gamma, word_factors,
@@ -80,7 +81,7 @@ def _block_e_step(e_step, block, gamma, word_factors, settings, fresh_gamma):
     return gamma, statistics, log_norm
 
 
-def blockwise_e_step(e_step, corpus, gamma, word_factors, settings, fresh_gamma=None):
+def blockwise_e_step(corpus, gamma, word_factors, settings, fresh_gamma=None):
     """:func:`_block_e_step` over every block; ``gamma`` updated in place; the summed
     statistics and ``sum n log Z``."""
     import dask
@@ -89,7 +90,7 @@ def blockwise_e_step(e_step, corpus, gamma, word_factors, settings, fresh_gamma=
     tasks = []
     for block, start, stop in zip(corpus.blocks, corpus.offsets[:-1], corpus.offsets[1:]):
         fresh = None if fresh_gamma is None else fresh_gamma[start:stop]
-        tasks.append(task(e_step, block, gamma[start:stop], word_factors, settings, fresh))
+        tasks.append(task(block, gamma[start:stop], word_factors, settings, fresh))
     parts = dask.compute(*tasks)
     statistics = np.zeros((word_factors.shape[1], word_factors.shape[0]))
     log_norm = 0.0
@@ -101,20 +102,20 @@ def blockwise_e_step(e_step, corpus, gamma, word_factors, settings, fresh_gamma=
     return statistics, log_norm
 
 
-def _block_bound(bound_terms, block, components, doc_topic_prior, topic_word_prior,
-                 max_doc_update_iter, mean_change_tol):
+def _block_bound(block, components, doc_topic_prior, topic_word_prior, max_doc_update_iter,
+                 mean_change_tol):
     return bound_terms(components, doc_topic_prior, topic_word_prior, block,
                         max_doc_update_iter, mean_change_tol)
 
 
-def blockwise_bound(bound_terms, corpus, topics, max_doc_update_iter, mean_change_tol):
+def blockwise_bound(corpus, topics, max_doc_update_iter, mean_change_tol):
     """The alpha = 1 bound's documents part, topics part and word count of a corpus in
-    blocks (``bound_terms``, the in-memory ``_bound_terms``, per block; the topics part is
-    the same for every block)."""
+    blocks (:func:`~alphavb.topics._estep.bound_terms` per block; the topics part is the
+    same for every block)."""
     import dask
 
     task = dask.delayed(_block_bound, pure=True)
-    parts = dask.compute(*[task(bound_terms, block, topics.components, topics.doc_topic_prior,
+    parts = dask.compute(*[task(block, topics.components, topics.doc_topic_prior,
                                 topics.topic_word_prior, max_doc_update_iter, mean_change_tol)
                            for block in corpus.blocks])
     return (float(sum(part[0] for part in parts)), parts[0][1],

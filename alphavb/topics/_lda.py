@@ -37,7 +37,6 @@ usual alpha = 1 bound, as scikit-learn and gensim report it.
 """
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import ClassVar, NamedTuple
 
@@ -48,8 +47,8 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
+from .._parallel import thread_count
 from .._special import dirichlet_expected_log, kl_dirichlet
-from .._threads import thread_count
 from .._validation import Boolean, Integer, Options, Real, bad_parameter
 from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
 from ._blocks import (
@@ -59,115 +58,11 @@ from ._blocks import (
     blockwise_e_step,
     is_block_corpus,
 )
+from ._estep import bound_terms, e_step, word_factors_of
 
 LEARNING_METHODS = ("batch", "online")
 # scikit-learn's start: lambda and gamma drawn from Gamma(100, 1/100)
 INIT_SHAPE = 100.0
-
-
-def _word_factors(elog_beta, scale):
-    """``B[v, k] = exp(s Elog_beta_kv)``, vocabulary-major for the kernels."""
-    return np.ascontiguousarray(np.exp(scale * elog_beta).T)
-
-
-# The kernels run over ranges of documents or words, one range per task of a thread pool;
-# each range writes only its own rows, so the results do not depend on the thread count or
-# on the ranges. Four ranges per thread balance uneven documents.
-RANGES_PER_THREAD = 4
-
-
-def _in_ranges(kernel, n_items, n_threads):
-    """``kernel(first, last)`` over consecutive ranges covering ``range(n_items)``, on
-    ``n_threads`` threads (in this thread, as one range, when ``n_threads`` is 1)."""
-    if n_threads <= 1 or n_items < 2:
-        kernel(0, n_items)
-        return
-    bounds = np.linspace(0, n_items, min(n_items, RANGES_PER_THREAD * n_threads) + 1)
-    bounds = bounds.astype(np.int64)
-    list(_pool(n_threads).map(kernel, bounds[:-1], bounds[1:]))
-
-
-_POOLS = {}
-
-
-def _pool(n_threads):
-    """A thread pool of ``n_threads`` workers, kept for the process (creating one per E-step
-    costs more than a mini-batch's E-step)."""
-    if n_threads not in _POOLS:
-        _POOLS[n_threads] = ThreadPoolExecutor(max_workers=n_threads,
-                                               thread_name_prefix="alphavb-lda")
-    return _POOLS[n_threads]
-
-
-def _e_step(X, csc, gamma, word_factors, doc_topic_prior, alpha, scale, max_doc_update_iter,
-            mean_change_tol, fresh_gamma=None, kl_weight=1.0, n_threads=1):
-    """Per-document coordinate ascent (``gamma`` updated in place; with ``fresh_gamma``, the
-    better of a warm and a fresh start, see ``lda_document_step``), then the statistics, on
-    ``n_threads`` threads.
-
-    Returns ``S`` (K, V), ``sum_dv n_dv log Z_dv`` and the passes each document took.
-    """
-    # numba and the kernels load on the first fit, not on `import alphavb`
-    from ._kernels import lda_document_step, lda_word_statistics
-
-    if fresh_gamma is None:
-        fresh_gamma = np.empty((0, gamma.shape[1]))
-    n_passes = np.zeros(gamma.shape[0], dtype=np.int64)
-    _in_ranges(lambda first, last: lda_document_step(
-        X.indptr, X.indices, X.data, word_factors, gamma, fresh_gamma, doc_topic_prior, alpha,
-        scale, kl_weight, max_doc_update_iter, mean_change_tol, first, last, n_passes),
-        gamma.shape[0], n_threads)
-    doc_factors = np.exp(scale * dirichlet_expected_log(gamma))
-    n_words, n_topics = word_factors.shape
-    statistics = np.empty((n_words, n_topics))
-    log_norm_per_word = np.empty(n_words)
-    _in_ranges(lambda first, last: lda_word_statistics(
-        csc.indptr, csc.indices, csc.data, doc_factors, word_factors, statistics,
-        log_norm_per_word, first, last), n_words, n_threads)
-    log_norm = float(np.sum(log_norm_per_word))
-    if not (np.isfinite(log_norm) and np.all(np.isfinite(gamma))):
-        raise FloatingPointError(
-            "AlphaLDA: the E-step left float64's range (a word's probability under q "
-            "underflowed to 0, or the counts, up to "
-            f"{X.data.max() if X.nnz else 0.0:.3g} in X, overflowed the statistics). Rescale "
-            "the counts of X, or use larger doc_topic_prior / topic_word_prior.")
-    return statistics.T, log_norm, n_passes
-
-
-def document_bounds(log_word_probabilities, doc_topic_prior, X, max_doc_update_iter,
-                    mean_change_tol, n_threads=1):
-    """Per document, the alpha = 1 bound ``sum_v n_dv log Z_dv - KL(q(theta_d) || Dir(a))``
-    with ``Z_dv = sum_k exp(E_q[log theta_dk] + w_kv)`` and each ``q(theta_d)`` fitted from
-    ``gamma_d = 1`` (Blei, Ng & Jordan 2003, eq. 15, ``phi`` at its optimum given ``gamma``).
-
-    ``log_word_probabilities`` (K, V) is ``w``: ``E_q[log beta_kv]`` under ``q(beta) =
-    Dir(lambda)`` for the bound of a fit's ``q``, or ``log beta_kv`` for topics given as
-    points (a plug-in). Returns an ndarray of shape (n_documents,).
-    """
-    X = sp.csr_matrix(X, dtype=np.float64)
-    word_factors = _word_factors(np.asarray(log_word_probabilities, dtype=np.float64), 1.0)
-    gamma = np.ones((X.shape[0], word_factors.shape[1]))
-    _e_step(X, X.tocsc(), gamma, word_factors, doc_topic_prior, 1.0, 1.0, max_doc_update_iter,
-            mean_change_tol, n_threads=n_threads)
-    doc_factors = np.exp(dirichlet_expected_log(gamma))
-    documents = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-    log_norm = X.data * np.log(np.einsum("ik,ik->i", doc_factors[documents],
-                                         word_factors[X.indices]))
-    return (np.bincount(documents, weights=log_norm, minlength=X.shape[0])
-            - kl_dirichlet(gamma, doc_topic_prior))
-
-
-def _bound_terms(components, doc_topic_prior, topic_word_prior, X, max_doc_update_iter,
-                 mean_change_tol, n_threads=1):
-    """The alpha = 1 bound of documents ``X`` under topics ``q(beta) = Dir(components)``,
-    split into the documents' part (the sum of :func:`document_bounds`) and the topics' part
-    ``-sum_k KL(q(beta_k) || p)``.
-    """
-    components = np.asarray(components, dtype=np.float64)
-    documents = document_bounds(dirichlet_expected_log(components), doc_topic_prior, X,
-                                max_doc_update_iter, mean_change_tol, n_threads)
-    topics = -np.sum(kl_dirichlet(components, topic_word_prior))
-    return float(np.sum(documents)), float(topics), float(sp.csr_matrix(X).sum())
 
 
 def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,
@@ -184,7 +79,7 @@ def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,
     training fit that would otherwise swamp a small test set (``AlphaLDA.perplexity`` keeps
     scikit-learn's definition).
     """
-    documents, _, n_words = _bound_terms(components, doc_topic_prior, topic_word_prior, X,
+    documents, _, n_words = bound_terms(components, doc_topic_prior, topic_word_prior, X,
                                          max_doc_update_iter, mean_change_tol)
     if n_words == 0:
         raise ValueError("heldout_perplexity: X has no words (all counts are 0), so the "
@@ -462,7 +357,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         elog_beta = dirichlet_expected_log(components)
         exp_elog_beta = np.exp(elog_beta)
         word_factors = (np.ascontiguousarray(exp_elog_beta.T) if self._scale == 1.0
-                        else _word_factors(elog_beta, self._scale))
+                        else word_factors_of(elog_beta, self._scale))
         return _Topics(components, elog_beta, exp_elog_beta, word_factors, doc_topic_prior,
                        topic_word_prior)
 
@@ -482,10 +377,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                     "mean_change_tol": self.mean_change_tol, "kl_weight": kl_weight,
                     "n_threads": thread_count(self.n_jobs, type(self).__name__)}
         if isinstance(X, DocumentBlocks):  # one task per block of documents (_blocks)
-            statistics, log_norm = blockwise_e_step(_e_step, X, gamma, topics.word_factors,
+            statistics, log_norm = blockwise_e_step(X, gamma, topics.word_factors,
                                                     settings, fresh_gamma)
             return statistics, log_norm, None
-        return _e_step(X, csc, gamma, topics.word_factors, fresh_gamma=fresh_gamma,
+        return e_step(X, csc, gamma, topics.word_factors, fresh_gamma=fresh_gamma,
                        **settings)
 
     def _objective(self, log_norm, statistics, old_elog_beta, gamma, topics):
@@ -802,9 +697,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
 
     def _bound_of(self, X, topics):
         if isinstance(X, DocumentBlocks):
-            return blockwise_bound(_bound_terms, X, topics, self.max_doc_update_iter,
+            return blockwise_bound(X, topics, self.max_doc_update_iter,
                                    self.mean_change_tol)
-        return _bound_terms(topics.components, topics.doc_topic_prior,
+        return bound_terms(topics.components, topics.doc_topic_prior,
                             topics.topic_word_prior, X, self.max_doc_update_iter,
                             self.mean_change_tol, thread_count(self.n_jobs, type(self).__name__))
 

@@ -14,7 +14,7 @@ from sklearn.mixture import BayesianGaussianMixture
 
 from alphavb import AlphaGaussianMixture
 from alphavb.datasets import make_gmm
-from alphavb.mixture._gaussian_mixture import _local_step
+from alphavb.mixture._local import local_step as _local_step
 from tests.conftest import assert_monotone, run_with_two_numba_threads
 from tests.naive import (
     fixed_covariance_log_evidence,
@@ -87,9 +87,9 @@ def test_results_do_not_depend_on_the_thread_count():
         import numpy as np
         from sklearn.exceptions import ConvergenceWarning
         from alphavb import AlphaGaussianMixture
-        from alphavb.mixture import _gaussian_mixture
+        from alphavb.mixture import _local
 
-        _gaussian_mixture.CHUNK_ROWS = 256
+        _local.CHUNK_ROWS = 256
         X = np.random.default_rng(12345).normal(size=(5000, 3))
         model = AlphaGaussianMixture(4, random_state=0, max_iter=5, tol=0.0)
         fits = []
@@ -101,6 +101,43 @@ def test_results_do_not_depend_on_the_thread_count():
         np.testing.assert_array_equal(fits[0], fits[1])
         print("ok")
     """)
+
+
+def test_n_jobs_sets_the_thread_count_and_not_the_results():
+    """n_jobs = 1 runs the local step in this thread; 2, -1 and None (numba's 2 threads) on
+    the shared pool of 2; every fit equal bitwise, in memory and for predictions."""
+    run_with_two_numba_threads("""
+        import numpy as np
+        from unittest import mock
+        from alphavb import AlphaGaussianMixture
+        from alphavb import _parallel
+        from alphavb.mixture import _local
+
+        _local.CHUNK_ROWS = 256
+        X = np.random.default_rng(7).normal(size=(3000, 2))
+        real_pool = _parallel.pool
+        pools, fits = [], []
+        def recording_pool(n_threads):
+            pools.append(n_threads)
+            return real_pool(n_threads)
+        with mock.patch.object(_parallel, "pool", recording_pool):
+            for n_jobs in (1, 2, -1, None):
+                pools.clear()
+                model = AlphaGaussianMixture(3, n_jobs=n_jobs, max_iter=4, tol=0.0,
+                                             random_state=0)
+                import warnings
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    fits.append(model.fit(X))
+                assert pools == [] if n_jobs == 1 else (pools and set(pools) == {2}), pools
+        for fit in fits[1:]:
+            np.testing.assert_array_equal(fit.elbo_history_, fits[0].elbo_history_)
+            np.testing.assert_array_equal(fit.means_, fits[0].means_)
+            np.testing.assert_array_equal(fit.predict_proba(X), fits[0].predict_proba(X))
+        print("ok")
+    """)
+    with pytest.raises(ValueError, match="n_jobs"):
+        AlphaGaussianMixture(2, n_jobs=0).fit(np.zeros((5, 1)) + np.arange(5)[:, None])
 
 
 def test_components_far_from_the_origin_keep_their_scatter(rng):
@@ -302,7 +339,7 @@ def test_tied_diag_and_spherical_updates_are_averages_of_the_full_update():
     """scikit-learn's test_compare_covar_type through alphavb's own hooks: from the same
     responsibilities, tied Psi = mean_k of the full Psi_k (and nu the mean nu_k), diag Psi_k
     = the diagonal of full Psi_k, spherical = the mean of the diagonal."""
-    from alphavb.mixture._gaussian_mixture import _Statistics
+    from alphavb.mixture._local import Statistics as _Statistics
 
     X = overlapping_blobs(200, 3)
     resp = np.random.default_rng(0).dirichlet(np.ones(4), size=len(X))
@@ -411,7 +448,7 @@ def test_integer_weights_equal_repeated_rows(rng):
 def test_blending_statistics_equals_the_statistics_of_the_weighted_union(rng, diagonal):
     """The SVI step (1 - rho) S_a + rho S_b in natural parameters is the statistics of the
     two data sets pooled with weights 1 - rho and rho."""
-    from alphavb.mixture._gaussian_mixture import _Statistics
+    from alphavb.mixture._local import Statistics as _Statistics
 
     A, B = rng.normal(size=(30, 3)), rng.normal(2.0, 1.5, size=(20, 3))
     resp_a, resp_b = rng.dirichlet(np.ones(2), 30), rng.dirichlet(np.ones(2), 20)

@@ -15,8 +15,10 @@ from sklearn.feature_extraction.text import CountVectorizer
 from alphavb import AlphaLDA
 from alphavb.datasets import make_lda_corpus
 from alphavb.topics import heldout_perplexity
+from alphavb.topics._estep import e_step as _e_step
+from alphavb.topics._estep import word_factors_of as _word_factors
 from alphavb.topics._kernels import digamma
-from alphavb.topics._lda import _e_step, _optimize_symmetric_prior, _word_factors
+from alphavb.topics._lda import _optimize_symmetric_prior
 from tests.conftest import assert_monotone, run_with_two_numba_threads
 from tests.naive import lda_alpha_elbo, lda_e_step
 
@@ -377,26 +379,26 @@ def test_online_warm_start_continues_the_topics_and_the_steps():
 
 
 def test_n_jobs_sets_the_thread_count_and_not_the_results():
-    from alphavb._threads import thread_count
+    from alphavb._parallel import thread_count
 
     run_with_two_numba_threads("""
         import numpy as np
         from unittest import mock
         from alphavb import AlphaLDA
-        from alphavb._threads import thread_count
+        from alphavb._parallel import thread_count
         from alphavb.datasets import make_lda_corpus
-        from alphavb.topics import _lda
+        from alphavb import _parallel
 
         assert [thread_count(n, "m") for n in (1, 2, 5, -1, -2)] == [1, 2, 2, 2, 1]
         assert thread_count(None, "m") == numba.get_num_threads() == 2
         X, _, _ = make_lda_corpus(n_documents=300, n_topics=3, n_words=40, document_length=30,
                                   random_state=0)
         fits, pools = [], []
-        real_pool = _lda._pool
+        real_pool = _parallel.pool
         def recording_pool(n_threads):
             pools.append(n_threads)
             return real_pool(n_threads)
-        with mock.patch.object(_lda, "_pool", recording_pool):
+        with mock.patch.object(_parallel, "pool", recording_pool):
             for n_jobs in (1, 2, -1, None):
                 pools.clear()
                 fits.append(AlphaLDA(3, n_jobs=n_jobs, max_iter=3, random_state=0).fit(X))
