@@ -124,7 +124,8 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         "verbose": [Integer(0, None), Boolean()],
     }
     _parameter_hints: ClassVar[dict] = {
-        "alpha": "Use alpha = 1 for ordinary VB and alpha < 1 for the fractional posterior.",
+        "alpha": "alpha is the likelihood's temperature: use alpha = 1 for ordinary VB and "
+                 "alpha < 1 for the fractional posterior.",
     }
 
     @abstractmethod

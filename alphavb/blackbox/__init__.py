@@ -1,6 +1,12 @@
 """Gradient-based black-box backend on autograd (Yang, Pati & Bhattacharya 2020,
 Cor. 4.3 and D.1; Hernández-Lobato et al. 2016; Rodríguez-Santana & Hernández-Lobato 2022).
 
+Two different ``alpha`` parameters live here, each in its paper's notation. In
+``BBAlphaRegressor``, ``BBAlphaClassifier`` and ``AADMRegressor``, ``alpha >= 0`` is the
+**order of the alpha-divergence** minimized, and ``0`` is VB. In ``AlphaGaussianVB`` and
+``AlphaLogisticRegression``, as in every closed-form model of alphavb, ``alpha`` in (0, 1]
+is the **likelihood's temperature** (alpha-VB), and ``1`` is VB.
+
 * :func:`~alphavb.blackbox.energies.bbalpha_energy`: the BB-alpha energies (exact,
   reparametrized, and the VB limit) as pure functions of a flat parameter vector;
 * :class:`BBAlphaRegressor`, :class:`BBAlphaClassifier`: Bayesian neural networks and

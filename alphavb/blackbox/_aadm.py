@@ -463,7 +463,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     Parameters
     ----------
     alpha : float, default=1.0
-        Order of the alpha-divergence, ``alpha >= 0``; ``0`` uses the VB data term (AVB).
+        The order of the alpha-divergence minimized (AADM), ``alpha >= 0``: ``0`` uses the VB
+        data term (AVB). (Not the likelihood temperature ``alpha`` of the alpha-VB models.)
     hidden_layer_sizes : tuple of int, default=(50, 50)
         Hidden layers of the Bayesian network ``f``.
     activation : {"leaky_relu", "relu", "tanh", "logistic", "identity"}, default="leaky_relu"

@@ -266,8 +266,9 @@ class _BBAlphaBase(_MonteCarloNetwork):
             X, targets = X[order[n_valid:]], targets[order[n_valid:]]
             n_samples = X.shape[0]
         if self.energy == "exact" and alpha > n_samples:
-            raise bad_parameter(type(self).__name__, "alpha", f"<= n_samples={n_samples} for "
-                                 "the exact energy (the cavity is no longer a Gaussian)", alpha,
+            raise bad_parameter(type(self).__name__, "alpha", f"a divergence order <= "
+                                 f"n_samples={n_samples} for the exact energy (the cavity is "
+                                 "no longer a Gaussian)", alpha,
                                  "Use energy='reparametrized' or more data.")
         n_epochs = resolve_epochs(self.n_epochs, n_samples, self.batch_size)
         structure = (type(self), hidden, self.activation, self.energy, self.n_mc_samples,
@@ -516,8 +517,9 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
     Parameters
     ----------
     alpha : float, default=0.5
-        Order of the alpha-divergence, ``alpha >= 0``: ``0`` is VB (computed as the limit),
-        ``1`` is EP-like.
+        The order of the alpha-divergence minimized (BB-alpha), ``alpha >= 0``: ``0`` is VB
+        (computed as the limit), ``1`` is EP-like. (Not the likelihood temperature ``alpha``
+        of the alpha-VB models.)
     hidden_layer_sizes : tuple of int, default=(50,)
     activation : {{"relu", "tanh", "logistic", "identity"}}, default="relu"
     {_COMMON_PARAMETERS}
@@ -602,7 +604,8 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     Parameters
     ----------
     alpha : float, default=0.5
-        Order of the alpha-divergence, ``alpha >= 0`` (0 is VB).
+        The order of the alpha-divergence minimized (BB-alpha), ``alpha >= 0``: 0 is VB.
+        (Not the likelihood temperature ``alpha`` of the alpha-VB models.)
     hidden_layer_sizes : tuple of int, default=()
     link : {{"probit", "softmax"}}, default="probit"
     activation : {{"relu", "tanh", "logistic", "identity"}}, default="relu"

@@ -194,7 +194,8 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         shape (n_params,) and the result is a scalar.) ``y`` is ``None`` when ``fit`` got none.
     n_params : int
     alpha : float in (0, 1], default=1.0
-        The alpha-VB temperature (1 is ordinary VB).
+        The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
+        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     family : {"full", "diag"}, default="full"
     n_components : int, default=1
     prior_mean : float or array of shape (n_params,), default=0.0
@@ -302,7 +303,7 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
     }
     _parameter_hints: ClassVar[dict] = {
         "log_likelihood": "Pass a callable log_likelihood(theta, X, y).",
-        "alpha": "alpha is the alpha-VB temperature; 1 is ordinary VB.",
+        "alpha": "alpha is the likelihood's temperature (alpha-VB): 1 is ordinary VB.",
         "tol": "Or None to train every epoch of the budget.",
     }
 
@@ -557,7 +558,8 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
     Parameters
     ----------
     alpha : float in (0, 1], default=1.0
-        The alpha-VB temperature.
+        The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
+        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     prior_variance : float, default=1.0
     fit_intercept : bool, default=True
         ``False`` fixes the intercept at 0 (``q`` is then over the coefficients only).
@@ -616,7 +618,7 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
         "random_state": [RandomState()],
     }
     _parameter_hints: ClassVar[dict] = {
-        "alpha": "alpha is the alpha-VB temperature; 1 is ordinary VB.",
+        "alpha": "alpha is the likelihood's temperature (alpha-VB): 1 is ordinary VB.",
     }
 
     def fit(self, X, y):

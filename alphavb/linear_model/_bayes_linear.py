@@ -121,7 +121,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
     Parameters
     ----------
     alpha : float in (0, 1], default=1.0
-        Temperature of the fractional likelihood; 1 is ordinary VB.
+        The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
+        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     noise_variance : float or None, default=None
         Known noise variance ``sigma2``; ``None`` learns it with the prior ``noise_prior``.
     prior_precision : float or array of shape (n_features,), default=1.0

@@ -109,7 +109,8 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
     Parameters
     ----------
     alpha : float in (0, 1], default=1.0
-        Temperature of the fractional likelihood; 1 is ordinary VB.
+        The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
+        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     slab_variance : float, default=1.0
         ``nu`` in the slab ``N(0, nu sigma2)``.
         A 1-D array is a grid of slab variances, averaged over as ``prior_inclusion``'s

@@ -179,7 +179,8 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
     Parameters
     ----------
     alpha : float in (0, 1], default=1.0
-        Temperature of the fractional likelihood; 1 is ordinary VB (varbvs).
+        The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
+        1 is ordinary VB (varbvs). (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     slab_variance : float, default=1.0
         ``sa`` in the slab ``N(0, sa)`` (varbvs's ``sa``; no noise variance scales it).
         A 1-D array is a grid of slab variances, averaged over as ``prior_inclusion``'s

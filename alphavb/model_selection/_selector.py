@@ -25,8 +25,8 @@ def default_alphas():
 def _check_alphas(alphas):
     grid = default_alphas() if alphas is None else np.asarray(alphas, dtype=float).ravel()
     if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0) or np.any(grid > 1):
-        raise bad_parameter("AlphaSelector", "alphas", "a non-empty list of values in (0, 1]",
-                            alphas)
+        raise bad_parameter("AlphaSelector", "alphas", "a non-empty list of likelihood "
+                            "temperatures in (0, 1]", alphas)
     return np.unique(grid)[::-1]  # largest first: ties go to the larger alpha
 
 

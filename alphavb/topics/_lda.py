@@ -166,7 +166,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     n_components : int, default=10
         Number of topics ``K``.
     alpha : float in (0, 1], default=1.0
-        Likelihood temperature; 1 is ordinary VB.
+        The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
+        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
         ``"alpha-vb"``: the alpha-ELBO (the paper's eq. 2.6); ``"fractional"``: KL to the
         fractional posterior (:mod:`alphavb.base`), whose phi-update is ``exp(alpha (...))``.
