@@ -1,3 +1,5 @@
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -30,6 +32,24 @@ def run_with_two_numba_threads(code):
                             capture_output=True, text=True, env=environment, timeout=300,
                             check=False)
     assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stderr
+
+
+@contextlib.contextmanager
+def recording_pools():
+    """Within it, ``alphavb._parallel.pool`` records the thread count of every pool it hands
+    out, in the list it yields (a thread-count test's check that ``n_jobs`` is obeyed)."""
+    from unittest import mock
+
+    from alphavb import _parallel
+
+    real_pool, pools = _parallel.pool, []
+
+    def recording_pool(n_threads):
+        pools.append(n_threads)
+        return real_pool(n_threads)
+
+    with mock.patch.object(_parallel, "pool", recording_pool):
+        yield pools
 
 
 @pytest.fixture(scope="module")

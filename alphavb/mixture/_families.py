@@ -69,7 +69,22 @@ def is_covariance_matrix(matrix, n_features):
             and np.allclose(matrix, matrix.T) and np.linalg.eigvalsh(matrix)[0] > 0)
 
 
-class _ConjugateFamily:
+class _Family:
+    """What every family shares: its priors and the predictive's loop over components."""
+
+    def __init__(self, priors):
+        self.priors = priors
+
+    def log_predictive(self, X, post):
+        """The posterior predictive log density of every row under every component, (n, K)."""
+        n_components = post.means.shape[0]
+        log_density = np.empty((X.shape[0], n_components))
+        for k in range(n_components):
+            log_density[:, k] = self._component_log_predictive(X - post.means[k], post, k)
+        return log_density
+
+
+class _ConjugateFamily(_Family):
     """Learned precisions under a conjugate prior: ``mu_k | Lambda_k ~ N(m0, (b0
     Lambda_k)^{-1})`` and a Wishart or Gamma ``Lambda_k`` (module docstring of the model)."""
 
@@ -80,9 +95,6 @@ class _ConjugateFamily:
     # nu0 must exceed this (in n_features - 1 for a Wishart), said as in the error message
     degrees_of_freedom_bound = "0 for 'diag' and 'spherical'"
     covariance_prior_requirement = ""
-
-    def __init__(self, priors):
-        self.priors = priors
 
     @classmethod
     def degrees_of_freedom_minimum(cls, n_features):
@@ -221,20 +233,16 @@ class FullFamily(_ConjugateFamily):
                                self.priors.degrees_of_freedom))
         return quad, kl
 
-    def log_predictive(self, X, post):
-        """Multivariate Student-t per component (Bishop eq. 10.81), (n, K)."""
-        n_components, p = post.means.shape
-        log_density = np.empty((X.shape[0], n_components))
-        for k in range(n_components):
-            diff = X - post.means[k]
-            beta, nu = post.mean_precision[k], post.degrees_of_freedom[k]
-            inflate = beta / (1.0 + beta)
-            dof = nu + 1.0 - p
-            upper, log_det_psi = upper_cholesky_of_inverse(post.psi[k])
-            maha = dof * inflate * np.sum((diff @ upper) ** 2, axis=1)
-            log_det_scale = log_det_psi - p * np.log(dof * inflate)
-            log_density[:, k] = student_t_log_pdf(maha, dof, p, log_det_scale)
-        return log_density
+    def _component_log_predictive(self, diff, post, k):
+        """A multivariate Student-t (Bishop eq. 10.81) at the rows' offsets ``diff``."""
+        p = diff.shape[1]
+        beta, nu = post.mean_precision[k], post.degrees_of_freedom[k]
+        inflate = beta / (1.0 + beta)
+        dof = nu + 1.0 - p
+        upper, log_det_psi = upper_cholesky_of_inverse(post.psi[k])
+        maha = dof * inflate * np.sum((diff @ upper) ** 2, axis=1)
+        log_det_scale = log_det_psi - p * np.log(dof * inflate)
+        return student_t_log_pdf(maha, dof, p, log_det_scale)
 
     def _component(self, model, k):
         """The fitted Wishart of component ``k``: its degrees of freedom and ``E[Lambda]^-1``."""
@@ -402,17 +410,12 @@ class DiagFamily(_GammaFamily):
                              0.5 * priors.degrees_of_freedom, 0.5 * priors.covariance))
         return quad, kl
 
-    def log_predictive(self, X, post):
-        """A product of univariate Student-t's per component, (n, K)."""
-        n_components = post.means.shape[0]
-        log_density = np.empty((X.shape[0], n_components))
-        for k in range(n_components):
-            diff = X - post.means[k]
-            beta, nu = post.mean_precision[k], post.degrees_of_freedom[k]
-            precision = beta / (1.0 + beta) * post.precisions[k]
-            log_density[:, k] = np.sum(
-                student_t_log_pdf(precision * diff**2, nu, 1, -np.log(precision)), axis=1)
-        return log_density
+    def _component_log_predictive(self, diff, post, k):
+        """A product of univariate Student-t's."""
+        beta, nu = post.mean_precision[k], post.degrees_of_freedom[k]
+        precision = beta / (1.0 + beta) * post.precisions[k]
+        return np.sum(student_t_log_pdf(precision * diff**2, nu, 1, -np.log(precision)),
+                      axis=1)
 
 
 class SphericalFamily(_GammaFamily):
@@ -482,29 +485,22 @@ class SphericalFamily(_GammaFamily):
                              0.5 * n_features * priors.covariance))
         return quad, kl
 
-    def log_predictive(self, X, post):
-        """A multivariate Student-t with ``p nu_k`` degrees of freedom per component, (n, K)."""
-        n_components, p = post.means.shape
-        log_density = np.empty((X.shape[0], n_components))
-        for k in range(n_components):
-            diff = X - post.means[k]
-            beta, nu = post.mean_precision[k], post.degrees_of_freedom[k]
-            precision = beta / (1.0 + beta) * post.precisions[k]
-            maha = precision * np.sum(diff**2, axis=1)
-            log_density[:, k] = student_t_log_pdf(maha, p * nu, p, -p * np.log(precision))
-        return log_density
+    def _component_log_predictive(self, diff, post, k):
+        """A multivariate Student-t with ``p nu_k`` degrees of freedom."""
+        p = diff.shape[1]
+        beta, nu = post.mean_precision[k], post.degrees_of_freedom[k]
+        precision = beta / (1.0 + beta) * post.precisions[k]
+        maha = precision * np.sum(diff**2, axis=1)
+        return student_t_log_pdf(maha, p * nu, p, -p * np.log(precision))
 
 
-class FixedFamily:
+class FixedFamily(_Family):
     """``"fixed"``: the known covariance ``Sigma`` and ``mu_k ~ N(m0, I / b0)``."""
 
     diagonal = False
     wishart = False
     known_covariance = True
     default_mean_precision = 1.0 / PAPER_MEAN_PRIOR_VARIANCE
-
-    def __init__(self, priors):
-        self.priors = priors
 
     def update(self, post, stats, tempered, alpha, log_weights):
         """``V_k = (b0 I + alpha N_k Sigma^{-1})^{-1}``, ``m_k = V_k (b0 m0 + alpha N_k
@@ -546,17 +542,12 @@ class FixedFamily:
             yield kl_gaussian_diag_prior(post.means[k] - m0, np.diag(cov),
                                          np.linalg.slogdet(cov)[1], np.full(n_features, b0))
 
-    def log_predictive(self, X, post):
-        """``N(m_k, Sigma + V_k)`` per component, (n, K)."""
-        n_components, p = post.means.shape
-        log_density = np.empty((X.shape[0], n_components))
-        for k in range(n_components):
-            diff = X - post.means[k]
-            cov = self.priors.fixed_covariance + post.mean_covariances[k]
-            upper, log_det = upper_cholesky_of_inverse(cov)
-            maha = np.sum((diff @ upper) ** 2, axis=1)
-            log_density[:, k] = -0.5 * (p * LOG_2PI + log_det + maha)
-        return log_density
+    def _component_log_predictive(self, diff, post, k):
+        """``N(m_k, Sigma + V_k)``."""
+        cov = self.priors.fixed_covariance + post.mean_covariances[k]
+        upper, log_det = upper_cholesky_of_inverse(cov)
+        maha = np.sum((diff @ upper) ** 2, axis=1)
+        return -0.5 * (diff.shape[1] * LOG_2PI + log_det + maha)
 
     def sample_posterior(self, model, n, rng):
         """``mu_k ~ N(means_k, mean_covariances_k)``; the covariance is the known one."""

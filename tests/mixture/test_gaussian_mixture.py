@@ -108,19 +108,14 @@ def test_n_jobs_sets_the_thread_count_and_not_the_results():
     the shared pool of 2; every fit equal bitwise, in memory and for predictions."""
     run_with_two_numba_threads("""
         import numpy as np
-        from unittest import mock
         from alphavb import AlphaGaussianMixture
-        from alphavb import _parallel
         from alphavb.mixture import _local
+        from tests.conftest import recording_pools
 
         _local.CHUNK_ROWS = 256
         X = np.random.default_rng(7).normal(size=(3000, 2))
-        real_pool = _parallel.pool
-        pools, fits = [], []
-        def recording_pool(n_threads):
-            pools.append(n_threads)
-            return real_pool(n_threads)
-        with mock.patch.object(_parallel, "pool", recording_pool):
+        fits = []
+        with recording_pools() as pools:
             for n_jobs in (1, 2, -1, None):
                 pools.clear()
                 model = AlphaGaussianMixture(3, n_jobs=n_jobs, max_iter=4, tol=0.0,

@@ -383,22 +383,17 @@ def test_n_jobs_sets_the_thread_count_and_not_the_results():
 
     run_with_two_numba_threads("""
         import numpy as np
-        from unittest import mock
         from alphavb import AlphaLDA
         from alphavb._parallel import thread_count
         from alphavb.datasets import make_lda_corpus
-        from alphavb import _parallel
+        from tests.conftest import recording_pools
 
         assert [thread_count(n, "m") for n in (1, 2, 5, -1, -2)] == [1, 2, 2, 2, 1]
         assert thread_count(None, "m") == numba.get_num_threads() == 2
         X, _, _ = make_lda_corpus(n_documents=300, n_topics=3, n_words=40, document_length=30,
                                   random_state=0)
-        fits, pools = [], []
-        real_pool = _parallel.pool
-        def recording_pool(n_threads):
-            pools.append(n_threads)
-            return real_pool(n_threads)
-        with mock.patch.object(_parallel, "pool", recording_pool):
+        fits = []
+        with recording_pools() as pools:
             for n_jobs in (1, 2, -1, None):
                 pools.clear()
                 fits.append(AlphaLDA(3, n_jobs=n_jobs, max_iter=3, random_state=0).fit(X))
