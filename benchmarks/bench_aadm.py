@@ -95,8 +95,10 @@ class TorchAADM:
         """The BNN's flat weights: generated matrices and the shared point biases."""
         layout = self.model._layout
         full = self.torch.empty(generated.shape[0], layout.n_network, dtype=self.dtype)
-        full[:, layout.weight_columns] = generated
-        full[:, layout.bias_columns] = self.theta[3]
+        for full_part, part in layout.weight_runs:
+            full[:, full_part] = generated[:, part]
+        for full_part, part in layout.bias_runs:
+            full[:, full_part] = self.theta[3][part]
         return full
 
     def logit(self, standardized):

@@ -159,11 +159,6 @@ class _GeneratorLayout:
                               slice(n_bias, n_bias + n_out)))
             start, n_matrix, n_bias = start + size + n_out, n_matrix + size, n_bias + n_out
         self.weight_runs, self.bias_runs = tuple(weight_runs), tuple(bias_runs)
-        # the full layout's columns of the weight matrices and of the biases
-        self.weight_columns = np.concatenate([np.arange(self.n_network)[full]
-                                              for full, _ in weight_runs])
-        self.bias_columns = np.concatenate([np.arange(self.n_network)[full]
-                                            for full, _ in bias_runs])
         self.n_biases = n_bias if self.point_biases else 0
         self.n_generated = self.n_network - self.n_biases
 

@@ -72,6 +72,9 @@ def is_covariance_matrix(matrix, n_features):
 class _Family:
     """What every family shares: its priors and the predictive's loop over components."""
 
+    diagonal = False  # whether the statistics keep only the scatter's diagonal
+    known_covariance = False
+
     def __init__(self, priors):
         self.priors = priors
 
@@ -88,13 +91,10 @@ class _ConjugateFamily(_Family):
     """Learned precisions under a conjugate prior: ``mu_k | Lambda_k ~ N(m0, (b0
     Lambda_k)^{-1})`` and a Wishart or Gamma ``Lambda_k`` (module docstring of the model)."""
 
-    diagonal = False  # whether the statistics keep only the scatter's diagonal
     wishart = False
-    known_covariance = False
     default_mean_precision = 1.0
-    # nu0 must exceed this (in n_features - 1 for a Wishart), said as in the error message
+    # what nu0 must exceed (n_features - 1 for a Wishart), said as in the error message
     degrees_of_freedom_bound = "0 for 'diag' and 'spherical'"
-    covariance_prior_requirement = ""
 
     @classmethod
     def degrees_of_freedom_minimum(cls, n_features):
@@ -497,8 +497,6 @@ class SphericalFamily(_GammaFamily):
 class FixedFamily(_Family):
     """``"fixed"``: the known covariance ``Sigma`` and ``mu_k ~ N(m0, I / b0)``."""
 
-    diagonal = False
-    wishart = False
     known_covariance = True
     default_mean_precision = 1.0 / PAPER_MEAN_PRIOR_VARIANCE
 

@@ -50,9 +50,9 @@ AADM_UCI_SETTINGS = {"hidden_layer_sizes": (50, 50), "batch_size": 10, "n_epochs
                      "tol": None, "dtype": "float32"}
 
 
-# With the closed-form AADM step stacking gains little (float64, 1 thread: 6.8 ms per fit
-# and step with 10 stacked, 6.4 alone; benchmarks/bench_aadm.py), and a stack is cached when
-# all its fits end: 4 fits of 2,000 boston epochs take about 40 minutes
+# With the closed-form AADM step stacking gains little beyond 4 fits (float32, 1 thread, one
+# run: 4.9 ms per fit and step alone, 3.8 with 4 stacked, 3.7 with 10; benchmarks/bench_aadm.py), and a stack is cached when all its fits end: 4 float32 fits of
+# 2,000 boston epochs took 30 minutes on 2 busy cores
 AADM_MAX_STACK = 4
 
 
