@@ -11,16 +11,35 @@ Every estimator declares, once, what each constructor parameter may be::
 
 (a parameter passes when it satisfies any constraint of its list; ``None`` allows ``None``),
 as scikit-learn's ``_parameter_constraints`` do, and ``fit`` starts with
-``self._validate_params()``. A bad value raises ``ValueError`` in scikit-learn's template,
+``self._validate_params()``. Public functions and methods declare theirs with the same
+constraint objects through :func:`validate_params`::
+
+    @validate_params({"n_samples": [Integer(1, None)]})
+    def make_sparse_regression(n_samples=100, ...):
+
+and a value known only inside a function (an entry of a dict argument, an attribute) is
+checked with :func:`check_parameter`. A bad value raises :class:`InvalidParameterError` (a
+``ValueError`` and a ``TypeError``, as scikit-learn's) in scikit-learn's template,
 "The 'alpha' parameter of AlphaLDA must be a float in (0, 1]. Got 1.5 instead.", followed by
 the parameter's hint. Constraints that depend on the data (an array of one value per feature)
 are checked where the data is known, with :func:`bad_parameter`.
 """
 
+import functools
+import inspect
 import numbers
 from typing import ClassVar
 
 import numpy as np
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter of an alphavb estimator or function has a value it does not accept.
+
+    Both a ``ValueError`` and a ``TypeError`` (as scikit-learn's ``InvalidParameterError``),
+    so ``except ValueError`` and ``except TypeError`` both catch it. The message names the
+    parameter, what it must be, the value given and, where there is one, how to fix it.
+    """
 
 
 def is_dask_collection(X):
@@ -29,11 +48,11 @@ def is_dask_collection(X):
 
 
 def bad_parameter(owner, name, requirement, value, fix=""):
-    """The ``ValueError`` of scikit-learn's template, plus how to fix it."""
+    """The :class:`InvalidParameterError` of scikit-learn's template, plus how to fix it."""
     message = f"The '{name}' parameter of {owner} must be {requirement}. Got {value!r} instead."
     if fix:
         message += f" {fix}"
-    return ValueError(message)
+    return InvalidParameterError(message)
 
 
 def _is_bool(value):
@@ -66,8 +85,9 @@ class _Bounded:
         return repr(float(value)) if self.kind == "float" else str(int(value))
 
     def __str__(self):
-        if self.low is None and self.high is None:
-            return f"a finite {self.kind}"
+        if self.low is None and self.high is None:  # "a finite float", "an int"
+            return f"a finite {self.kind}" if self.kind == "float" else \
+                f"{self.kind_article} {self.kind}"
         if self.high is None:
             sign = ">=" if self.closed in ("both", "left") else ">"
             return f"{self.kind_article} {self.kind} {sign} {self._bound(self.low)}"
@@ -218,6 +238,21 @@ def as_float_array(value):
         return None
 
 
+def check_probabilities(owner, name, p):
+    """``p`` as a float array of probabilities along its last axis (finite, non-negative,
+    summing to 1 within 1e-8), or the :class:`InvalidParameterError` naming ``owner`` and
+    ``name``."""
+    p = np.asarray(p, dtype=float)
+    if p.ndim == 0 or not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise bad_parameter(owner, name, "an array of probabilities (finite, non-negative, "
+                            "summing to 1 along the last axis)", "an invalid array")
+    if not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-8):
+        raise bad_parameter(owner, name, "probabilities summing to 1 along the last axis",
+                            f"sums from {p.sum(axis=-1).min():.6g} to "
+                            f"{p.sum(axis=-1).max():.6g}", "Normalize it first.")
+    return p
+
+
 def describe(constraints):
     """The requirement text of a constraint list, e.g. "None or a float > 0"."""
     parts = ["None" if c is None else str(c) for c in constraints]
@@ -225,7 +260,7 @@ def describe(constraints):
 
 
 def validate_parameters(owner, constraints, hints, params):
-    """Raise the ``ValueError`` of the first parameter in ``params`` that satisfies none of
+    """Raise the :class:`InvalidParameterError` of the first parameter in ``params`` that satisfies none of
     its ``constraints`` (names without constraints are not checked)."""
     for name, allowed in constraints.items():
         if name not in params:
@@ -234,6 +269,48 @@ def validate_parameters(owner, constraints, hints, params):
         if any(value is None if c is None else c.is_satisfied_by(value) for c in allowed):
             continue
         raise bad_parameter(owner, name, describe(allowed), value, hints.get(name, ""))
+
+
+def check_parameter(owner, name, value, constraints, fix=""):
+    """Return ``value`` after checking it satisfies one of ``constraints`` (a list, as in
+    ``_parameter_constraints``), for values known only inside a function; otherwise raise
+    the :class:`InvalidParameterError` naming ``owner``, ``name`` and ``fix``."""
+    validate_parameters(owner, {name: constraints}, {name: fix} if fix else {}, {name: value})
+    return value
+
+
+def validate_params(constraints, hints=None):
+    """Decorate a public function or method so that its arguments are checked first.
+
+    ``constraints`` maps parameter names to constraint lists (as ``_parameter_constraints``)
+    and ``hints`` names to how to fix a bad value. Every named argument, given or default, is
+    checked before the body runs; the error's owner is the function's name, or the class
+    name for a method (its first parameter is ``self``). The declaration is kept on the
+    function as ``_parameter_constraints``.
+    """
+    hints = dict(hints or {})
+
+    def decorate(function):
+        signature = inspect.signature(function)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"validate_params: {function.__qualname__} has no parameters "
+                            f"{sorted(unknown)}")
+        is_method = next(iter(signature.parameters), None) == "self"
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            arguments = signature.bind(*args, **kwargs)
+            arguments.apply_defaults()
+            owner = (type(arguments.arguments["self"]).__name__ if is_method
+                     else function.__name__)
+            validate_parameters(owner, constraints, hints, arguments.arguments)
+            return function(*args, **kwargs)
+
+        checked._parameter_constraints = constraints
+        return checked
+
+    return decorate
 
 
 class ValidatedParametersMixin:

@@ -38,7 +38,6 @@ start, ``ConvergenceWarning``, ``elbo_history_``) and declares the hooks a model
 :class:`CoefficientSummaryMixin` adds ``summary()`` to the regression models.
 """
 
-import numbers
 import time
 import warnings
 from abc import ABCMeta, abstractmethod
@@ -58,37 +57,10 @@ from ._validation import (
     Real,
     ValidatedParametersMixin,
     bad_parameter,
+    validate_params,
 )
 
 OBJECTIVES = ("alpha-vb", "fractional")
-
-
-
-def check_scalar_in_range(owner, name, value, low, high, *, low_open, high_open=False, fix=""):
-    """Return ``value`` as a float after checking ``low <(=) value <(=) high``.
-
-    Booleans and non-finite numbers are refused. ``high=None`` means no upper bound.
-    """
-    lower = "(" if low_open else "["
-    upper = ")" if high_open or high is None else "]"
-    requirement = f"a float in {lower}{low}, {'inf' if high is None else high}{upper}"
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise bad_parameter(owner, name, requirement, value, fix)
-    value = float(value)
-    if not np.isfinite(value):
-        raise bad_parameter(owner, name, requirement, value, fix)
-    too_low = value <= low if low_open else value < low
-    too_high = high is not None and (value >= high if high_open else value > high)
-    if too_low or too_high:
-        raise bad_parameter(owner, name, requirement, value, fix)
-    return value
-
-
-def check_positive_int(owner, name, value):
-    """Return ``value`` after checking it is an integer >= 1."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise bad_parameter(owner, name, "an int >= 1", value)
-    return int(value)
 
 
 class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
@@ -314,6 +286,8 @@ class CoefficientSummaryMixin:
     one value per feature.
     """
 
+    @validate_params({"level": [Real(0.0, 1.0, closed="neither")],
+                      "max_rows": [None, Integer(1, None)]})
     def summary(self, level=0.95, *, max_rows=None, sort_by=None):
         """A statsmodels-style table of the posterior summaries of the coefficients.
 
@@ -355,7 +329,7 @@ class CoefficientSummaryMixin:
             rows, stubs = rows[order], stubs[order]
         shown = len(rows)
         if max_rows is not None:
-            shown = min(check_positive_int(owner, "max_rows", max_rows), len(rows))
+            shown = min(int(max_rows), len(rows))
             rows, stubs = rows[:shown], stubs[:shown]
         stubs = [str(name) for name in stubs]
         data = [[f"{value:.4f}" for value in row] for row in rows]

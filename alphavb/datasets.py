@@ -6,10 +6,14 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._validation import bad_parameter
-from .base import check_positive_int, check_scalar_in_range
+from ._validation import Integer, Real, bad_parameter, validate_params
+
+# the constraint of every count of rows, features, components, documents or words
+_COUNT = [Integer(1, None)]
 
 
+@validate_params({"n_samples": _COUNT, "n_features": _COUNT, "n_informative": _COUNT,
+                  "noise": [Real(0.0, None)]})
 def make_sparse_regression(n_samples=100, n_features=500, n_informative=4, coef=None, noise=1.0,
                            random_state=None):
     """Sparse high-dimensional linear regression (Yang, Pati & Bhattacharya 2020, Sec. 5).
@@ -37,13 +41,10 @@ def make_sparse_regression(n_samples=100, n_features=500, n_informative=4, coef=
         The true coefficient vector ``beta*``.
     """
     owner = "make_sparse_regression"
-    n_samples = check_positive_int(owner, "n_samples", n_samples)
-    n_features = check_positive_int(owner, "n_features", n_features)
-    n_informative = check_positive_int(owner, "n_informative", n_informative)
     if n_informative > n_features:
         raise bad_parameter(owner, "n_informative", f"an int <= n_features={n_features}",
                              n_informative)
-    noise = check_scalar_in_range(owner, "noise", noise, 0.0, None, low_open=False)
+    noise = float(noise)
     if coef is None:
         values = np.linspace(1.5, 3.0, n_informative)
     else:
@@ -59,6 +60,9 @@ def make_sparse_regression(n_samples=100, n_features=500, n_informative=4, coef=
     return X, y, true_coef
 
 
+@validate_params({"n_samples": _COUNT, "n_components": _COUNT, "n_features": _COUNT,
+                  "mean_scale": [Real(0.0, None, closed="neither")],
+                  "min_separation": [Real(0.0, None)]})
 def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_scale=5.0,
              min_separation=3.0, random_state=None):
     """Gaussian mixture with unit covariances (Yang, Pati & Bhattacharya 2020, Sec. 5.2).
@@ -89,13 +93,7 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
     means : ndarray of shape (n_components, n_features)
     """
     owner = "make_gmm"
-    n_samples = check_positive_int(owner, "n_samples", n_samples)
-    n_components = check_positive_int(owner, "n_components", n_components)
-    n_features = check_positive_int(owner, "n_features", n_features)
-    mean_scale = check_scalar_in_range(owner, "mean_scale", mean_scale, 0.0, None,
-                                       low_open=True)
-    min_separation = check_scalar_in_range(owner, "min_separation", min_separation, 0.0, None,
-                                           low_open=False)
+    mean_scale, min_separation = float(mean_scale), float(min_separation)
     if weights is None:
         weights = np.full(n_components, 1.0 / n_components)
     else:
@@ -119,6 +117,7 @@ def make_gmm(n_samples=1000, n_components=3, n_features=2, weights=None, mean_sc
     return X, labels, means
 
 
+@validate_params({"n_samples": _COUNT, "n_features": _COUNT})
 def make_wrong_model_regression(n_samples=100, n_features=50, wrong=True, random_state=None,
                                 return_coef=False):
     """Grünwald & van Ommen's (2017, Bayesian Analysis 12, Sec. 5.1) wrong-model regression.
@@ -144,8 +143,6 @@ def make_wrong_model_regression(n_samples=100, n_features=50, wrong=True, random
     coef : ndarray of shape (n_features + 1,), only with ``return_coef``
     """
     owner = "make_wrong_model_regression"
-    n_samples = check_positive_int(owner, "n_samples", n_samples)
-    n_features = check_positive_int(owner, "n_features", n_features)
     if n_features < 4:
         raise bad_parameter(owner, "n_features", "an int >= 4 (four coefficients are 0.1)",
                             n_features)
@@ -163,6 +160,7 @@ def make_wrong_model_regression(n_samples=100, n_features=50, wrong=True, random
     return (X, y, coef) if return_coef else (X, y)
 
 
+@validate_params({"n_samples": _COUNT})
 def make_heteroscedastic(n_samples=1000, random_state=None):
     """The heteroscedastic toy problem of the AADM paper (Rodríguez-Santana & Hernández-Lobato
     2022, Sec. 5.1): ``x ~ U[-4, 4]``, ``y = 7 sin(x) + 3 |cos(x / 2)| eps``, ``eps ~ N(0, 1)``.
@@ -170,9 +168,10 @@ def make_heteroscedastic(n_samples=1000, random_state=None):
     def draw_y(x, rng):
         return 7.0 * np.sin(x) + 3.0 * np.abs(np.cos(x / 2.0)) * rng.standard_normal(x.size)
 
-    return _one_dimensional_problem("make_heteroscedastic", n_samples, random_state, 4.0, draw_y)
+    return _one_dimensional_problem(n_samples, random_state, 4.0, draw_y)
 
 
+@validate_params({"n_samples": _COUNT})
 def make_bimodal(n_samples=1000, random_state=None):
     """The bimodal toy problem of the AADM paper (Sec. 5.1, after Depeweg et al. 2017):
     ``x ~ U[-2, 2]``, ``y = 10 sin(x) + eps`` or ``y = 10 cos(x) + eps`` with probability 1/2
@@ -182,7 +181,7 @@ def make_bimodal(n_samples=1000, random_state=None):
         branch = rng.random_sample(x.size) < 0.5
         return np.where(branch, 10.0 * np.sin(x), 10.0 * np.cos(x)) + rng.standard_normal(x.size)
 
-    return _one_dimensional_problem("make_bimodal", n_samples, random_state, 2.0, draw_y)
+    return _one_dimensional_problem(n_samples, random_state, 2.0, draw_y)
 
 
 _ONE_DIMENSIONAL_DOC = """
@@ -200,14 +199,17 @@ make_heteroscedastic.__doc__ += _ONE_DIMENSIONAL_DOC
 make_bimodal.__doc__ += _ONE_DIMENSIONAL_DOC
 
 
-def _one_dimensional_problem(owner, n_samples, random_state, half_width, draw_y):
+def _one_dimensional_problem(n_samples, random_state, half_width, draw_y):
     """``x ~ U[-half_width, half_width]`` as a column and ``y = draw_y(x, rng)``."""
-    n_samples = check_positive_int(owner, "n_samples", n_samples)
     rng = check_random_state(random_state)
     x = rng.uniform(-half_width, half_width, n_samples)
     return x[:, None], draw_y(x, rng)
 
 
+@validate_params({"n_documents": _COUNT, "n_topics": _COUNT, "n_words": _COUNT,
+                  "document_length": [Real(0.0, None, closed="neither")],
+                  "doc_topic_prior": [None, Real(0.0, None, closed="neither")],
+                  "topic_word_prior": [None, Real(0.0, None, closed="neither")]})
 def make_lda_corpus(n_documents=500, n_topics=5, n_words=100, document_length=100,
                     doc_topic_prior=None, topic_word_prior=None, random_state=None):
     """A corpus sampled from the LDA model (Blei, Ng & Jordan 2003).
@@ -236,16 +238,9 @@ def make_lda_corpus(n_documents=500, n_topics=5, n_words=100, document_length=10
     """
     import scipy.sparse as sp
 
-    owner = "make_lda_corpus"
-    n_documents = check_positive_int(owner, "n_documents", n_documents)
-    n_topics = check_positive_int(owner, "n_topics", n_topics)
-    n_words = check_positive_int(owner, "n_words", n_words)
-    document_length = check_scalar_in_range(owner, "document_length", document_length, 0.0,
-                                            None, low_open=True)
-    doc_prior = 1.0 / n_topics if doc_topic_prior is None else check_scalar_in_range(
-        owner, "doc_topic_prior", doc_topic_prior, 0.0, None, low_open=True)
-    word_prior = 0.1 if topic_word_prior is None else check_scalar_in_range(
-        owner, "topic_word_prior", topic_word_prior, 0.0, None, low_open=True)
+    document_length = float(document_length)
+    doc_prior = 1.0 / n_topics if doc_topic_prior is None else float(doc_topic_prior)
+    word_prior = 0.1 if topic_word_prior is None else float(topic_word_prior)
     rng = check_random_state(random_state)
     topic_word = rng.dirichlet(np.full(n_words, word_prior), size=n_topics)
     doc_topic = rng.dirichlet(np.full(n_topics, doc_prior), size=n_documents)

@@ -25,26 +25,43 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 
-from ._validation import as_float_array, bad_parameter
-from .base import check_positive_int, check_scalar_in_range
+from ._validation import (
+    CallableValue,
+    Integer,
+    Options,
+    Real,
+    as_float_array,
+    bad_parameter,
+    check_probabilities,
+    validate_params,
+)
 
 __all__ = [
+    "DIVERGENCES",
+    "categorical_divergence",
     "hellinger_categorical",
     "hellinger_monte_carlo",
     "hellinger_mvn",
     "hellinger_normal",
+    "log_ratio_divergence",
+    "mixture_log_density",
+    "normal_divergence",
     "renyi_categorical",
     "renyi_monte_carlo",
     "renyi_mvn",
     "renyi_normal",
 ]
 
+# the divergences every function with a ``divergence`` argument offers
 DIVERGENCES = ("hellinger", "renyi")
 
 
-def _check_order(owner, order):
-    return check_scalar_in_range(owner, "order", order, 0.0, 1.0, low_open=True,
-                                 high_open=True, fix="The Rényi order must lie in (0, 1).")
+# the declared constraints shared by the public functions (alphavb._validation)
+_ORDER = [Real(0.0, 1.0, closed="neither")]
+_ORDER_HINT = {"order": "The Rényi order must lie in (0, 1)."}
+_MONTE_CARLO = {"log_p": [CallableValue()], "log_q": [CallableValue()],
+                "sample_p": [CallableValue()], "n_samples": [Integer(1, None)]}
+_WHICH = {"divergence": [Options(*DIVERGENCES)], "order": _ORDER}
 
 
 def _finite_array(owner, name, value):
@@ -76,7 +93,7 @@ def _warn_if_overflowed(owner, value):
     if np.any(np.isinf(value)):
         warnings.warn(f"{owner}: the divergence exceeds float64's range for some pairs (their "
                       "means are more than ~1e154 standard deviations apart) and is inf there.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=4)  # the caller, past validate_params' wrapper
     return value
 
 
@@ -88,6 +105,7 @@ def _hellinger_from_renyi_half(renyi_half):
 # ----------------------------------------------------------------------------- normals
 
 
+@validate_params({"order": _ORDER}, _ORDER_HINT)
 def renyi_normal(mean1, var1, mean2, var2, order=0.5):
     """Rényi divergence ``D_a(N(mean1, var1) || N(mean2, var2))`` of univariate normals.
 
@@ -105,7 +123,7 @@ def renyi_normal(mean1, var1, mean2, var2, order=0.5):
     -------
     ndarray (or float) of the broadcast shape
     """
-    a = _check_order("renyi_normal", order)
+    a = float(order)
     mean1, var1, mean2, var2 = _normal_arguments("renyi_normal", mean1, var1, mean2, var2)
     return _warn_if_overflowed("renyi_normal", _renyi_normal(mean1, var1, mean2, var2, a))
 
@@ -131,6 +149,7 @@ def hellinger_normal(mean1, var1, mean2, var2):
     return _hellinger_from_renyi_half(_renyi_normal(*arguments, 0.5))
 
 
+@validate_params({"order": _ORDER}, _ORDER_HINT)
 def renyi_mvn(mean1, cov1, mean2, cov2, order=0.5):
     """Rényi divergence ``D_a(N(mean1, cov1) || N(mean2, cov2))`` of multivariate normals.
 
@@ -151,7 +170,7 @@ def renyi_mvn(mean1, cov1, mean2, cov2, order=0.5):
     -------
     ndarray of the broadcast batch shape (a float for single pairs)
     """
-    a = _check_order("renyi_mvn", order)
+    a = float(order)
     return _warn_if_overflowed("renyi_mvn", _renyi_mvn(
         *_mvn_arguments("renyi_mvn", mean1, cov1, mean2, cov2), a))
 
@@ -199,18 +218,6 @@ def hellinger_mvn(mean1, cov1, mean2, cov2):
 # ------------------------------------------------------------------------- categorical
 
 
-def _check_probabilities(owner, name, p):
-    p = np.asarray(p, dtype=float)
-    if p.ndim == 0 or not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise bad_parameter(owner, name, "an array of probabilities (finite, non-negative, "
-                             "summing to 1 along the last axis)", "an invalid array")
-    if not np.allclose(p.sum(axis=-1), 1.0, rtol=0, atol=1e-8):
-        raise bad_parameter(owner, name, "probabilities summing to 1 along the last axis",
-                             f"sums from {p.sum(axis=-1).min():.6g} to "
-                             f"{p.sum(axis=-1).max():.6g}", "Normalize it first.")
-    return p
-
-
 def hellinger_categorical(p, q):
     """Squared Hellinger distance ``sum_v (sqrt p_v - sqrt q_v)^2`` between categorical
     distributions along the last axis (a Bernoulli is ``[1 - p, p]``).
@@ -219,17 +226,18 @@ def hellinger_categorical(p, q):
     -------
     ndarray of the broadcast batch shape (a float for single pairs), in [0, 2]
     """
-    p = _check_probabilities("hellinger_categorical", "p", p)
-    q = _check_probabilities("hellinger_categorical", "q", q)
+    p = check_probabilities("hellinger_categorical", "p", p)
+    q = check_probabilities("hellinger_categorical", "q", q)
     return _hellinger_categorical(p, q)[()]
 
 
+@validate_params({"order": _ORDER}, _ORDER_HINT)
 def renyi_categorical(p, q, order=0.5):
     """Rényi divergence ``(1/(a-1)) log sum_v p_v^a q_v^(1-a)`` between categorical
     distributions along the last axis (computed in logs; ``0^a = 0``)."""
-    a = _check_order("renyi_categorical", order)
-    p = _check_probabilities("renyi_categorical", "p", p)
-    q = _check_probabilities("renyi_categorical", "q", q)
+    a = float(order)
+    p = check_probabilities("renyi_categorical", "p", p)
+    q = check_probabilities("renyi_categorical", "q", q)
     return _renyi_categorical(p, q, a)[()]
 
 
@@ -252,7 +260,6 @@ def _renyi_categorical(p, q, a):
 
 def _log_ratio_draws(owner, log_p, log_q, sample_p, n_samples, random_state):
     """``log q(x) - log p(x)`` at ``n_samples`` draws ``x ~ p``."""
-    n_samples = check_positive_int(owner, "n_samples", n_samples)
     draws = sample_p(n_samples, check_random_state(random_state))
     log_ratio = np.asarray(log_q(draws), dtype=float) - np.asarray(log_p(draws), dtype=float)
     if log_ratio.shape != (n_samples,) or np.any(np.isnan(log_ratio)):
@@ -262,6 +269,7 @@ def _log_ratio_draws(owner, log_p, log_q, sample_p, n_samples, random_state):
     return log_ratio
 
 
+@validate_params(_MONTE_CARLO)
 def hellinger_monte_carlo(log_p, log_q, sample_p, n_samples=10_000, random_state=None):
     """Monte-Carlo squared Hellinger distance between two densities.
 
@@ -289,6 +297,7 @@ def hellinger_monte_carlo(log_p, log_q, sample_p, n_samples=10_000, random_state
     return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(n_samples))
 
 
+@validate_params({**_MONTE_CARLO, "order": _ORDER}, _ORDER_HINT)
 def renyi_monte_carlo(log_p, log_q, sample_p, order=0.5, n_samples=10_000, random_state=None):
     """Monte-Carlo Rényi divergence ``(1/(a-1)) log E_p[(q(x)/p(x))^(1-a)]`` (log-sum-exp).
 
@@ -298,7 +307,7 @@ def renyi_monte_carlo(log_p, log_q, sample_p, order=0.5, n_samples=10_000, rando
     -------
     float (biased by O(1/n_samples), as the log of an average)
     """
-    a = _check_order("renyi_monte_carlo", order)
+    a = float(order)
     log_ratio = _log_ratio_draws("renyi_monte_carlo", log_p, log_q, sample_p, n_samples,
                                  random_state)
     return float(_renyi_from_log_ratios(log_ratio, a))
@@ -316,25 +325,86 @@ def _renyi_from_log_ratios(log_ratio, a):
     return (logsumexp((1.0 - a) * log_ratio, axis=-1) - np.log(log_ratio.shape[-1])) / (a - 1.0)
 
 
-# --------------------------------------------------------- used by alphavb.risk
+# ------------------------------------------------ one of the two, by name (alphavb.risk)
 
 
-def _normal_divergence(divergence, order, mean1, var1, mean2, var2):
+@validate_params(_WHICH, _ORDER_HINT)
+def normal_divergence(mean1, var1, mean2, var2, divergence="hellinger", order=0.5):
+    """:func:`hellinger_normal` or :func:`renyi_normal` (of ``order``), by ``divergence``.
+
+    Returns
+    -------
+    ndarray (or float) of the broadcast shape
+    """
     if divergence == "hellinger":
         return hellinger_normal(mean1, var1, mean2, var2)
     return renyi_normal(mean1, var1, mean2, var2, order)
 
 
-def _categorical_divergence(divergence, order, p, q):
-    """Between distributions the risk functions build themselves (no input checks)."""
+@validate_params(_WHICH, _ORDER_HINT)
+def categorical_divergence(p, q, divergence="hellinger", order=0.5, check_input=True):
+    """:func:`hellinger_categorical` or :func:`renyi_categorical` (of ``order``), by
+    ``divergence``, along the last axis.
+
+    ``check_input=False`` skips the checks of ``p`` and ``q`` (probabilities summing to 1
+    along the last axis), for distributions the caller has built itself, in a loop.
+
+    Returns
+    -------
+    ndarray of the broadcast batch shape (a float for single pairs)
+    """
+    if check_input:
+        owner = "categorical_divergence"
+        p, q = check_probabilities(owner, "p", p), check_probabilities(owner, "q", q)
     if divergence == "hellinger":
-        return _hellinger_categorical(p, q)
-    return _renyi_categorical(p, q, order)
+        return _hellinger_categorical(p, q)[()]
+    return _renyi_categorical(p, q, float(order))[()]
 
 
-def _mixture_log_density(points, weights, means, covariances):
-    """Log density at ``points`` (m, p) of the mixtures in a batch: weights (S, K), means
-    (S, K, p), covariances (S, K, p, p). Returns (S, m)."""
+@validate_params(_WHICH, _ORDER_HINT)
+def log_ratio_divergence(log_ratio, divergence="hellinger", order=0.5):
+    """The Monte-Carlo divergence from ``log q(x) - log p(x)`` at draws ``x ~ p``.
+
+    Each row (the last axis) is one estimate of the divergence of ``q`` from ``p``
+    (``mean((sqrt(q/p) - 1)^2)`` for Hellinger, as :func:`hellinger_monte_carlo`;
+    ``(1/(a-1)) log mean((q/p)^(1-a))`` for Rényi, as :func:`renyi_monte_carlo`); the
+    estimates of all rows are averaged, e.g. over draws of ``q`` from a posterior.
+
+    Parameters
+    ----------
+    log_ratio : array-like of shape (..., n_points)
+    divergence : {"hellinger", "renyi"}, default="hellinger"
+    order : float in (0, 1), default=0.5
+
+    Returns
+    -------
+    float
+    """
+    log_ratio = np.asarray(log_ratio, dtype=float)
+    if log_ratio.ndim == 0 or log_ratio.shape[-1] == 0 or np.any(np.isnan(log_ratio)):
+        raise bad_parameter("log_ratio_divergence", "log_ratio", "an array of shape (..., "
+                            "n_points) with n_points >= 1 and no NaN", f"shape {log_ratio.shape}")
+    if divergence == "hellinger":
+        return float(np.mean(_hellinger_terms(log_ratio)))
+    return float(np.mean(_renyi_from_log_ratios(log_ratio, float(order))))
+
+
+def mixture_log_density(points, weights, means, covariances):
+    """Log density of a batch of Gaussian mixtures at ``points``.
+
+    Parameters
+    ----------
+    points : ndarray of shape (m, p)
+    weights : ndarray of shape (S, K)
+        Each mixture's weights (a zero weight drops its component).
+    means : ndarray of shape (S, K, p)
+    covariances : ndarray of shape (S, K, p, p)
+        Positive definite.
+
+    Returns
+    -------
+    ndarray of shape (S, m)
+    """
     chol = np.linalg.cholesky(covariances)                           # (S, K, p, p)
     diff = points[None, None, :, :] - means[:, :, None, :]           # (S, K, m, p)
     white = np.linalg.solve(chol[:, :, None], diff[..., None])[..., 0]

@@ -7,7 +7,7 @@ variational posterior ``q`` through its public ``sample_posterior`` and labels e
 
 import numpy as np
 
-from .base import check_positive_int
+from ._validation import Integer, validate_params
 
 NOTE = ("Independent draws from the variational posterior q (alpha-VB); the chains are "
         "independent sets of draws, so R-hat and ESS describe this sampling, not an MCMC run.")
@@ -40,6 +40,7 @@ def _dimensions(estimator, draws):
     return dims, {key: value for key, value in coords.items() if value is not None}
 
 
+@validate_params({"n_draws": [Integer(1, None)], "n_chains": [Integer(1, None)]})
 def to_inference_data(estimator, n_draws=1000, *, n_chains=1, random_state=None, coords=None,
                       dims=None):
     """Draws from a fitted estimator's ``q`` as an ``arviz.InferenceData``.
@@ -76,9 +77,7 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=1, random_state=None,
     except ImportError as error:
         raise ImportError('to_inference_data needs ArviZ: pip install "alphavb[arviz]"') \
             from error
-    owner = "to_inference_data"
-    n_draws = check_positive_int(owner, "n_draws", n_draws)
-    n_chains = check_positive_int(owner, "n_chains", n_chains)
+    n_draws, n_chains = int(n_draws), int(n_chains)
     draws = estimator.sample_posterior(n_chains * n_draws, random_state=random_state)
     posterior = {}
     for name, values in draws.items():

@@ -27,18 +27,21 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import bad_parameter
-from .base import check_positive_int, check_scalar_in_range
+from ._validation import (
+    Integer,
+    Options,
+    Real,
+    bad_parameter,
+    check_probabilities,
+    validate_params,
+)
 from .blackbox import AlphaLogisticRegression
 from .divergences import (
     DIVERGENCES,
-    _categorical_divergence,
-    _check_order,
-    _check_probabilities,
-    _hellinger_terms,
-    _mixture_log_density,
-    _normal_divergence,
-    _renyi_from_log_ratios,
+    categorical_divergence,
+    log_ratio_divergence,
+    mixture_log_density,
+    normal_divergence,
 )
 from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
 from .mixture import AlphaGaussianMixture
@@ -50,18 +53,20 @@ __all__ = ["lda_risk", "logistic_risk", "mixture_risk", "regression_risk"]
 # --------------------------------------------------------------- risk of fitted models
 
 
-def _check_risk_call(owner, model, model_class, divergence, order, n_draws):
-    """The checks every risk function starts with; returns the Rényi order and draws."""
+# the constraints every risk function declares (alphavb._validation)
+_RISK_CONSTRAINTS = {"n_draws": [Integer(1, None)], "divergence": [Options(*DIVERGENCES)],
+                     "order": [Real(0.0, 1.0, closed="neither")]}
+_RISK_HINTS = {"order": "The Rényi order must lie in (0, 1)."}
+
+
+def _check_model(owner, model, model_class):
+    """Refuse a model of another class, or one not fitted."""
     if not isinstance(model, model_class):
         classes = model_class if isinstance(model_class, tuple) else (model_class,)
         names = " or ".join(c.__name__ for c in classes)
         raise bad_parameter(owner, "model", f"a fitted {names}", type(model).__name__,
                              "Each model has its own risk function (see alphavb.risk).")
     check_is_fitted(model)
-    if divergence not in DIVERGENCES:
-        raise bad_parameter(owner, "divergence", f"one of {DIVERGENCES}", divergence)
-    order = _check_order(owner, order) if divergence == "renyi" else None
-    return order, check_positive_int(owner, "n_draws", n_draws)
 
 
 def _check_design(owner, X, n_features):
@@ -81,6 +86,8 @@ def _check_true_vector(owner, name, value, size):
     return value
 
 
+@validate_params({**_RISK_CONSTRAINTS, "noise_variance": [Real(0.0, None, closed="neither")],
+                  "intercept": [Real(None, None)]}, _RISK_HINTS)
 def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
                     divergence="hellinger", order=0.5, random_state=None):
     """Variational Bayes risk of a fitted linear regression with a fixed design (Cor. 4.1-4.2).
@@ -110,7 +117,7 @@ def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
     n_draws : int, default=200
     divergence : {"hellinger", "renyi"}, default="hellinger"
     order : float in (0, 1), default=0.5
-        Order of the Rényi divergence (ignored for Hellinger).
+        Order of the Rényi divergence (checked, but not used, for Hellinger).
     random_state : int, RandomState or None
 
     Returns
@@ -118,23 +125,19 @@ def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
     float
     """
     owner = "regression_risk"
-    order, n_draws = _check_risk_call(
-        owner, model, (AlphaLinearRegression, AlphaSpikeSlabRegression), divergence, order,
-        n_draws)
+    _check_model(owner, model, (AlphaLinearRegression, AlphaSpikeSlabRegression))
     X = _check_design(owner, X, model.coef_.shape[0])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
-    noise_variance = check_scalar_in_range(owner, "noise_variance", noise_variance, 0.0, None,
-                                           low_open=True)
-    intercept = check_scalar_in_range(owner, "intercept", intercept, -np.inf, np.inf,
-                                      low_open=True, high_open=True)
+    noise_variance, intercept = float(noise_variance), float(intercept)
     draws = model.sample_posterior(n_draws, random_state=random_state)
     betas, variances, intercepts = draws["coef"], draws["noise_variance"], draws["intercept"]
     means = betas @ X.T + intercepts[:, None]                       # (n_draws, n)
-    per_draw = _normal_divergence(divergence, order, means, variances[:, None],
-                                  X @ coef + intercept, noise_variance).mean(axis=1)
+    per_draw = normal_divergence(means, variances[:, None], X @ coef + intercept,
+                                 noise_variance, divergence, order).mean(axis=1)
     return float(per_draw.mean())
 
 
+@validate_params({**_RISK_CONSTRAINTS, "intercept": [Real(None, None)]}, _RISK_HINTS)
 def logistic_risk(model, X, coef, intercept=0.0, n_draws=200, divergence="hellinger",
                   order=0.5, random_state=None):
     """Variational Bayes risk of a fitted :class:`~alphavb.AlphaLogisticRegression` with a
@@ -160,8 +163,7 @@ def logistic_risk(model, X, coef, intercept=0.0, n_draws=200, divergence="hellin
     from scipy.special import expit
 
     owner = "logistic_risk"
-    order, n_draws = _check_risk_call(owner, model, AlphaLogisticRegression, divergence,
-                                      order, n_draws)
+    _check_model(owner, model, AlphaLogisticRegression)
     X = _check_design(owner, X, model.coef_.shape[1])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     draws = model.sample_posterior(n_draws, random_state=random_state)
@@ -173,9 +175,10 @@ def logistic_risk(model, X, coef, intercept=0.0, n_draws=200, divergence="hellin
     fitted = expit(theta @ design.T)                                # (n_draws, n)
     true = expit(X @ coef + intercept)
     pairs = np.stack([fitted, 1.0 - fitted], axis=-1), np.stack([true, 1.0 - true], axis=-1)
-    return float(_categorical_divergence(divergence, order, *pairs).mean())
+    return float(categorical_divergence(*pairs, divergence, order, check_input=False).mean())
 
 
+@validate_params({**_RISK_CONSTRAINTS, "n_points": [Integer(1, None)]}, _RISK_HINTS)
 def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_points=2000,
                  divergence="hellinger", order=0.5, random_state=None):
     """Variational Bayes risk of a fitted :class:`~alphavb.AlphaGaussianMixture` (Cor. 4.4).
@@ -210,9 +213,7 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     float
     """
     owner = "mixture_risk"
-    order, n_draws = _check_risk_call(owner, model, AlphaGaussianMixture, divergence, order,
-                                      n_draws)
-    n_points = check_positive_int(owner, "n_points", n_points)
+    _check_model(owner, model, AlphaGaussianMixture)
     true_means = np.asarray(means, dtype=float)
     n_true, p = true_means.shape if true_means.ndim == 2 else (0, 0)
     if p != model.means_.shape[1] or not np.all(np.isfinite(true_means)):
@@ -221,7 +222,7 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     true_cov = np.broadcast_to(np.eye(p) if covariances is None else
                                np.asarray(covariances, dtype=float), (n_true, p, p))
     true_weights = (np.full(n_true, 1.0 / n_true) if weights is None else
-                    _check_probabilities(owner, "weights", weights))
+                    check_probabilities(owner, "weights", weights))
     rng = check_random_state(random_state)
     draws = model.sample_posterior(n_draws, random_state=rng)
     draw_weights, draw_means = draws["weights"], draws["means"]
@@ -229,15 +230,13 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     labels = rng.choice(n_true, size=n_points, p=true_weights)
     points = true_means[labels] + np.einsum(
         "nij,nj->ni", np.linalg.cholesky(true_cov)[labels], rng.standard_normal((n_points, p)))
-    log_true = _mixture_log_density(points, true_weights[None], true_means[None],
-                                    np.asarray(true_cov)[None])[0]
-    log_fitted = _mixture_log_density(points, draw_weights, draw_means, draw_cov)  # (S, m)
-    log_ratio = log_fitted - log_true
-    if divergence == "hellinger":
-        return float(np.mean(_hellinger_terms(log_ratio)))
-    return float(np.mean(_renyi_from_log_ratios(log_ratio, order)))
+    log_true = mixture_log_density(points, true_weights[None], true_means[None],
+                                   np.asarray(true_cov)[None])[0]
+    log_fitted = mixture_log_density(points, draw_weights, draw_means, draw_cov)  # (S, m)
+    return log_ratio_divergence(log_fitted - log_true, divergence, order)
 
 
+@validate_params(_RISK_CONSTRAINTS, _RISK_HINTS)
 def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger", order=0.5,
              random_state=None):
     """Variational Bayes risk of a fitted :class:`~alphavb.AlphaLDA` (Cor. 4.5).
@@ -268,10 +267,10 @@ def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger"
     float
     """
     owner = "lda_risk"
-    order, n_draws = _check_risk_call(owner, model, AlphaLDA, divergence, order, n_draws)
+    _check_model(owner, model, AlphaLDA)
     gamma = model.transform(X, normalize=False)
-    doc_topic = _check_probabilities(owner, "doc_topic", doc_topic)
-    topic_word = _check_probabilities(owner, "topic_word", topic_word)
+    doc_topic = check_probabilities(owner, "doc_topic", doc_topic)
+    topic_word = check_probabilities(owner, "topic_word", topic_word)
     if doc_topic.shape != (gamma.shape[0], topic_word.shape[0]) or topic_word.shape[1] != (
             model.components_.shape[1]):
         raise bad_parameter(owner, "doc_topic", f"an array of shape ({gamma.shape[0]}, K) "
@@ -285,5 +284,6 @@ def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger"
         theta = rng.standard_gamma(gamma)
         theta /= theta.sum(axis=1, keepdims=True)
         words = theta @ beta
-        total += np.mean(_categorical_divergence(divergence, order, words, true_words))
+        total += np.mean(categorical_divergence(words, true_words, divergence, order,
+                                                check_input=False))
     return float(total / n_draws)

@@ -141,3 +141,36 @@ def test_the_dask_modules_and_the_estimators_share_one_compute_layer():
                      _blocks.blockwise_bound):
         first = next(iter(inspect.signature(function).parameters))
         assert first in ("X_block", "X", "corpus"), (function.__name__, first)
+
+
+def test_no_module_imports_the_private_names_of_a_public_module():
+    """A module needs from a public module (``divergences``, ``base``, ``cache``, ...) only
+    what it offers publicly; shared private helpers live in private modules
+    (``_validation``, ``_special``, ...). Example caught: ``risk`` importing eight private
+    names of ``divergences``."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and (
+                    node.level or node.module.startswith("alphavb")):
+                if node.module.split(".")[-1].startswith("_"):
+                    continue
+                private = [alias.name for alias in node.names if alias.name.startswith("_")]
+                if private:
+                    found.append(f"{module_name(path)}: from {node.module} import {private}")
+    assert not found, found
+
+
+def test_the_range_helpers_are_gone_into_the_declared_constraints():
+    """One validation vocabulary: the constraint objects of _validation, declared by
+    estimators (_parameter_constraints) and by functions (validate_params); base no longer
+    has its own range checks, and public modules other than _validation do not test
+    ``isinstance(..., numbers.Real/Integral)`` for a parameter."""
+    from alphavb import base
+
+    assert not hasattr(base, "check_scalar_in_range")
+    assert not hasattr(base, "check_positive_int")
+    uses = [module_name(path) for path in PACKAGE.rglob("*.py")
+            if path.name != "_validation.py"
+            and "numbers.Real" in path.read_text(encoding="utf-8")]
+    assert not uses, uses

@@ -149,3 +149,189 @@ def test_a_non_numeric_prior_names_itself():
 def test_the_message_carries_the_remedy():
     with pytest.raises(ValueError, match="alpha = 1 for ordinary VB"):
         AlphaLinearRegression(alpha=1.5).fit(X_REG, Y_REG)
+
+
+# ------------------------------------------- public functions and methods (validate_params)
+
+
+def _fitted(estimator, *fit_args):
+    return estimator.fit(*fit_args)
+
+
+def _function_cases():
+    """(callable carrying its declared constraints, valid keyword arguments): every public
+    function and method of alphavb that declares its parameters with validate_params."""
+    import tempfile
+
+    import pandas as pd
+
+    from alphavb import datasets, divergences, risk, simulation
+    from alphavb.inference_data import to_inference_data
+
+    linear = _fitted(AlphaLinearRegression(), X_REG, Y_REG)
+    spike = _fitted(AlphaSpikeSlabRegression(), X_REG, Y_REG)
+    logistic = _fitted(AlphaLogisticRegression(max_iter=200), X_REG, Y_CLASS)
+    spike_class = _fitted(AlphaSpikeSlabClassifier(), X_REG, Y_CLASS)
+    mixture = _fitted(AlphaGaussianMixture(2, random_state=0), X_REG)
+    lda = _fitted(AlphaLDA(2, random_state=0), COUNTS)
+    bbalpha = _fitted(BBAlphaRegressor(hidden_layer_sizes=(3,), n_epochs=2, tol=None, random_state=0),
+                      X_REG, Y_REG)
+    gaussian_vb = _fitted(AlphaGaussianVB(normal_log_likelihood, 3, max_iter=20,
+                                          random_state=0), X_REG, Y_REG)
+
+    def sample_p(n, rng):
+        return rng.normal(size=n)
+
+    def log_normal(x):
+        return -0.5 * x**2
+
+    study_rows = pd.DataFrame({"estimate": [1.0, 1.2, 0.9], "true": 1.0, "se": [0.1, 0.2, 0.1],
+                               "alpha": 1.0, "replication": [0, 1, 2], "status": "ok"})
+    rate_rows = pd.DataFrame({"n_samples": [100, 200, 400, 800], "risk": [0.4, 0.2, 0.1, 0.05],
+                              "alpha": 1.0})
+    study = {"problem": "linear_regression", "estimator": AlphaLinearRegression(),
+             "grid": {"n_samples": [20]}, "n_replications": 1}
+    return [
+        (datasets.make_sparse_regression, {"n_samples": 10, "n_features": 5}),
+        (datasets.make_gmm, {"n_samples": 10}),
+        (datasets.make_wrong_model_regression, {"n_samples": 10, "n_features": 5}),
+        (datasets.make_heteroscedastic, {"n_samples": 10}),
+        (datasets.make_bimodal, {"n_samples": 10}),
+        (datasets.make_lda_corpus, {"n_documents": 5, "n_words": 10}),
+        (divergences.renyi_normal, {"mean1": 0.0, "var1": 1.0, "mean2": 1.0, "var2": 2.0}),
+        (divergences.renyi_mvn, {"mean1": np.zeros(2), "cov1": np.eye(2),
+                                 "mean2": np.ones(2), "cov2": np.eye(2)}),
+        (divergences.renyi_categorical, {"p": [0.5, 0.5], "q": [0.2, 0.8]}),
+        (divergences.hellinger_monte_carlo, {"log_p": log_normal, "log_q": log_normal,
+                                             "sample_p": sample_p, "n_samples": 10}),
+        (divergences.renyi_monte_carlo, {"log_p": log_normal, "log_q": log_normal,
+                                         "sample_p": sample_p, "n_samples": 10}),
+        (divergences.normal_divergence, {"mean1": 0.0, "var1": 1.0, "mean2": 1.0,
+                                         "var2": 2.0}),
+        (divergences.categorical_divergence, {"p": [0.5, 0.5], "q": [0.2, 0.8]}),
+        (divergences.log_ratio_divergence, {"log_ratio": [0.1, -0.2, 0.0]}),
+        (risk.regression_risk, {"model": linear, "X": X_REG, "coef": np.ones(3),
+                                "noise_variance": 1.0, "n_draws": 5}),
+        (risk.logistic_risk, {"model": logistic, "X": X_REG, "coef": np.ones(3),
+                              "n_draws": 5}),
+        (risk.mixture_risk, {"model": mixture, "means": np.zeros((1, 3)), "n_draws": 3,
+                             "n_points": 20}),
+        (risk.lda_risk, {"model": lda, "X": COUNTS, "doc_topic": np.full((20, 2), 0.5),
+                         "topic_word": np.full((2, 8), 1 / 8), "n_draws": 2}),
+        (simulation.run_study, {**study, "progress": False}),
+        (simulation.collect_study, {**study, "cache_dir": tempfile.mkdtemp()}),
+        (simulation.study_cell, {"problem": "linear_regression", "estimator": AlphaLinearRegression(),
+                                 "point": {"n_samples": 20}, "replication": 0}),
+        (simulation.summarise_study, {"frame": study_rows}),
+        (simulation.fit_rate, {"df": rate_rows, "complexity": 1.0}),
+        (to_inference_data, {"estimator": linear, "n_draws": 10}),
+        (linear.sample_posterior, {"n_samples": 2}),
+        (linear.credible_intervals, {}),
+        (linear.summary, {}),
+        (spike.credible_intervals, {}),
+        (spike.summary, {}),
+        (spike_class.sample_posterior, {"n_samples": 2}),
+        (mixture.sample_posterior, {"n_samples": 2}),
+        (mixture.sample, {"n_samples": 2}),
+        (lda.sample_posterior, {"n_samples": 2}),
+        (lda.top_words, {"feature_names": [f"w{i}" for i in range(8)], "n": 2}),
+        (bbalpha.sample_posterior, {"n_samples": 2}),
+        (bbalpha.sample_predictive, {"X": X_REG, "n_samples": 2}),
+        (gaussian_vb.sample, {"n_samples": 2}),
+    ]
+
+
+def _owner(function):
+    bound_to = getattr(function, "__self__", None)
+    return type(bound_to).__name__ if bound_to is not None else function.__name__
+
+
+def test_every_declared_function_refuses_each_bad_value_by_name():
+    """The declared constraints of each public function hold at its call, with the
+    InvalidParameterError (a ValueError and a TypeError) naming the parameter and the
+    function (or the method's class); the valid call runs."""
+    from alphavb._validation import InvalidParameterError
+
+    pytest.importorskip("arviz")
+    for function, valid in _function_cases():
+        constraints = function._parameter_constraints
+        function(**valid)  # the valid arguments are valid
+        for name, allowed in constraints.items():
+            values = bad_values(allowed)
+            assert values, f"no bad value generated for {_owner(function)}.{name}"
+            for value in values:
+                with pytest.raises(InvalidParameterError,
+                                   match=f"'{name}' parameter of {_owner(function)} must be"):
+                    function(**{**valid, name: value})
+
+
+def test_every_declaring_public_function_is_tested():
+    """A public function or method that declares its parameters is in the cases above (a
+    new declaration cannot go untested)."""
+    import inspect
+
+    import alphavb
+    from alphavb import datasets, divergences, risk, simulation
+    from alphavb.inference_data import to_inference_data
+
+    declared = set()
+    classes = [getattr(alphavb, name) for name in alphavb.__all__
+               if inspect.isclass(getattr(alphavb, name))]
+    for owner in [datasets, divergences, risk, simulation]:
+        for name in dir(owner):
+            value = getattr(owner, name)
+            if not name.startswith("_") and hasattr(value, "_parameter_constraints") \
+                    and not inspect.isclass(value):
+                declared.add(value.__qualname__)
+    for cls in classes:
+        for name, value in inspect.getmembers(cls, inspect.isfunction):
+            if not name.startswith("_") and hasattr(value, "_parameter_constraints"):
+                declared.add(value.__qualname__)
+    declared.add(to_inference_data.__qualname__)
+    tested = {getattr(function, "__func__", function).__qualname__
+              for function, _ in _function_cases()}
+    # a method is tested on one class of those sharing it (its qualname names the definer)
+    assert declared <= tested, sorted(declared - tested)
+    assert len(tested) >= 30
+
+
+def test_invalid_parameter_error_is_a_value_and_a_type_error():
+    from alphavb import InvalidParameterError
+    from alphavb.datasets import make_gmm
+
+    assert issubclass(InvalidParameterError, ValueError)
+    assert issubclass(InvalidParameterError, TypeError)
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter of AlphaLinearRegression"):
+        AlphaLinearRegression(alpha=0.0).fit(X_REG, Y_REG)
+    with pytest.raises(TypeError, match="'n_samples' parameter of make_gmm must be an int >= 1"):
+        make_gmm(n_samples=0)
+
+
+def test_a_hint_follows_the_message_of_a_declared_function():
+    from alphavb.divergences import renyi_normal
+    from alphavb.simulation import run_study
+
+    with pytest.raises(ValueError, match=r"must be a float in \(0.0, 1.0\)\. Got 1.0 instead\. "
+                                         "The Rényi order must lie in"):
+        renyi_normal(0.0, 1.0, 0.0, 1.0, order=1.0)
+    with pytest.raises(ValueError, match="'random_state' parameter of run_study must be an int. "
+                                         "Got 'a' instead. The seed of the study"):
+        run_study("linear_regression", AlphaLinearRegression(), {"n_samples": [20]}, random_state="a",
+                  progress=False)
+
+
+def test_a_warning_of_a_declared_function_points_at_its_caller(tmp_path):
+    """validate_params' wrapper adds a frame: the warnings of declared functions still name
+    the line that called them."""
+    import warnings
+
+    from alphavb.divergences import renyi_normal
+    from alphavb.simulation import collect_study
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        renyi_normal(0.0, 1e-300, 1e300, 1e-300)
+        collect_study(tmp_path, "linear_regression", AlphaLinearRegression(),
+                      {"n_samples": [20]}, n_replications=1)
+    assert len(caught) == 2
+    assert [w.filename for w in caught] == [__file__] * 2

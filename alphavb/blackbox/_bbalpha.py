@@ -32,8 +32,8 @@ from .._validation import (
     Real,
     ValidatedParametersMixin,
     bad_parameter,
+    validate_params,
 )
-from ..base import check_positive_int
 from ._mlp import ACTIVATIONS, mlp_forward, mlp_layer_shapes, mlp_n_weights
 from ._training import (
     Objective,
@@ -108,6 +108,7 @@ class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
         return (np.random.default_rng(self._predict_seed) if random_state is None
                 else check_random_state(random_state))
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws of the network's weights from the fitted ``q``.
 
@@ -124,7 +125,6 @@ class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
             layer, each a (n_in, n_out) matrix then n_out biases).
         """
         check_is_fitted(self, "layer_shapes_")
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         return {"weights": self._weight_draws(n_samples, random_state)}
 
     def _forward(self, weights, X_model):
@@ -490,9 +490,9 @@ class _BNNRegressorMixin(RegressorMixin):
             return mean
         return mean, np.sqrt(draws.var(axis=0) + self.noise_variance_)
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample_predictive(self, X, n_samples=100, random_state=None):
         """Draws ``y ~ N(f_w(x), sigma^2)``, ``w ~ q``: ndarray of shape (n_samples, n_rows)."""
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         draws = self._function_draws(X, n_samples, rng)
         return draws + np.sqrt(self.noise_variance_) * rng.standard_normal(draws.shape)

@@ -59,8 +59,8 @@ from .._validation import (
     Real,
     ValidatedParametersMixin,
     bad_parameter,
+    validate_params,
 )
-from ..base import check_positive_int
 from ._training import (
     Objective,
     Schedule,
@@ -513,10 +513,10 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         (the same draws as :meth:`sample`)."""
         return {"theta": self.sample(n_samples, random_state)}
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample(self, n_samples=1, random_state=None):
         """Draws ``theta ~ q``: ndarray of shape (n_samples, n_params)."""
         check_is_fitted(self, "flat_")
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         components = rng.choice(len(self.weights_), size=n_samples, p=self.weights_)
         draws = np.empty((n_samples, self.mean_.shape[1]))

@@ -20,13 +20,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._special import LOG_2PI, inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
-from .._validation import Boolean, PositivePair, Real, bad_parameter
-from ..base import (
-    CAVIEstimator,
-    CoefficientSummaryMixin,
-    check_positive_int,
-    check_scalar_in_range,
+from .._validation import (
+    Boolean,
+    Integer,
+    PositivePair,
+    Real,
+    bad_parameter,
+    validate_params,
 )
+from ..base import CAVIEstimator, CoefficientSummaryMixin
 
 
 def expected_gaussian_loglik(n_samples, tau, elt, expected_sq_residual):
@@ -202,6 +204,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         variance = self._coef_variance_along(X - self._X_offset) + self.noise_variance_
         return y_mean, np.sqrt(variance)
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws of the parameters from the fitted ``q``.
 
@@ -221,7 +224,6 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
             learned, ``"prior_inclusion"`` (n_samples,) drawn from ``q(pi)``.
         """
         check_is_fitted(self)
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         draws = self._draw_coef(n_samples, rng)
         if self.noise_shape_ is not None:  # 1/sigma2 ~ Gamma(shape, rate=scale)
@@ -236,10 +238,6 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         else:
             draws["intercept"] = np.zeros(n_samples)
         return draws
-
-    def _check_level(self, level):
-        return check_scalar_in_range(type(self).__name__, "level", level, 0.0, 1.0,
-                                     low_open=True, high_open=True)
 
 
 def normal_quantile(level):

@@ -22,7 +22,7 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import kl_gaussian_diag_prior
-from .._validation import FiniteArray
+from .._validation import FiniteArray, Real, validate_params
 from ._base import (
     AlphaRegressionBase,
     NoiseFactor,
@@ -317,15 +317,21 @@ class AlphaLinearRegression(AlphaRegressionBase):
     def _coef_variance_along(self, X_centred):
         return self._covariance.quadratic_along(X_centred)
 
+    @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
     def credible_intervals(self, level=0.95):
         """Equal-tailed credible intervals of each coefficient under ``q(beta)``.
+
+        Parameters
+        ----------
+        level : float in (0, 1), default=0.95
+            Probability mass of each interval (0.95: from the 2.5% to the 97.5% quantile).
 
         Returns
         -------
         ndarray of shape (n_features, 2)
         """
         check_is_fitted(self)
-        z = normal_quantile(self._check_level(level))
+        z = normal_quantile(level)
         sd = np.sqrt(self._covariance.diagonal())
         return np.column_stack([self.coef_ - z * sd, self.coef_ + z * sd])
 

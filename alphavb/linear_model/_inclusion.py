@@ -31,7 +31,14 @@ from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import beta_expectations, bisect_quantile, kl_beta
-from .._validation import FiniteArray, PositivePair, ProbabilityGrid, Real, bad_parameter
+from .._validation import (
+    FiniteArray,
+    PositivePair,
+    ProbabilityGrid,
+    Real,
+    bad_parameter,
+    validate_params,
+)
 
 
 @dataclass(frozen=True)
@@ -254,6 +261,7 @@ class SpikeSlabMixin:
             draws["setting"] = setting
         return draws
 
+    @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
     def credible_intervals(self, level=0.95):
         """Equal-tailed credible intervals of each ``beta_j`` under ``q``.
 
@@ -263,12 +271,16 @@ class SpikeSlabMixin:
         marginal is the mixture ``sum_h w_h q_h(beta_j)`` and its quantiles are found by
         bisection of its distribution function (to 1e-12 of the slab scale).
 
+        Parameters
+        ----------
+        level : float in (0, 1), default=0.95
+            Probability mass of each interval (0.95: from the 2.5% to the 97.5% quantile).
+
         Returns
         -------
         ndarray of shape (n_features, 2)
         """
         check_is_fitted(self)
-        level = self._check_level(level)
         phi, mu, s2 = self._setting_arrays("inclusion_probabilities_", "slab_means_",
                                            "slab_variances_")
         sd = np.sqrt(s2)

@@ -69,13 +69,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._special import LOG_2PI
-from .._validation import Boolean
-from ..base import (
-    CAVIEstimator,
-    CoefficientSummaryMixin,
-    check_positive_int,
-    check_scalar_in_range,
-)
+from .._validation import Boolean, Integer, validate_params
+from ..base import CAVIEstimator, CoefficientSummaryMixin
 from ._covariates import check_covariates, refuse_collinear
 from ._inclusion import (
     InclusionFactor,
@@ -507,6 +502,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
 
         return accuracy_score(y, self.predict(X, covariates), sample_weight=sample_weight)
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws of the parameters from the fitted ``q``.
 
@@ -520,7 +516,6 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
             is learned.
         """
         check_is_fitted(self)
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         draws = self._draw_coef(n_samples, rng)
         # gamma | beta ~ N(E[gamma] - G'(beta - E[beta]), (alpha A)^{-1}) (module docstring),
@@ -543,7 +538,3 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         if self.inclusion_posterior_ is not None:
             draws["prior_inclusion"] = rng.beta(*self.inclusion_posterior_, size=n_samples)
         return draws
-
-    def _check_level(self, level):
-        return check_scalar_in_range(type(self).__name__, "level", level, 0.0, 1.0,
-                                     low_open=True, high_open=True)

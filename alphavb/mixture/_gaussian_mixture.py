@@ -98,8 +98,16 @@ from .._special import (
     stick_breaking_expected_log,
     stick_breaking_mean,
 )
-from .._validation import FiniteArray, Integer, Options, Real, bad_parameter, is_dask_collection
-from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
+from .._validation import (
+    FiniteArray,
+    Integer,
+    Options,
+    Real,
+    bad_parameter,
+    is_dask_collection,
+    validate_params,
+)
+from ..base import CAVIEstimator, StochasticStepsMixin
 from ._dask import as_row_blocks, local_sums, map_rows, rows_of
 from ._families import FAMILIES, ComponentPriors, family_class, is_covariance_matrix
 from ._local import Statistics, local_step
@@ -765,6 +773,7 @@ default="dirichlet_process"
         """Mean log posterior-predictive density of the rows of ``X``."""
         return float(np.mean(self.score_samples(X)))
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws of the mixture's parameters from the fitted ``q(theta)``.
 
@@ -794,7 +803,7 @@ default="dirichlet_process"
             (n_samples, K, p) for diag, (n_samples, K) for spherical.
         """
         check_is_fitted(self)
-        n = check_positive_int(type(self).__name__, "n_samples", n_samples)
+        n = int(n_samples)
         rng = check_random_state(random_state)
         K = self.means_.shape[0]
         process = self.weight_concentration_prior_type == "dirichlet_process"
@@ -811,6 +820,7 @@ default="dirichlet_process"
         return {"weights": weights, "means": means, "precisions": precisions,
                 "covariances": covariances}
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample(self, n_samples=1):
         """Draw from the plug-in mixture (``weights_``, ``means_``, ``covariances_``).
 
@@ -820,7 +830,6 @@ default="dirichlet_process"
         labels : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(self.random_state)
         counts = rng.multinomial(n_samples, self.weights_)
         family = self._family

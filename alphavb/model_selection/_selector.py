@@ -1,8 +1,8 @@
 """AlphaSelector: the scikit-learn meta-estimator that chooses alpha (the criteria are
 described in the package docstring, :mod:`alphavb.model_selection`)."""
 
-import numbers
 import warnings
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
@@ -10,7 +10,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import bad_parameter
+from .._validation import (
+    Integer,
+    Options,
+    RandomState,
+    Real,
+    ValidatedParametersMixin,
+    bad_parameter,
+)
 from ._families import family_of
 from ._prequential import linear_prequential_losses, prefix_schedule, refit_prequential_losses
 
@@ -54,7 +61,7 @@ def _take(y, rows):
     return None if y is None else y[rows]
 
 
-class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
+class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator):
     """Choose an estimator's ``alpha`` from the data, then refit on all of it.
 
     Parameters
@@ -116,6 +123,18 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
         mixture's information matching counts 1).
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "method": [Options(*METHODS)],
+        "n_permutations": [Integer(1, None)],
+        "min_prefix": [None, Integer(1, None)],
+        "prefix_growth": [Real(1.0, None, closed="neither")],
+        "level": [Real(0.0, 1.0, closed="neither")],
+        "n_bootstrap": [Integer(1, None)],
+        "calibration_steps": [Integer(1, None)],
+        "cv": [Integer(2, None)],
+        "random_state": [RandomState()],
+    }
+
     def __init__(self, estimator, method="safebayes", alphas=None, *, n_permutations=1,
                  min_prefix=None, prefix_growth=1.25, level=0.95, n_bootstrap=50,
                  calibration_steps=8, cv=5, random_state=None):
@@ -136,29 +155,14 @@ class AlphaSelector(MetaEstimatorMixin, BaseEstimator):
     def _check(self, X, y):
         from sklearn.utils import check_random_state
 
-        from ..base import check_positive_int, check_scalar_in_range
-
         owner = "AlphaSelector"
+        self._validate_params()
         if "alpha" not in self.estimator.get_params(deep=False):
             raise bad_parameter(owner, "estimator", "an estimator with an 'alpha' parameter",
                                 type(self.estimator).__name__)
         family = family_of(self.estimator)
-        if self.method not in METHODS:
-            raise bad_parameter(owner, "method", f"one of {list(METHODS)}", self.method)
         X, y = family.check_data(X, y)
         alphas = _check_alphas(self.alphas)
-        check_positive_int(owner, "n_permutations", self.n_permutations)
-        check_positive_int(owner, "n_bootstrap", self.n_bootstrap)
-        check_positive_int(owner, "calibration_steps", self.calibration_steps)
-        if self.min_prefix is not None:
-            check_positive_int(owner, "min_prefix", self.min_prefix)
-        if isinstance(self.cv, (bool, np.bool_)) or not isinstance(self.cv, numbers.Integral) \
-                or self.cv < 2:
-            raise bad_parameter(owner, "cv", "an int >= 2", self.cv)
-        check_scalar_in_range(owner, "prefix_growth", self.prefix_growth, 1.0, None,
-                              low_open=True)
-        check_scalar_in_range(owner, "level", self.level, 0.0, 1.0, low_open=True,
-                              high_open=True)
         return family, X, y, alphas, check_random_state(self.random_state)
 
     def _first_prefix(self, family, X, y):

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..base import check_positive_int
+from .._validation import Integer, check_parameter
 from ..blackbox import AADMRegressor, BBAlphaRegressor
 from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
 from ..datasets import load_uci, make_bimodal, make_heteroscedastic
@@ -112,8 +112,9 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     if n_epochs is not None:
         settings["n_epochs"] = n_epochs
     n_train = 100 if quick else 1000
-    n_seeds = check_positive_int("reproduce_aadm_toy", "n_seeds",
-                                 n_seeds if n_seeds is not None else 1 if quick else 3)
+    n_seeds = int(check_parameter("reproduce_aadm_toy", "n_seeds",
+                                  n_seeds if n_seeds is not None else 1 if quick else 3,
+                                  [Integer(1, None)]))
     cache = ResultCache(out_dir / "fits")
     cache.check_writable("out_dir")
     # one stack per problem and seed of the fit

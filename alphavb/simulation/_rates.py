@@ -3,7 +3,7 @@ log-log slope of the risk in ``n`` fitted by OLS."""
 
 import numpy as np
 
-from .._validation import bad_parameter
+from .._validation import Real, bad_parameter, validate_params
 
 
 def rate_normalized_risk(df, complexity, dimension=None, x="n_samples", y="risk"):
@@ -47,6 +47,7 @@ def theoretical_rate(n, complexity, dimension):
     return complexity * np.log(dimension * n) / n
 
 
+@validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
 def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=None,
              dimension=None):
     """Fit ``log risk = a + slope * log n`` by OLS (statsmodels), per value of ``by``.
@@ -76,10 +77,7 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
     import pandas as pd
     import statsmodels.api as sm
 
-    from ..base import check_scalar_in_range
-
-    level = check_scalar_in_range("fit_rate", "level", level, 0.0, 1.0, low_open=True,
-                                  high_open=True)
+    level = float(level)
     if "status" in df:  # a study's failed, skipped or missing fits have no risk to fit
         df = df[df["status"] == "ok"]
     for name, column in (("x", x), ("y", y)):

@@ -19,8 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
-from .._validation import bad_parameter
-from ..base import check_positive_int, check_scalar_in_range
+from .._validation import Integer, Options, Real, bad_parameter, check_parameter, validate_params
 from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
 from ._problems import ESTIMATE_FIELDS, PROBLEMS, Problem, check_estimates
 from ._provenance import code_fingerprint, study_manifest, write_manifest
@@ -35,6 +34,14 @@ ESTIMATE_COLUMNS = ("replication", "parameter", *ESTIMATE_FIELDS, "status")
 FAILED = ("error", "non-finite")
 ON_ERROR = ("record", "raise")
 DEFAULT_MAX_ERRORS = 50
+
+
+# the declared constraints of the study's public functions (alphavb._validation)
+_STUDY_CONSTRAINTS = {"n_replications": [Integer(1, None)], "n_draws": [Integer(1, None)],
+                      "n_init": [Integer(1, None)], "level": [Real(0.0, 1.0, closed="neither")],
+                      "max_errors": [None, Integer(1, None)], "random_state": [Integer(None, None)]}
+_STUDY_HINTS = {"random_state": "The seed of the study: a fixed seed makes the study "
+                                "reproducible and its cache reusable."}
 
 
 # ------------------------------------------------------------------------ seeds and grid
@@ -79,7 +86,7 @@ def _split_grid(owner, grid, estimator, problem):
                                 f"settings ({sorted(problem.settings)}) or 'n_samples'",
                                 name)
     for n in grid["n_samples"]:
-        check_positive_int(owner, "grid['n_samples']", n)
+        check_parameter(owner, "grid['n_samples']", n, [Integer(1, None)])
     return routes
 
 
@@ -295,20 +302,12 @@ def _blank_record(point, replication, status, message=""):
 def _check_study(owner, problem, estimator, grid, n_replications, random_state, n_draws,
                  n_init, level, on_error, max_errors):
     problem = _resolve_problem(owner, problem)
-    n_replications = check_positive_int(owner, "n_replications", n_replications)
-    n_draws = check_positive_int(owner, "n_draws", n_draws)
-    n_init = check_positive_int(owner, "n_init", n_init)
-    level = check_scalar_in_range(owner, "level", level, 0.0, 1.0, low_open=True,
-                                  high_open=True)
-    if on_error not in ON_ERROR:
-        raise bad_parameter(owner, "on_error", f"one of {list(ON_ERROR)}", on_error)
+    # checked by the callers' declared constraints (_STUDY_CONSTRAINTS); the plain types
+    # go into the cache key
+    n_replications, n_draws, n_init = int(n_replications), int(n_draws), int(n_init)
+    level = float(level)
     if max_errors is not None:
-        max_errors = check_positive_int(owner, "max_errors", max_errors)
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state,
-                                                                    (int, np.integer)):
-        raise bad_parameter(owner, "random_state", "an int (the seed of the study)",
-                            random_state, "A fixed seed makes the study reproducible and "
-                            "its cache reusable.")
+        max_errors = int(max_errors)
     routes = _split_grid(owner, grid, estimator, problem)
     study = _Study(problem, estimator, routes, int(random_state), n_draws, n_init, level,
                    on_error)
@@ -472,6 +471,7 @@ def _frames(owner, problem, estimator, grid, n_replications, random_state, n_dra
     return fits, long
 
 
+@validate_params({**_STUDY_CONSTRAINTS, "on_error": [Options(*ON_ERROR)]}, _STUDY_HINTS)
 def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_jobs=1,
               backend=None, cache_dir=None, n_draws=200, n_init=1, progress=True, *,
               level=0.95, on_error="record", max_errors=DEFAULT_MAX_ERRORS, shard=None,
@@ -575,6 +575,7 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
     return (fits, long) if return_estimates else fits
 
 
+@validate_params(_STUDY_CONSTRAINTS, _STUDY_HINTS)
 def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random_state=0,
                   n_draws=200, n_init=1, *, level=0.95, max_errors=DEFAULT_MAX_ERRORS,
                   return_estimates=False):
@@ -606,7 +607,7 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
                       f"{cache_dir}{' (' + first + ', ...)' if len(missing) else ''} and "
                       f"{failed} failed (status 'error' or 'non-finite'); run the missing "
                       "shards, or run_study without shard to fit them.", UserWarning,
-                      stacklevel=2)
+                      stacklevel=3)  # the caller, past validate_params' wrapper
     return (fits, long) if return_estimates else fits
 
 
@@ -625,6 +626,9 @@ class StudyCell:
     estimates: object
 
 
+@validate_params({"replication": [Integer(0, None)],
+                  **{name: _STUDY_CONSTRAINTS[name]
+                     for name in ("n_draws", "n_init", "level", "random_state")}}, _STUDY_HINTS)
 def study_cell(problem, estimator, point, replication, random_state=0, n_draws=200, n_init=1,
                *, level=0.95):
     """Replay one cell of a study (batchtools' ``testJob``, SimDesign's ``load_seed``).
@@ -647,9 +651,6 @@ def study_cell(problem, estimator, point, replication, random_state=0, n_draws=2
     if not isinstance(point, dict) or "n_samples" not in point:
         raise bad_parameter("study_cell", "point", "a dict of grid values with 'n_samples'",
                             point, "E.g. point={'n_samples': 200, 'alpha': 0.5}.")
-    if isinstance(replication, (bool, np.bool_)) or not isinstance(
-            replication, (int, np.integer)) or replication < 0:
-        raise bad_parameter("study_cell", "replication", "an int >= 0", replication)
     grid = {name: [value] for name, value in point.items()}
     study, names, points, jobs, *_ = _check_study(
         "study_cell", problem, estimator, grid, int(replication) + 1, random_state, n_draws,

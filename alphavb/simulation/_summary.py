@@ -43,7 +43,7 @@ rsimsum drops those (``na.rm``) and reports ``nsim`` alone.
 import numpy as np
 from scipy.stats import norm
 
-from .._validation import bad_parameter
+from .._validation import Real, bad_parameter, validate_params
 
 STATS = ("nsim", "thetamean", "thetamedian", "se2mean", "se2median", "bias", "rbias", "empse",
          "mse", "relprec", "modelse", "relerror", "cover", "becover", "power", "width",
@@ -124,6 +124,7 @@ def _column(frame, owner, name, value, allow_number=False):
                         value)
 
 
+@validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
 def summarise_study(frame, estimate="estimate", true="true", se="se", method="alpha",
                     ref=None, by=None, level=0.95, lower=None, upper=None, *,
                     replication="replication", status="status"):
@@ -186,15 +187,12 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
     """
     import pandas as pd
 
-    from ..base import check_scalar_in_range
-
     owner = "summarise_study"
     if not isinstance(frame, pd.DataFrame):
         raise bad_parameter(owner, "frame", "a pandas DataFrame", type(frame).__name__)
     if frame.empty:
         raise ValueError("summarise_study got an empty frame; pass the rows of a study.")
-    level = check_scalar_in_range(owner, "level", level, 0.0, 1.0, low_open=True,
-                                  high_open=True)
+    level = float(level)
     estimate = _column(frame, owner, "estimate", estimate)
     true = _column(frame, owner, "true", true, allow_number=True)
     se = _column(frame, owner, "se", se)

@@ -49,8 +49,8 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from .._parallel import thread_count
 from .._special import dirichlet_expected_log, kl_dirichlet
-from .._validation import Boolean, Integer, Options, Real, bad_parameter
-from ..base import CAVIEstimator, StochasticStepsMixin, check_positive_int
+from .._validation import Boolean, Integer, Options, Real, bad_parameter, validate_params
+from ..base import CAVIEstimator, StochasticStepsMixin
 from ._blocks import (
     DocumentBlocks,
     as_document_blocks,
@@ -635,6 +635,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             gamma = gamma / gamma.sum(axis=1, keepdims=True)
         return gamma.astype(self.components_.dtype, copy=False)
 
+    @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws of the topics from ``q(beta_k) = Dirichlet(components_k)``.
 
@@ -651,7 +652,6 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             posterior ``Dirichlet(gamma_d)``, ``gamma = transform(X, normalize=False)``.)
         """
         check_is_fitted(self)
-        n_samples = check_positive_int(type(self).__name__, "n_samples", n_samples)
         rng = check_random_state(random_state)
         draws = rng.standard_gamma(np.broadcast_to(self.components_,
                                                    (n_samples, *self.components_.shape)))
@@ -704,6 +704,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                             topics.topic_word_prior, X, self.max_doc_update_iter,
                             self.mean_change_tol, thread_count(self.n_jobs, type(self).__name__))
 
+    @validate_params({"n": [Integer(1, None)]})
     def top_words(self, feature_names, n=10):
         """The ``n`` most probable words of each topic under ``E_q[beta_k]``.
 
@@ -722,7 +723,6 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             raise bad_parameter(type(self).__name__, "feature_names",
                                  f"a sequence of {self.components_.shape[1]} words",
                                  f"length {len(names)}")
-        n = check_positive_int(type(self).__name__, "n", n)
         order = np.argsort(-self.components_, axis=1, kind="stable")[:, :n]
         return [[str(word) for word in names[row]] for row in order]
 
