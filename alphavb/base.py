@@ -74,8 +74,10 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
     * ``_initialize(data, random_state, start, previous)``: the state that start number
       ``start`` (0-based) of the ``n_init`` starts begins from; with ``previous`` (the fitted
       state, on a warm start) the state that continues from it on ``data``;
-    * ``_cavi_step(data, state)``: one full sweep over every block of the mean-field family,
-      returning the new state and the exact value of the chosen objective there: the
+    * ``_cavi_step(data, state)``: one full sweep over every block of the mean-field family
+      (for stochastic VI, one pass over the mini-batches), returning the new state and the
+      exact value of the chosen objective there (or ``None`` when the step does not compute
+      it: ``_evaluate(data, state)`` then gives it on the sweeps the stopping rule checks): the
       alpha-ELBO of Yang, Pati & Bhattacharya (2020, eq. 2.6) for ``"alpha-vb"``,
       ``E_q[alpha log p(Y, S | theta)] + H(q_S) - KL(q_theta || p_theta)`` (the KL to the
       joint alpha-fractional posterior, their supplement's algorithms) for ``"fractional"``;
@@ -147,6 +149,19 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         """The stopping rule: relative change of the objective at most ``tol``."""
         return abs(current - previous) <= self.tol * abs(current)
 
+    def _evaluate(self, data, state):
+        """The objective at ``state``, for a ``_cavi_step`` that returned ``None`` (called on
+        the sweeps the stopping rule checks)."""
+        raise NotImplementedError(f"{type(self).__name__}._cavi_step returned no objective")
+
+    def _final_objective(self, data, state, converged):
+        """An objective to append to the history when the loop ends (None: nothing; online
+        LDA evaluates the final topics when it did not converge)."""
+
+    def _sweep_name(self, data):
+        """What ``max_iter`` counts, for the ``ConvergenceWarning``."""
+        return "sweeps"
+
     def _fit_cavi(self, data, continuing=None):
         """Run the starts (one when warm-starting); publish the best start's state and set
         ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``.
@@ -172,37 +187,46 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
             for sweep in range(1, self.max_iter + 1):
                 tic = time.perf_counter()
                 state, value = self._cavi_step(data, state)
-                if not np.isfinite(value):
-                    raise FloatingPointError(
-                        f"{type(self).__name__}: the objective became {value} after sweep "
-                        f"{sweep} of start {start}. Check the data scale (standardise X and "
-                        "y) or use a stronger prior."
-                    )
-                if history:
-                    previous = history[-1]
-                else:  # scikit-learn's first change is from -inf; a warm start's from elbo_
-                    previous = -np.inf if do_init else getattr(self, "elbo_", -np.inf)
-                history.append(value)
+                check = bool(check_every) and sweep % check_every == 0
+                if value is None and check:
+                    value = self._evaluate(data, state)
+                change = None
+                if value is not None:
+                    if not np.isfinite(value):
+                        raise FloatingPointError(
+                            f"{type(self).__name__}: the objective became {value} after "
+                            f"sweep {sweep} of start {start}. Check the data scale "
+                            "(standardise X and y) or use a stronger prior."
+                        )
+                    if history:
+                        previous = history[-1]
+                    else:  # scikit-learn's first change is from -inf; a warm start's from elbo_
+                        previous = -np.inf if do_init else getattr(self, "elbo_", -np.inf)
+                    change = value - previous
+                    history.append(value)
                 tracked = None
-                if check_every and sweep % check_every == 0:
+                if check:
                     tracked = self._stopping_value(data, state, value)
                     converged = bool(checked) and bool(self._has_converged(tracked, checked[-1]))
                     checked = [tracked]
-                self._report_sweep(data, state, sweep, value - previous, tracked,
+                self._report_sweep(data, state, sweep, change, tracked,
                                    time.perf_counter() - tic)
                 if converged:
                     break
+            final = self._final_objective(data, state, converged)
+            if final is not None:
+                history.append(final)
             self._report_end(converged, time.perf_counter() - started, history[-1])
             if best is None or history[-1] > best[1][-1]:
-                best = (state, history, converged, checked)
-        state, history, converged, self._last_checked = best
+                best = (state, history, converged, checked, sweep)
+        state, history, converged, self._last_checked, n_sweeps = best
         self._store(state)
         self.elbo_ = float(history[-1])
         self.elbo_history_ = np.asarray(history)
-        self.n_iter_ = len(history)
+        self.n_iter_ = n_sweeps
         self.converged_ = converged
         if not converged and check_every:
-            self._warn_not_converged("sweeps")
+            self._warn_not_converged(self._sweep_name(data))
         return state
 
     # scikit-learn's BaseMixture messages (verbose=1: starts and their end; verbose>=2: also

@@ -83,6 +83,48 @@ def test_every_cavi_model_runs_on_the_base_loop(estimator):
     assert any("_fit_cavi(" in inspect.getsource(fit) for fit in fits)
 
 
+@pytest.mark.parametrize("learning_method", ["batch", "online"])
+@pytest.mark.parametrize("evaluate_every", [-1, 2])
+def test_lda_runs_both_learning_methods_through_the_base_loop(monkeypatch, learning_method,
+                                                              evaluate_every):
+    """By behaviour, not by source text: one call of the base loop per fit, one model step
+    per sweep (an online sweep is a pass over the mini-batches), and the history, iteration
+    count and warning are the loop's."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from alphavb.datasets import make_lda_corpus
+
+    loops, steps, passes = [], [], []
+    loop, step, take_step = (CAVIEstimator._fit_cavi, AlphaLDA._cavi_step,
+                             AlphaLDA._take_step)
+    monkeypatch.setattr(CAVIEstimator, "_fit_cavi",
+                        lambda self, *a, **k: loops.append(1) or loop(self, *a, **k))
+    monkeypatch.setattr(AlphaLDA, "_cavi_step",
+                        lambda self, *a, **k: steps.append(1) or step(self, *a, **k))
+    monkeypatch.setattr(AlphaLDA, "_take_step",
+                        lambda self, *a, **k: passes.append(1) or take_step(self, *a, **k))
+    X, _, _ = make_lda_corpus(40, 3, 30, 20, random_state=0)
+    model = AlphaLDA(3, learning_method=learning_method, batch_size=16, max_iter=5,
+                     evaluate_every=evaluate_every, tol=0.0, perp_tol=None, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit(X)
+    assert len(loops) == 1
+    assert len(steps) == model.n_iter_ == 5
+    # online: 3 mini-batches per pass; batch: no stochastic step
+    assert len(passes) == (15 if learning_method == "online" else 0)
+    evaluations = 5 if learning_method == "batch" else (
+        2 + 1 if evaluate_every == 2 else 1)  # passes 2 and 4, then the final topics
+    assert len(model.elbo_history_) == evaluations
+    warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(warned) == (1 if evaluate_every > 0 else 0)
+    if warned:
+        word = "passes" if learning_method == "online" else "sweeps"
+        assert f"max_iter=5 {word}" in str(warned[0].message)
+
+
 def test_ci_and_readme_reach_the_data_by_a_relative_path():
     root = PACKAGE.parent
     # the folders this checkout and its data sit in, whatever machine runs the test

@@ -142,6 +142,14 @@ class _LDACorpus(NamedTuple):
     csc: sp.csc_matrix
 
 
+class _LDAOnline(NamedTuple):
+    """The corpus of an online ``fit``: each sweep of the CAVI loop is one pass of stochastic
+    VI over its mini-batches."""
+
+    X: sp.csr_matrix
+    csc: sp.csc_matrix
+
+
 class _LDABatch(NamedTuple):
     """A mini-batch and the corpus size ``D`` its statistics are scaled to."""
 
@@ -460,13 +468,20 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         print(line)
 
     def _initialize(self, data, random_state, start, previous=None):
+        if isinstance(data, _LDAOnline):  # the fitted topics and the step count go on
+            if previous is None:
+                previous = self._first_batch_state(_LDABatch(data.X, float(data.X.shape[0])),
+                                                   random_state)
+                self.n_batch_iter_ = self._batch_iter_start
+            return replace(previous, random_state=random_state)
         topics = (previous.topics if previous is not None
                   else self._initial_topics(data.X.shape[1], random_state))
         return _LDAState(topics, self._random_gamma(data.X.shape[0], random_state),
                          random_state)
 
     def _cavi_step(self, data, state):
-        """One batch sweep that never lowers the objective.
+        """One batch sweep that never lowers the objective; online, one pass of stochastic VI
+        over the mini-batches (its objective is evaluated only where the loop checks it).
 
         The sweep first restarts every document from a random ``gamma_d`` (scikit-learn's
         E-step, which escapes the poor optima that warm-started coordinate ascent settles
@@ -475,6 +490,11 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         ``gamma_d`` unless the restart is at least as good for it (``lda_document_step``),
         which cannot lower the objective.
         """
+        if isinstance(data, _LDAOnline):
+            for rows in gen_batches(data.X.shape[0], self.batch_size):
+                state = self._take_step(_LDABatch(data.X[rows], float(data.X.shape[0])),
+                                        state, state.random_state)
+            return state, None
         fresh = self._random_gamma(data.X.shape[0], state.random_state)
         restarted = fresh.copy()
         topics, value = self._batch_sweep(data.X, data.csc, state.topics, restarted)
@@ -518,47 +538,22 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         return replace(state, topics=self._topics(components, topics.doc_topic_prior,
                                                   topics.topic_word_prior))
 
-    def _corpus_objective(self, X, csc, topics, random_state):
-        """The objective of ``q(beta) = topics`` with each document's q fitted to it."""
-        gamma = self._random_gamma(X.shape[0], random_state)
-        statistics, log_norm, _ = self._document_step(X, csc, gamma, topics)
-        return self._objective(log_norm, statistics, topics.elog_beta, gamma, topics)
+    def _evaluate(self, data, state):
+        """The objective of ``q(beta) = state.topics`` with each document's q fitted to it
+        (online learning: after the passes the loop checks)."""
+        gamma = self._random_gamma(data.X.shape[0], state.random_state)
+        statistics, log_norm, _ = self._document_step(data.X, data.csc, gamma, state.topics)
+        return self._objective(log_norm, statistics, state.topics.elog_beta, gamma,
+                               state.topics)
 
-    def _fit_online(self, X, csc, random_state):
-        """Stochastic VI over mini-batches of the corpus, ``max_iter`` passes; the objective
-        is evaluated (one more E-step over the corpus) every ``evaluate_every`` passes, for
-        the stopping rule, and at the end."""
-        if self._continues():  # warm start: the fitted topics and the step count go on
-            state = self._get_parameters()
-        else:
-            state = self._first_batch_state(_LDABatch(X, float(X.shape[0])), random_state)
-            self.n_batch_iter_ = self._batch_iter_start
-        history, checked = [], []
-        converged = False
-        corpus = _LDACorpus(X, csc)
-        for iteration in range(1, self.max_iter + 1):
-            for rows in gen_batches(X.shape[0], self.batch_size):
-                state = self._take_step(_LDABatch(X[rows], float(X.shape[0])), state,
-                                        random_state)
-            tracked = None
-            if self.evaluate_every > 0 and iteration % self.evaluate_every == 0:
-                value = self._corpus_objective(X, csc, state.topics, random_state)
-                history.append(value)
-                tracked = self._stopping_value(corpus, state, value)
-                converged = bool(checked) and bool(self._has_converged(tracked, checked[-1]))
-                checked = [tracked]
-            self._report_sweep(corpus, state, iteration, None, tracked, None)
-            if converged:
-                break
-        if not converged:
-            history.append(self._corpus_objective(X, csc, state.topics, random_state))
-        self._store(state)
-        self.n_iter_ = iteration
-        self.elbo_ = history[-1]
-        self.elbo_history_ = np.asarray(history)
-        self.converged_ = converged
-        if not converged and self.evaluate_every > 0:
-            self._warn_not_converged("passes")
+    def _final_objective(self, data, state, converged):
+        """Online learning that did not converge ends with the final topics' objective."""
+        if isinstance(data, _LDAOnline) and not converged:
+            return self._evaluate(data, state)
+        return None
+
+    def _sweep_name(self, data):
+        return "passes" if isinstance(data, _LDAOnline) else "sweeps"
 
     # ------------------------------------------------------------------ public API
 
@@ -587,7 +582,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             self._fit_cavi(_LDACorpus(X, None if blocks else X.tocsc()))
             self.n_batch_iter_ = self._batch_iter_start
         else:
-            self._fit_online(X, X.tocsc(), check_random_state(self.random_state))
+            self._fit_cavi(_LDAOnline(X, X.tocsc()))  # a sweep = one pass over the batches
         if (X.total if blocks else X.sum()) > 0:
             self.bound_ = self.perplexity(X)
         else:  # no words: the topics are the prior, and a per-word perplexity is undefined
