@@ -41,6 +41,7 @@ start, ``ConvergenceWarning``, ``elbo_history_``) and declares the hooks a model
 import time
 import warnings
 from abc import ABCMeta, abstractmethod
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -61,6 +62,37 @@ from ._validation import (
 )
 
 OBJECTIVES = ("alpha-vb", "fractional")
+
+
+@dataclass(frozen=True)
+class CAVIResult:
+    """What one run of the CAVI loop returns (:meth:`CAVIEstimator._run_cavi`).
+
+    Attributes
+    ----------
+    state : the model's state dataclass
+        The final state of the best start.
+    history : ndarray
+        The objective after each evaluated sweep of that start (``elbo_history_``).
+    n_iter : int
+        Sweeps it ran (``n_iter_``).
+    converged : bool
+        Whether the stopping rule was met before ``max_iter`` (``converged_``).
+    checked : list
+        The last value the stopping rule checked: a run continued from this one (a warm
+        start, the next setting of a grid) is judged against it.
+    """
+
+    state: object
+    history: np.ndarray
+    n_iter: int
+    converged: bool
+    checked: list
+
+    @property
+    def objective(self):
+        """The final objective (``elbo_``)."""
+        return float(self.history[-1])
 
 
 class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
@@ -162,14 +194,40 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         """What ``max_iter`` counts, for the ``ConvergenceWarning``."""
         return "sweeps"
 
-    def _fit_cavi(self, data, continuing=None):
-        """Run the starts (one when warm-starting); publish the best start's state and set
-        ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``.
+    def _fit_cavi(self, data):
+        """Fit ``data`` (continuing from the fitted state on a warm start), publish the result
+        (the state's attributes, ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``)
+        and warn if it did not converge; returns the :class:`CAVIResult`."""
+        result = self._run_cavi(data, self._warm_start_result() if self._continues() else None)
+        self._publish_result(result)
+        if not result.converged and self._check_every():
+            self._warn_not_converged(self._sweep_name(data))
+        return result
 
-        ``continuing=True`` continues from the fitted state as a warm start does, whatever
-        ``warm_start`` says (the next setting of a grid); ``None`` follows ``warm_start``.
+    def _warm_start_result(self):
+        """The fitted model as the result a warm start continues from: its state, its
+        objective and the last value its stopping rule checked."""
+        return CAVIResult(self._get_parameters(), np.array([getattr(self, "elbo_", -np.inf)]),
+                          0, False, list(getattr(self, "_last_checked", [])))
+
+    def _publish_result(self, result):
+        """Publish a :class:`CAVIResult` as the fitted model."""
+        self._store(result.state)
+        self._last_checked = result.checked
+        self.elbo_ = result.objective
+        self.elbo_history_ = np.asarray(result.history)
+        self.n_iter_ = result.n_iter
+        self.converged_ = result.converged
+
+    def _run_cavi(self, data, previous=None):
+        """Run the CAVI loop on ``data`` and return the best start as a :class:`CAVIResult`,
+        publishing nothing.
+
+        ``previous`` (a :class:`CAVIResult`) is continued from, in one start, as a warm start
+        does (the next setting of a grid continues from the last); without it the
+        ``n_init`` starts run from ``_initialize``.
         """
-        do_init = not (self._continues() if continuing is None else continuing)
+        do_init = previous is None
         n_init = self._n_starts() if do_init else 1
         random_state = check_random_state(self.random_state)
         check_every = self._check_every()
@@ -178,11 +236,11 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
             started = time.perf_counter()
             self._report_start(start)
             state = self._initialize(data, random_state, start,
-                                     None if do_init else self._get_parameters())
+                                     None if do_init else previous.state)
             history = []
             # a warm start is judged against where the previous fit ended, so repeated short
             # fits (max_iter=1) converge as one long fit would
-            checked = [] if do_init else list(getattr(self, "_last_checked", []))
+            checked = [] if do_init else list(previous.checked)
             converged = False
             for sweep in range(1, self.max_iter + 1):
                 tic = time.perf_counter()
@@ -199,10 +257,10 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
                             "(standardise X and y) or use a stronger prior."
                         )
                     if history:
-                        previous = history[-1]
+                        last = history[-1]
                     else:  # scikit-learn's first change is from -inf; a warm start's from elbo_
-                        previous = -np.inf if do_init else getattr(self, "elbo_", -np.inf)
-                    change = value - previous
+                        last = -np.inf if do_init else previous.history[-1]
+                    change = value - last
                     history.append(value)
                 tracked = None
                 if check:
@@ -219,15 +277,8 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
             self._report_end(converged, time.perf_counter() - started, history[-1])
             if best is None or history[-1] > best[1][-1]:
                 best = (state, history, converged, checked, sweep)
-        state, history, converged, self._last_checked, n_sweeps = best
-        self._store(state)
-        self.elbo_ = float(history[-1])
-        self.elbo_history_ = np.asarray(history)
-        self.n_iter_ = n_sweeps
-        self.converged_ = converged
-        if not converged and check_every:
-            self._warn_not_converged(self._sweep_name(data))
-        return state
+        state, history, converged, checked, n_sweeps = best
+        return CAVIResult(state, np.asarray(history), n_sweeps, converged, checked)
 
     # scikit-learn's BaseMixture messages (verbose=1: starts and their end; verbose>=2: also
     # every verbose_interval sweeps, with timing and the objective's change)
@@ -364,13 +415,15 @@ class CoefficientSummaryMixin:
             ("Objective:", self.objective),
             ("No. observations:", str(self.n_samples_fit_)),
         ]
-        if np.ndim(self.elbo_):  # a grid of prior settings, averaged
+        settings = getattr(self, "setting_elbo_", ())
+        if len(settings) > 1:  # a grid of prior settings, averaged
             best = int(np.argmax(self.hyper_weights_))
             header += [
-                ("Prior settings averaged:", str(len(self.elbo_))),
+                ("Prior settings averaged:", str(len(settings))),
                 ("Heaviest setting (weight):", f"{best} ({self.hyper_weights_[best]:.3f})"),
-                (f"{objective_name} there:", f"{self.elbo_[best]:.4f}"),
-                ("Sweeps, all settings:", f"{int(np.sum(self.n_iter_))} ({self.converged_})"),
+                (f"{objective_name} there:", f"{settings[best]:.4f}"),
+                ("Sweeps, all settings:",
+                 f"{int(np.sum(self.setting_n_iter_))} ({self.converged_})"),
             ]
         else:
             header += [

@@ -78,9 +78,27 @@ def test_every_cavi_model_runs_on_the_base_loop(estimator):
     assert not inspect.isabstract(estimator)
     for method in ("_fit_cavi", "_store", "_continues"):
         assert getattr(estimator, method) is getattr(CAVIEstimator, method)
-    # the spike-and-slab models fit each setting of their inclusion grid through the loop
-    fits = [estimator.fit, getattr(estimator, "_fit_setting", estimator.fit)]
-    assert any("_fit_cavi(" in inspect.getsource(fit) for fit in fits)
+    for method in ("_run_cavi", "_publish_result", "_warm_start_result"):
+        assert getattr(estimator, method) is getattr(CAVIEstimator, method)
+
+
+@pytest.mark.parametrize("estimator", [AlphaSpikeSlabRegression, AlphaSpikeSlabClassifier])
+def test_a_grid_runs_the_loop_once_per_setting_and_publishes_once(monkeypatch, estimator):
+    """By behaviour: the spike-and-slab models fit each setting of their inclusion grid with
+    the base loop, which returns results, and publish the grid once."""
+    from alphavb.datasets import make_sparse_regression
+
+    runs, published = [], []
+    run, publish = CAVIEstimator._run_cavi, estimator._publish_settings
+    monkeypatch.setattr(CAVIEstimator, "_run_cavi",
+                        lambda self, *a, **k: runs.append(1) or run(self, *a, **k))
+    monkeypatch.setattr(estimator, "_publish_settings",
+                        lambda self, *a, **k: published.append(1) or publish(self, *a, **k))
+    X, y, _ = make_sparse_regression(60, 10, random_state=0)
+    if estimator is AlphaSpikeSlabClassifier:
+        y = (y > 0).astype(int)
+    estimator(prior_inclusion=[0.1, 0.2, 0.3], max_iter=50).fit(X, y)
+    assert len(runs) == 3 and len(published) == 1
 
 
 @pytest.mark.parametrize("learning_method", ["batch", "online"])

@@ -158,28 +158,25 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         shape, scale = np.asarray(self.noise_prior, dtype=float)
         return fixed, (float(shape), float(scale))
 
-    def _set_noise_attributes(self, noise):
-        """Publish ``q(sigma2)`` (or the known variance, when ``noise.shape`` is None)."""
-        if noise.shape is not None:
-            self.noise_shape_ = float(noise.shape)
-            self.noise_scale_ = float(noise.scale)
-            self.noise_variance_ = float(inv_gamma_mean(noise.shape, noise.scale))
-            if not np.isfinite(self.noise_variance_):
-                warnings.warn(
-                    f"{type(self).__name__}: q(sigma2) = InvGamma({self.noise_shape_:.3g}, "
-                    f"{self.noise_scale_:.3g}) has no finite mean (its shape a0 + alpha n / 2 "
-                    "is <= 1), so noise_variance_ and the predictive standard deviation are "
-                    "inf. Fit more rows, or pass noise_variance or an informative noise_prior.",
-                    UserWarning, stacklevel=4)
-        else:
-            self.noise_shape_ = None
-            self.noise_scale_ = None
-            self.noise_variance_ = float(self.noise_variance)
+    def _noise_attributes(self, noise):
+        """The attributes of ``q(sigma2)`` (or of the known variance, when ``noise.shape`` is
+        None): ``noise_shape_``, ``noise_scale_``, ``noise_variance_``."""
+        if noise.shape is None:
+            return {"noise_shape_": None, "noise_scale_": None,
+                    "noise_variance_": float(self.noise_variance)}
+        shape, scale = float(noise.shape), float(noise.scale)
+        variance = float(inv_gamma_mean(noise.shape, noise.scale))
+        if not np.isfinite(variance):
+            warnings.warn(
+                f"{type(self).__name__}: q(sigma2) = InvGamma({shape:.3g}, {scale:.3g}) has no "
+                "finite mean (its shape a0 + alpha n / 2 is <= 1), so noise_variance_ and the "
+                "predictive standard deviation are inf. Fit more rows, or pass noise_variance "
+                "or an informative noise_prior.", UserWarning, stacklevel=5)
+        return {"noise_shape_": shape, "noise_scale_": scale, "noise_variance_": variance}
 
-    def _set_intercept(self):
-        self.intercept_ = (
-            self._y_offset - float(self._X_offset @ self.coef_) if self.fit_intercept else 0.0
-        )
+    def _intercept(self, coef):
+        """The flat-prior intercept ``mean(y) - mean(X)' coef`` (0 without one)."""
+        return self._y_offset - float(self._X_offset @ coef) if self.fit_intercept else 0.0
 
     def predict(self, X, return_std=False):
         """Posterior-predictive mean (and standard deviation) under ``q``.
@@ -229,7 +226,8 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         if self.noise_shape_ is not None:  # 1/sigma2 ~ Gamma(shape, rate=scale)
             shape, scale = self.noise_shape_, self.noise_scale_
             if "setting" in draws:  # a grid of settings: each draw's own q(sigma2)
-                shape, scale = shape[draws["setting"]], scale[draws["setting"]]
+                shape = self.setting_noise_shape_[draws["setting"]]
+                scale = self.setting_noise_scale_[draws["setting"]]
             draws["noise_variance"] = 1.0 / rng.gamma(shape, 1.0 / scale, size=n_samples)
         else:
             draws["noise_variance"] = np.full(n_samples, float(self.noise_variance_))

@@ -241,7 +241,6 @@ class AlphaLinearRegression(AlphaRegressionBase):
             gram = X.T @ X
         self._fit_cavi(_LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior,
                                    self.prior_precision_))
-        self._set_intercept()
         return self
 
     def _initialize(self, data, random_state, start, previous=None):
@@ -305,7 +304,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
     def _set_parameters(self, state):
         self.coef_ = state.mean
         self._covariance = state.cov
-        self._set_noise_attributes(state.noise)
+        self.intercept_ = self._intercept(state.mean)
+        self.__dict__.update(self._noise_attributes(state.noise))
 
     @property
     def coef_cov_(self):

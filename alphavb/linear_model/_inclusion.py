@@ -88,11 +88,14 @@ def slab_kl(phi, mu, s2, slab_variance):
 class SpikeSlabMixin:
     """The inclusion prior, the grid average and the spike-and-slab marginals.
 
-    The estimator provides ``_fit_setting(data, continuing)`` (one fit at ``data``'s
-    ``fixed_pi`` or learned ``q(pi)`` and ``slab_variance``, through the CAVI loop, publishing
-    its attributes) and ``_setting_attributes`` (the attributes one setting publishes; over
-    a grid those in ``_averaged_attributes`` become the weighted average, the others are
-    stacked, one row per setting); its ``fit`` calls ``_fit_settings(data)``.
+    The estimator provides ``_state_attributes(state)`` (the fitted attributes of one
+    setting's state, a dict); its ``fit`` calls ``_fit_settings(data)``, which runs the CAVI
+    loop once per setting (each a :class:`~alphavb.base.CAVIResult`) and publishes once:
+    ``setting_<name>`` holds every setting's value of each attribute (one row per setting,
+    for a single setting too), and ``<name>`` keeps the meaning it has for one setting: the
+    weighted average over the grid for those in ``_averaged_attributes``, the moments of the
+    averaged posterior for ``slab_means_`` and ``slab_variances_``, otherwise the value of
+    the selected setting (the largest weight).
     """
 
     _inclusion_constraints: ClassVar[dict] = {
@@ -162,14 +165,15 @@ class SpikeSlabMixin:
             log_prior = np.log(prior)
         return settings, pi_prior, log_prior - logsumexp(log_prior)
 
-    def _publish_blocks(self, state):
+    def _block_attributes(self, state):
         """The attributes of ``q(beta_j, z_j)`` and ``q(pi)`` from a state with ``phi``,
         ``mu``, ``s2`` and ``pi``."""
-        self.inclusion_probabilities_ = state.phi
-        self.slab_means_ = state.mu
-        self.slab_variances_ = state.s2
-        self.coef_ = state.phi * state.mu
-        self.inclusion_posterior_ = state.pi.posterior
+        return {"inclusion_probabilities_": state.phi, "slab_means_": state.mu,
+                "slab_variances_": state.s2, "coef_": state.phi * state.mu,
+                "inclusion_posterior_": state.pi.posterior}
+
+    def _set_parameters(self, state):
+        self.__dict__.update(self._state_attributes(state))
 
     def _scalar_slab_variance(self):
         """``slab_variance`` as a float, or None for a grid (each setting sets its own)."""
@@ -177,54 +181,68 @@ class SpikeSlabMixin:
         return float(slab) if slab.ndim == 0 else None
 
     def _fit_settings(self, data):
-        """Fit every setting of the inclusion grid and publish the (averaged) posterior.
+        """Fit every setting of the inclusion grid and publish the (averaged) posterior once.
 
-        A single setting publishes its fit unchanged. For a grid, setting ``h > 0`` starts
-        from the fit of setting ``h - 1`` (as a warm start does, so fitting the settings one
-        by one with ``warm_start=True`` gives the same numbers).
+        Setting ``h > 0`` continues from the result of setting ``h - 1`` (as a warm start
+        does, so fitting the settings one by one with ``warm_start=True`` gives the same
+        numbers); the first follows ``warm_start``.
         """
         settings, pi_prior, log_prior = self._inclusion_parameters(data.X.shape[1])
-        records, elbos, n_iter, converged, histories = [], [], [], [], []
-        for h, (pi, slab_variance) in enumerate(settings):
+        previous = self._warm_start_result() if self._continues() else None
+        results, records = [], []
+        for pi, slab_variance in settings:
             setting = replace(data, fixed_pi=pi, pi_prior=pi_prior, slab_variance=slab_variance)
-            self._fit_setting(setting, continuing=True if h > 0 else None)
-            records.append({name: np.copy(getattr(self, name))
-                            for name in self._setting_attributes})
-            elbos.append(self.elbo_)
-            n_iter.append(self.n_iter_)
-            converged.append(self.converged_)
-            histories.append(self.elbo_history_)
+            previous = self._run_cavi(setting, previous)
+            results.append(previous)
+            records.append(self._state_attributes(previous.state))
+        self._publish_settings(settings, log_prior, results, records)
+        if not all(result.converged for result in results):
+            self._warn_not_converged("sweeps")
+
+    def _publish_settings(self, settings, log_prior, results, records):
+        """Publish the settings' results: one setting as it is, a grid as the average of
+        ``sum_h w_h q_h`` (module docstring); ``setting_*`` and ``hyper_weights_`` in both."""
+        elbos = np.array([result.objective for result in results])
+        log_weights = log_prior + elbos * (self.alpha if self.objective == "alpha-vb" else 1.0)
+        weights = np.exp(log_weights - logsumexp(log_weights))
+        selected = int(np.argmax(weights))
         pis = np.array([np.nan if pi is None else pi for pi, _ in settings])
-        self.prior_inclusion_ = float(pis[0])
-        self.slab_variance_ = settings[0][1]
-        log_weights = log_prior + np.asarray(elbos) * (
-            self.alpha if self.objective == "alpha-vb" else 1.0)
-        self.hyper_weights_ = np.exp(log_weights - logsumexp(log_weights))
-        self._settings = None
-        if len(settings) == 1:
+        slabs = np.array([sa for _, sa in settings])
+        stacked = {name: np.stack([record[name] for record in records]) for name in records[0]}
+        # a warm start continues from the last setting, as the grid ran
+        self._state, self._last_checked = results[-1].state, results[-1].checked
+        self._settings = stacked
+        for name, values in stacked.items():
+            if not name.startswith("_"):
+                setattr(self, "setting_" + name, None if values.dtype == object else values)
+        self.setting_elbo_ = elbos
+        self.setting_elbo_history_ = [result.history for result in results]
+        self.setting_n_iter_ = np.array([result.n_iter for result in results])
+        self.setting_converged_ = np.array([result.converged for result in results])
+        self.setting_prior_inclusion_, self.setting_slab_variance_ = pis, slabs
+        self.hyper_weights_ = weights
+        chosen = results[selected]
+        self.__dict__.update(records[selected])  # one setting: its fit as it is
+        self.elbo_, self.elbo_history_ = chosen.objective, chosen.history
+        self.n_iter_ = chosen.n_iter
+        self.converged_ = bool(all(result.converged for result in results))
+        if len(results) == 1:
+            self.prior_inclusion_, self.slab_variance_ = float(pis[0]), float(slabs[0])
             return
-        self._settings = {name: np.stack([r[name] for r in records]) for name in records[0]}
-        weights = self.hyper_weights_
-        for name, values in self._settings.items():
-            if values.dtype == object:  # None in every setting (e.g. a known noise level)
-                setattr(self, name, None)
-            elif name in self._averaged_attributes:
-                average = np.tensordot(weights, values, axes=1)
+        for name in self._averaged_attributes:  # a grid: the averages over it
+            if stacked[name].dtype != object:
+                average = np.tensordot(weights, stacked[name], axes=1)
                 setattr(self, name, float(average) if average.ndim == 0 else average)
-            else:
-                setattr(self, name, values)
-        self.setting_inclusion_probabilities_ = self._settings["inclusion_probabilities_"]
-        self.prior_inclusion_ = pis
-        self.slab_variance_ = np.array([sa for _, sa in settings])
-        self.elbo_ = np.asarray(elbos)
-        self.n_iter_ = np.asarray(n_iter)
-        self.converged_ = bool(all(converged))
-        self.elbo_history_ = histories
+        self.slab_means_, self.slab_variances_ = _included_moments(
+            weights, stacked["inclusion_probabilities_"], stacked["slab_means_"],
+            stacked["slab_variances_"])
+        self.prior_inclusion_ = float(weights @ pis)  # nan when pi is learned
+        self.slab_variance_ = float(weights @ slabs)
 
     def _setting_arrays(self, *names):
         """The per-setting values of the named attributes, one row per setting (a single
-        setting gives one row)."""
-        if getattr(self, "_settings", None) is None:
+        setting gives one row: its published attributes)."""
+        if len(self.hyper_weights_) == 1:
             return [np.asarray(getattr(self, name))[None] for name in names]
         return [self._settings[name] for name in names]
 
@@ -307,6 +325,19 @@ class SpikeSlabMixin:
         return {"coef": self.coef_, "sd": np.sqrt(self._coef_variances()),
                 "PIP": self.inclusion_probabilities_, "lower": interval[:, 0],
                 "upper": interval[:, 1]}
+
+
+def _included_moments(weights, phi, mu, s2):
+    """The mean and variance of ``beta_j`` given ``z_j = 1`` under ``sum_h w_h q_h``:
+    ``m_j = sum_h w_h phi_hj mu_hj / PIP_j`` and ``sum_h w_h phi_hj (s2_hj + mu_hj^2) / PIP_j -
+    m_j^2`` with ``PIP_j = sum_h w_h phi_hj`` (so that ``coef_ = PIP x slab_means_`` as for
+    one setting); where every ``phi_hj`` is 0 the ``w``-average of the slabs."""
+    included = weights[:, None] * phi
+    pip = included.sum(axis=0)
+    share = np.where(pip > 0, included / np.where(pip > 0, pip, 1.0), weights[:, None])
+    mean = np.sum(share * mu, axis=0)
+    variance = np.sum(share * (s2 + (mu - mean) ** 2), axis=0)
+    return mean, variance
 
 
 def _single_quantile(p, phi, mu, sd):

@@ -164,23 +164,37 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
     inclusion_probabilities_ : ndarray of shape (n_features,)
         Posterior inclusion probabilities ``phi_j`` (PIPs).
     slab_means_, slab_variances_ : ndarray of shape (n_features,)
-        ``mu_j`` and ``s2_j``: mean and variance of ``beta_j`` given ``z_j = 1``.
+        ``mu_j`` and ``s2_j``: mean and variance of ``beta_j`` given ``z_j = 1`` (over a
+        grid, under the averaged posterior, so ``coef_ = PIP x slab_means_`` still).
     intercept_ : float
     noise_variance_ : float
         ``E_q[sigma2]`` (``inf`` if ``a_n <= 1``), or the known variance.
     noise_shape_, noise_scale_ : float or None
-        Parameters of ``q(sigma2)``.
-    prior_inclusion_ : float or ndarray of shape (n_settings,)
-        The resolved fixed ``pi`` (``nan`` when ``pi`` is learned), or the grid.
-    slab_variance_ : float or ndarray of shape (n_settings,)
-        The slab variance of each setting.
+        Parameters of ``q(sigma2)`` (over a grid, of the selected setting).
+    prior_inclusion_ : float
+        The resolved fixed ``pi`` (``nan`` when ``pi`` is learned); over a grid its
+        posterior mean ``sum_h w_h pi_h``.
+    slab_variance_ : float
+        The slab variance; over a grid its posterior mean ``sum_h w_h sa_h``.
     hyper_weights_ : ndarray of shape (n_settings,)
         Posterior weights of the settings, ``∝ hyper_prior x exp(alpha x alpha-ELBO)``
         (``[1.0]`` for a single setting). Over a grid ``coef_``, the PIPs,
         ``intercept_``, ``covariate_coef_``, ``noise_variance_`` and the predictions are the
-        weighted averages, ``slab_means_``, ``slab_variances_``, ``noise_shape_``,
-        ``noise_scale_``, ``elbo_`` and ``n_iter_`` have one entry (row) per setting, and
-        ``setting_inclusion_probabilities_`` holds each setting's PIPs.
+        weighted averages; ``elbo_``, ``elbo_history_``, ``n_iter_``, ``noise_shape_`` and
+        ``noise_scale_`` are those of the selected setting (the largest weight), and
+        ``converged_`` says whether every setting converged. The type and shape of these
+        attributes do not depend on the number of settings.
+    setting_elbo_, setting_n_iter_, setting_converged_ : ndarray of shape (n_settings,)
+        Each setting's objective, sweeps and convergence (``setting_elbo_history_``: a
+        list of each setting's history).
+    setting_prior_inclusion_, setting_slab_variance_ : ndarray of shape (n_settings,)
+        Each setting's ``pi`` (``nan`` when learned) and slab variance.
+    setting_inclusion_probabilities_, setting_coef_, setting_slab_means_, \
+setting_slab_variances_ : ndarray of shape (n_settings, n_features)
+        Each setting's fit (one row for a single setting); likewise ``setting_intercept_``,
+        ``setting_covariate_coef_``, ``setting_noise_variance_``, ``setting_noise_shape_``
+        and ``setting_noise_scale_`` (None with a known noise variance),
+        ``setting_inclusion_posterior_`` (None unless ``pi`` is learned).
     covariate_coef_ : ndarray of shape (n_covariates,)
         Posterior means of the covariates' coefficients (``fit(..., covariates=Z)``).
     n_covariates_in_ : int
@@ -212,9 +226,6 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         **AlphaRegressionBase._parameter_hints,
         **SpikeSlabMixin._inclusion_hints,
     }
-    _setting_attributes = ("inclusion_probabilities_", "slab_means_", "slab_variances_",
-                           "coef_", "intercept_", "covariate_coef_", "noise_variance_",
-                           "noise_shape_", "noise_scale_")
     _averaged_attributes = (*SpikeSlabMixin._averaged_attributes, "noise_variance_")
 
     def __init__(
@@ -275,10 +286,6 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         self._fit_settings(self._prepare_fit(X, y, covariates))
         return self
 
-    def _fit_setting(self, data, continuing):
-        self._fit_cavi(data, continuing)
-        self._set_covariate_coefficients(data)
-
     def _prepare_fit(self, X, y, covariates=None):
         """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
@@ -303,18 +310,18 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
                               self._scalar_slab_variance(), None, None, gram, covariates)
 
-    def _set_covariate_coefficients(self, data):
+    def _covariate_attributes(self, coef):
         """``intercept_`` and ``covariate_coef_``: the flat-prior posterior means given
-        ``E[beta]`` (``(Z_c'Z_c)^{-1} Z_c'(y - X coef)``, then the intercept from the means)."""
+        ``E[beta] = coef`` (``(Z_c'Z_c)^{-1} Z_c'(y - X coef)``, then the intercept from the
+        means)."""
+        intercept = self._intercept(coef)
         if self._covariate_solve is None:
-            self.covariate_coef_ = np.zeros(0)
-            self._set_intercept()
-            return
+            return {"covariate_coef_": np.zeros(0), "intercept_": intercept}
         offset, coef_on_x, coef_on_y, _ = self._covariate_solve
-        self.covariate_coef_ = coef_on_y - coef_on_x @ self.coef_
-        self._set_intercept()
+        covariate_coef = coef_on_y - coef_on_x @ coef
         if self.fit_intercept:
-            self.intercept_ -= float(offset @ self.covariate_coef_)
+            intercept -= float(offset @ covariate_coef)
+        return {"covariate_coef_": covariate_coef, "intercept_": intercept}
 
     def _n_starts(self):
         return 1 if self.algorithm == "paper" else self.n_init
@@ -417,9 +424,10 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         new_state = _SpikeSlabState(state.phi, state.mu, state.s2, state.residual, noise, pi)
         return new_state, self._objective_without_latents(alpha_elbo)
 
-    def _set_parameters(self, state):
-        self._publish_blocks(state)
-        self._set_noise_attributes(state.noise)
+    def _state_attributes(self, state):
+        blocks = self._block_attributes(state)
+        return {**blocks, **self._covariate_attributes(blocks["coef_"]),
+                **self._noise_attributes(state.noise)}
 
 
     def _coef_variance_along(self, X_centred):

@@ -221,27 +221,28 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         Posterior means ``E[beta_j]`` (over a grid: the weighted average).
     inclusion_probabilities_ : ndarray of shape (n_features,)
         Posterior inclusion probabilities (PIPs).
-    slab_means_, slab_variances_ : ndarray of shape (n_features,) or (n_settings, n_features)
-        ``mu_j`` and ``s2_j`` (one row per setting of a grid).
+    slab_means_, slab_variances_ : ndarray of shape (n_features,)
+        ``mu_j`` and ``s2_j``: mean and variance of ``beta_j`` given ``z_j = 1`` (over a
+        grid, under the averaged posterior).
     intercept_ : float
         Posterior mean of the intercept (0 without ``fit_intercept``).
     covariate_coef_ : ndarray of shape (n_covariates,)
         Posterior means of the covariates' coefficients.
     bound_parameters_ : ndarray of shape (n_samples,)
-        The Jaakkola-Jordan ``eta`` of the fit (of the last setting of a grid).
-    prior_inclusion_ : float or ndarray of shape (n_settings,)
-        The resolved ``pi`` (``nan`` when it is learned), or the grid.
-    slab_variance_ : float or ndarray of shape (n_settings,)
-        The slab variance of each setting.
+        The Jaakkola-Jordan ``eta`` of the fit (of the selected setting of a grid).
+    prior_inclusion_, slab_variance_ : float
+        The resolved ``pi`` (``nan`` when it is learned) and slab variance; over a grid
+        their posterior means.
     hyper_weights_ : ndarray of shape (n_settings,)
         Posterior weights of the settings, ``∝ hyper_prior x exp(alpha x alpha-ELBO)``.
-    setting_inclusion_probabilities_ : ndarray of shape (n_settings, n_features)
-        The PIPs of each setting (grids only).
     inclusion_posterior_ : tuple (a, b) or None
         ``q(pi) = Beta(a, b)`` when ``inclusion_prior`` is given.
-    elbo_ : float or ndarray of shape (n_settings,)
-        The objective at the end of the fit (of each setting).
+    elbo_ : float
+        The objective at the end of the fit (over a grid, of the selected setting).
     elbo_history_, n_iter_, converged_ : as :class:`AlphaSpikeSlabRegression`.
+    setting_elbo_, setting_inclusion_probabilities_, ... : as
+        :class:`AlphaSpikeSlabRegression` (one row per setting, for a single setting too;
+        also ``setting_bound_parameters_``).
     n_features_in_, n_covariates_in_ : int
 
     Examples
@@ -265,8 +266,6 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         **CAVIEstimator._parameter_hints,
         **SpikeSlabMixin._inclusion_hints,
     }
-    _setting_attributes = ("inclusion_probabilities_", "slab_means_", "slab_variances_",
-                           "coef_", "intercept_", "covariate_coef_", "_predictive")
 
     def __init__(
         self,
@@ -352,9 +351,6 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         return _LogisticData(X, X_sq, labels - 0.5, design, self._scalar_slab_variance(),
                              None, None)
 
-    def _fit_setting(self, data, continuing):
-        self._fit_cavi(data, continuing)
-
     def _flat_design(self, n_samples, Z):
         """The flat-prior design: a column of ones (with ``fit_intercept``), then ``Z``."""
         ones = [np.ones((n_samples, 1))] if self.fit_intercept else []
@@ -439,10 +435,8 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
                     + np.sum(Z_white * Z_white, axis=1) / self.alpha)
         return np.sqrt(mean * mean + np.maximum(variance, 0.0))
 
-    def _set_parameters(self, state):
+    def _state_attributes(self, state):
         bound = state.bound
-        self._publish_blocks(state)
-        self.bound_parameters_ = bound.eta
         # E[gamma] = A^{-1} Z'(y - 1/2 - D X r); x' beta + z' gamma has mean m and variance
         # sum_j (x_j - (G z)_j)^2 v_j + |L^{-1} z|^2 / alpha, G = XtW L^{-1}
         Xr = -state.neg_Xr
@@ -454,9 +448,10 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
             inverse = solve_triangular(L, np.eye(k), lower=True)
         else:
             gamma, inverse = np.zeros(0), np.zeros((0, 0))
-        self.intercept_ = float(gamma[0]) if self.fit_intercept else 0.0
-        self.covariate_coef_ = gamma[int(self.fit_intercept):]
-        self._predictive = {"G": bound.XtW @ inverse, "inverse": inverse}
+        return {**self._block_attributes(state), "bound_parameters_": bound.eta,
+                "intercept_": float(gamma[0]) if self.fit_intercept else 0.0,
+                "covariate_coef_": gamma[int(self.fit_intercept):],
+                "_predictive": {"G": bound.XtW @ inverse, "inverse": inverse}}
 
     def _decision_moments(self, X, covariates):
         """Per setting, the mean and variance of the logit ``t`` of each row."""

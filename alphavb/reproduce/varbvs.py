@@ -107,7 +107,7 @@ def reproduce_leukemia(out_dir="results/leukemia", random_state=0, alphas=LEUKEM
             single.set_params(prior_log_odds=float(log_odds)).fit(X, y)
             settings.append({
                 "alpha": alpha, "log10_odds": float(log_odds),
-                "weight": float(model.hyper_weights_[h]), "elbo": float(model.elbo_[h]),
+                "weight": float(model.hyper_weights_[h]), "elbo": float(model.setting_elbo_[h]),
                 "expected_included": float(model.setting_inclusion_probabilities_[h].sum()),
                 "in_sample_errors": int(np.sum(single.predict(X) != y)),
             })

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import xlogy
 from scipy.stats import norm
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from alphavb import AlphaSpikeSlabRegression
@@ -414,7 +415,7 @@ def test_regression_grid_average_equals_fitting_each_setting_by_hand():
         coefs.append(by_hand.coef_.copy())
         means.append(by_hand.predict(X, covariates=Z))
         noise.append(by_hand.noise_variance_)
-    np.testing.assert_allclose(averaged.elbo_, elbos, rtol=1e-12)
+    np.testing.assert_allclose(averaged.setting_elbo_, elbos, rtol=1e-12)
     weights = np.exp(0.6 * np.asarray(elbos) - np.max(0.6 * np.asarray(elbos)))
     weights /= weights.sum()
     np.testing.assert_allclose(averaged.hyper_weights_, weights, rtol=1e-10)
@@ -422,7 +423,7 @@ def test_regression_grid_average_equals_fitting_each_setting_by_hand():
     np.testing.assert_allclose(averaged.coef_, weights @ coefs, atol=1e-12)
     np.testing.assert_allclose(averaged.predict(X, covariates=Z), weights @ means, atol=1e-10)
     assert averaged.noise_variance_ == pytest.approx(weights @ noise, rel=1e-12)
-    assert averaged.elbo_history_[0][0] < averaged.elbo_history_[0][-1]
+    assert averaged.setting_elbo_history_[0][0] < averaged.setting_elbo_history_[0][-1]
     assert "Prior settings averaged:" in averaged.summary().as_text()
 
 
@@ -440,3 +441,60 @@ def test_single_variable_starts_reach_a_better_mode_on_leukemia():
     more = AlphaSpikeSlabRegression(n_init=10).fit(X, y)
     assert more.elbo_ > default.elbo_ + 5.0
     assert_monotone(more.elbo_history_)
+
+
+@pytest.mark.parametrize("grid_size", [2, 3])
+@pytest.mark.parametrize("model_class", ["regression", "classifier"])
+def test_attribute_types_do_not_depend_on_the_grid_size(grid_size, model_class):
+    """A grid publishes every attribute with the type and shape one setting gives it; the
+    per-setting values live under setting_* (one row per setting, for one setting too), and
+    the scalar names mean the averaged posterior or the selected setting."""
+    from alphavb import AlphaSpikeSlabClassifier
+
+    X, y, Z = covariate_problem(n=80, d=12, seed=5)
+    if model_class == "classifier":
+        estimator, y = AlphaSpikeSlabClassifier(alpha=0.7), (y > np.median(y)).astype(int)
+    else:
+        estimator = AlphaSpikeSlabRegression(alpha=0.7)
+    grid = [0.05, 0.2, 0.4][:grid_size]
+    single = clone(estimator).set_params(prior_inclusion=grid[0]).fit(X, y, covariates=Z)
+    averaged = clone(estimator).set_params(prior_inclusion=grid).fit(X, y, covariates=Z)
+
+    def public(model):
+        return {name: getattr(model, name) for name in vars(model)
+                if name.endswith("_") and not name.startswith("_")}
+
+    one, many = public(single), public(averaged)
+    assert set(one) == set(many)
+    for name, value in one.items():
+        other = many[name]
+        if name.startswith("setting_") or name == "hyper_weights_":
+            rows = 1 if name != "setting_elbo_history_" else None
+            if rows is not None and value is not None:
+                assert np.shape(value)[0] == 1 and np.shape(other)[0] == grid_size, name
+                assert np.shape(value)[1:] == np.shape(other)[1:], name
+            continue
+        assert type(value) is type(other), name
+        if name == "elbo_history_":  # one entry per sweep of the fit
+            assert np.ndim(value) == np.ndim(other) == 1
+        else:
+            assert np.shape(value) == np.shape(other), name
+    selected = int(np.argmax(averaged.hyper_weights_))
+    assert averaged.elbo_ == averaged.setting_elbo_[selected]
+    assert averaged.n_iter_ == averaged.setting_n_iter_[selected]
+    np.testing.assert_array_equal(averaged.elbo_history_,
+                                  averaged.setting_elbo_history_[selected])
+    assert averaged.converged_ == bool(np.all(averaged.setting_converged_))
+    # the averaged posterior's moments given inclusion: coef_ = PIP x slab_means_ as for one
+    np.testing.assert_allclose(averaged.coef_,
+                               averaged.inclusion_probabilities_ * averaged.slab_means_,
+                               rtol=1e-12, atol=1e-15)
+    w, phi = averaged.hyper_weights_, averaged.setting_inclusion_probabilities_
+    mu, s2 = averaged.setting_slab_means_, averaged.setting_slab_variances_
+    second = (w[:, None] * phi * (s2 + mu**2)).sum(axis=0) / averaged.inclusion_probabilities_
+    np.testing.assert_allclose(averaged.slab_variances_, second - averaged.slab_means_**2,
+                               rtol=1e-9)
+    assert averaged.prior_inclusion_ == pytest.approx(w @ np.asarray(grid), rel=1e-12)
+    # the single setting's setting_* rows are its own attributes
+    np.testing.assert_array_equal(single.setting_coef_[0], single.coef_)
+    assert single.setting_elbo_[0] == single.elbo_

@@ -166,7 +166,7 @@ def test_grid_average_equals_fitting_each_setting_by_hand():
             pips.append(by_hand.inclusion_probabilities_.copy())
             coefs.append(by_hand.coef_.copy())
             probas.append(by_hand.predict_proba(X)[:, 1])
-        np.testing.assert_allclose(grid.elbo_, elbos, rtol=1e-12)
+        np.testing.assert_allclose(grid.setting_elbo_, elbos, rtol=1e-12)
         log_weights = np.log(prior / prior.sum()) + alpha * np.asarray(elbos)
         weights = np.exp(log_weights - log_weights.max())
         weights /= weights.sum()
@@ -175,7 +175,8 @@ def test_grid_average_equals_fitting_each_setting_by_hand():
         np.testing.assert_allclose(grid.coef_, weights @ coefs, atol=1e-12)
         np.testing.assert_allclose(grid.predict_proba(X)[:, 1], weights @ probas, atol=1e-12)
         np.testing.assert_allclose(grid.setting_inclusion_probabilities_, pips, atol=1e-12)
-        np.testing.assert_allclose(grid.prior_inclusion_, 1.0 / (1.0 + 10.0 ** -log_odds))
+        np.testing.assert_allclose(grid.setting_prior_inclusion_,
+                                   1.0 / (1.0 + 10.0 ** -log_odds))
 
 
 def test_grid_credible_intervals_are_quantiles_of_the_mixture():
@@ -265,10 +266,10 @@ def test_slab_variance_grid_is_paired_with_the_log_odds_as_varbvs_does():
     elbos = []
     for value, sa in zip(log_odds, slab, strict=True):
         elbos.append(by_hand.set_params(prior_log_odds=value, slab_variance=sa).fit(X, y).elbo_)
-    np.testing.assert_allclose(grid.elbo_, elbos, rtol=1e-12)
-    np.testing.assert_allclose(grid.slab_variance_, slab)
+    np.testing.assert_allclose(grid.setting_elbo_, elbos, rtol=1e-12)
+    np.testing.assert_allclose(grid.setting_slab_variance_, slab)
     # one slab variance for every log-odds, or one log-odds for every slab variance
     assert AlphaSpikeSlabClassifier(prior_log_odds=-1.0, slab_variance=[0.5, 2.0]).fit(
-        X, y).elbo_.shape == (2,)
+        X, y).setting_elbo_.shape == (2,)
     with pytest.raises(ValueError, match="'slab_variance'.*paired"):
         AlphaSpikeSlabClassifier(prior_log_odds=[-1.0, -2.0], slab_variance=[1, 2, 3]).fit(X, y)
