@@ -228,6 +228,36 @@ def test_reproduce_aadm_uci_quick(tmp_path, capsys):
     for method, row in summary.items():  # the worst split, as the issue's target reads it
         worst = max(float(fit["test_rmse"]) for fit in fits if fit["method"] == method)
         assert float(row["max_rmse"]) == pytest.approx(worst, rel=1e-12)
+    # every fit records its CPU time (not lengthened by a shared machine) and the platform
+    # whose rounding it has; the stacks ran split by split across the methods
+    from alphavb.simulation._provenance import arithmetic_platform
+
+    for fit in fits:
+        assert 0 < float(fit["fit_cpu_seconds"]) <= 1.5 * float(fit["fit_seconds"]) + 0.05
+        assert fit["platform"] == arithmetic_platform() and "numpy" in fit["platform"]
+
+
+def test_uci_stacks_run_split_by_split_across_methods(monkeypatch, tmp_path):
+    """A run stopped part-way holds every method on its first splits: the stacks are fitted
+    in the order of their first job, not one estimator configuration after another."""
+    from alphavb.datasets import get_data_home
+    from alphavb.reproduce import _uci
+
+    if not (get_data_home() / "uci" / "yacht" / "data" / "data.txt").exists():
+        pytest.skip("the UCI splits are not in the data home (set ALPHAVB_DATA)")
+    order = []
+    fit_stack = _uci._fit_uci_stack
+    monkeypatch.setattr(_uci, "_fit_uci_stack", lambda cache, keyed: order.append(
+        [(job[1], job[3]["method"]) for _, job in keyed]) or fit_stack(cache, keyed))
+    from alphavb.reproduce.aadm import reproduce_aadm_uci
+
+    reproduce_aadm_uci(tmp_path, quick=True, datasets=("yacht",), n_splits=3)
+    first_splits = [stack[0][0] for stack in order]
+    assert first_splits == sorted(first_splits)
+    # the first stacks already hold the three estimator configurations of split 0
+    configurations = {"AVB (authors' code)", "VI"}
+    early = {method for stack in order[:3] for _, method in stack}
+    assert configurations <= early
 
 
 def test_the_authors_avb_has_the_design_of_their_code():

@@ -11,6 +11,7 @@ from threadpoolctl import threadpool_limits
 
 from ..cache import ResultCache, cache_key, finite_number, non_negative_number, require
 from ..datasets import UCI_FOLDERS, get_data_home
+from ..simulation._provenance import arithmetic_platform
 from ._output import _standard_error
 
 # the five small sets of the BB-alpha paper's Table (and the AADM paper's Figures 3-4)
@@ -114,7 +115,8 @@ def _fit_uci_stack(cache, keyed_jobs):
                "test_rmse": float(np.sqrt(np.mean(residual**2))),
                "noise_sd": float(np.sqrt(model.noise_variance_)), "n_iter": model.n_iter_,
                "converged": model.converged_, "fit_seconds": seconds,
-               "fit_cpu_seconds": cpu_seconds, "stack_size": len(keyed_jobs)}
+               "fit_cpu_seconds": cpu_seconds, "stack_size": len(keyed_jobs),
+               "platform": arithmetic_platform()}
         cache.store(key, row)
         rows.append(row)
     return rows
@@ -128,7 +130,10 @@ def _summarize_splits(split_rows, group):
     return {**group, "n_splits": len(split_rows), "test_ll": ll.mean(),
             "test_ll_se": _standard_error(ll), "test_rmse": rmse.mean(),
             "test_rmse_se": _standard_error(rmse), "max_rmse": float(rmse.max()),
-            "fit_seconds": float(np.mean([r["fit_seconds"] for r in split_rows]))}
+            "fit_seconds": float(np.mean([r["fit_seconds"] for r in split_rows])),
+            # CPU seconds per fit (nan for rows cached before they were recorded)
+            "fit_cpu_seconds": float(np.mean([r.get("fit_cpu_seconds", np.nan)
+                                              for r in split_rows]))}
 
 
 def _dropout_reference(name, data_home):

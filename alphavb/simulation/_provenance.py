@@ -79,6 +79,28 @@ def _threads():
                             if name in os.environ}}
 
 
+def arithmetic_platform():
+    """One line naming what decides the rounding of a floating-point run: the processor,
+    the BLAS library with its kernel (OpenBLAS picks one per processor) and NumPy, e.g.
+    ``"AMD EPYC; openblas 0.3.31 Haswell; numpy 2.4.6"``. Long runs whose rounding differs
+    drift apart (an adversarial fit of 2,000 epochs by ~0.1-0.2 nats of test
+    log-likelihood), so a cached result records it."""
+    import numpy
+    from threadpoolctl import threadpool_info
+
+    processor = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            names = [line.split(":", 1)[1].strip() for line in cpuinfo
+                     if line.startswith("model name")]
+        processor = names[0] if names else processor
+    except OSError:
+        pass
+    blas = [f"{pool.get('internal_api')} {pool.get('version')} {pool.get('architecture')}"
+            for pool in threadpool_info() if pool.get("user_api") == "blas"]
+    return "; ".join([processor, *blas, f"numpy {numpy.__version__}"])
+
+
 def _describe(value):
     """A JSON-friendly description of a study argument (estimators by their repr)."""
     if isinstance(value, dict):
