@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from .datasets import UCI_FOLDERS
 from .reproduce import TARGET_HELP, TARGETS
 
 
@@ -26,6 +27,29 @@ def _integer(minimum, allow_all_cores=False):
         return value
 
     return parse
+
+
+def _names(known, what):
+    """An argparse type: a comma-separated list of ``known`` names (spaces around a name are
+    ignored), as a tuple; an empty or unknown name is a usage error."""
+    def parse(text):
+        names = tuple(name.strip() for name in text.split(","))
+        if not all(names):
+            raise argparse.ArgumentTypeError(f"{text!r} has an empty name (a comma too many?); "
+                                             "write e.g. boston,yacht")
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(map(repr, unknown))}; "
+                                             f"choose from {', '.join(known)}")
+        return names
+
+    return parse
+
+
+def _parallel_targets():
+    """The targets whose function takes ``n_jobs``."""
+    return [name for name, target in TARGETS.items()
+            if "n_jobs" in inspect.signature(target).parameters]
 
 
 def _check_out(parser, out):
@@ -63,16 +87,20 @@ def main(argv=None, show_rows=False):
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="reproduce a worked example of the paper")
     reproduce.add_argument("target", choices=[*TARGETS, "all"],
-                           help="; ".join(f"{name}: {text}" for name, text in TARGET_HELP.items()))
+                           help="; ".join(f"{name}: {text}" for name, text in TARGET_HELP.items())
+                           .replace("%", "%%"))  # argparse %-formats help ("95% intervals")
     reproduce.add_argument("--out", default=None,
                            help="output folder (default: results/TARGET; for all, the parent "
                                 "of one folder per target)")
     reproduce.add_argument("--seed", type=_integer(0), default=0,
                            help="random seed of the data")
     reproduce.add_argument("--quick", action="store_true",
-                           help="a small version that runs in seconds")
+                           help="a small version (5 to 45 s a target on 2 busy cores; all: "
+                                "about 4 minutes)")
     reproduce.add_argument("--jobs", type=_integer(1, allow_all_cores=True), default=1,
-                           help="parallel worker processes (bbalpha-uci, aadm-*, *-rate)")
+                           help="parallel worker processes, for the targets that use them ("
+                                f"{', '.join(_parallel_targets())}); the others run in one "
+                                "process and accept it")
     reproduce.add_argument("--epochs", type=_integer(1), default=None,
                            help="training epochs instead of the paper's (aadm-toy, aadm-uci)")
     reproduce.add_argument("--seeds", type=_integer(1), default=None,
@@ -80,27 +108,28 @@ def main(argv=None, show_rows=False):
                                 "(aadm-toy: 3)")
     reproduce.add_argument("--splits", type=_integer(1), default=None,
                            help="only the first N standard splits (bbalpha-uci, aadm-uci)")
-    reproduce.add_argument("--datasets", default=None,
+    reproduce.add_argument("--datasets", type=_names(tuple(UCI_FOLDERS), "data set"),
+                           default=None,
                            help="comma-separated UCI sets, e.g. boston,yacht (bbalpha-uci, "
-                                "aadm-uci)")
+                                f"aadm-uci; among {', '.join(UCI_FOLDERS)})")
     args = parser.parse_args(argv)
-    _check_out(parser, args.out)
+    _check_out(reproduce, args.out)
     if args.jobs == -1:
         args.jobs = os.cpu_count() or 1
     flags = (("--quick", "quick", args.quick, False), ("--jobs", "n_jobs", args.jobs, 1),
              ("--epochs", "n_epochs", args.epochs, None),
              ("--splits", "n_splits", args.splits, None),
              ("--seeds", "n_seeds", args.seeds, None),
-             ("--datasets", "datasets", args.datasets and tuple(args.datasets.split(",")), None))
+             ("--datasets", "datasets", args.datasets, None))
     if args.target != "all":
         target = TARGETS[args.target]
         options = {"out_dir": args.out or f"results/{args.target}", "random_state": args.seed}
         accepted = inspect.signature(target).parameters
         for flag, name, value, default in flags:
-            if value != default:
-                if name not in accepted:
-                    parser.error(f"{flag} is not an option of the {args.target} target")
+            if value != default and name in accepted:
                 options[name] = value
+            elif value != default and flag != "--jobs":  # --jobs: every target accepts it
+                reproduce.error(f"{flag} is not an option of the {args.target} target")
         return _run(args.target, target, options, show_rows)
     # all: each target takes the flags it has and ignores the others
     failed = []

@@ -149,10 +149,53 @@ def test_reproduce_bbalpha_uci_quick(tmp_path, capsys):
     assert sorted(path.stat().st_mtime for path in (tmp_path / "fits").iterdir()) == cached
 
 
-def test_jobs_is_refused_by_targets_without_it(capsys):
+def test_every_target_accepts_jobs(monkeypatch, capsys, tmp_path):
+    """The README writes --jobs 2 almost everywhere: a target that does not parallelise runs
+    in one process and accepts it (its help says which targets use it)."""
+    import inspect
+
+    from alphavb import reproduce
+
+    calls = {}
+    for name, target in reproduce.TARGETS.items():
+        def record(out_dir, random_state, _name=name, **options):
+            calls[_name] = options
+            return {"files": []}
+        record.__signature__ = inspect.signature(target)
+        monkeypatch.setitem(reproduce.TARGETS, name, record)
+    for name in reproduce.TARGETS:
+        assert main(["reproduce", name, "--jobs", "2", "--out", str(tmp_path / name)]) == 0
+        takes_jobs = "n_jobs" in inspect.signature(reproduce.TARGETS[name]).parameters
+        assert calls[name] == ({"n_jobs": 2} if takes_jobs else {}), name
+    assert len(calls) == len(reproduce.TARGETS) and {} in calls.values()
     with pytest.raises(SystemExit):
-        main(["reproduce", "hdr", "--jobs", "2"])
-    assert "--jobs is not an option of the hdr target" in capsys.readouterr().err
+        main(["reproduce", "--help"])
+    assert "the others run in one process and accept it" in " ".join(
+        capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize(("datasets", "message"), [
+    ("bostn", "argument --datasets: unknown data set 'bostn'; choose from boston, "),
+    ("boston,,yacht", "argument --datasets: 'boston,,yacht' has an empty name"),
+    ("boston,", "argument --datasets: 'boston,' has an empty name"),
+])
+def test_bad_data_set_lists_are_usage_errors(datasets, message, capsys):
+    """One line and exit 2, with the reproduce subcommand's usage: no traceback."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "aadm-uci", "--quick", "--datasets", datasets])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and "Traceback" not in err
+    assert err.startswith("usage: alphavb reproduce")
+
+
+def test_data_set_lists_ignore_spaces(monkeypatch):
+    from alphavb import reproduce
+
+    seen = {}
+    monkeypatch.setitem(reproduce.TARGETS, "aadm-uci", lambda out_dir, random_state, quick=False,
+                        datasets=None: seen.update(datasets=datasets) or {"files": []})
+    assert main(["reproduce", "aadm-uci", "--datasets", "boston, yacht "]) == 0
+    assert seen["datasets"] == ("boston", "yacht")
 
 
 def png_description(path):
@@ -308,7 +351,9 @@ def test_reproduce_aadm_ablation_quick(tmp_path, capsys):
 def test_epochs_and_splits_are_refused_by_targets_without_them(capsys):
     with pytest.raises(SystemExit):
         main(["reproduce", "gmm", "--epochs", "3"])
-    assert "--epochs is not an option of the gmm target" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--epochs is not an option of the gmm target" in err
+    assert err.startswith("usage: alphavb reproduce")  # the subcommand's usage, not the top
     with pytest.raises(SystemExit):
         main(["reproduce", "aadm-toy", "--splits", "3"])
     assert "--splits is not an option of the aadm-toy target" in capsys.readouterr().err
