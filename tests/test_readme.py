@@ -1,4 +1,5 @@
-"""Every Python block of the README runs on its own, in a fresh interpreter."""
+"""Every Python block of the README runs on its own, saved as a script and run in a fresh
+interpreter, as a user who copies it into a file would run it."""
 
 import os
 import re
@@ -49,7 +50,11 @@ def test_readme_block_runs_on_its_own(line, code, tmp_path):
     missing = needs_missing_data(code)
     if missing:
         pytest.skip(f"{', '.join(missing)} needs a data set not in the data home")
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+    # a file, not python -c: dask's worker processes import the main script again (the
+    # README's dask block failed as a script without its __main__ guard, not under -c)
+    script = tmp_path / "readme_block.py"
+    script.write_text(code, encoding="utf-8")
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
                             text=True, timeout=600, check=False, env={**os.environ,
                                                                        "MPLBACKEND": "Agg"})
     assert result.returncode == 0, f"README block at line {line}:\n{result.stderr[-3000:]}"
