@@ -126,6 +126,11 @@ def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
     """
     owner = "regression_risk"
     _check_model(owner, model, (AlphaLinearRegression, AlphaSpikeSlabRegression))
+    if getattr(model, "n_covariates_in_", 0):  # its mean has z' gamma, which X does not give
+        raise bad_parameter(owner, "model", "a model fitted without covariates",
+                            f"a model fitted with {model.n_covariates_in_} covariate(s)",
+                            "The risk here is over the design X alone; for a model with "
+                            "covariates compare its predict(X, covariates=Z) with the truth.")
     X = _check_design(owner, X, model.coef_.shape[0])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     noise_variance, intercept = float(noise_variance), float(intercept)

@@ -314,3 +314,21 @@ def test_a_risk_function_names_the_model_it_needs(rng):
         regression_risk(mixture, np.zeros((3, 2)), [0.0, 0.0], 1.0)
     with pytest.raises(ValueError, match="'model'.*AlphaLDA"):
         lda_risk(mixture, np.ones((2, 2)), np.full((2, 1), 1.0), np.full((1, 2), 0.5))
+
+
+def test_regression_risk_refuses_a_model_fitted_with_covariates():
+    """A spike-and-slab fit with covariates has the mean x' beta + z' gamma + b; the risk over
+    X alone dropped z' gamma and kept the intercept shifted by -gamma' z-bar (1.86 where the
+    whole model's risk was 0.018): it refuses such a model by name instead."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((100, 8))
+    Z = 100.0 + rng.standard_normal((100, 1))
+    coef = np.zeros(8)
+    coef[0] = 1.0
+    y = X @ coef + 0.5 * Z[:, 0] + rng.standard_normal(100)
+    model = AlphaSpikeSlabRegression(random_state=0).fit(X, y, covariates=Z)
+    with pytest.raises(ValueError, match="'model' parameter of regression_risk must be a model "
+                                         "fitted without covariates"):
+        regression_risk(model, X, coef, 1.0)
+    plain = AlphaSpikeSlabRegression(random_state=0).fit(X, y - 0.5 * Z[:, 0])
+    assert 0.0 <= regression_risk(plain, X, coef, 1.0, random_state=0) < 0.1
