@@ -54,7 +54,9 @@ def test_readme_block_runs_on_its_own(line, code, tmp_path):
     # README's dask block failed as a script without its __main__ guard, not under -c)
     script = tmp_path / "readme_block.py"
     script.write_text(code, encoding="utf-8")
-    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+    # warnings as errors: a first-time user takes a warning for their own mistake
+    result = subprocess.run([sys.executable, "-W", "error", str(script)], cwd=tmp_path,
+                            capture_output=True,
                             text=True, timeout=600, check=False, env={**os.environ,
                                                                        "MPLBACKEND": "Agg"})
     assert result.returncode == 0, f"README block at line {line}:\n{result.stderr[-3000:]}"

@@ -315,3 +315,21 @@ def test_float32_training_tracks_float64(estimator, likelihood, rng):
             rng.standard_normal((1, 8, 3)).astype(f32), targets.astype(f32), np.array([0.5]),
             80, energy, shapes, "relu", likelihood)
         assert {a.dtype for a in (value, *gradients)} == {np.dtype(f32)}
+
+
+def test_a_typical_bnn_converges_in_the_default_budget():
+    """A first-time user's BNN (50 hidden units, every default) on scikit-learn's diabetes
+    data converges without a ConvergenceWarning: it needs about 24,000 Adam steps, more than
+    the former default budget of 20,000 (the README's boston example needs about 34,000;
+    the README test runs it with warnings as errors)."""
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = BBAlphaRegressor(alpha=0.5, hidden_layer_sizes=(50,), random_state=0).fit(
+            X[:330], y[:330])
+    assert model.converged_ and 20_000 < model.n_steps_ < 50_000
+    # a sensible fit: better than predicting the training mean on the held-out rows
+    held_out = np.mean((model.predict(X[330:]) - y[330:]) ** 2)
+    assert held_out < 0.7 * np.var(y[330:])
