@@ -150,12 +150,29 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         """The fitted state (what ``_set_parameters`` was last given)."""
         return self._state
 
-    def _continues(self):
-        """Whether ``fit`` continues from the fitted state (``warm_start`` on a fitted model)."""
-        return bool(getattr(self, "warm_start", False)) and hasattr(self, "_state")
+    # parameters that shape the fitted state: a warm start after one of them changed starts
+    # cold, as scikit-learn's estimators do (e.g. n_components)
+    _state_parameters: ClassVar[tuple] = ()
+
+    def _continues(self, data=None):
+        """Whether ``fit`` continues from the fitted state: ``warm_start`` on a fitted model
+        whose state still fits, i.e. none of ``_state_parameters`` changed since, and (given
+        ``data``) ``_state_fits(data)``. Otherwise the fit starts cold."""
+        if not (getattr(self, "warm_start", False) and hasattr(self, "_state")):
+            return False
+        fitted = getattr(self, "_fitted_state_parameters", {})
+        if any(fitted.get(name) != getattr(self, name) for name in self._state_parameters):
+            return False
+        return data is None or self._state_fits(data)
+
+    def _state_fits(self, data):
+        """Whether the fitted state can start a fit of ``data`` (e.g. the same features)."""
+        return True
 
     def _store(self, state):
         self._state = state
+        self._fitted_state_parameters = {name: getattr(self, name)
+                                         for name in self._state_parameters}
         self._set_parameters(state)
 
     def _n_starts(self):
@@ -198,7 +215,8 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         """Fit ``data`` (continuing from the fitted state on a warm start), publish the result
         (the state's attributes, ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``)
         and warn if it did not converge; returns the :class:`CAVIResult`."""
-        result = self._run_cavi(data, self._warm_start_result() if self._continues() else None)
+        result = self._run_cavi(data,
+                                self._warm_start_result() if self._continues(data) else None)
         self._publish_result(result)
         if not result.converged and self._check_every():
             self._warn_not_converged(self._sweep_name(data))

@@ -123,3 +123,40 @@ def test_repeated_one_sweep_warm_fits_converge():
     # the same rule as one long fit: it stops where the relative change first falls to tol
     long = AlphaGaussianMixture(3, max_iter=300, tol=1e-3, random_state=0).fit(X)
     assert calls == long.n_iter_
+
+
+def test_a_warm_start_whose_state_no_longer_fits_starts_cold():
+    """After n_components, covariance_type or the features change, a warm start cannot
+    continue from the fitted state (weights_ kept shape (3,) after n_components=2; the
+    spike-and-slab models failed inside numpy's matmul on fewer features): it starts cold,
+    as scikit-learn's estimators do, and equals a fresh fit bitwise."""
+    import warnings
+
+    from alphavb import AlphaGaussianMixture, AlphaLDA, AlphaSpikeSlabClassifier
+    from alphavb.datasets import make_gmm, make_lda_corpus, make_sparse_regression
+
+    warnings.simplefilter("ignore")
+    X, _, _ = make_gmm(300, 3, 2, random_state=0)
+    mixture = AlphaGaussianMixture(3, warm_start=True, random_state=0).fit(X)
+    mixture.set_params(n_components=2).fit(X)
+    assert mixture.weights_.shape == (2,)
+    np.testing.assert_array_equal(mixture.means_, AlphaGaussianMixture(2, random_state=0)
+                                  .fit(X).means_)
+    mixture.set_params(covariance_type="diag").fit(X)
+    np.testing.assert_array_equal(mixture.covariances_, AlphaGaussianMixture(
+        2, covariance_type="diag", random_state=0).fit(X).covariances_)
+    corpus, _, _ = make_lda_corpus(40, 3, 30, 20, random_state=0)
+    lda = AlphaLDA(3, warm_start=True, random_state=0).fit(corpus)
+    lda.set_params(n_components=2).fit(corpus)
+    np.testing.assert_array_equal(lda.components_, AlphaLDA(2, random_state=0)
+                                  .fit(corpus).components_)
+    Xr, y, _ = make_sparse_regression(60, 10, random_state=0)
+    for model, target in ((AlphaSpikeSlabRegression, y), (AlphaSpikeSlabClassifier, y > 0)):
+        warm = model(warm_start=True, random_state=0).fit(Xr, target).fit(Xr[:, :5], target)
+        np.testing.assert_array_equal(warm.coef_, model(random_state=0)
+                                      .fit(Xr[:, :5], target).coef_)
+    # with nothing changed, a warm start still continues (one start, from the fitted q)
+    again = AlphaGaussianMixture(2, warm_start=True, max_iter=1, random_state=0).fit(X)
+    n_iter, means = again.n_iter_, again.means_.copy()
+    again.fit(X)
+    assert not np.array_equal(again.means_, means) and again.n_iter_ == n_iter == 1

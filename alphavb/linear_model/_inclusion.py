@@ -175,6 +175,10 @@ class SpikeSlabMixin:
     def _set_parameters(self, state):
         self.__dict__.update(self._state_attributes(state))
 
+    def _state_fits(self, data):
+        """A warm start on other features starts cold (the fitted q has one block each)."""
+        return self._state.phi.shape == (data.X.shape[1],)
+
     def _scalar_slab_variance(self):
         """``slab_variance`` as a float, or None for a grid (each setting sets its own)."""
         slab = np.asarray(self.slab_variance, dtype=float)
@@ -188,7 +192,7 @@ class SpikeSlabMixin:
         numbers); the first follows ``warm_start``.
         """
         settings, pi_prior, log_prior = self._inclusion_parameters(data.X.shape[1])
-        previous = self._warm_start_result() if self._continues() else None
+        previous = self._warm_start_result() if self._continues(data) else None
         results, records = [], []
         for pi, slab_variance in settings:
             setting = replace(data, fixed_pi=pi, pi_prior=pi_prior, slab_variance=slab_variance)
@@ -211,6 +215,8 @@ class SpikeSlabMixin:
         stacked = {name: np.stack([record[name] for record in records]) for name in records[0]}
         # a warm start continues from the last setting, as the grid ran
         self._state, self._last_checked = results[-1].state, results[-1].checked
+        self._fitted_state_parameters = {name: getattr(self, name)
+                                         for name in self._state_parameters}
         self._settings = stacked
         for name, values in stacked.items():
             if not name.startswith("_"):

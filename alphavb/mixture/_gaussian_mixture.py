@@ -302,6 +302,9 @@ default="dirichlet_process"
     True
     """
 
+    # a warm start after one of these changed starts cold (CAVIEstimator._continues)
+    _state_parameters: ClassVar[tuple] = ("n_components", "covariance_type",
+                                          "weight_concentration_prior_type")
     _parameter_constraints: ClassVar[dict] = {
         **CAVIEstimator._parameter_constraints,
         "n_components": [Integer(1, None)],

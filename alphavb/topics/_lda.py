@@ -303,6 +303,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         self.random_state = random_state
         self.verbose = verbose
 
+    # a warm start after one of these changed starts cold (CAVIEstimator._continues)
+    _state_parameters: ClassVar[tuple] = ("n_components",)
     _parameter_constraints: ClassVar[dict] = {
         **{name: constraint for name, constraint in CAVIEstimator._parameter_constraints.items()
            if name != "n_init"},  # one start, as scikit-learn's LatentDirichletAllocation
