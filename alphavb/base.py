@@ -170,10 +170,15 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         return True
 
     def _store(self, state):
+        self._keep_state(state)
+        self._set_parameters(state)
+
+    def _keep_state(self, state):
+        """Keep ``state`` as the one a warm start continues from, with the parameters that
+        shaped it."""
         self._state = state
         self._fitted_state_parameters = {name: getattr(self, name)
                                          for name in self._state_parameters}
-        self._set_parameters(state)
 
     def _n_starts(self):
         """How many starts a fresh fit runs (``n_init`` where the model has it)."""

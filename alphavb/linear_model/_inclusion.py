@@ -214,9 +214,8 @@ class SpikeSlabMixin:
         slabs = np.array([sa for _, sa in settings])
         stacked = {name: np.stack([record[name] for record in records]) for name in records[0]}
         # a warm start continues from the last setting, as the grid ran
-        self._state, self._last_checked = results[-1].state, results[-1].checked
-        self._fitted_state_parameters = {name: getattr(self, name)
-                                         for name in self._state_parameters}
+        self._keep_state(results[-1].state)
+        self._last_checked = results[-1].checked
         self._settings = stacked
         for name, values in stacked.items():
             if not name.startswith("_"):
