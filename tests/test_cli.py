@@ -301,6 +301,11 @@ def test_uci_stacks_run_split_by_split_across_methods(monkeypatch, tmp_path):
     configurations = {"AVB (authors' code)", "VI"}
     early = {method for stack in order[:3] for _, method in stack}
     assert configurations <= early
+    # a fit whose rows draw their own weights (the authors' AVB) costs 3x: one per stack, so
+    # that a stack, the unit a stopped run resumes from, ends within a session
+    assert all(len(stack) == 1 for stack in order
+               if any(method == "AVB (authors' code)" for _, method in stack))
+    assert max(len(stack) for stack in order) > 1
 
 
 def test_the_authors_avb_has_the_design_of_their_code():

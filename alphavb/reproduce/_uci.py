@@ -25,7 +25,8 @@ def _fit_uci(cache_dir, jobs, n_jobs, max_stack=20):
     a valid one for the job's exact settings (the data's and split's content, every
     estimator parameter, the labels). The other jobs of one data set and one estimator
     configuration (all settings but ``alpha``, ``random_state`` and the per-fit variances)
-    are trained together as stacks of at most ``max_stack`` fits
+    are trained together as stacks of at most ``max_stack`` fits (an int, or a function of
+    the group's estimator giving one)
     (:func:`~alphavb.blackbox.fit_stacked`: each fit as if alone, the per-operation cost
     shared), cut into a multiple of ``n_jobs`` nearly equal stacks spread over ``n_jobs``
     processes. Each row is cached as soon as its stack is done, so a stopped run resumes
@@ -49,7 +50,8 @@ def _fit_uci(cache_dir, jobs, n_jobs, max_stack=20):
     for group in groups.values():
         # nearly equal stacks of at most max_stack fits, as many as a multiple of n_jobs
         # allows, so that every worker gets the same share of each group
-        n_pieces = -(-len(group) // max_stack)
+        largest = max_stack(jobs[group[0]][2]) if callable(max_stack) else max_stack
+        n_pieces = -(-len(group) // largest)
         n_pieces = min(len(group), -(-n_pieces // n_jobs) * n_jobs)
         bounds = np.linspace(0, len(group), n_pieces + 1).round().astype(int)
         pieces += [group[start:stop] for start, stop in itertools.pairwise(bounds)]
