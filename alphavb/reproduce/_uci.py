@@ -90,24 +90,31 @@ def _stack_group(estimator):
             repr(sorted((k, v) for k, v in params.items() if k not in _PER_FIT_SETTINGS)))
 
 
-def _fit_uci_stack(cache, keyed_jobs):
-    """Fit one stack of UCI jobs, cache their rows and return them (the fit time is the
-    stack's wall time divided by its number of fits)."""
+def fit_timed_stack(estimators, Xs, ys):
+    """The reproductions' stacked fit (:func:`~alphavb.blackbox.fit_stacked`) on one BLAS
+    thread, with the wall and the CPU seconds per fit (the stack's divided by its fits).
+
+    One thread whatever ``--jobs``: a cached row then does not depend on the worker count
+    (BLAS rounding depends on its threads; ``fit_stacked``), and one thread is the faster at
+    these matrix sizes (benchmarks/bench_aadm.py). The CPU time, unlike the wall time, is not
+    lengthened by other work on the machine or by a paused run.
+    """
     from ..blackbox import fit_stacked
 
     start, start_cpu = time.perf_counter(), time.process_time()
-    # one BLAS thread whatever --jobs: a cached row then does not depend on the worker count
-    # (BLAS rounding depends on its threads; fit_stacked), and one thread is the faster at
-    # these matrix sizes (benchmarks/bench_aadm.py)
     with threadpool_limits(1):
-        models = fit_stacked(
-            [estimator for _, (_, _, estimator, _) in keyed_jobs],
-            [data.data[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs],
-            [data.target[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs])
-    seconds = (time.perf_counter() - start) / len(keyed_jobs)
-    # the process's CPU time per fit: unlike the wall time, not lengthened by other work on
-    # the machine or by a paused run (a stack of one process runs on one thread)
-    cpu_seconds = (time.process_time() - start_cpu) / len(keyed_jobs)
+        models = fit_stacked(estimators, Xs, ys)
+    return (models, (time.perf_counter() - start) / len(estimators),
+            (time.process_time() - start_cpu) / len(estimators))
+
+
+def _fit_uci_stack(cache, keyed_jobs):
+    """Fit one stack of UCI jobs, cache their rows and return them (fit times per fit:
+    :func:`fit_timed_stack`)."""
+    models, seconds, cpu_seconds = fit_timed_stack(
+        [estimator for _, (_, _, estimator, _) in keyed_jobs],
+        [data.data[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs],
+        [data.target[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs])
     rows = []
     for (key, (data, split, _, labels)), model in zip(keyed_jobs, models):
         test = data.test_indices[split]

@@ -2,11 +2,9 @@
 of its Figure 2 and Table 1, the UCI comparison of its Figures 3-4, and an ablation of the
 authors' design choices."""
 
-import time
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from .._validation import Integer, check_parameter
 from ..blackbox import AADMRegressor, BBAlphaRegressor
@@ -22,7 +20,7 @@ from ._output import (
     _save_outputs,
     _write_csv,
 )
-from ._uci import BBALPHA_SMALL_SETS, _fit_uci, _summarize_splits
+from ._uci import BBALPHA_SMALL_SETS, _fit_uci, _summarize_splits, fit_timed_stack
 
 # the paper's Figure 2 and Table 1 show 1e-4 and 1; the text says alpha < 0.5 behaves like
 # 1e-4 and alpha > 0.5 like 1, which the other three test
@@ -243,17 +241,12 @@ def _fit_aadm_toy_stack(cache, problem, jobs, n_train, settings, random_state, f
     """The toy fits of one problem and fit seed, trained as one stack: test metrics and
     predictive samples on a grid, cached under each job's key and returned by key (the fit
     time is the stack's divided by its fits). The data come from ``random_state``."""
-    from ..blackbox import fit_stacked
-
     make = AADM_TOY_PROBLEMS[problem]
     X, y = make(n_train, random_state=random_state)
     X_test, y_test = make(1000, random_state=random_state + 1)
-    start, start_cpu = time.perf_counter(), time.process_time()
-    with threadpool_limits(1):  # the rounding of BLAS depends on its threads (fit_stacked)
-        models = fit_stacked([_aadm_toy_model(alpha, settings, fit_seed) for _, alpha in jobs],
-                             [X] * len(jobs), [y] * len(jobs))
-    seconds = (time.perf_counter() - start) / len(jobs)
-    cpu_seconds = (time.process_time() - start_cpu) / len(jobs)  # as _uci's rows
+    models, seconds, cpu_seconds = fit_timed_stack(
+        [_aadm_toy_model(alpha, settings, fit_seed) for _, alpha in jobs], [X] * len(jobs),
+        [y] * len(jobs))
     grid = np.linspace(X.min(), X.max(), 100)
     rows = {}
     for (key, alpha), model in zip(jobs, models):
