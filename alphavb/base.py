@@ -220,16 +220,17 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         """Fit ``data`` (continuing from the fitted state on a warm start), publish the result
         (the state's attributes, ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``)
         and warn if it did not converge; returns the :class:`CAVIResult`."""
-        result = self._run_cavi(data,
-                                self._warm_start_result() if self._continues(data) else None)
+        result = self._run_cavi(data, self._warm_start_result(data))
         self._publish_result(result)
-        if not result.converged and self._check_every():
-            self._warn_not_converged(self._sweep_name(data))
+        self._warn_not_converged(result.converged, data)
         return result
 
-    def _warm_start_result(self):
-        """The fitted model as the result a warm start continues from: its state, its
-        objective and the last value its stopping rule checked."""
+    def _warm_start_result(self, data):
+        """The result a fit of ``data`` continues from: on a warm start whose state still fits
+        (``_continues``), the fitted model's state, objective and last value its stopping
+        rule checked; otherwise None (a cold start)."""
+        if not self._continues(data):
+            return None
         return CAVIResult(self._get_parameters(), np.array([getattr(self, "elbo_", -np.inf)]),
                           0, False, list(getattr(self, "_last_checked", [])))
 
@@ -326,12 +327,15 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
             print(f"Initialization {status}. time lapse {seconds:.5f}s\t lower bound "
                   f"{objective:.5f}.")
 
-    def _warn_not_converged(self, iterations):
-        """The ``ConvergenceWarning`` of a fit that met ``max_iter`` before its stopping rule
-        (``iterations`` names what ``max_iter`` counts: sweeps, passes)."""
+    def _warn_not_converged(self, converged, data):
+        """The ``ConvergenceWarning`` of a fit of ``data`` that met ``max_iter`` before its
+        stopping rule (none when the rule is never checked); it names what ``max_iter``
+        counts (``_sweep_name``: sweeps, passes)."""
+        if converged or not self._check_every():
+            return
         warnings.warn(
             f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
-            f"{iterations} (tol={self.tol}). Increase max_iter or tol.",
+            f"{self._sweep_name(data)} (tol={self.tol}). Increase max_iter or tol.",
             ConvergenceWarning, stacklevel=3,
         )
 

@@ -192,7 +192,7 @@ class SpikeSlabMixin:
         numbers); the first follows ``warm_start``.
         """
         settings, pi_prior, log_prior = self._inclusion_parameters(data.X.shape[1])
-        previous = self._warm_start_result() if self._continues(data) else None
+        previous = self._warm_start_result(data)
         results, records = [], []
         for pi, slab_variance in settings:
             setting = replace(data, fixed_pi=pi, pi_prior=pi_prior, slab_variance=slab_variance)
@@ -200,8 +200,7 @@ class SpikeSlabMixin:
             results.append(previous)
             records.append(self._state_attributes(previous.state))
         self._publish_settings(settings, log_prior, results, records)
-        if not all(result.converged for result in results):
-            self._warn_not_converged("sweeps")
+        self._warn_not_converged(all(result.converged for result in results), data)
 
     def _publish_settings(self, settings, log_prior, results, records):
         """Publish the settings' results: one setting as it is, a grid as the average of
