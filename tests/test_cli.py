@@ -292,9 +292,15 @@ def test_uci_stacks_run_split_by_split_across_methods(monkeypatch, tmp_path):
     fit_stack = _uci._fit_uci_stack
     monkeypatch.setattr(_uci, "_fit_uci_stack", lambda cache, keyed: order.append(
         [(job[1], job[3]["method"]) for _, job in keyed]) or fit_stack(cache, keyed))
-    from alphavb.reproduce.aadm import reproduce_aadm_uci
+    from alphavb.reproduce import aadm
 
-    reproduce_aadm_uci(tmp_path, quick=True, datasets=("yacht",), n_splits=3)
+    # the authors'-code AVB runs on the first AUTHORS_AVB_SPLITS splits only (2 here)
+    monkeypatch.setattr(aadm, "AUTHORS_AVB_SPLITS", 2)
+    result = aadm.reproduce_aadm_uci(tmp_path, quick=True, datasets=("yacht",), n_splits=3)
+    assert sorted(split for stack in order for split, method in stack
+                  if method == "AVB (authors' code)") == [0, 1]
+    counts = {row["method"]: row["n_splits"] for row in result["rows"]}
+    assert counts["AVB (authors' code)"] == 2 and counts["AVB"] == 3
     first_splits = [stack[0][0] for stack in order]
     assert first_splits == sorted(first_splits)
     # the first stacks already hold the three estimator configurations of split 0
