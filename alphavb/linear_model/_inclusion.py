@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._special import beta_expectations, bisect_quantile, kl_beta
 from .._validation import (
+    Boolean,
     FiniteArray,
     PositivePair,
     ProbabilityGrid,
@@ -104,7 +105,10 @@ class SpikeSlabMixin:
         "prior_log_odds": [None, FiniteArray()],
         "inclusion_prior": [None, PositivePair()],
         "hyper_prior": [None, FiniteArray(positive=True)],
+        "standardize": [Boolean()],
     }
+    # a fit on other column scales continues from a state in other units: start cold
+    _state_parameters: ClassVar[tuple] = ("standardize",)
     _inclusion_hints: ClassVar[dict] = {
         "inclusion_prior": "It is the (a, b) of a Beta prior on pi.",
         "prior_log_odds": "It is log10(pi / (1 - pi)), one value or a grid, as varbvs's "
@@ -165,11 +169,25 @@ class SpikeSlabMixin:
             log_prior = np.log(prior)
         return settings, pi_prior, log_prior - logsumexp(log_prior)
 
+    def _column_scales(self, X):
+        """Set ``column_scale_``: the standard deviation of each column of ``X`` (about its
+        mean, as ``StandardScaler`` and susieR compute it; 1 for a constant column) when
+        ``standardize``, else ones. The sweeps see ``X / column_scale_``."""
+        if not self.standardize:
+            self.column_scale_ = np.ones(X.shape[1])
+            return self.column_scale_
+        scale = np.std(X, axis=0)
+        self.column_scale_ = np.where(scale > 0.0, scale, 1.0)
+        return self.column_scale_
+
     def _block_attributes(self, state):
         """The attributes of ``q(beta_j, z_j)`` and ``q(pi)`` from a state with ``phi``,
-        ``mu``, ``s2`` and ``pi``."""
-        return {"inclusion_probabilities_": state.phi, "slab_means_": state.mu,
-                "slab_variances_": state.s2, "coef_": state.phi * state.mu,
+        ``mu``, ``s2`` and ``pi``, on the original scale of ``X`` (``beta_j`` of a column
+        divided by ``column_scale_[j]`` is ``column_scale_[j] beta_j``)."""
+        scale = self.column_scale_
+        return {"inclusion_probabilities_": state.phi, "slab_means_": state.mu / scale,
+                "slab_variances_": state.s2 / (scale * scale),
+                "coef_": state.phi * state.mu / scale,
                 "inclusion_posterior_": state.pi.posterior}
 
     def _set_parameters(self, state):

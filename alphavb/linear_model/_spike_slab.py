@@ -112,7 +112,11 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
         1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     slab_variance : float, default=1.0
-        ``nu`` in the slab ``N(0, nu sigma2)``.
+        ``nu`` in the slab ``N(0, nu sigma2)``. With ``standardize=True`` the slab is on the
+        coefficient of the standardized column, so ``beta_j`` of the original column has the
+        slab ``N(0, nu sigma2 / sd_j^2)`` and selection does not depend on the units of
+        ``X``; with ``standardize=False`` it is ``N(0, nu sigma2)`` in the units of ``X``
+        (varbvs's and the paper's convention).
         A 1-D array is a grid of slab variances, averaged over as ``prior_inclusion``'s
         grid is (paired with it entry by entry when both are grids, as varbvs pairs ``sa``
         and ``logodds``).
@@ -132,6 +136,10 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         Inverse-gamma prior of ``sigma2``.
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (``X`` and ``y`` are centred).
+    standardize : bool, default=True
+        Scale each column of ``X`` to unit standard deviation before fitting (susieR's
+        default); every fitted attribute and prediction is reported on the original scale
+        (``column_scale_``). ``False`` fits the raw columns, as varbvs and the paper do.
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
         The alpha-ELBO or the KL to the fractional posterior (:mod:`alphavb.base`); the same
         maximiser here, ``elbo_`` differs by the factor ``alpha``.
@@ -198,6 +206,9 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
     covariate_coef_ : ndarray of shape (n_covariates,)
         Posterior means of the covariates' coefficients (``fit(..., covariates=Z)``).
     n_covariates_in_ : int
+    column_scale_ : ndarray of shape (n_features,)
+        The standard deviation of each column of ``X`` (1 for a constant column) with
+        ``standardize=True``, else ones.
     inclusion_posterior_ : tuple (a, b) or None
         ``q(pi) = Beta(a, b)`` when ``inclusion_prior`` is given.
     elbo_, elbo_history_, n_iter_, converged_ : see :class:`AlphaLinearRegression`.
@@ -240,6 +251,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         noise_variance=None,
         noise_prior=(1e-6, 1e-6),
         fit_intercept=True,
+        standardize=True,
         objective="alpha-vb",
         algorithm="coordinate",
         n_init=3,
@@ -258,6 +270,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         self.noise_variance = noise_variance
         self.noise_prior = noise_prior
         self.fit_intercept = fit_intercept
+        self.standardize = standardize
         self.objective = objective
         self.algorithm = algorithm
         self.n_init = n_init
@@ -294,16 +307,20 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
         covariates = None
         self._covariate_solve = None
+        scale = self._column_scales(X)
         if self.n_covariates_in_:
             covariates = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
                                              float(self.alpha))
-            # gamma(beta) = by - Bx beta on the centred data; then project X and y
+            # gamma(beta) = by - Bx beta on the centred data (beta on the original scale);
+            # then project X and y
             self._covariate_solve = (covariates.offset, covariates.coefficients(X),
                                      covariates.coefficients(y),
                                      solve_triangular(covariates.triangle,
                                                       np.eye(self.n_covariates_in_)))
-            X = np.asfortranarray(covariates.project(X))
+            X = covariates.project(X)
             y = covariates.project(y)
+        if self.n_covariates_in_ or self.standardize:
+            X = np.asfortranarray(X / scale)
             col_sq_norms = np.einsum("ij,ij->j", X, X)
         fixed_variance, noise_prior = self._noise_parameters()
         gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None

@@ -177,7 +177,11 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
         1 is ordinary VB (varbvs). (Not the divergence order ``alpha`` of BB-alpha and AADM.)
     slab_variance : float, default=1.0
-        ``sa`` in the slab ``N(0, sa)`` (varbvs's ``sa``; no noise variance scales it).
+        ``sa`` in the slab ``N(0, sa)`` (varbvs's ``sa``; no noise variance scales it). With
+        ``standardize=True`` the slab is on the coefficient of the standardized column (the
+        original column's ``beta_j`` has the slab ``N(0, sa / sd_j^2)``), so selection does
+        not depend on the units of ``X``; with ``standardize=False`` it is in the units of
+        ``X`` (varbvs's convention).
         A 1-D array is a grid of slab variances, averaged over as ``prior_inclusion``'s
         grid is (paired with it entry by entry when both are grids, as varbvs pairs ``sa``
         and ``logodds``).
@@ -193,6 +197,10 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         Prior weights of the grid's settings (normalised); ``None`` is uniform (varbvs).
     fit_intercept : bool, default=True
         Add an intercept (a column of ones in the flat-prior design).
+    standardize : bool, default=True
+        Scale each column of ``X`` to unit standard deviation before fitting (susieR's
+        default); every fitted attribute and prediction is reported on the original scale
+        (``column_scale_``). ``False`` fits the raw columns, as varbvs does.
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
         The alpha-ELBO or ``alpha`` times it (:mod:`alphavb.base`); the same maximiser.
     n_init : int, default=10
@@ -228,6 +236,9 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         Posterior mean of the intercept (0 without ``fit_intercept``).
     covariate_coef_ : ndarray of shape (n_covariates,)
         Posterior means of the covariates' coefficients.
+    column_scale_ : ndarray of shape (n_features,)
+        The standard deviation of each column of ``X`` (1 for a constant column) with
+        ``standardize=True``, else ones.
     bound_parameters_ : ndarray of shape (n_samples,)
         The Jaakkola-Jordan ``eta`` of the fit (of the selected setting of a grid).
     prior_inclusion_, slab_variance_ : float
@@ -277,6 +288,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         inclusion_prior=None,
         hyper_prior=None,
         fit_intercept=True,
+        standardize=True,
         objective="alpha-vb",
         n_init=10,
         max_iter=1000,
@@ -292,6 +304,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         self.inclusion_prior = inclusion_prior
         self.hyper_prior = hyper_prior
         self.fit_intercept = fit_intercept
+        self.standardize = standardize
         self.objective = objective
         self.n_init = n_init
         self.max_iter = max_iter
@@ -346,6 +359,11 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
             raise ValueError(f"Input X of {owner} has values so large that their squares "
                              "overflow float64. Rescale it first (e.g. with "
                              "sklearn.preprocessing.StandardScaler).")
+        if self.standardize:
+            X = np.asfortranarray(X / self._column_scales(X))
+            X_sq = X * X
+        else:
+            self._column_scales(X)
         self.n_samples_fit_ = X.shape[0]
         self._y_centred_fit = labels - 0.5
         return _LogisticData(X, X_sq, labels - 0.5, design, self._scalar_slab_variance(),
@@ -448,10 +466,12 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
             inverse = solve_triangular(L, np.eye(k), lower=True)
         else:
             gamma, inverse = np.zeros(0), np.zeros((0, 0))
+        # G on the original scale of X (bound.XtW is on the standardized columns)
+        G = self.column_scale_[:, None] * (bound.XtW @ inverse)
         return {**self._block_attributes(state), "bound_parameters_": bound.eta,
                 "intercept_": float(gamma[0]) if self.fit_intercept else 0.0,
                 "covariate_coef_": gamma[int(self.fit_intercept):],
-                "_predictive": {"G": bound.XtW @ inverse, "inverse": inverse}}
+                "_predictive": {"G": G, "inverse": inverse}}
 
     def _decision_moments(self, X, covariates):
         """Per setting, the mean and variance of the logit ``t`` of each row."""

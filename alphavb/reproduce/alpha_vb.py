@@ -57,7 +57,8 @@ def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS, quic
     informative = np.flatnonzero(truth)
     algorithms = {
         "paper (Algorithm 1)": lambda alpha: {"algorithm": "paper", "noise_variance": 1.0,
-                                              "slab_variance": 1.0 / alpha},
+                                              "slab_variance": 1.0 / alpha,
+                                              "standardize": False},
         "ours (learned noise)": lambda alpha: {},
     }
     rows = []

@@ -109,7 +109,9 @@ MODELS = (
                    ("beta_2, beta_3 (variance right)", _not_first))),
     CoverageModel("spike_slab", "spike-and-slab regression (d = 20, s = 4)",
                   lambda: spike_slab_problem(n_features=20, n_informative=4),
-                  AlphaSpikeSlabRegression, REGRESSION_N, (100, 400), 1000, 30,
+                  # the slab on the raw (N(0, 1)) columns, as in the rate study
+                  lambda: AlphaSpikeSlabRegression(standardize=False), REGRESSION_N,
+                  (100, 400), 1000, 30,
                   (("non-zero coefficients", _non_zero), ("zero coefficients", _zero))),
     CoverageModel("logistic", "logistic regression, Gaussian q (d = 3)",
                   lambda: logistic_regression_problem(n_features=3), AlphaLogisticRegression,

@@ -55,7 +55,7 @@ def test_orthogonal_design_is_exact(alpha):
     pips, log_z = naive.spike_slab_enumeration(X, y, alpha, sigma2=1.0, nu=2.0, pi=0.3)
     assert 0.05 < np.sort(pips)[len(pips) // 2] < 0.95  # not all PIPs are trivially 0 or 1
     common = {"alpha": alpha, "slab_variance": 2.0, "prior_inclusion": 0.3, "noise_variance": 1.0,
-                  "fit_intercept": False, "tol": 1e-14}
+                  "fit_intercept": False, "standardize": False, "tol": 1e-14}
     model = AlphaSpikeSlabRegression(**common).fit(X, y)
     np.testing.assert_allclose(model.inclusion_probabilities_, pips, rtol=1e-9, atol=1e-12)
     assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)
@@ -74,6 +74,7 @@ def test_pips_agree_with_enumeration_on_a_random_design(alpha, seed):
     y = X @ coef + rng.normal(size=n)
     pips, log_z = naive.spike_slab_enumeration(X, y, alpha, sigma2=1.0, nu=1.0, pi=0.2)
     model = AlphaSpikeSlabRegression(alpha=alpha, prior_inclusion=0.2, noise_variance=1.0,
+                                     standardize=False,
                                      fit_intercept=False, tol=1e-14, max_iter=5000).fit(X, y)
     np.testing.assert_allclose(model.inclusion_probabilities_, pips, atol=0.03)
     # the objective is a lower bound of log Z_alpha, and a tight one here
@@ -88,7 +89,7 @@ def test_objective_equals_the_spec_formula(rng, learned_noise, learned_pi):
     model = AlphaSpikeSlabRegression(
         alpha=0.7, slab_variance=1.5, noise_variance=None if learned_noise else 0.8,
         noise_prior=(2.0, 1.0), inclusion_prior=(1.0, 4.0) if learned_pi else None,
-        fit_intercept=False).fit(X, y)
+        fit_intercept=False, standardize=False).fit(X, y)
     noise = ("learned", model.noise_shape_, model.noise_scale_, 2.0, 1.0) if learned_noise \
         else ("fixed", 0.8)
     pi = ("learned", *model.inclusion_posterior_, 1.0, 4.0) if learned_pi \
@@ -292,7 +293,7 @@ def test_joint_update_puts_every_mean_at_its_coordinate_optimum(rng, n_samples, 
     X = np.asfortranarray(rng.normal(size=(n_samples, n_features)))
     y = X[:, :3] @ [2.0, -1.0, 0.5] + rng.normal(size=n_samples)
     model = AlphaSpikeSlabRegression(alpha=0.6, algorithm="paper", slab_variance=0.7,
-                                     fit_intercept=False)
+                                     fit_intercept=False, standardize=False)
     data = model._prepare_fit(X, y)
     assert (data.gram is None) == (n_features > n_samples)
     phi = rng.uniform(0.01, 1.0, n_features)
@@ -347,7 +348,8 @@ def test_covariates_integrated_out_are_exact_on_an_orthogonal_design(alpha):
     X, y, Z = covariate_problem(orthogonal=True)
     pips, log_z = naive.spike_slab_enumeration(X, y, alpha, sigma2=1.0, nu=2.0, pi=0.3, Z=Z)
     model = AlphaSpikeSlabRegression(alpha=alpha, slab_variance=2.0, prior_inclusion=0.3,
-                                     noise_variance=1.0, fit_intercept=False, tol=1e-14)
+                                     noise_variance=1.0, fit_intercept=False, tol=1e-14,
+                                     standardize=False)
     model.fit(X, y, covariates=Z)
     np.testing.assert_allclose(model.inclusion_probabilities_, pips, rtol=1e-9, atol=1e-12)
     assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)
@@ -358,7 +360,8 @@ def test_covariates_equal_an_explicit_projection(fit_intercept):
     X, y, Z = covariate_problem(d=15, k=3, seed=1)
     C = np.column_stack(([np.ones(len(y))] if fit_intercept else []) + [Z])
     P = np.eye(len(y)) - C @ np.linalg.solve(C.T @ C, C.T)
-    common = {"alpha": 0.7, "noise_variance": 1.0, "tol": 1e-12}
+    # raw columns: the projection changes their standard deviations
+    common = {"alpha": 0.7, "noise_variance": 1.0, "tol": 1e-12, "standardize": False}
     model = AlphaSpikeSlabRegression(fit_intercept=fit_intercept, **common).fit(
         X, y, covariates=Z)
     projected = AlphaSpikeSlabRegression(fit_intercept=False, **common).fit(P @ X, P @ y)
@@ -498,3 +501,76 @@ def test_attribute_types_do_not_depend_on_the_grid_size(grid_size, model_class):
     # the single setting's setting_* rows are its own attributes
     np.testing.assert_array_equal(single.setting_coef_[0], single.coef_)
     assert single.setting_elbo_[0] == single.elbo_
+
+
+def age_bmi_smoker(seed=1, n=200):
+    """y = 0.05 age + 0.3 bmi + 1.2 smoker + noise, age ~ N(50, 10): age's slab in raw units
+    (years) is far wider than its effect, so without standardizing it is not selected."""
+    rng = np.random.default_rng(seed)
+    age, bmi = rng.normal(50, 10, n), rng.normal(27, 4, n)
+    smoker = (rng.random(n) < 0.3).astype(float)
+    y = 0.05 * age + 0.3 * bmi + 1.2 * smoker + rng.normal(0, 1.4, n)
+    return np.column_stack([age, bmi, smoker]), y
+
+
+def test_standardized_selection_does_not_depend_on_units():
+    """The issue's example (OLS t = 4.4 for age here): standardized, age is selected with
+    its coefficient near 0.05; on the raw columns (varbvs's convention) it is not. Age in
+    months instead of years changes nothing but the coefficient's units."""
+    X, y = age_bmi_smoker()
+    model = AlphaSpikeSlabRegression(alpha=0.5).fit(X, y)
+    assert model.inclusion_probabilities_[0] > 0.8
+    assert model.coef_[0] == pytest.approx(0.05, abs=0.01)
+    raw = AlphaSpikeSlabRegression(alpha=0.5, standardize=False).fit(X, y)
+    assert raw.inclusion_probabilities_[0] < 0.5
+    months = X * np.array([12.0, 1.0, 1.0])
+    in_months = AlphaSpikeSlabRegression(alpha=0.5).fit(months, y)
+    np.testing.assert_allclose(in_months.inclusion_probabilities_,
+                               model.inclusion_probabilities_, rtol=1e-9)
+    np.testing.assert_allclose(in_months.coef_ * [12.0, 1.0, 1.0], model.coef_, rtol=1e-9)
+    np.testing.assert_allclose(in_months.predict(months), model.predict(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_covariates", [0, 2])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_standardize_is_a_fit_on_scaled_columns_reported_on_the_original_scale(
+        n_covariates, fit_intercept):
+    """standardize=True equals a raw fit on X / sd with every coefficient-scale attribute
+    divided by sd: PIPs, objective, intercept and covariates equal, coefficients, slab moments,
+    intervals and draws rescaled, predictions (and their sd) equal."""
+    X, y, Z = covariate_problem(d=6, k=max(n_covariates, 1), seed=2)
+    X = X * np.array([0.01, 1.0, 3.0, 50.0, 1.0, 1e3]) + 5.0
+    Z = Z if n_covariates else None
+    scale = X.std(axis=0)
+    common = {"alpha": 0.6, "prior_inclusion": [0.2, 0.4], "fit_intercept": fit_intercept,
+              "tol": 1e-12}
+    model = AlphaSpikeSlabRegression(**common).fit(X, y, covariates=Z)
+    scaled = AlphaSpikeSlabRegression(standardize=False, **common).fit(X / scale, y,
+                                                                      covariates=Z)
+    np.testing.assert_allclose(model.column_scale_, scale)
+    np.testing.assert_allclose(model.inclusion_probabilities_,
+                               scaled.inclusion_probabilities_, rtol=1e-8, atol=1e-12)
+    assert model.elbo_ == pytest.approx(scaled.elbo_, rel=1e-10)
+    for name, power in (("coef_", 1), ("slab_means_", 1), ("slab_variances_", 2)):
+        np.testing.assert_allclose(getattr(model, name) * scale ** power,
+                                   getattr(scaled, name), rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(model.credible_intervals() * scale[:, None],
+                               scaled.credible_intervals(), rtol=1e-7, atol=1e-10)
+    assert model.intercept_ == pytest.approx(scaled.intercept_, rel=1e-9, abs=1e-12)
+    np.testing.assert_allclose(model.covariate_coef_, scaled.covariate_coef_, rtol=1e-9)
+    for got, want in zip(model.predict(X, return_std=True, covariates=Z),
+                         scaled.predict(X / scale, return_std=True, covariates=Z)):
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+    draws = model.sample_posterior(5, random_state=0)
+    scaled_draws = scaled.sample_posterior(5, random_state=0)
+    np.testing.assert_allclose(draws["coef"] * scale, scaled_draws["coef"], rtol=1e-8,
+                               atol=1e-12)
+    np.testing.assert_allclose(draws["intercept"], scaled_draws["intercept"], rtol=1e-8)
+
+
+def test_a_warm_start_after_standardize_changed_starts_cold():
+    X, y = age_bmi_smoker()
+    model = AlphaSpikeSlabRegression(alpha=0.5, warm_start=True).fit(X, y)
+    model.set_params(standardize=False).fit(X, y)
+    fresh = AlphaSpikeSlabRegression(alpha=0.5, standardize=False).fit(X, y)
+    np.testing.assert_array_equal(model.coef_, fresh.coef_)

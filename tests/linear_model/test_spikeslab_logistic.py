@@ -35,7 +35,8 @@ def design(n, fit_intercept, Z):
 def test_iterations_equal_the_naive_varbvs_updates(alpha, fit_intercept, n_covariates):
     X, y, Z = logistic_problem(n=60, d=7, covariates=n_covariates)
     model = AlphaSpikeSlabClassifier(alpha=alpha, prior_inclusion=0.3, slab_variance=2.0,
-                                     fit_intercept=fit_intercept, n_init=1, max_iter=6, tol=0.0)
+                                     fit_intercept=fit_intercept, n_init=1, max_iter=6, tol=0.0,
+                                     standardize=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, y, covariates=Z if n_covariates else None)
@@ -273,3 +274,35 @@ def test_slab_variance_grid_is_paired_with_the_log_odds_as_varbvs_does():
         X, y).setting_elbo_.shape == (2,)
     with pytest.raises(ValueError, match="'slab_variance'.*paired"):
         AlphaSpikeSlabClassifier(prior_log_odds=[-1.0, -2.0], slab_variance=[1, 2, 3]).fit(X, y)
+
+
+@pytest.mark.parametrize("n_covariates", [0, 2])
+def test_standardize_is_a_fit_on_scaled_columns_reported_on_the_original_scale(n_covariates):
+    """standardize=True equals a raw fit on X / sd with the coefficients divided by sd: PIPs,
+    objective, intercept, covariates and probabilities equal, draws rescaled."""
+    X, y, Z = logistic_problem(n=80, d=5, covariates=n_covariates)
+    X = X * np.array([0.01, 1.0, 40.0, 1.0, 1e3]) + 2.0
+    Z = Z if n_covariates else None
+    scale = X.std(axis=0)
+    # the same 300 iterations (tol=0), which in exact arithmetic are the same numbers
+    common = {"alpha": 0.7, "prior_inclusion": 0.3, "n_init": 3, "tol": 0.0, "max_iter": 300}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = AlphaSpikeSlabClassifier(**common).fit(X, y, covariates=Z)
+        scaled = AlphaSpikeSlabClassifier(standardize=False, **common).fit(X / scale, y,
+                                                                          covariates=Z)
+    np.testing.assert_allclose(model.inclusion_probabilities_,
+                               scaled.inclusion_probabilities_, rtol=1e-8, atol=1e-12)
+    assert model.elbo_ == pytest.approx(scaled.elbo_, rel=1e-10)
+    np.testing.assert_allclose(model.coef_ * scale, scaled.coef_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(model.credible_intervals() * scale[:, None],
+                               scaled.credible_intervals(), rtol=1e-7, atol=1e-10)
+    assert model.intercept_ == pytest.approx(scaled.intercept_, rel=1e-8)
+    np.testing.assert_allclose(model.covariate_coef_, scaled.covariate_coef_, rtol=1e-8)
+    np.testing.assert_allclose(model.predict_proba(X, covariates=Z),
+                               scaled.predict_proba(X / scale, covariates=Z), rtol=1e-9)
+    draws = model.sample_posterior(5, random_state=0)
+    scaled_draws = scaled.sample_posterior(5, random_state=0)
+    np.testing.assert_allclose(draws["coef"] * scale, scaled_draws["coef"], rtol=1e-8,
+                               atol=1e-12)
+    np.testing.assert_allclose(draws["intercept"], scaled_draws["intercept"], rtol=1e-8)
