@@ -382,11 +382,50 @@ class StochasticStepsMixin:
 
 
 class CoefficientSummaryMixin:
-    """``summary()`` for estimators with one row per feature (the regression models).
+    """``summary()`` and ``summary_frame()`` for estimators with one row per feature (the
+    regression models), followed by the rows of the rest of the model.
 
     The estimator provides ``_summary_columns(level)``: an ordered dict of column name to
-    one value per feature.
+    one value per feature; and may provide ``_other_summary_rows(level)``: a list of
+    ``(name, {column: value})`` for the intercept, the covariates and the noise variance
+    (columns they do not have, such as ``PIP``, are left empty).
     """
+
+    def _other_summary_rows(self, level):
+        return []
+
+    @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
+    def summary_frame(self, level=0.95):
+        """The posterior summary as a ``pandas.DataFrame`` (statsmodels' ``summary_frame``).
+
+        One row per feature (named by ``feature_names_in_``, else ``x0, x1, ...``), then
+        the intercept (with ``fit_intercept``), the covariates (named by the columns of a
+        DataFrame passed as ``covariates``, else ``z0, z1, ...``) and the noise variance
+        (when it is learned). The columns are those of :meth:`summary`; a column a row does
+        not have (``PIP`` and ``lfsr`` of the intercept) is NaN.
+
+        Parameters
+        ----------
+        level : float in (0, 1), default=0.95
+            Probability mass of the equal-tailed credible intervals.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        check_is_fitted(self)
+        columns = self._summary_columns(level)
+        frame = pd.DataFrame({name: np.asarray(values, dtype=float)
+                              for name, values in columns.items()},
+                             index=self._summary_row_names())
+        others = self._other_summary_rows(level)
+        if others:
+            extra = pd.DataFrame([values for _, values in others],
+                                 index=[name for name, _ in others], columns=list(columns))
+            frame = pd.concat([frame, extra.astype(float)])
+        return frame
 
     @validate_params({"level": [Real(0.0, 1.0, closed="neither")],
                       "max_rows": [None, Integer(1, None)]})
@@ -463,8 +502,19 @@ class CoefficientSummaryMixin:
             title="alpha-VB posterior summary",
         ))
         result.tables.append(SimpleTable(data, headers=names, stubs=stubs))
+        others = self._other_summary_rows(level)
+        if others:
+            result.tables.append(SimpleTable(
+                [["" if row.get(name) is None or not np.isfinite(row[name])
+                  else f"{row[name]:.4f}" for name in names] for _, row in others],
+                headers=names, stubs=[name for name, _ in others]))
         note = (f"Intervals are equal-tailed {level:.0%} credible intervals of the variational "
                 "posterior q.")
+        if others:
+            note += (" Below the coefficients: the intercept and covariates (normal intervals "
+                     "from their posterior mean and sd)")
+            note += (" and the noise variance (exact quantiles of q(sigma2))."
+                     if others[-1][0] == "sigma2" else ".")
         if shown < self.n_features_in_ or sort_by is not None:
             order = f", ordered by {sort_by}" if sort_by is not None else ""
             note += f" Showing {shown} of {self.n_features_in_} coefficients{order}."

@@ -3,10 +3,12 @@
 Both models have the Gaussian likelihood ``y | beta, sigma2 ~ N(X beta, sigma2 I_n)`` with
 either a known ``sigma2`` or ``sigma2 ~ InvGamma(a0, b0)`` and ``q(sigma2) = InvGamma(a_n, b_n)``.
 
-Intercept: it gets a flat prior and is estimated by its optimum given ``q(beta)``, which
-is the same as centring ``X`` and ``y`` and setting ``intercept = mean(y) - mean(X)' E[beta]``.
-With a known ``sigma2`` this gives exactly the fractional posterior of ``beta``
-marginal over the intercept (a flat prior on the intercept integrates out to centring).
+Intercept: it gets a flat prior and is integrated out, which is the same as centring ``X``
+and ``y``: with a known ``sigma2`` this gives exactly the fractional posterior of ``beta``
+marginal over the intercept. Given ``beta`` and ``sigma2`` the intercept is ``N(mean(y) -
+mean(X)' beta, sigma2 / (alpha n))`` (the tempered likelihood counts ``alpha n`` rows), so
+``intercept_ = mean(y) - mean(X)' E[beta]`` and its variance, the predictive variance and
+the draws include ``E[sigma2] / (alpha n)``.
 """
 
 import warnings
@@ -14,12 +16,18 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import invgamma, norm
 from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._special import LOG_2PI, inv_gamma_expectations, inv_gamma_mean, kl_inv_gamma
+from .._special import (
+    LOG_2PI,
+    bisect_quantile,
+    inv_gamma_expectations,
+    inv_gamma_mean,
+    kl_inv_gamma,
+)
 from .._validation import (
     Boolean,
     Integer,
@@ -185,21 +193,80 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         ----------
         X : array-like of shape (n_samples, n_features)
         return_std : bool, default=False
-            Also return the standard deviation of a new response, ``sqrt(Var_q(x' beta) +
-            E_q[sigma2])`` (infinite when ``q(sigma2)`` has no finite mean).
+            Also return the standard deviation of a new response (infinite when
+            ``q(sigma2)`` has no finite mean).
 
         Returns
         -------
         y_mean : ndarray of shape (n_samples,)
-        y_std : ndarray of shape (n_samples,), only when ``return_std``
+        y_std : ndarray of shape (n_samples,), only when ``return_std``: ``sqrt(Var_q(x'
+            beta) + E[sigma2] (1 + 1 / (alpha n)))`` with ``fit_intercept`` (the intercept's
+            own spread, module docstring)
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         y_mean = X @ self.coef_ + self.intercept_
         if not return_std:
             return y_mean
-        variance = self._coef_variance_along(X - self._X_offset) + self.noise_variance_
+        variance = (self._coef_variance_along(X - self._X_offset)
+                    + self.noise_variance_ * (1.0 + self._intercept_leverage()))
         return y_mean, np.sqrt(variance)
+
+    def _intercept_leverage(self):
+        """``1 / (alpha n)``: the flat-prior intercept's variance given ``beta``, in units of
+        ``sigma2`` (0 without ``fit_intercept``)."""
+        return 1.0 / (self.alpha * self.n_samples_fit_) if self.fit_intercept else 0.0
+
+    def _flat_parameter_moments(self):
+        """Names, posterior means and standard deviations of the flat-prior parameters: the
+        intercept ``mean(y) - mean(X)' beta + e``, ``e | sigma2 ~ N(0, sigma2 / (alpha n))``
+        (module docstring), so its variance is ``Var(mean(X)' beta) + E[sigma2] / (alpha
+        n)``."""
+        if not self.fit_intercept:
+            return [], np.zeros(0), np.zeros(0)
+        variance = (self._coef_variance_along(self._X_offset[None, :])[0]
+                    + self.noise_variance_ * self._intercept_leverage())
+        return ["intercept"], np.array([self.intercept_]), np.sqrt([variance])
+
+    def _other_summary_rows(self, level):
+        """The intercept and covariates (normal intervals from their mean and sd), then the
+        noise variance when it is learned (the mean and sd of ``q(sigma2)``, over a grid of
+        the mixture of the settings' inverse gammas, and its exact quantiles)."""
+        names, means, sds = self._flat_parameter_moments()
+        z = normal_quantile(level)
+        rows = [(name, {"coef": mean, "sd": sd, "lower": mean - z * sd, "upper": mean + z * sd})
+                for name, mean, sd in zip(names, means, sds, strict=True)]
+        if self.noise_shape_ is not None:
+            rows.append(("sigma2", self._noise_summary(level)))
+        return rows
+
+    def _noise_summary(self, level):
+        """Mean, sd and equal-tailed interval of ``q(sigma2)``: over a grid, of the mixture
+        ``sum_h w_h InvGamma(a_h, b_h)`` (its quantiles by bisection)."""
+        weights = getattr(self, "hyper_weights_", np.ones(1))
+        if len(weights) > 1:
+            shapes = np.asarray(self.setting_noise_shape_, dtype=float)
+            scales = np.asarray(self.setting_noise_scale_, dtype=float)
+        else:
+            shapes, scales = np.array([self.noise_shape_]), np.array([self.noise_scale_])
+        means = np.array([inv_gamma_mean(a, b) for a, b in zip(shapes, scales, strict=True)])
+        # E[sigma2^2] = b^2 / ((a - 1)(a - 2)), infinite for a <= 2
+        second = np.where(shapes > 2.0, means * scales / np.where(shapes > 2.0, shapes - 2.0,
+                                                                   1.0), np.inf)
+        mean, second_moment = float(weights @ means), float(weights @ second)
+        sd = np.sqrt(max(second_moment - mean * mean, 0.0)) if np.isfinite(second_moment) \
+            else np.inf
+        bounds = []
+        for p in (0.5 - 0.5 * level, 0.5 + 0.5 * level):
+            quantiles = invgamma.ppf(p, shapes, scale=scales)
+            if len(shapes) == 1:
+                bounds.append(float(quantiles[0]))
+                continue
+            _, high = bisect_quantile(
+                lambda x: weights @ invgamma.cdf(x, shapes, scale=scales), p,
+                quantiles.min(), quantiles.max(), 1e-12 * quantiles.max())
+            bounds.append(float(high))
+        return {"coef": mean, "sd": float(sd), "lower": bounds[0], "upper": bounds[1]}
 
     @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):
@@ -214,8 +281,8 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         -------
         dict of str to ndarray
             ``"coef"`` (n_samples, n_features); ``"intercept"`` (n_samples,), the
-            flat-prior intercept ``mean(y) - mean(X)' beta`` of each draw (0 without
-            ``fit_intercept``); ``"noise_variance"`` (n_samples,), ``sigma2 ~ q(sigma2)`` (the
+            flat-prior intercept given each draw, ``N(mean(y) - mean(X)' beta, sigma2 /
+            (alpha n))`` (0 without ``fit_intercept``); ``"noise_variance"`` (n_samples,), ``sigma2 ~ q(sigma2)`` (the
             known variance when it is fixed); the spike-and-slab model adds
             ``"inclusion"`` (n_samples, n_features) of bools ``z`` and, when ``pi`` is
             learned, ``"prior_inclusion"`` (n_samples,) drawn from ``q(pi)``.
@@ -231,8 +298,10 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
             draws["noise_variance"] = 1.0 / rng.gamma(shape, 1.0 / scale, size=n_samples)
         else:
             draws["noise_variance"] = np.full(n_samples, float(self.noise_variance_))
-        if self.fit_intercept:
-            draws["intercept"] = self._y_offset - draws["coef"] @ self._X_offset
+        if self.fit_intercept:  # given beta and sigma2: N(mean(y) - mean(X)' beta, sigma2/(alpha n))
+            draws["intercept"] = (self._y_offset - draws["coef"] @ self._X_offset
+                                  + np.sqrt(draws["noise_variance"] * self._intercept_leverage())
+                                  * rng.standard_normal(n_samples))
         else:
             draws["intercept"] = np.zeros(n_samples)
         return draws

@@ -24,6 +24,14 @@ from sklearn.utils import check_array
 from .._special import LOG_2PI
 
 
+def covariate_names(covariates, n_columns):
+    """The names of the covariate columns: a DataFrame's column names, else ``z0, z1, ...``."""
+    names = getattr(covariates, "columns", None)
+    if names is not None and len(names) == n_columns:
+        return [str(name) for name in names]
+    return [f"z{k}" for k in range(n_columns)]
+
+
 def check_covariates(owner, covariates, n_samples, n_fitted=None):
     """``covariates`` as a float array of shape (n_samples, k) (a 1-D array is one column).
 

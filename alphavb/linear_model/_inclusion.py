@@ -218,6 +218,7 @@ class SpikeSlabMixin:
             results.append(previous)
             records.append(self._state_attributes(previous.state))
         self._publish_settings(settings, log_prior, results, records)
+        self.lfsr_ = self._local_false_sign_rates()
         self._warn_not_converged(all(result.converged for result in results), data)
 
     def _publish_settings(self, settings, log_prior, results, records):
@@ -301,6 +302,48 @@ class SpikeSlabMixin:
             draws["setting"] = setting
         return draws
 
+    def _local_false_sign_rates(self):
+        """``lfsr_j = min(q(beta_j >= 0), q(beta_j <= 0))`` (Stephens 2017): with the atom at
+        0 both include ``1 - phi_j``, so ``lfsr_j = 1 - PIP_j + sum_h w_h phi_hj Phi(-|mu_hj| /
+        s_hj)`` for one sign; the smaller of the two signs' values."""
+        phi, mu, s2 = self._setting_arrays("inclusion_probabilities_", "slab_means_",
+                                           "slab_variances_")
+        sd = np.sqrt(s2)
+        weights = self.hyper_weights_
+        atom = 1.0 - weights @ phi
+        below = weights @ (phi * norm.cdf(-mu / sd))     # q(beta_j < 0)
+        above = weights @ (phi * norm.sf(-mu / sd))      # q(beta_j > 0)
+        return np.minimum(atom + below, atom + above).clip(0.0, 1.0)
+
+    @validate_params({"fdr": [Real(0.0, 1.0, closed="neither")]})
+    def select(self, fdr=0.05):
+        """The variables selected at Bayesian false discovery rate ``fdr`` (Newton, Noueiry,
+        Sarkar & Ahlquist 2004).
+
+        The variables are taken in decreasing order of PIP, and the largest such set whose
+        expected false discovery proportion, the mean of ``1 - PIP`` over the set, is at most
+        ``fdr`` is selected (the mean grows as variables are added, so this is a threshold
+        on the PIP).
+
+        Parameters
+        ----------
+        fdr : float in (0, 1), default=0.05
+            The largest expected proportion of false discoveries among the selected.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_features,)
+            True for a selected variable (as ``get_support()`` of scikit-learn's selectors).
+        """
+        check_is_fitted(self)
+        pip = np.asarray(self.inclusion_probabilities_, dtype=float)
+        order = np.argsort(-pip, kind="stable")
+        expected_fdp = np.cumsum(1.0 - pip[order]) / np.arange(1, len(pip) + 1)
+        n_selected = int(np.sum(expected_fdp <= fdr))  # expected_fdp is non-decreasing
+        selected = np.zeros(len(pip), dtype=bool)
+        selected[order[:n_selected]] = True
+        return selected
+
     @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
     def credible_intervals(self, level=0.95):
         """Equal-tailed credible intervals of each ``beta_j`` under ``q``.
@@ -345,8 +388,8 @@ class SpikeSlabMixin:
     def _summary_columns(self, level):
         interval = self.credible_intervals(level)
         return {"coef": self.coef_, "sd": np.sqrt(self._coef_variances()),
-                "PIP": self.inclusion_probabilities_, "lower": interval[:, 0],
-                "upper": interval[:, 1]}
+                "PIP": self.inclusion_probabilities_, "lfsr": self.lfsr_,
+                "lower": interval[:, 0], "upper": interval[:, 1]}
 
 
 def _included_moments(weights, phi, mu, s2):

@@ -58,7 +58,7 @@ from ._base import (
     noise_block,
     response_variance,
 )
-from ._covariates import Covariates, check_covariates, gaussian_covariates
+from ._covariates import Covariates, check_covariates, covariate_names, gaussian_covariates
 from ._inclusion import InclusionFactor, SpikeSlabMixin, inclusion_factor, inclusion_kl
 
 # Noise variance of the first sweep, as fractions of Var(y), for the deterministic starts;
@@ -209,6 +209,10 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
     column_scale_ : ndarray of shape (n_features,)
         The standard deviation of each column of ``X`` (1 for a constant column) with
         ``standardize=True``, else ones.
+    lfsr_ : ndarray of shape (n_features,)
+        Local false sign rates, ``min(q(beta_j >= 0), q(beta_j <= 0))`` (Stephens 2017):
+        the posterior probability of getting the sign of ``beta_j`` wrong (at least ``1 -
+        PIP_j``). :meth:`select` selects variables at a Bayesian FDR from the PIPs.
     inclusion_posterior_ : tuple (a, b) or None
         ``q(pi) = Beta(a, b)`` when ``inclusion_prior`` is given.
     elbo_, elbo_history_, n_iter_, converged_ : see :class:`AlphaLinearRegression`.
@@ -305,6 +309,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         X, y, col_sq_norms = self._prepare_data(X, y, order="F")
         Z = check_covariates(type(self).__name__, covariates, X.shape[0])
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
+        self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
         covariates = None
         self._covariate_solve = None
         scale = self._column_scales(X)
@@ -483,9 +488,31 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         # x' beta + z' gamma(beta) = (x - Bx' z)' beta + const; gamma's own spread beside it
         rows = (X - self._X_offset) - Z_c @ coef_on_x
         leverage = np.sum((Z_c @ inverse_triangle) ** 2, axis=1)
-        variance = (self._coef_variance_along(rows)
-                    + self.noise_variance_ * (1.0 + leverage / self.alpha))
+        variance = (self._coef_variance_along(rows) + self.noise_variance_
+                    * (1.0 + leverage / self.alpha + self._intercept_leverage()))
         return y_mean, np.sqrt(variance)
+
+    def _flat_parameter_moments(self):
+        """With covariates: ``gamma = b_y - B_x beta + N(0, sigma2 (Z_c'Z_c)^{-1} / alpha)``
+        and the intercept ``mean(y) - mean(X)' beta - mean(Z)' gamma + e`` (module
+        _covariates), so ``Var(gamma_k) = Var(B_xk' beta) + E[sigma2] [(Z_c'Z_c)^{-1}]_kk /
+        alpha`` and ``Var(intercept) = Var(c' beta) + E[sigma2] (mean(Z)' (Z_c'Z_c)^{-1}
+        mean(Z) / alpha + 1 / (alpha n))``, ``c = mean(X) - B_x' mean(Z)``."""
+        if not self.n_covariates_in_:
+            return super()._flat_parameter_moments()
+        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
+        noise = self.noise_variance_ / self.alpha
+        names, means = list(self._covariate_names), list(self.covariate_coef_)
+        variances = list(self._coef_variance_along(coef_on_x)
+                         + noise * np.sum(inverse_triangle ** 2, axis=1))
+        if self.fit_intercept:
+            along = (self._X_offset - offset @ coef_on_x)[None, :]
+            variances.insert(0, float(self._coef_variance_along(along)[0]
+                                      + noise * np.sum((offset @ inverse_triangle) ** 2)
+                                      + self.noise_variance_ * self._intercept_leverage()))
+            names.insert(0, "intercept")
+            means.insert(0, self.intercept_)
+        return names, np.array(means), np.sqrt(variances)
 
     def score(self, X, y, sample_weight=None, covariates=None):
         """R^2 of :meth:`predict` on ``X`` (and ``covariates``) against ``y``."""

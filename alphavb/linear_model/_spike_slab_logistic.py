@@ -71,7 +71,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._special import LOG_2PI
 from .._validation import Boolean, Integer, validate_params
 from ..base import CAVIEstimator, CoefficientSummaryMixin
-from ._covariates import check_covariates, refuse_collinear
+from ._base import normal_quantile
+from ._covariates import check_covariates, covariate_names, refuse_collinear
 from ._inclusion import (
     InclusionFactor,
     SpikeSlabMixin,
@@ -246,6 +247,10 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         their posterior means.
     hyper_weights_ : ndarray of shape (n_settings,)
         Posterior weights of the settings, ``∝ hyper_prior x exp(alpha x alpha-ELBO)``.
+    lfsr_ : ndarray of shape (n_features,)
+        Local false sign rates, ``min(q(beta_j >= 0), q(beta_j <= 0))`` (Stephens 2017):
+        the posterior probability of getting the sign of ``beta_j`` wrong (at least ``1 -
+        PIP_j``). :meth:`select` selects variables at a Bayesian FDR from the PIPs.
     inclusion_posterior_ : tuple (a, b) or None
         ``q(pi) = Beta(a, b)`` when ``inclusion_prior`` is given.
     elbo_ : float
@@ -351,6 +356,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
                 "per class (e.g. sklearn.multiclass.OneVsRestClassifier).")
         Z = check_covariates(owner, covariates, X.shape[0])
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
+        self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
         design = self._flat_design(X.shape[0], Z)
         refuse_collinear(owner, np.linalg.qr(design, mode="r"), design, self.fit_intercept)
         with np.errstate(over="ignore"):
@@ -472,6 +478,27 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
                 "intercept_": float(gamma[0]) if self.fit_intercept else 0.0,
                 "covariate_coef_": gamma[int(self.fit_intercept):],
                 "_predictive": {"G": G, "inverse": inverse}}
+
+    def _other_summary_rows(self, level):
+        """The intercept and covariates: ``gamma | beta ~ N(E[gamma] - G'(beta - E[beta]),
+        (alpha A)^{-1})`` (module docstring), so per setting ``Var(gamma_k) = sum_j
+        Var(beta_j) G_jk^2 + [(alpha A)^{-1}]_kk``; over a grid the mixture's moments.
+        Normal intervals from the mean and sd."""
+        intercept, covariate_coef, predictive, phi, mu, s2 = self._setting_arrays(
+            "intercept_", "covariate_coef_", "_predictive", "inclusion_probabilities_",
+            "slab_means_", "slab_variances_")
+        coef_variances = coef_variance(phi, mu, s2)
+        means = np.array([self._flat_coefficients(intercept[h], covariate_coef[h])
+                          for h in range(len(phi))])
+        variances = np.array([coef_variances[h] @ predictive[h]["G"] ** 2
+                              + np.sum(predictive[h]["inverse"] ** 2, axis=0) / self.alpha
+                              for h in range(len(phi))])
+        mean = self.hyper_weights_ @ means
+        sd = np.sqrt(self.hyper_weights_ @ (variances + (means - mean) ** 2))
+        names = (["intercept"] if self.fit_intercept else []) + list(self._covariate_names)
+        z = normal_quantile(level)
+        return [(name, {"coef": m, "sd": s, "lower": m - z * s, "upper": m + z * s})
+                for name, m, s in zip(names, mean, sd, strict=True)]
 
     def _decision_moments(self, X, covariates):
         """Per setting, the mean and variance of the logit ``t`` of each row."""

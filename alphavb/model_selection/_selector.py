@@ -336,6 +336,18 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.summary(*args, **kwargs)
 
+    @available_if(_estimator_has("summary_frame"))
+    def summary_frame(self, level=0.95):
+        """``best_estimator_.summary_frame(level)``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.summary_frame(level)
+
+    @available_if(_estimator_has("select"))
+    def select(self, fdr=0.05):
+        """``best_estimator_.select(fdr)``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.select(fdr)
+
     @available_if(_estimator_has("credible_intervals"))
     def credible_intervals(self, level=0.95):
         """``best_estimator_.credible_intervals(level)``."""
