@@ -15,6 +15,7 @@ when ``fit`` starts):
   :class:`AlphaGaussianVB` and :class:`AlphaLogisticRegression` (temperature again).
 
 Around a fit: :mod:`alphavb.model_selection` (``AlphaSelector``: alpha from the data),
+:mod:`alphavb.metrics` (the log predictive density and its scikit-learn scorer),
 :mod:`alphavb.risk` and :mod:`alphavb.divergences` (the paper's variational Bayes risk),
 :mod:`alphavb.simulation` (simulation studies with Monte Carlo errors),
 :func:`to_inference_data` (ArviZ), :mod:`alphavb.datasets`, :mod:`alphavb.plotting`, and

@@ -433,10 +433,15 @@ _COMMON_ATTRIBUTES = """
 """
 
 
-def _mean_mixture_log_density(log_lik):
-    """``mean_i [lse_s log_lik[s, i] - log S]``: the mean log density of the Monte-Carlo
+def _mixture_log_density(log_lik):
+    """``lse_s log_lik[s, i] - log S`` per row ``i``: the log density of the Monte-Carlo
     mixture predictive over S draws."""
-    return float(np.mean(logsumexp(log_lik, axis=0) - np.log(log_lik.shape[0])))
+    return logsumexp(log_lik, axis=0) - np.log(log_lik.shape[0])
+
+
+def _mean_mixture_log_density(log_lik):
+    """The mean over rows of :func:`_mixture_log_density`."""
+    return float(np.mean(_mixture_log_density(log_lik)))
 
 
 def _standardization(values, enabled):
@@ -504,10 +509,13 @@ class _BNNRegressorMixin(RegressorMixin):
     def log_likelihood(self, X, y):
         """Mean test log-likelihood of the Monte-Carlo mixture predictive on the scale of y:
         ``mean_i [lse_s log N(y_i; f_s(x_i), sigma^2) - log S]``."""
+        return float(np.mean(self._row_log_predictive(X, y)))
+
+    def _row_log_predictive(self, X, y):
+        """Per row, the log density of the Monte-Carlo mixture predictive at ``y``."""
         draws = self._function_draws(X)
         y = _check_targets(type(self).__name__, y, draws.shape[1])
-        return _mean_mixture_log_density(gaussian_log_likelihood(draws, y,
-                                                                 self.noise_variance_))
+        return _mixture_log_density(gaussian_log_likelihood(draws, y, self.noise_variance_))
 
 
 class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
@@ -703,11 +711,14 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         return softmax_log_likelihood(outputs, target)
 
     def _mean_log_predictive(self, outputs, target):
+        return float(np.mean(self._rows_log_predictive(outputs, target)))
+
+    def _rows_log_predictive(self, outputs, target):
         if self.link == "probit":
             log_lik = log_ndtr(target * outputs[..., 0])
         else:
             log_lik = np.sum(outputs * target, axis=-1) - logsumexp(outputs, axis=-1)
-        return _mean_mixture_log_density(log_lik)
+        return _mixture_log_density(log_lik)
 
     def predict_proba(self, X):
         """Monte-Carlo predictive class probabilities, shape (n_rows, n_classes)."""
@@ -726,6 +737,10 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     def log_likelihood(self, X, y):
         """Mean test log-likelihood ``mean_i log p(y_i | x_i, D)`` of the Monte-Carlo
         predictive."""
+        return float(np.mean(self._row_log_predictive(X, y)))
+
+    def _row_log_predictive(self, X, y):
+        """Per row, ``log p(y_i | x_i, D)`` under the Monte-Carlo predictive."""
         outputs = self._network_outputs(X)
         y = np.asarray(y)
         if y.shape != (outputs.shape[1],):
@@ -735,5 +750,5 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         if unknown.any():
             raise ValueError(f"{type(self).__name__}: y holds labels not seen in fit, e.g. "
                              f"{y[unknown][0]!r}; known classes are {list(self.classes_)}.")
-        return self._mean_log_predictive(outputs, self._encode(np.searchsorted(self.classes_,
+        return self._rows_log_predictive(outputs, self._encode(np.searchsorted(self.classes_,
                                                                                 y)))

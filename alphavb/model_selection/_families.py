@@ -136,16 +136,9 @@ class GaussianRegression(_Family):
         return gaussian_row_losses(tau, elt, residual, variance, kind)
 
     def log_predictive(self, model, X, y, seed):
-        from scipy.special import logsumexp
+        from ..metrics import log_predictive_density
 
-        from ..linear_model._base import expected_gaussian_loglik
-
-        draws = model.sample_posterior(DRAWS, random_state=seed)
-        mean = draws["coef"] @ X.T + draws["intercept"][:, None]
-        variance = draws["noise_variance"][:, None]
-        log_density = expected_gaussian_loglik(1, 1.0 / variance, -np.log(variance),
-                                               (y - mean) ** 2)
-        return logsumexp(log_density, axis=0) - np.log(DRAWS)
+        return log_predictive_density(model, X, y, n_draws=DRAWS, random_state=seed)
 
     def information(self, X, y):
         from ._information import information_alpha
@@ -191,10 +184,9 @@ class LogisticRegression(_Family):
         return np.mean(np.logaddexp(0.0, -sign * decision), axis=0)
 
     def log_predictive(self, model, X, y, seed):
-        proba = model.predict_proba(X)
-        index = np.searchsorted(model.classes_, y)
-        with np.errstate(divide="ignore"):
-            return np.log(proba[np.arange(len(y)), index])
+        from ..metrics import log_predictive_density
+
+        return log_predictive_density(model, X, y, n_draws=DRAWS, random_state=seed)
 
     def information(self, X, y):
         from ._information import logistic_information_alpha
@@ -246,7 +238,9 @@ class GaussianMixture(_Family):
         return -total / DRAWS
 
     def log_predictive(self, model, X, y, seed):
-        return model.score_samples(X)  # the posterior predictive density, in closed form
+        from ..metrics import log_predictive_density
+
+        return log_predictive_density(model, X)  # closed form: score_samples
 
     @staticmethod
     def used_components(model, n_samples):
