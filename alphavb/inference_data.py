@@ -1,8 +1,11 @@
 """Posterior draws as an ArviZ ``InferenceData`` (``pip install "alphavb[arviz]"``).
 
 ArviZ summarises and plots posteriors (``az.summary``, ``az.plot_posterior``,
-``az.plot_forest``). :func:`to_inference_data` draws from any fitted alphavb estimator's
-variational posterior ``q`` through its public ``sample_posterior`` and labels every axis.
+``az.plot_forest``) and compares models (``az.loo``, ``az.waic``). :func:`to_inference_data`
+draws from any fitted alphavb estimator's variational posterior ``q`` through its public
+``sample_posterior`` and labels every axis; given the data, it adds the pointwise
+log-likelihood at each draw (:func:`alphavb.metrics.draws_log_likelihood`), the observed
+data and, for regressions and classifiers, a posterior predictive draw per posterior draw.
 """
 
 import numpy as np
@@ -41,8 +44,8 @@ def _dimensions(estimator, draws):
 
 
 @validate_params({"n_draws": [Integer(1, None)], "n_chains": [Integer(1, None)]})
-def to_inference_data(estimator, n_draws=1000, *, n_chains=1, random_state=None, coords=None,
-                      dims=None):
+def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, covariates=None,
+                      random_state=None, coords=None, dims=None):
     """Draws from a fitted estimator's ``q`` as an ``arviz.InferenceData``.
 
     Parameters
@@ -51,8 +54,20 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=1, random_state=None,
         Anything with ``sample_posterior(n_samples, random_state)``.
     n_draws : int, default=1000
         Draws per chain.
-    n_chains : int, default=1
-        Independent sets of draws (ArviZ's ``chain`` dimension).
+    n_chains : int, default=4
+        Independent sets of draws (ArviZ's ``chain`` dimension; several, so that ArviZ's
+        R-hat and ESS, which need more than one chain, are defined: about 1 and the number
+        of draws, as independent draws give).
+    X : array-like of shape (n_samples, n_features), default=None
+        Data (usually the training data) for the ``log_likelihood``, ``observed_data`` and
+        ``posterior_predictive`` groups; regressions, binary classifiers with coefficients
+        (including a linear BB-alpha model) and Gaussian mixtures (``X`` only, no
+        posterior predictive).
+    y : array-like of shape (n_samples,), default=None
+        The responses or labels of the rows of ``X`` (classifiers: stored as the 0/1
+        indicator of ``classes_[1]``).
+    covariates : array-like of shape (n_samples, n_covariates), default=None
+        The rows' covariates, for a model fitted with ``covariates=``.
     random_state : int, RandomState or None, default=None
     coords, dims : dict, default=None
         Added to (and overriding) the default labels: ``feature`` (``feature_names_in_`` or
@@ -65,12 +80,27 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=1, random_state=None,
     arviz.InferenceData
         A ``posterior`` group with one variable per key of ``sample_posterior`` (booleans,
         such as the spike-and-slab ``inclusion``, as 0/1), and the estimator's class and
-        ``alpha`` in its attributes.
+        ``alpha`` in its attributes; with ``X``, ``log_likelihood`` (variable ``y``, or
+        ``x`` for a mixture, dimension ``observation``), ``observed_data`` and
+        ``posterior_predictive``.
+
+    ``log_likelihood`` holds the untempered ``log p(y_i | theta_s)``, so ``az.loo`` and
+    ``az.waic`` treat the draws as those of the posterior with the full likelihood; for
+    ``alpha < 1`` that is not the alpha-posterior's leave-one-out (its importance weights
+    would be ``p(y_i | theta)^(-alpha)``), and large Pareto k values say so (k > 1 for a
+    linear model at alpha = 0.5 and n = 80, 0.6 at alpha = 1). To compare alphas, score
+    held-out rows with :mod:`alphavb.metrics`.
+
+    ArviZ's R-hat is undefined for a variable that is constant over all draws (a
+    spike-and-slab ``inclusion`` indicator with PIP 1, the coefficient of a variable that no
+    draw includes): ``az.summary`` reports NaN for it with a RuntimeWarning; select the
+    others with ``var_names`` (e.g. ``["~inclusion"]``).
 
     Examples
     --------
     ``az.summary(to_inference_data(model), var_names=["coef"])``;
-    ``az.plot_posterior(to_inference_data(model), var_names=["noise_variance"])``.
+    ``az.loo(to_inference_data(model, X=X, y=y))``: PSIS-LOO with the draws of ``q`` (its
+    Pareto k says how well ``q`` stands in for each leave-one-out posterior).
     """
     try:
         import arviz as az
@@ -86,9 +116,35 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=1, random_state=None,
             values = values.astype(np.int8)
         posterior[name] = values.reshape(n_chains, n_draws, *values.shape[1:])
     default_dims, default_coords = _dimensions(estimator, draws)
-    data = az.from_dict(posterior=posterior, dims={**default_dims, **(dims or {})},
+    groups = {} if X is None else _data_groups(estimator, draws, X, y, covariates, n_chains,
+                                               n_draws, random_state)
+    data = az.from_dict(posterior=posterior, **groups,
+                        dims={**default_dims, **(dims or {}),
+                              **{name: ["observation"] for name in ("y", "x")}},
                         coords={**default_coords, **(coords or {})})
     data.posterior.attrs.update({"estimator": type(estimator).__name__,
                                  "alpha": float(getattr(estimator, "alpha", np.nan)),
                                  "note": NOTE})
     return data
+
+
+def _data_groups(estimator, draws, X, y, covariates, n_chains, n_draws, random_state):
+    """``log_likelihood``, ``observed_data`` and ``posterior_predictive`` at the draws."""
+    from sklearn.utils import check_random_state
+
+    from .metrics import draws_log_likelihood, draws_predictive
+    from .mixture import AlphaGaussianMixture
+
+    def by_chain(values):
+        return values.reshape(n_chains, n_draws, *values.shape[1:])
+
+    if isinstance(estimator, AlphaGaussianMixture):
+        return {"log_likelihood": {"x": by_chain(draws_log_likelihood(estimator, draws, X))}}
+    log_likelihood = by_chain(draws_log_likelihood(estimator, draws, X, y, covariates))
+    rng = check_random_state(random_state)
+    predictive = by_chain(draws_predictive(estimator, draws, X, covariates, rng))
+    classes = getattr(estimator, "classes_", None)
+    observed = (np.asarray(y, dtype=float) if classes is None
+                else (np.asarray(y) == classes[1]).astype(np.int8))
+    return {"log_likelihood": {"y": log_likelihood}, "observed_data": {"y": observed},
+            "posterior_predictive": {"y": predictive}}

@@ -123,21 +123,87 @@ def _linear_regression_density(model, X, y, n_draws, random_state):
 def gaussian_draws_density(model, X, y, covariates, n_draws, random_state):
     """The Monte-Carlo mixture ``mean_s N(y | b_s + x' beta_s + z' gamma_s, sigma2_s)`` over
     ``n_draws`` draws of ``q`` (a fitted Gaussian regression with ``sample_posterior``)."""
+    draws = model.sample_posterior(n_draws, random_state=random_state)
+    log_density = draws_log_likelihood(model, draws, X, y, covariates)
+    return logsumexp(log_density, axis=0) - np.log(n_draws)
+
+
+def draws_log_likelihood(model, draws, X, y=None, covariates=None):
+    """``log p(y_i | theta_s)`` of each row at each draw ``theta_s`` of ``q``.
+
+    ``draws`` is a dict of ``model.sample_posterior``. A Gaussian regression (draws with
+    ``"coef"``; the noise variance drawn, or the model's own when it is fixed, as for a
+    linear BB-alpha model): ``N(y | b_s + x' beta_s + z' gamma_s, sigma2_s)``; a binary
+    classifier: ``log sigmoid(+-(b_s + x' beta_s + z' gamma_s))``; a Gaussian mixture (no
+    ``y``): the mixture density of ``x``. Returns an array of shape (n_draws, n_rows).
+    """
+    from sklearn.utils.validation import validate_data
+
+    from .mixture import AlphaGaussianMixture
+
+    if isinstance(model, AlphaGaussianMixture):
+        from .mixture._density import draws_log_density
+
+        X = validate_data(model, X, dtype=np.float64, reset=False)
+        return np.concatenate([  # (chunk, n, K, p) at a time
+            draws_log_density(model, X, draws["weights"][s:s + 25, None],
+                              draws["means"][s:s + 25, None],
+                              draws["precisions"][s:s + 25, None])
+            for s in range(0, len(draws["weights"]), 25)])
+    linear = _linear_predictor(model, draws, X, covariates)
+    if hasattr(model, "classes_"):
+        y = np.asarray(y)
+        if y.shape != (linear.shape[1],) or not np.all(np.isin(y, model.classes_)):
+            raise bad_parameter("draws_log_likelihood", "y", f"one label per row of X among "
+                                f"the classes {list(model.classes_)}", y)
+        sign = np.where(y == model.classes_[1], 1.0, -1.0)
+        return -np.logaddexp(0.0, -sign * linear)
+    y = _check_targets(y, linear.shape[1])
+    variance = _draws_noise(model, draws, len(linear))
+    return -0.5 * (np.log(2.0 * np.pi * variance) + (y - linear) ** 2 / variance)
+
+
+def draws_predictive(model, draws, X, covariates=None, random_state=None):
+    """One new response per draw of ``q`` and row of ``X`` (n_draws, n_rows): ``y ~ N(b_s + x'
+    beta_s + z' gamma_s, sigma2_s)`` for a Gaussian regression, the 0/1 indicator of
+    ``classes_[1]`` for a binary classifier (the models of :func:`draws_log_likelihood`
+    but the mixture)."""
+    from scipy.special import expit
+    from sklearn.utils import check_random_state
+
+    rng = check_random_state(random_state)
+    linear = _linear_predictor(model, draws, X, covariates)
+    if hasattr(model, "classes_"):
+        return (rng.random_sample(linear.shape) < expit(linear)).astype(np.int8)
+    noise = np.sqrt(_draws_noise(model, draws, len(linear)))
+    return linear + noise * rng.standard_normal(linear.shape)
+
+
+def _linear_predictor(model, draws, X, covariates):
+    """``b_s + x' beta_s + z' gamma_s`` (n_draws, n_rows) for draws with ``"coef"``."""
     from sklearn.utils.validation import validate_data
 
     from .linear_model._covariates import check_covariates
 
+    name = type(model).__name__
+    if "coef" not in draws or np.ndim(draws["coef"]) != 2:
+        raise bad_parameter("draws_log_likelihood", "model", "a fitted regression or binary "
+                            "classifier with coefficients, or a Gaussian mixture", name,
+                            fix="A network's or a topic model's pointwise likelihood at draws "
+                                "of q is not available here.")
     X = validate_data(model, X, dtype=np.float64, reset=False)
-    y = _check_targets(y, X.shape[0])
-    Z = check_covariates(type(model).__name__, covariates, X.shape[0],
-                         getattr(model, "n_covariates_in_", 0))
-    draws = model.sample_posterior(n_draws, random_state=random_state)
-    mean = draws["coef"] @ X.T + draws["intercept"][:, None]
+    Z = check_covariates(name, covariates, X.shape[0], getattr(model, "n_covariates_in_", 0))
+    linear = draws["coef"] @ X.T + np.asarray(draws["intercept"])[:, None]
     if Z is not None:
-        mean += draws["covariate_coef"] @ Z.T
-    variance = draws["noise_variance"][:, None]
-    log_density = -0.5 * (np.log(2.0 * np.pi * variance) + (y - mean) ** 2 / variance)
-    return logsumexp(log_density, axis=0) - np.log(n_draws)
+        linear = linear + draws["covariate_coef"] @ Z.T
+    return linear
+
+
+def _draws_noise(model, draws, n_draws):
+    """The drawn noise variances (n_draws, 1), or the model's fixed one."""
+    if "noise_variance" in draws:
+        return np.asarray(draws["noise_variance"], dtype=float)[:, None]
+    return np.full((n_draws, 1), float(model.noise_variance_))
 
 
 def _check_targets(y, n_rows):

@@ -52,3 +52,88 @@ def test_labels_and_summary_of_a_regression_match_q():
     assert np.size(axes) == 1
     forest = az.plot_forest(data, var_names=["coef"])
     assert np.size(forest) >= 1
+
+
+def _regression_data(seed=0, n=200):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, X @ [1.5, -1.0, 0.5] + rng.normal(size=n)
+
+
+@pytest.mark.parametrize("model_name", ["linear", "spike-slab", "bbalpha-linear"])
+def test_default_chains_diagnose_and_loo_runs_with_warnings_as_errors(model_name):
+    """Four chains by default: az.summary gives r_hat ~ 1 and ESS near the draws without a
+    warning, and az.loo, az.waic and az.plot_forest run on the log_likelihood group."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from alphavb import (
+        AlphaLinearRegression,
+        AlphaSpikeSlabRegression,
+        BBAlphaRegressor,
+        to_inference_data,
+    )
+
+    X, y = _regression_data()
+    # alpha = 1: az.loo's importance weights are those of the untempered posterior
+    model = {"linear": AlphaLinearRegression(),
+             "spike-slab": AlphaSpikeSlabRegression(),
+             "bbalpha-linear": BBAlphaRegressor(hidden_layer_sizes=(), n_epochs=200,
+                                                tol=None, random_state=0)}[model_name]
+    model.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data = to_inference_data(model, X=X, y=y, random_state=0)
+        table = az.summary(data, var_names=["coef", "intercept"])
+        loo = az.loo(data)
+        waic = az.waic(data)
+        az.plot_forest(data, var_names=["coef"])
+    assert data.posterior.sizes["chain"] == 4
+    assert list(table.index[:3]) == ["coef[x0]", "coef[x1]", "coef[x2]"]
+    np.testing.assert_allclose(table["r_hat"].to_numpy(dtype=float), 1.0, atol=0.01)
+    assert np.all(table["ess_bulk"].to_numpy(dtype=float) > 2000)
+    assert np.isfinite(loo.elpd_loo) and np.isfinite(waic.elpd_waic)
+    # the observed data and a predictive draw per posterior draw, on y's scale
+    np.testing.assert_array_equal(data.observed_data["y"].values, y)
+    assert data.posterior_predictive["y"].shape == (4, 1000, len(y))
+    assert abs(float(data.posterior_predictive["y"].mean()) - y.mean()) < 0.2
+
+
+def test_log_likelihood_group_is_the_density_at_each_draw():
+    """Recomputed draw by draw with scipy: the linear model's normal, the classifier's
+    Bernoulli, the mixture's density."""
+    from scipy.stats import multivariate_normal, norm
+
+    from alphavb import (
+        AlphaGaussianMixture,
+        AlphaLinearRegression,
+        AlphaSpikeSlabClassifier,
+        to_inference_data,
+    )
+
+    X, y = _regression_data(seed=1)
+    linear = AlphaLinearRegression().fit(X, y)
+    data = to_inference_data(linear, n_draws=5, n_chains=2, X=X, y=y, random_state=0)
+    post = data.posterior
+    for chain, draw in ((0, 0), (1, 4)):
+        mean = X @ post["coef"].values[chain, draw] + post["intercept"].values[chain, draw]
+        sd = np.sqrt(post["noise_variance"].values[chain, draw])
+        np.testing.assert_allclose(data.log_likelihood["y"].values[chain, draw],
+                                   norm.logpdf(y, mean, sd), rtol=1e-12)
+    labels = np.where(y > 0, "yes", "no")
+    classifier = AlphaSpikeSlabClassifier().fit(X, labels)
+    data = to_inference_data(classifier, n_draws=5, n_chains=2, X=X, y=labels, random_state=0)
+    t = X @ data.posterior["coef"].values[1, 2] + data.posterior["intercept"].values[1, 2]
+    p_yes = 1.0 / (1.0 + np.exp(-t))
+    np.testing.assert_allclose(data.log_likelihood["y"].values[1, 2],
+                               np.log(np.where(labels == "yes", p_yes, 1.0 - p_yes)), rtol=1e-10)
+    np.testing.assert_array_equal(data.observed_data["y"].values, labels == "yes")
+    mixture = AlphaGaussianMixture(2, random_state=0).fit(X)
+    data = to_inference_data(mixture, n_draws=3, n_chains=2, X=X, random_state=0)
+    post = data.posterior
+    density = sum(post["weights"].values[0, 1, k] * multivariate_normal.pdf(
+        X, post["means"].values[0, 1, k], post["covariances"].values[0, 1, k])
+        for k in range(2))
+    np.testing.assert_allclose(data.log_likelihood["x"].values[0, 1], np.log(density),
+                               rtol=1e-9)
+    assert "posterior_predictive" not in data.groups()

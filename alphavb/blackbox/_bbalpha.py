@@ -591,6 +591,29 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
         X_model, y_model, noise = self._regression_data(X, y)
         return self._prepare(X_model, y_model, 1, noise)
 
+    @validate_params({"n_samples": [Integer(1, None)]})
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws of the network's weights from the fitted ``q``.
+
+        Returns
+        -------
+        dict
+            ``"weights"`` (n_samples, n_weights) on the standardized scale, in the layout of
+            ``layer_shapes_``; for a linear model (``hidden_layer_sizes=()``) also
+            ``"coef"`` (n_samples, n_features) and ``"intercept"`` (n_samples,) on the
+            original scale of ``X`` and ``y``: ``y = y_mean_ + y_scale_ (((x - x_mean_) /
+            x_scale_)' w + b)``.
+        """
+        draws = super().sample_posterior(n_samples, random_state)
+        if len(self.layer_shapes_) == 1:
+            n_features = self.layer_shapes_[0][0]
+            weights = draws["weights"]
+            coef = weights[:, :n_features] * (self.y_scale_ / self.x_scale_)
+            draws["coef"] = coef
+            draws["intercept"] = (self.y_mean_ + self.y_scale_ * weights[:, n_features]
+                                  - coef @ self.x_mean_)
+        return draws
+
 
 def _check_targets(owner, y, n_rows):
     y = np.asarray(y)

@@ -19,3 +19,19 @@ def mixture_log_density(X, log_weights, means, precision_chol):
     log_components = (log_weights + log_det - 0.5 * anp.sum(whitened**2, axis=-1)
                       - 0.5 * X.shape[1] * LOG_2PI)
     return logsumexp(log_components, axis=-1)
+
+
+def draws_log_density(model, X, weights, means, precisions):
+    """:func:`mixture_log_density` of a fitted mixture ``model``'s family at parameters with
+    a leading axis ``r`` (draws or plug-ins): ``weights`` (..., r, K), ``means`` (..., r, K,
+    p) and ``precisions`` in the family's layout; a weight of 0 is an empty term."""
+    import numpy as np
+
+    from ._families import family_of
+
+    p = X.shape[1]
+    chol = np.linalg.cholesky(family_of(model).as_matrices(precisions, p))
+    chol = np.broadcast_to(chol, (*means.shape[:-1], p, p))
+    with np.errstate(divide="ignore"):
+        log_weights = np.log(weights)
+    return mixture_log_density(X, log_weights, means, chol)

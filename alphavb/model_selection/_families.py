@@ -213,16 +213,10 @@ class GaussianMixture(_Family):
 
     def _log_density(self, model, X, weights, means, precisions):
         """The mixture density at parameters with leading axis r (see
-        :func:`~alphavb.mixture._density.mixture_log_density`)."""
-        from ..mixture._density import mixture_log_density
-        from ..mixture._families import family_of
+        :func:`~alphavb.mixture._density.draws_log_density`)."""
+        from ..mixture._density import draws_log_density
 
-        p = X.shape[1]
-        chol = np.linalg.cholesky(family_of(model).as_matrices(precisions, p))
-        chol = np.broadcast_to(chol, (*means.shape[:-1], p, p))
-        with np.errstate(divide="ignore"):  # a weight of 0 (fixed weights) is an empty term
-            log_weights = np.log(weights)
-        return mixture_log_density(X, log_weights, means, chol)
+        return draws_log_density(model, X, weights, means, precisions)
 
     def row_losses(self, model, X, y, kind, seed):
         if kind == "safebayes-ilog":
