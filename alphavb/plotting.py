@@ -1,9 +1,10 @@
-"""matplotlib figures of the paper's examples."""
+"""matplotlib figures: the paper's examples, and a fitted model on real data (PIPs, a forest
+of credible intervals, the objective's trace)."""
 
 import numpy as np
 
 
-def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=None,
+def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, title=None,
                       zoom=None, legend=True):
     """Coefficient estimates (black) against the truth (red), as in the paper's Figure 1.
 
@@ -12,7 +13,9 @@ def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=N
     ax : matplotlib.axes.Axes
     estimate : array of shape (n_features,)
         Posterior means ``E_q[beta]``.
-    truth : array of shape (n_features,)
+    truth : array of shape (n_features,) or None, default=None
+        The true coefficients of a simulation; ``None`` (real data) draws the estimates
+        alone.
     inclusion_probabilities : array of shape (n_features,) or None
         If given, drawn as grey bars on a second axis (PIPs, 0 to 1).
     title : str or None
@@ -21,7 +24,12 @@ def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=N
         support of the paper's example lies there).
     legend : bool, default=True
     """
+    estimate = np.asarray(estimate, dtype=float)
     index = np.arange(1, len(estimate) + 1)
+    if truth is not None and np.shape(truth) != estimate.shape:
+        raise ValueError(f"plot_coefficients: truth must have the shape of estimate "
+                         f"{estimate.shape}; got {np.shape(truth)}. Pass truth=None for real "
+                         "data.")
     handles = []
     if inclusion_probabilities is not None:
         pip_ax = ax.twinx()
@@ -31,7 +39,9 @@ def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=N
         pip_ax.set_ylabel("posterior inclusion probability", color="0.45")
         ax.set_zorder(pip_ax.get_zorder() + 1)
         ax.patch.set_visible(False)
-    handles.append(ax.scatter(index, truth, s=14, color="red", label="truth", zorder=3))
+    if truth is not None:
+        truth = np.asarray(truth, dtype=float)
+        handles.append(ax.scatter(index, truth, s=14, color="red", label="truth", zorder=3))
     handles.append(ax.scatter(index, estimate, s=6, color="black",
                               label="posterior mean E[beta_j]", zorder=4))
     ax.axhline(0.0, color="0.6", linewidth=0.5)
@@ -40,7 +50,8 @@ def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=N
     if zoom:
         inset = ax.inset_axes([0.45, 0.12, 0.5, 0.42])
         near = index[:zoom]
-        top = 1.1 * max(np.abs(truth[:zoom]).max(), np.abs(estimate[:zoom]).max(), 1e-12)
+        shown = estimate[:zoom] if truth is None else np.r_[estimate[:zoom], truth[:zoom]]
+        top = 1.1 * max(np.abs(shown).max(), 1e-12)
         if inclusion_probabilities is not None:
             # PIPs as bars scaled to the inset's coefficient axis, read on its right axis
             inset.bar(near, top * np.asarray(inclusion_probabilities[:zoom]), width=0.8,
@@ -49,14 +60,150 @@ def plot_coefficients(ax, estimate, truth, inclusion_probabilities=None, title=N
                                                                lambda p: p * top))
             right.tick_params(labelsize=6, colors="0.45")
         inset.axhline(0.0, color="0.6", linewidth=0.5)
-        inset.scatter(near, truth[:zoom], s=22, color="red", zorder=3)
+        if truth is not None:
+            inset.scatter(near, truth[:zoom], s=22, color="red", zorder=3)
         inset.scatter(near, estimate[:zoom], s=10, color="black", zorder=4)
-        inset.set_ylim(min(0.0, truth[:zoom].min(), estimate[:zoom].min()) - 0.05 * top, top)
+        inset.set_ylim(min(0.0, shown.min()) - 0.05 * top, top)
         inset.set_xticks(near)
         inset.tick_params(labelsize=6)
         inset.set_title(f"zoom: coefficients 1-{zoom}", fontsize=7)
     if legend:
         ax.legend(handles=handles, fontsize=7, loc="upper right")
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax
+
+
+def _selected_rows(model, values, top, sort_by):
+    """Row labels and the indices to show: features named as in ``summary``, the ``top``
+    largest of ``sort_by`` (``values`` when it is None) or all in order."""
+    names = getattr(model, "feature_names_in_", None)
+    if names is None:
+        names = [f"x{j}" for j in range(len(values))]
+    names = np.asarray([str(name) for name in names], dtype=object)
+    order = np.arange(len(names))
+    if sort_by is not None or top is not None:
+        key = values if sort_by is None else np.asarray(sort_by, dtype=float)
+        order = np.argsort(-key, kind="stable")
+    if top is not None:
+        order = order[:int(top)]
+    return names, order
+
+
+def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
+    """Posterior inclusion probabilities of a fitted spike-and-slab model, largest first.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    model : fitted AlphaSpikeSlabRegression or AlphaSpikeSlabClassifier
+    top : int or None, default=20
+        Show the ``top`` largest PIPs (``None``: every feature, in the features' order).
+    threshold : float or None, default=0.5
+        A vertical reference line (the median-probability model's rule); ``None``: none.
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    pips = np.asarray(model.inclusion_probabilities_, dtype=float)
+    names, order = _selected_rows(model, pips, top, None)
+    rows = np.arange(len(order))
+    ax.barh(rows, pips[order], color="0.35")
+    ax.set_yticks(rows, [str(name) for name in names[order]], fontsize=7)
+    ax.invert_yaxis()  # the largest on top
+    ax.set_xlim(0.0, 1.0)
+    ax.set_xlabel("posterior inclusion probability")
+    if threshold is not None:
+        ax.axvline(threshold, color="red", linewidth=0.8, linestyle="--")
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax
+
+
+def plot_forest(ax, model, level=0.95, top=None, sort_by=None, title=None):
+    """A forest plot: each coefficient's posterior mean and equal-tailed credible interval.
+
+    The interval of a spike-and-slab coefficient is a quantile interval of ``q(beta_j) = (1 -
+    PIP_j) delta_0 + PIP_j N(mu_j, s2_j)``, whose atom at 0 can hold both ends (the interval
+    ``[0, 0]`` of a variable rarely included) or one end, so it need not contain the
+    posterior mean ``PIP_j mu_j``, which averages the atom and the slab. The interval is
+    therefore drawn as a line from its lower to its upper end (not as error bars around the
+    mean), the mean as a dot, and an interval that is the atom alone as an open circle at 0.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    model : fitted estimator with ``coef_`` and ``credible_intervals(level)``
+    level : float, default=0.95
+    top : int or None, default=None
+        Show the ``top`` coefficients largest in ``sort_by`` (default: ``|coef_|``).
+    sort_by : array of shape (n_features,) or None, default=None
+        A key to order the rows by, largest first (e.g. ``model.inclusion_probabilities_``).
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    coef = np.ravel(np.asarray(model.coef_, dtype=float))
+    interval = np.asarray(model.credible_intervals(level), dtype=float)
+    names, order = _selected_rows(model, np.abs(coef), top, sort_by)
+    rows = np.arange(len(order))
+    low, high = interval[order, 0], interval[order, 1]
+    atom_only = (low == 0.0) & (high == 0.0)
+    ax.hlines(rows, low, high, color="0.2", linewidth=1.5)
+    ax.scatter(coef[order], rows, s=16, color="black", zorder=3, label="posterior mean")
+    if atom_only.any():
+        ax.scatter(np.zeros(atom_only.sum()), rows[atom_only], s=30, facecolors="none",
+                   edgecolors="0.4", zorder=2, label=f"{level:.0%} interval: the atom at 0")
+    ax.axvline(0.0, color="0.6", linewidth=0.5)
+    ax.set_yticks(rows, [str(name) for name in names[order]], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"coefficient: posterior mean and {level:.0%} credible interval")
+    if atom_only.any():
+        ax.legend(fontsize=7)
+    if title:
+        ax.set_title(title, fontsize=9)
+    return ax
+
+
+def plot_objective_trace(ax, model, title=None):
+    """The objective after each sweep or epoch: ``elbo_history_`` (the CAVI models, one line
+    per prior setting of a grid; the Gaussian alpha-VB) or ``energy_history_`` (BB-alpha and
+    AADM, minimised).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    model : fitted estimator
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    histories = getattr(model, "setting_elbo_history_", None)
+    if histories is not None and len(histories) > 1:
+        for h, history in enumerate(histories):
+            ax.plot(np.arange(1, len(history) + 1), history, linewidth=1.0,
+                    label=f"setting {h} (weight {model.hyper_weights_[h]:.2f})")
+        ax.legend(fontsize=6)
+        ylabel = "alpha-ELBO"
+    elif hasattr(model, "elbo_history_"):
+        history = np.asarray(model.elbo_history_, dtype=float)
+        ax.plot(np.arange(1, len(history) + 1), history, color="black", linewidth=1.0)
+        ylabel = "alpha-ELBO"
+    elif hasattr(model, "energy_history_"):
+        history = np.asarray(model.energy_history_, dtype=float)
+        ax.plot(np.arange(1, len(history) + 1), history, color="black", linewidth=1.0)
+        ylabel = "energy (minimised)"
+    else:
+        raise ValueError(f"plot_objective_trace: {type(model).__name__} has neither "
+                         "elbo_history_ nor energy_history_; pass a fitted alphavb estimator.")
+    ax.set_xlabel("sweep" if ylabel == "alpha-ELBO" else "epoch")
+    ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title, fontsize=9)
     return ax

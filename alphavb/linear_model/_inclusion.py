@@ -354,6 +354,11 @@ class SpikeSlabMixin:
         marginal is the mixture ``sum_h w_h q_h(beta_j)`` and its quantiles are found by
         bisection of its distribution function (to 1e-12 of the slab scale).
 
+        Because of the atom, an interval need not contain the posterior mean ``coef_ =
+        PIP_j mu_j``, which averages the atom and the slab: a variable with PIP below
+        ``(1 - level) / 2`` has the interval ``[0, 0]`` and a mean that is not 0. Draw them
+        with :func:`alphavb.plotting.plot_forest`, not as error bars around the mean.
+
         Parameters
         ----------
         level : float in (0, 1), default=0.95
