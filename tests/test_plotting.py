@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression  # noqa: E402
-from alphavb.plotting import (  # noqa: E402
+from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
+from alphavb.plotting import (
     plot_coefficients,
     plot_forest,
     plot_inclusion_probabilities,
