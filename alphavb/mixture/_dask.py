@@ -89,8 +89,9 @@ def _blocks_in_flight():
         return 2 * (os.cpu_count() or 1)
 
 
-def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
-    """:func:`block_sums` over every block of rows, added on the client in block order.
+def _sum_over_blocks(X, weight, function, *args):
+    """``function(X_block, weight_block, *args)`` (a tuple of arrays or numbers) over every
+    block of rows, added on the client in block order.
 
     The blocks are submitted in waves of :func:`_blocks_in_flight` so that no more blocks
     are read than can be worked on (dask may otherwise read ahead)."""
@@ -98,17 +99,48 @@ def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
 
     blocks = X.to_delayed().ravel()
     weights = weight.to_delayed().ravel()
-    task = dask.delayed(block_sums, pure=True)
+    task = dask.delayed(function, pure=True)
     wave = _blocks_in_flight()
     parts = []
     for first in range(0, len(blocks), wave):
-        parts += dask.compute(*[task(block, w, means, prec_chol, log_const, scale, diagonal)
+        parts += dask.compute(*[task(block, w, *args)
                                 for block, w in zip(blocks[first:first + wave],
                                                     weights[first:first + wave])])
-    nk = sum(part[0] for part in parts)
-    sums = sum(part[1] for part in parts)
-    scatter = sum(part[2] for part in parts)
-    return nk, sums, scatter, float(sum(part[3] for part in parts))
+    return tuple(sum(part[i] for part in parts) for i in range(len(parts[0])))
+
+
+def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
+    """:func:`block_sums` over every block of rows, added on the client in block order."""
+    nk, sums, scatter, neg_entropy = _sum_over_blocks(
+        X, weight, block_sums, means, prec_chol, log_const, scale, diagonal)
+    return nk, sums, scatter, float(neg_entropy)
+
+
+def block_nearest_sums(X_block, weight_block, centers):
+    """One block's rows assigned to their nearest center (k-means' labels): per center the
+    weight ``N_k``, and the weighted sums of ``x - c_k`` and ``(x - c_k)(x - c_k)'`` (shifted
+    by the centers, as :func:`block_sums`'s, so that they add up over blocks)."""
+    X_block = np.asarray(X_block, dtype=np.float64)
+    weight_block = np.asarray(weight_block, dtype=np.float64)
+    distances = ((X_block * X_block).sum(axis=1)[:, None] - 2.0 * X_block @ centers.T
+                 + (centers * centers).sum(axis=1)[None, :])
+    labels = np.argmin(distances, axis=1)
+    n_components, n_features = centers.shape
+    nk = np.bincount(labels, weights=weight_block, minlength=n_components)
+    diff = X_block - centers[labels]
+    sums = np.zeros((n_components, n_features))
+    scatter = np.zeros((n_components, n_features, n_features))
+    for k in range(n_components):
+        rows = labels == k
+        weighted = diff[rows] * weight_block[rows, None]
+        sums[k] = weighted.sum(axis=0)
+        scatter[k] = weighted.T @ diff[rows]
+    return nk, sums, scatter
+
+
+def nearest_center_sums(X, weight, centers):
+    """:func:`block_nearest_sums` over every block of rows."""
+    return _sum_over_blocks(X, weight, block_nearest_sums, centers)
 
 
 def rows_of(X, indices):

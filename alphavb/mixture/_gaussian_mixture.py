@@ -108,13 +108,18 @@ from .._validation import (
     validate_params,
 )
 from ..base import CAVIEstimator, StochasticStepsMixin
-from ._dask import as_row_blocks, local_sums, map_rows, rows_of
+from ._dask import as_row_blocks, local_sums, map_rows, nearest_center_sums, rows_of
 from ._families import FAMILIES, ComponentPriors, family_class, is_covariance_matrix
 from ._local import Statistics, local_step
 
 COVARIANCE_TYPES = tuple(FAMILIES)
 WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
 INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
+
+
+# rows of a dask X that k-means (or k-means++) starts from: all of them (read into memory,
+# the in-memory start exactly) up to this many, else a uniform sample of this many
+KMEANS_SAMPLE_ROWS = 100_000
 
 def _in_memory(value):
     """A dask result computed (numpy values pass through)."""
@@ -220,7 +225,11 @@ default="dirichlet_process"
         scikit-learn's ``reg_covar`` does (its default is 1e-6), while the objective stays
         exact (module docstring). Not used by ``"fixed"``.
     init_params : {"kmeans", "k-means++", "random", "random_from_data"}, default="kmeans"
-        How the first responsibilities are drawn, exactly as in scikit-learn's mixtures.
+        How the first responsibilities are drawn, exactly as in scikit-learn's mixtures. On
+        a dask array ``"kmeans"`` and ``"k-means++"`` run on the rows in memory when there
+        are at most ``KMEANS_SAMPLE_ROWS`` (100,000), else on a uniform sample of that many
+        rows, every row joining its nearest k-means center block by block;
+        ``"random_from_data"`` draws the same rows as in memory; ``"random"`` is refused.
     n_init : int, default=1
         Number of starts; the one with the largest objective is kept.
     max_iter : int, default=100
@@ -272,9 +281,12 @@ default="dirichlet_process"
     precisions_, precisions_cholesky_ : ndarray
         ``E_q[Lambda_k]`` and its upper Cholesky factor, shaped like ``covariances_``.
     elbo_, lower_bound_ : float
-        Final objective of the best start.
-    elbo_history_ : ndarray
-        Objective after each sweep of the best start.
+        Final objective of the best start. Its constants differ from scikit-learn's
+        ``lower_bound_`` (which drops terms that do not depend on the fit), so the two
+        differ by a constant on the same fit; compare changes, not values.
+    elbo_history_, lower_bounds_ : ndarray
+        Objective after each sweep of the best start (``lower_bounds_``: scikit-learn's
+        name).
     n_iter_ : int
     converged_ : bool
     n_batch_iter_ : int
@@ -599,13 +611,20 @@ default="dirichlet_process"
         return Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
 
     def _initial_statistics_of_blocks(self, data, random_state):
-        """``init_params="random_from_data"`` on a dask array: the same rows, and so the same
-        statistics, as in memory (one row per component, weight ``w_i``, no scatter)."""
+        """The start on a dask array. ``"random_from_data"``: the same rows, and so the same
+        statistics, as in memory (one row per component, weight ``w_i``, no scatter).
+        ``"kmeans"`` and ``"k-means++"``: the in-memory start on the rows themselves when
+        there are at most ``KMEANS_SAMPLE_ROWS`` (read once), else on a uniform sample of
+        that many rows (with their weights), every row then assigned, block by block, to
+        its nearest k-means center (``"k-means++"`` keeps its sampled rows alone, as in
+        memory)."""
         owner = type(self).__name__
+        if self.init_params in ("kmeans", "k-means++"):
+            return self._kmeans_statistics_of_blocks(data, random_state)
         if self.init_params != "random_from_data":
-            raise bad_parameter(owner, "init_params", "'random_from_data' for a dask array X",
-                                self.init_params, "k-means needs the whole data in memory; "
-                                "start from rows drawn at random instead.")
+            raise bad_parameter(owner, "init_params", "'kmeans', 'k-means++' or "
+                                "'random_from_data' for a dask array X", self.init_params,
+                                "Responsibilities drawn at random need the rows in memory.")
         n_samples, n_components = data.X.shape[0], self.n_components
         probabilities = None
         if data.user_weight is not None:
@@ -621,6 +640,31 @@ default="dirichlet_process"
         nk = rows_of(data.weight[:, None], indices)[:, 0]
         scatter_shape = rows.shape if self._diagonal else (*rows.shape, rows.shape[1])
         return Statistics(nk, rows, np.zeros(scatter_shape))
+
+    def _kmeans_statistics_of_blocks(self, data, random_state):
+        """``init_params`` "kmeans" or "k-means++" on a dask array (see
+        :meth:`_initial_statistics_of_blocks`)."""
+        n_samples = data.X.shape[0]
+        user_weight = None if data.user_weight is None else data.weight
+        if n_samples <= KMEANS_SAMPLE_ROWS:  # the rows fit: exactly the in-memory start
+            X, weight = data.X.compute(), data.weight.compute()
+            resp = self._initial_responsibilities(
+                X, weight, None if user_weight is None else weight, random_state)
+            return Statistics.from_responsibilities(X, weight, resp, self._diagonal)
+        indices = np.sort(random_state.choice(n_samples, size=KMEANS_SAMPLE_ROWS,
+                                              replace=False))
+        sample = rows_of(data.X, indices)
+        sample_weight = None if user_weight is None else rows_of(data.weight[:, None],
+                                                                 indices)[:, 0]
+        if self.init_params == "k-means++":
+            weight = np.ones(len(sample)) if sample_weight is None else sample_weight
+            resp = self._initial_responsibilities(sample, weight, sample_weight, random_state)
+            return Statistics.from_responsibilities(sample, weight, resp, self._diagonal)
+        centers = KMeans(n_clusters=self.n_components, n_init=1,
+                         random_state=random_state).fit(sample, sample_weight=sample_weight
+                                                        ).cluster_centers_
+        nk, sums, scatter = nearest_center_sums(data.X, data.weight, centers)
+        return Statistics.from_shifted(centers, nk, sums, scatter, self._diagonal)
 
     def _cavi_step(self, data, state):
         """The local step (responsibilities and their statistics), then the global step."""
@@ -663,7 +707,7 @@ default="dirichlet_process"
                              f"{data.X.shape[0]}. Lower n_components or pass more rows.")
         self._resolve_data_priors(data.X, data.weight)
         self._fit_cavi(data)
-        self.lower_bound_ = self.elbo_
+        self.lower_bound_, self.lower_bounds_ = self.elbo_, self.elbo_history_
         self.n_batch_iter_ = 0
         return self
 

@@ -1,6 +1,7 @@
 """AlphaLDA: kernels against NumPy, the exact objective, agreement with scikit-learn."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -456,3 +457,42 @@ def test_float32_counts_give_float32_results_equal_to_the_float64_fit(learning_m
     assert narrow.transform(X.astype(np.float32)).dtype == np.float32
     np.testing.assert_array_equal(narrow.transform(X), wide.transform(X).astype(np.float32))
     assert narrow.bound_ == wide.bound_
+
+
+def test_n_init_keeps_the_best_start():
+    """Start 0 of n_init=3 is the n_init=1 fit, so the kept objective is never lower; on
+    this corpus seeds 1 and 2 start in a worse mode (-26,495 and -26,478) that the extra
+    starts escape (to about -25,170, where seeds 0 and 3 start)."""
+    X, _, _ = make_lda_corpus(n_documents=100, n_topics=5, n_words=40, random_state=0)
+    gains = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(4):
+            one = AlphaLDA(5, random_state=seed, max_iter=30).fit(X)
+            best = AlphaLDA(5, random_state=seed, n_init=3, max_iter=30).fit(X)
+            assert best.elbo_ >= one.elbo_
+            gains.append(best.elbo_ - one.elbo_)
+    assert max(gains) > 1000.0
+
+
+def test_raw_text_is_refused_with_the_fix():
+    for documents in (["the cat sat", "on the mat"], np.array(["a b", "b c"])):
+        with pytest.raises(ValueError, match="CountVectorizer"):
+            AlphaLDA(2).fit(documents)
+
+
+def test_a_csr_matrix_out_of_canonical_order_is_left_as_given():
+    """Unsorted indices and duplicate entries: the caller's matrix is not sorted or summed
+    in place (scikit-learn's LDA leaves it alone too), and the fit equals the fit of the
+    canonical matrix."""
+    data = np.array([1.0, 2, 3, 1, 1, 2, 1, 1, 1, 1, 2, 3])
+    indices = np.array([3, 1, 3, 0, 2, 0, 2, 1, 4, 0, 4, 4])
+    X = sp.csr_matrix((data.copy(), indices.copy(), np.array([0, 4, 7, 9, 12])), shape=(4, 5))
+    fitted = AlphaLDA(2, random_state=0, max_iter=5).fit(X)
+    assert X.nnz == 12
+    np.testing.assert_array_equal(X.indices, indices)
+    np.testing.assert_array_equal(X.data, data)
+    canonical = X.copy()
+    canonical.sum_duplicates()
+    reference = AlphaLDA(2, random_state=0, max_iter=5).fit(canonical)
+    np.testing.assert_allclose(fitted.components_, reference.components_, rtol=1e-12)
