@@ -324,3 +324,11 @@ class ValidatedParametersMixin:
         params = {name: getattr(self, name) for name in self._parameter_constraints}
         validate_parameters(type(self).__name__, self._parameter_constraints,
                             self._parameter_hints, params)
+
+    def __repr__(self, N_CHAR_MAX=700):
+        """scikit-learn's repr with array parameters (a grid of prior settings) shortened to
+        their first and last two values."""
+        import numpy as np
+
+        with np.printoptions(threshold=6, edgeitems=2):
+            return super().__repr__(N_CHAR_MAX)

@@ -234,3 +234,21 @@ def test_the_range_helpers_are_gone_into_the_declared_constraints():
             if path.name != "_validation.py"
             and "numbers.Real" in path.read_text(encoding="utf-8")]
     assert not uses, uses
+
+
+def test_public_namespaces_list_only_public_names():
+    import alphavb.simulation as simulation
+
+    assert dir(simulation) == sorted(simulation.__all__)
+    assert not any(name.startswith("_") for name in dir(simulation))
+
+
+def test_the_repr_of_a_grid_is_short():
+    """A grid of 1,000 prior settings prints as its ends, not 1,000 numbers."""
+    import numpy as np
+
+    from alphavb import AlphaSpikeSlabClassifier
+
+    text = repr(AlphaSpikeSlabClassifier(prior_log_odds=np.linspace(-3.0, -1.0, 1000)))
+    assert len(text) < 200 and "..." in text and "-3." in text
+    assert np.get_printoptions()["threshold"] == 1000  # the caller's print options kept

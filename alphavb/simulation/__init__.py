@@ -76,3 +76,7 @@ __all__ = [
     "theoretical_rate",
     "topic_word_estimates",
 ]
+
+
+def __dir__():
+    return sorted(__all__)
