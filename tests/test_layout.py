@@ -237,7 +237,7 @@ def test_the_range_helpers_are_gone_into_the_declared_constraints():
 
 
 def test_public_namespaces_list_only_public_names():
-    import alphavb.simulation as simulation
+    from alphavb import simulation
 
     assert dir(simulation) == sorted(simulation.__all__)
     assert not any(name.startswith("_") for name in dir(simulation))
