@@ -39,6 +39,12 @@ from .._validation import (
 from ..base import CAVIEstimator, CoefficientSummaryMixin
 
 
+# the default inverse-gamma prior of the noise variance, and the share of q(sigma2)'s scale
+# above which its (absolute) scale is said to set the noise level rather than the data
+DEFAULT_NOISE_PRIOR = (1e-6, 1e-6)
+PRIOR_SCALE_SHARE = 0.01
+
+
 def expected_gaussian_loglik(n_samples, tau, elt, expected_sq_residual):
     """``E_q[log N(y | X beta, sigma2 I)]``: ``-(n/2) log 2pi + (n/2) Elt - (tau/2) ESS`` with
     ``tau = E[1/sigma2]``, ``Elt = E[log 1/sigma2]`` and ``ESS = E_q ||y - X beta||^2``."""
@@ -180,6 +186,15 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                 "finite mean (its shape a0 + alpha n / 2 is <= 1), so noise_variance_ and the "
                 "predictive standard deviation are inf. Fit more rows, or pass noise_variance "
                 "or an informative noise_prior.", UserWarning, stacklevel=5)
+        prior_scale = float(np.asarray(self.noise_prior, dtype=float)[1])
+        if (tuple(np.asarray(self.noise_prior, dtype=float)) == DEFAULT_NOISE_PRIOR
+                and prior_scale > PRIOR_SCALE_SHARE * scale):
+            warnings.warn(
+                f"{type(self).__name__}: the default noise_prior (1e-6, 1e-6) is in the units "
+                f"of y squared, and its scale is {prior_scale / scale:.0%} of q(sigma2)'s "
+                f"scale {scale:.3g}: the prior, not the data, sets the noise level (y is on a "
+                "small scale). Rescale y, or pass noise_prior=(1e-6, 1e-6 * np.var(y)).",
+                UserWarning, stacklevel=5)
         return {"noise_shape_": shape, "noise_scale_": scale, "noise_variance_": variance}
 
     def _intercept(self, coef):

@@ -130,6 +130,9 @@ class AlphaLinearRegression(AlphaRegressionBase):
     noise_prior : tuple (shape, scale), default=(1e-6, 1e-6)
         Inverse-gamma prior of ``sigma2`` (a Gamma(1e-6, 1e-6) prior on the precision, as in
         scikit-learn's ``BayesianRidge``).
+        Its scale is in the units of ``y`` squared: when it is over 1% of the fitted
+        ``q(sigma2)``'s scale (``y`` on a small scale, e.g. ``y * 1e-5``), the default sets
+        the noise level and the fit warns; pass ``(1e-6, 1e-6 * np.var(y))``.
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (``X`` and ``y`` are centred).
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"

@@ -134,6 +134,9 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         Known noise variance; ``None`` learns it with the prior ``noise_prior``.
     noise_prior : tuple (shape, scale), default=(1e-6, 1e-6)
         Inverse-gamma prior of ``sigma2``.
+        Its scale is in the units of ``y`` squared: when it is over 1% of the fitted
+        ``q(sigma2)``'s scale (``y`` on a small scale, e.g. ``y * 1e-5``), the default sets
+        the noise level and the fit warns; pass ``(1e-6, 1e-6 * np.var(y))``.
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (``X`` and ``y`` are centred).
     standardize : bool, default=True
