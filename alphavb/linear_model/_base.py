@@ -38,7 +38,6 @@ from .._validation import (
 )
 from ..base import CAVIEstimator, CoefficientSummaryMixin
 
-
 # the default inverse-gamma prior of the noise variance, and the share of q(sigma2)'s scale
 # above which its (absolute) scale is said to set the noise level rather than the data
 DEFAULT_NOISE_PRIOR = (1e-6, 1e-6)
