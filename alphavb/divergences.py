@@ -228,6 +228,7 @@ def hellinger_categorical(p, q):
     """
     p = check_probabilities("hellinger_categorical", "p", p)
     q = check_probabilities("hellinger_categorical", "q", q)
+    _check_categories("hellinger_categorical", p, q)
     return _hellinger_categorical(p, q)[()]
 
 
@@ -238,7 +239,21 @@ def renyi_categorical(p, q, order=0.5):
     a = float(order)
     p = check_probabilities("renyi_categorical", "p", p)
     q = check_probabilities("renyi_categorical", "q", q)
+    _check_categories("renyi_categorical", p, q)
     return _renyi_categorical(p, q, a)[()]
+
+
+def _check_categories(owner, p, q):
+    """``p`` and ``q`` over the same categories, with batch shapes that broadcast."""
+    try:
+        np.broadcast_shapes(p.shape, q.shape)
+        same = p.shape[-1] == q.shape[-1]
+    except ValueError:
+        same = False
+    if not same:
+        raise bad_parameter(owner, "q", f"probabilities over the {p.shape[-1]} categories of p "
+                            "(the same last axis, batch shapes that broadcast)",
+                            f"an array of shape {q.shape} (p: {p.shape})")
 
 
 def _hellinger_categorical(p, q):
@@ -261,12 +276,23 @@ def _renyi_categorical(p, q, a):
 def _log_ratio_draws(owner, log_p, log_q, sample_p, n_samples, random_state):
     """``log q(x) - log p(x)`` at ``n_samples`` draws ``x ~ p``."""
     draws = sample_p(n_samples, check_random_state(random_state))
-    log_ratio = np.asarray(log_q(draws), dtype=float) - np.asarray(log_p(draws), dtype=float)
-    if log_ratio.shape != (n_samples,) or np.any(np.isnan(log_ratio)):
-        raise ValueError(f"{owner}: log_p and log_q must map the {n_samples} draws of sample_p "
-                         f"to {n_samples} log densities without NaN; got shape "
-                         f"{log_ratio.shape}.")
-    return log_ratio
+    log_p_values = np.asarray(log_p(draws), dtype=float)
+    log_q_values = np.asarray(log_q(draws), dtype=float)
+    for name, values in (("log_p", log_p_values), ("log_q", log_q_values)):
+        if values.shape != (n_samples,) or np.any(np.isnan(values)):
+            raise ValueError(f"{owner}: {name} must map the {n_samples} draws of sample_p to "
+                             f"{n_samples} log densities without NaN; got shape "
+                             f"{values.shape}.")
+    # a draw of p has p(x) > 0 and finite; q may be 0 there (log_q = -inf), not infinite
+    bad = [f"{name} is {value} at a draw of sample_p ({why})" for name, value, why, mask in (
+        ("log_p", "-inf", "sample_p drew where p has no mass: log_p and sample_p disagree",
+         np.isneginf(log_p_values)),
+        ("log_p", "+inf", "a density is finite", np.isposinf(log_p_values)),
+        ("log_q", "+inf", "a density is finite", np.isposinf(log_q_values))) if mask.any()]
+    if bad:
+        raise ValueError(f"{owner}: {bad[0]}; the divergence would be a meaningless "
+                         "infinity or NaN. Check log_p, log_q and sample_p.")
+    return log_q_values - log_p_values
 
 
 @validate_params(_MONTE_CARLO)

@@ -178,6 +178,10 @@ def _function_cases():
                       X_REG, Y_REG)
     gaussian_vb = _fitted(AlphaGaussianVB(normal_log_likelihood, 3, max_iter=20,
                                           random_state=0), X_REG, Y_REG)
+    from alphavb import BBAlphaClassifier
+
+    network_classifier = _fitted(BBAlphaClassifier(hidden_layer_sizes=(3,), n_epochs=2,
+                                                   tol=None, random_state=0), X_REG, Y_CLASS)
 
     def sample_p(n, rng):
         return rng.normal(size=n)
@@ -228,7 +232,11 @@ def _function_cases():
         (linear.sample_posterior, {"n_samples": 2}),
         (linear.credible_intervals, {}),
         (linear.summary, {}),
+        (linear.summary_frame, {}),
         (spike.credible_intervals, {}),
+        (spike.select, {}),
+        (lda.perplexity, {"X": COUNTS}),
+        (network_classifier.sample_posterior, {"n_samples": 2}),
         (spike.summary, {}),
         (spike_class.sample_posterior, {"n_samples": 2}),
         (mixture.sample_posterior, {"n_samples": 2}),

@@ -332,3 +332,38 @@ def test_regression_risk_refuses_a_model_fitted_with_covariates():
         regression_risk(model, X, coef, 1.0)
     plain = AlphaSpikeSlabRegression(random_state=0).fit(X, y - 0.5 * Z[:, 0])
     assert 0.0 <= regression_risk(plain, X, coef, 1.0, random_state=0) < 0.1
+
+
+def test_monte_carlo_divergences_refuse_infinite_log_densities():
+    """log_q = +inf gave renyi -inf and hellinger (inf, nan); log_p = -inf at a draw of p
+    the same: each now names the function at fault. log_q = -inf (q has no mass there) is a
+    proper input: half a normal against the normal, h^2 = 2 - sqrt(2)."""
+    from scipy.stats import norm
+
+    from alphavb.divergences import hellinger_monte_carlo, renyi_monte_carlo
+
+    def sample(n, rng):
+        return rng.normal(size=n)
+
+    def infinite(x):
+        return np.full(len(x), np.inf)
+
+    with pytest.raises(ValueError, match="log_q is \\+inf"):
+        renyi_monte_carlo(norm.logpdf, infinite, sample)
+    with pytest.raises(ValueError, match="log_q is \\+inf"):
+        hellinger_monte_carlo(norm.logpdf, infinite, sample)
+    with pytest.raises(ValueError, match="log_p is -inf.*sample_p"):
+        hellinger_monte_carlo(lambda x: -infinite(x), norm.logpdf, sample)
+    half = lambda x: np.where(x > 0, norm.logpdf(x) + np.log(2.0), -np.inf)
+    estimate, se = hellinger_monte_carlo(norm.logpdf, half, sample, n_samples=20_000,
+                                         random_state=0)
+    assert abs(estimate - (2.0 - np.sqrt(2.0))) < 4 * se
+
+
+def test_categorical_divergences_need_the_same_categories():
+    from alphavb.divergences import hellinger_categorical, renyi_categorical
+
+    for function in (hellinger_categorical, renyi_categorical):
+        with pytest.raises(ValueError, match="'q' parameter .* 2 categories of p"):
+            function([0.5, 0.5], [0.2, 0.3, 0.5])
+    assert hellinger_categorical([[0.5, 0.5], [1.0, 0.0]], [0.5, 0.5]).shape == (2,)

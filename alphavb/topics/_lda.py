@@ -618,7 +618,11 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         else:
             self._fit_cavi(_LDAOnline(X, X.tocsc()))  # a sweep = one pass over the batches
         if (X.total if blocks else X.sum()) > 0:
-            self.bound_ = self.perplexity(X)
+            try:
+                self.bound_ = self.perplexity(X)
+            except ValueError as error:  # not counts: the fit stands, its perplexity does not
+                warnings.warn(f"{error} bound_ is nan.", UserWarning, stacklevel=2)
+                self.bound_ = float("nan")
         else:  # no words: the topics are the prior, and a per-word perplexity is undefined
             warnings.warn(f"{type(self).__name__}: X has no words (all counts are 0); the "
                           "fitted topics are the prior and bound_ (the per-word perplexity) "
@@ -693,6 +697,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         documents, topics, _ = self._bound(X)
         return documents + topics
 
+    @validate_params({"sub_sampling": [Boolean()]})
     def perplexity(self, X, sub_sampling=False):
         """Per-word perplexity ``exp(-score(X) / sum(X))`` (scikit-learn's definition, which
         counts the topics' KL once whatever ``X`` is; see :func:`heldout_perplexity` for the
@@ -718,7 +723,16 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                              "are 0), so the perplexity per word is undefined. Pass documents "
                              "with words.")
         ratio = float(self.total_samples) / X.shape[0] if sub_sampling else 1.0
-        return float(np.exp(-(ratio * documents + topics) / (ratio * n_words)))
+        with np.errstate(over="ignore"):
+            value = float(np.exp(-(ratio * documents + topics) / (ratio * n_words)))
+        if not 1.0 <= value < np.inf:  # a per-word perplexity of counts is in [1, inf)
+            raise ValueError(
+                f"{type(self).__name__}.perplexity is {value:.3g}, outside [1, inf): X's "
+                f"{ratio * n_words:.3g} words are too few for a per-word perplexity (the "
+                "topics' KL is counted once, as scikit-learn counts it, and divided by the "
+                "word count) or are not counts. Pass documents of word counts, or use "
+                "alphavb.topics.heldout_perplexity (documents only).")
+        return value
 
     def _bound(self, X):
         check_is_fitted(self)

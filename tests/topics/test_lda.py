@@ -496,3 +496,19 @@ def test_a_csr_matrix_out_of_canonical_order_is_left_as_given():
     canonical.sum_duplicates()
     reference = AlphaLDA(2, random_state=0, max_iter=5).fit(canonical)
     np.testing.assert_allclose(fitted.components_, reference.components_, rtol=1e-12)
+
+
+def test_a_perplexity_outside_its_range_is_refused():
+    """Counts x 1e-300: the topics' KL over 1e-297 words gave a 'perplexity' of inf (0.0 on
+    another corpus), which no corpus of words can have; now a ValueError names why, the fit
+    keeps bound_ nan with a warning, and sub_sampling must be a bool."""
+    X, _, _ = make_lda_corpus(n_documents=50, n_topics=3, n_words=20, random_state=0)
+    lda = AlphaLDA(3, random_state=0).fit(X)
+    assert lda.perplexity(X) >= 1.0
+    with pytest.raises(ValueError, match=r"outside \[1, inf\)"):
+        lda.perplexity(X * 1e-300)
+    with pytest.warns(UserWarning, match="bound_ is nan"):
+        tiny = AlphaLDA(3, random_state=0).fit(X * 1e-300)
+    assert np.isnan(tiny.bound_)
+    with pytest.raises(ValueError, match="sub_sampling"):
+        lda.perplexity(X, sub_sampling="yes")
