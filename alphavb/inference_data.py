@@ -10,7 +10,7 @@ data and, for regressions and classifiers, a posterior predictive draw per poste
 
 import numpy as np
 
-from ._validation import Integer, validate_params
+from ._validation import Integer, bad_parameter, validate_params
 
 NOTE = ("Independent draws from the variational posterior q (alpha-VB); the chains are "
         "independent sets of draws, so R-hat and ESS describe this sampling, not an MCMC run.")
@@ -107,6 +107,11 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
     except ImportError as error:
         raise ImportError('to_inference_data needs ArviZ: pip install "alphavb[arviz]"') \
             from error
+    if not callable(getattr(estimator, "sample_posterior", None)):
+        raise bad_parameter("to_inference_data", "estimator", "a fitted alphavb estimator "
+                            "(one with sample_posterior)", type(estimator).__name__,
+                            fix="Its draws come from the variational posterior q, which only "
+                                "alphavb's estimators have.")
     n_draws, n_chains = int(n_draws), int(n_chains)
     draws = estimator.sample_posterior(n_chains * n_draws, random_state=random_state)
     posterior = {}

@@ -137,3 +137,13 @@ def test_log_likelihood_group_is_the_density_at_each_draw():
     np.testing.assert_allclose(data.log_likelihood["x"].values[0, 1], np.log(density),
                                rtol=1e-9)
     assert "posterior_predictive" not in data.groups()
+
+
+def test_an_estimator_without_q_is_refused_by_name():
+    from sklearn.linear_model import LinearRegression
+
+    from alphavb import to_inference_data
+
+    model = LinearRegression().fit(np.ones((3, 1)), [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="'estimator' parameter .* sample_posterior"):
+        to_inference_data(model)

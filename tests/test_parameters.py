@@ -322,8 +322,8 @@ def test_a_hint_follows_the_message_of_a_declared_function():
     with pytest.raises(ValueError, match=r"must be a float in \(0.0, 1.0\)\. Got 1.0 instead\. "
                                          "The Rényi order must lie in"):
         renyi_normal(0.0, 1.0, 0.0, 1.0, order=1.0)
-    with pytest.raises(ValueError, match="'random_state' parameter of run_study must be an int. "
-                                         "Got 'a' instead. The seed of the study"):
+    with pytest.raises(ValueError, match="'random_state' parameter of run_study must be an int "
+                                         ">= 0. Got 'a' instead. The seed of the study"):
         run_study("linear_regression", AlphaLinearRegression(), {"n_samples": [20]}, random_state="a",
                   progress=False)
 

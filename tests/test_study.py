@@ -377,6 +377,8 @@ def test_study_cell_is_the_studys_cell():
     ({"on_error": "ignore"}, "'on_error'"),
     ({"max_errors": 0}, "'max_errors'"),
     ({"level": 0.0}, "'level'"),
+    # numpy's "expected non-negative integer" before: SeedSequence takes integers >= 0
+    ({"random_state": -1}, "'random_state' parameter of run_study must be an int >= 0"),
 ])
 def test_bad_failure_options(kwargs, message):
     with pytest.raises(ValueError, match=message):

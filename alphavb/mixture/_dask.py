@@ -51,9 +51,10 @@ def as_row_blocks(owner, X, sample_weight, check_values=True):
         weight = weight.astype(np.float64).rechunk((X.chunks[0],))
     if not check_values:
         return X, weight
-    finite, squares_finite, weights_ok = dask.compute(
+    finite, squares_finite, weights_ok, weighted_sum, total_weight = dask.compute(
         da.isfinite(X).all(), da.isfinite(X * X).all(),
-        (da.isfinite(weight) & (weight >= 0)).all())
+        (da.isfinite(weight) & (weight >= 0)).all(), (weight[:, None] * (X * X)).sum(),
+        weight.sum())
     if not finite:
         raise ValueError(f"{owner}: Input X contains NaN or infinity; remove or impute those "
                          "rows first.")
@@ -62,7 +63,26 @@ def as_row_blocks(owner, X, sample_weight, check_values=True):
                          "standardise it) before fitting.")
     if not weights_ok:
         raise ValueError(f"{owner}: sample_weight must be finite and non-negative.")
+    check_weight_scale(owner, total_weight, weighted_sum)
     return X, weight
+
+
+# the largest total weight (rows counted): the objective's terms grow with its square,
+# and at 6e156 (60 rows of 1e155) the diagonal and spherical fits overflowed to nan
+MAX_TOTAL_WEIGHT = 1e150
+
+
+def check_weight_scale(owner, total_weight, weighted_squares):
+    """Refuse weights so large that the fit's statistics or objective overflow float64:
+    ``sum_i w_i`` above ``MAX_TOTAL_WEIGHT`` or ``sum_i w_i |x_i|^2`` infinite."""
+    with np.errstate(invalid="ignore"):
+        fine = total_weight <= MAX_TOTAL_WEIGHT and np.isfinite(weighted_squares)
+    if not fine:
+        raise ValueError(
+            f"{owner}: sample_weight sums to {float(total_weight):.3g}; weights count rows, "
+            f"and beyond {MAX_TOTAL_WEIGHT:.0e} in total (or with sum w |x|^2 infinite) the "
+            "fit's statistics and objective overflow float64. Rescale sample_weight to the "
+            "scale of row counts.")
 
 
 def block_sums(X_block, weight_block, means, prec_chol, log_const, scale, diagonal):

@@ -108,7 +108,14 @@ from .._validation import (
     validate_params,
 )
 from ..base import CAVIEstimator, StochasticStepsMixin
-from ._dask import as_row_blocks, local_sums, map_rows, nearest_center_sums, rows_of
+from ._dask import (
+    as_row_blocks,
+    check_weight_scale,
+    local_sums,
+    map_rows,
+    nearest_center_sums,
+    rows_of,
+)
 from ._families import FAMILIES, ComponentPriors, family_class, is_covariance_matrix
 from ._local import Statistics, local_step
 
@@ -400,6 +407,8 @@ default="dirichlet_process"
             return _MixtureData(X, np.ones(X.shape[0]), None)
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                       ensure_non_negative=True)
+        with np.errstate(over="ignore", invalid="ignore"):
+            check_weight_scale(owner, weight.sum(), weight @ np.einsum("ij,ij->i", X, X))
         return _MixtureData(X, weight, weight)
 
     def _resolve_parameters(self, n_features):

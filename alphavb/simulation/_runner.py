@@ -39,9 +39,10 @@ DEFAULT_MAX_ERRORS = 50
 # the declared constraints of the study's public functions (alphavb._validation)
 _STUDY_CONSTRAINTS = {"n_replications": [Integer(1, None)], "n_draws": [Integer(1, None)],
                       "n_init": [Integer(1, None)], "level": [Real(0.0, 1.0, closed="neither")],
-                      "max_errors": [None, Integer(1, None)], "random_state": [Integer(None, None)]}
-_STUDY_HINTS = {"random_state": "The seed of the study: a fixed seed makes the study "
-                                "reproducible and its cache reusable."}
+                      "max_errors": [None, Integer(1, None)], "random_state": [Integer(0, None)]}
+_STUDY_HINTS = {"random_state": "The seed of the study (numpy's SeedSequence takes integers "
+                                ">= 0): a fixed seed makes the study reproducible and its "
+                                "cache reusable."}
 
 
 # ------------------------------------------------------------------------ seeds and grid

@@ -560,7 +560,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         """``lambda <- (1 - rho) lambda + rho (eta + alpha (D / |B|) S^B)`` (module docstring)."""
         topics = state.topics
         gamma = self._random_gamma(data.X.shape[0], random_state)
-        statistics, _, _ = self._document_step(data.X, data.X.tocsc(), gamma, topics)
+        # a mini-batch in blocks (a dask array of CSR blocks, a list of them) is read block
+        # by block on the workers, as a batch fit's corpus is
+        csc = None if isinstance(data.X, DocumentBlocks) else data.X.tocsc()
+        statistics, _, _ = self._document_step(data.X, csc, gamma, topics)
         target = (topics.topic_word_prior
                   + self.alpha * (data.total_samples / data.X.shape[0]) * statistics)
         components = (1.0 - step) * topics.components + step * target
@@ -633,7 +636,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
 
     def partial_fit(self, X, y=None):
         """One online (stochastic VI) step on the mini-batch ``X``, scaled to
-        ``total_samples`` documents. The first call initialises the topics.
+        ``total_samples`` documents. The first call initialises the topics. ``X`` may be
+        in blocks (a dask array of CSR blocks or a list of them), as for :meth:`fit`.
 
         Returns
         -------

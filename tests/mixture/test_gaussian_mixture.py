@@ -788,3 +788,22 @@ def test_random_small_problems_keep_every_property(seed, alpha, covariance_type,
     np.testing.assert_array_equal(X, X_before)
     if weighted:
         np.testing.assert_array_equal(weight, weight_before)
+
+
+def test_weights_that_overflow_the_fit_are_refused_by_name():
+    """One weight of 1e300 ended in 'objective became nan ... check the data scale (X and
+    y)' (a LinAlgError on dask); the error now names sample_weight, in memory and on dask."""
+    from alphavb.datasets import make_gmm
+
+    X, _, _ = make_gmm(n_samples=200, random_state=0)
+    weight = np.ones(200)
+    weight[3] = 1e300
+    with pytest.raises(ValueError, match="sample_weight sums to 1e\\+300"):
+        AlphaGaussianMixture(2, random_state=0).fit(X, sample_weight=weight)
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(ValueError, match="sample_weight sums to 1e\\+300"):
+        AlphaGaussianMixture(2, init_params="random_from_data", random_state=0).fit(
+            da.from_array(X, chunks=(50, 2)), sample_weight=weight)
+    weight[3] = 1e50  # large, and still a fit
+    assert np.isfinite(AlphaGaussianMixture(2, random_state=0).fit(X, sample_weight=weight)
+                       .elbo_)

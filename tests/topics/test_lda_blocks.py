@@ -58,3 +58,18 @@ def test_bad_blocks_are_refused_with_the_fix():
     negative.data[0] = -1.0
     with pytest.raises(ValueError, match="Negative values"):
         AlphaLDA(3).fit([negative, X[50:]])
+
+
+def test_partial_fit_takes_a_mini_batch_in_blocks():
+    """partial_fit on a list of CSR blocks or a dask array of them raised AttributeError
+    ('DocumentBlocks' object has no attribute 'tocsc'); it now equals partial_fit on the
+    same rows in memory."""
+    X = corpus()
+    common = {"n_components": 3, "random_state": 0, "total_samples": 3000}
+    memory, listed, chunked = (AlphaLDA(**common) for _ in range(3))
+    for rows in np.array_split(np.arange(X.shape[0]), 3):
+        memory.partial_fit(X[rows])
+        listed.partial_fit([X[rows[:40]], X[rows[40:]]])
+        chunked.partial_fit(dask_blocks(X[rows], 30))
+    for other in (listed, chunked):
+        np.testing.assert_allclose(other.components_, memory.components_, rtol=RTOL)
