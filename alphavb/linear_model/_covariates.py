@@ -96,25 +96,57 @@ class Covariates:
         return 0.5 * k * (LOG_2PI - np.log(alpha) - elt) - 0.5 * self.log_det
 
 
-def refuse_collinear(owner, triangle, columns, fit_intercept):
-    """Raise when the columns ``R`` factors (``columns = Q R``) are collinear: a diagonal
-    entry of ``R`` at most 1e-10 of the largest column norm (at least 1)."""
-    diagonal = np.abs(np.diag(triangle))
-    scale = max(float(np.max(np.linalg.norm(columns, axis=0), initial=0.0)), 1.0)
-    if diagonal.size and np.min(diagonal) <= 1e-10 * scale:
+def check_flat_design(owner, design, fit_intercept):
+    """The one check of the flat-prior design (the intercept's column, if any, and the
+    covariates, centred in the Gaussian model), shared by both spike-and-slab models: fewer
+    columns than rows, and full column rank judged on columns scaled to unit norm, so that
+    the units of a covariate (x 1e11 or x 1e-11) do not matter."""
+    n_rows, n_columns = design.shape
+    if n_columns >= n_rows:
+        raise ValueError(
+            f"{owner} has {n_columns} flat-prior columns (covariates"
+            + (" and the intercept" if fit_intercept else "") + f") for {n_rows} rows: their "
+            "posterior does not exist with as many columns as rows. Fit more rows or fewer "
+            "covariates.")
+    norms = np.linalg.norm(design, axis=0)
+    constant = norms <= 1e-300
+    unit = design / np.where(constant, 1.0, norms)
+    diagonal = np.abs(np.diag(np.linalg.qr(unit, mode="r")))
+    if n_columns and (constant.any() or np.min(diagonal) <= 1e-10):
         raise ValueError(
             f"The 'covariates' of {owner} are collinear"
             + (" (or a column is constant, which the intercept already covers)"
-               if fit_intercept else "")
+               if fit_intercept else " (or a column is 0)")
             + ". Drop the redundant columns.")
+
+
+def refuse_separation(owner, design, positive):
+    """Refuse flat-prior columns that separate the two classes: if some ``gamma`` puts every
+    row on its class's side (``s_i z_i' gamma >= 1``, a linear programme), the likelihood
+    grows without bound along ``gamma`` and, under a flat prior, the posterior does not
+    exist (the fit would return ever larger coefficients)."""
+    from scipy.optimize import linprog
+
+    signs = np.where(positive, 1.0, -1.0)
+    n_columns = design.shape[1]
+    result = linprog(np.zeros(n_columns), A_ub=-(signs[:, None] * design),
+                     b_ub=-np.ones(len(signs)), bounds=[(None, None)] * n_columns,
+                     method="highs")
+    if result.status == 0:
+        raise ValueError(
+            f"The 'covariates' of {owner} separate the two classes (a linear combination of "
+            "them and the intercept puts every row on its class's side): with their flat "
+            "prior the posterior does not exist. Drop the separating covariates, or give "
+            "them a prior by passing them in X.")
 
 
 def gaussian_covariates(owner, Z, fit_intercept, alpha):
     """Centre ``Z`` (with an intercept) and factor it; refuse collinear columns."""
     offset = Z.mean(axis=0) if fit_intercept else np.zeros(Z.shape[1])
     Z_c = Z - offset
+    check_flat_design(owner, np.column_stack([np.ones(len(Z)), Z_c]) if fit_intercept else Z_c,
+                      fit_intercept)
     basis, triangle = np.linalg.qr(Z_c)
-    refuse_collinear(owner, triangle, Z, fit_intercept)
     diagonal = np.abs(np.diag(triangle))
     if Z.shape[1] >= alpha * Z.shape[0]:
         raise ValueError(

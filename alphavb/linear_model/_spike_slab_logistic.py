@@ -72,7 +72,12 @@ from .._special import LOG_2PI
 from .._validation import Boolean, Integer, validate_params
 from ..base import CAVIEstimator, CoefficientSummaryMixin
 from ._base import normal_quantile
-from ._covariates import check_covariates, covariate_names, refuse_collinear
+from ._covariates import (
+    check_covariates,
+    check_flat_design,
+    covariate_names,
+    refuse_separation,
+)
 from ._inclusion import (
     InclusionFactor,
     SpikeSlabMixin,
@@ -358,7 +363,9 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
         self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
         design = self._flat_design(X.shape[0], Z)
-        refuse_collinear(owner, np.linalg.qr(design, mode="r"), design, self.fit_intercept)
+        check_flat_design(owner, design, self.fit_intercept)
+        if self.n_covariates_in_:
+            refuse_separation(owner, design, labels == 1)
         with np.errstate(over="ignore"):
             X_sq = X * X
         if not np.all(np.isfinite(X_sq)):

@@ -306,3 +306,42 @@ def test_standardize_is_a_fit_on_scaled_columns_reported_on_the_original_scale(n
     np.testing.assert_allclose(draws["coef"] * scale, scaled_draws["coef"], rtol=1e-8,
                                atol=1e-12)
     np.testing.assert_allclose(draws["intercept"], scaled_draws["intercept"], rtol=1e-8)
+
+
+def test_covariates_without_a_posterior_are_refused():
+    """A covariate that separates y gave coefficients of 100 (3,332 with k + 1 = n) and only
+    'increase max_iter': under the flat prior that posterior does not exist."""
+    rng = np.random.default_rng(0)
+    X, z = rng.normal(size=(60, 5)), rng.normal(size=60)
+    y = (z > 0).astype(int)
+    with pytest.raises(ValueError, match="separate the two classes"):
+        AlphaSpikeSlabClassifier().fit(X, y, covariates=z[:, None])
+    labels = np.tile([0, 1], 5)
+    with pytest.raises(ValueError, match="10 flat-prior columns .* for 10 rows"):
+        AlphaSpikeSlabClassifier().fit(X[:10], labels, covariates=rng.normal(size=(10, 9)))
+    with pytest.raises(ValueError, match="13 flat-prior columns"):
+        AlphaSpikeSlabClassifier().fit(X[:10], labels, covariates=rng.normal(size=(10, 12)))
+
+
+@pytest.mark.parametrize("model_class", ["regression", "classifier"])
+def test_the_units_of_a_covariate_do_not_matter(model_class):
+    """A covariate x 1e11 or x 1e-11 was called collinear (the rank test was not
+    scale-invariant); the fit is now the unscaled one, its coefficient rescaled. More
+    columns than rows is a ValueError naming them (a LinAlgError before)."""
+    from alphavb import AlphaSpikeSlabRegression
+
+    rng = np.random.default_rng(1)
+    X, Z = rng.normal(size=(80, 4)), rng.normal(size=(80, 2))
+    signal = X[:, 0] + Z @ [0.8, -0.5] + rng.normal(size=80)
+    y = signal if model_class == "regression" else (signal > 0).astype(int)
+    estimator = (AlphaSpikeSlabRegression(tol=1e-12) if model_class == "regression"
+                 else AlphaSpikeSlabClassifier(n_init=3, tol=1e-12))
+    reference = clone(estimator).fit(X, y, covariates=Z)
+    for factor in (1e11, 1e-11):
+        scaled = clone(estimator).fit(X, y, covariates=Z * [factor, 1.0])
+        np.testing.assert_allclose(scaled.inclusion_probabilities_,
+                                   reference.inclusion_probabilities_, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(scaled.covariate_coef_ * [factor, 1.0],
+                                   reference.covariate_coef_, rtol=1e-5)
+    with pytest.raises(ValueError, match="flat-prior columns"):
+        clone(estimator).fit(X[:10], y[:10], covariates=rng.normal(size=(10, 12)))
