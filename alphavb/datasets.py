@@ -306,37 +306,36 @@ def load_ap(data_home=None, download_if_missing=True):
             raise ValueError(f"{vocab_path}, line {number}: a vocabulary line must hold one "
                              f"word, got {line!r}; every later word id would shift.")
         words.append(fields[0])
-    rows, cols, values, lines = [], [], [], []
-    for row, line in enumerate(_read_text(counts_path).splitlines()):
+    rows, cols, values = [], [], []
+    # one document per line ("0" is an empty one); blank lines only at the end of the file
+    document_lines = _read_text(counts_path).rstrip("\n\r\t ").splitlines()
+    for row, line in enumerate(document_lines):
         fields = line.split()
+        where = f"{counts_path}, line {row + 1}"
         if not fields:
-            continue
+            raise ValueError(f"{where}: blank, where lda-c has one document per line (an "
+                             "empty document is '0'); every later document would shift.")
         pairs = [field.split(":") for field in fields[1:]]
         if (not fields[0].isdigit() or int(fields[0]) != len(pairs)
                 or any(len(pair) != 2 for pair in pairs)):
-            raise ValueError(f"{counts_path}, line {row + 1}: expected 'N id:count ...' with "
-                             f"N pairs, got {line[:60]!r}; the file is not lda-c format.")
+            raise ValueError(f"{where}: expected 'N id:count ...' with N pairs, got "
+                             f"{line[:60]!r}; the file is not lda-c format.")
         for word, count in pairs:
             try:
-                cols.append(int(word))
-                values.append(float(count))
+                word_id, value = int(word), float(count)
             except ValueError:
-                raise ValueError(f"{counts_path}, line {row + 1}: {word}:{count} is not "
-                                 "an integer word id and a count; the file is not lda-c "
-                                 "format.") from None
+                raise ValueError(f"{where}: {word}:{count} is not an integer word id and a "
+                                 "count; the file is not lda-c format.") from None
+            if not (0 <= word_id < len(words) and np.isfinite(value) and value >= 0
+                    and value == round(value)):
+                raise ValueError(f"{where}: word {word} with count {count}; word ids must "
+                                 f"lie in [0, {len(words)}) (the vocabulary "
+                                 f"{vocab_path.name} has {len(words)} words) and counts must "
+                                 "be non-negative integers.")
             rows.append(row)
-            lines.append(row + 1)
-    cols, values = np.asarray(cols, dtype=np.int64), np.asarray(values)
-    bad = ((cols < 0) | (cols >= len(words)) | ~np.isfinite(values) | (values < 0)
-           | (values != np.round(values)))
-    if np.any(bad):
-        first = int(np.argmax(bad))
-        raise ValueError(f"{counts_path}, line {lines[first]}: word {cols[first]} with count "
-                         f"{values[first]}; word ids must lie in [0, {len(words)}) (the "
-                         f"vocabulary {vocab_path.name} has {len(words)} words) and counts "
-                         "must be non-negative integers.")
-    n_documents = rows[-1] + 1 if rows else 0
-    data = sp.csr_matrix((values, (rows, cols)), shape=(n_documents, len(words)))
+            cols.append(word_id)
+            values.append(value)
+    data = sp.csr_matrix((values, (rows, cols)), shape=(len(document_lines), len(words)))
     return Bunch(data=data, feature_names=np.array(words),
                  DESCR=f"Associated Press corpus (lda-c), read from {folder}")
 
@@ -462,11 +461,25 @@ def load_uci(name, data_home=None, download_if_missing=True):
             raise ValueError(f"{folder / 'index_target.txt'}: must hold one column index, "
                              f"got {target.size}.")
         target = int(target[0])
+        if target in set(features.tolist()):
+            raise ValueError(f"{folder / 'index_features.txt'}: lists the target column "
+                             f"{target} (index_target.txt) among the features; the model would "
+                             "see the answer. The split files do not match the data.")
+        _refuse_repeats(folder / "index_features.txt", features, "column")
         n_splits = _read_split_count(folder / "n_splits.txt")
         train = [_read_indices(folder / f"index_train_{k}.txt", n_rows, "row")
                  for k in range(n_splits)]
         test = [_read_indices(folder / f"index_test_{k}.txt", n_rows, "row")
                 for k in range(n_splits)]
+        for k in range(n_splits):
+            _refuse_repeats(folder / f"index_train_{k}.txt", train[k], "row")
+            _refuse_repeats(folder / f"index_test_{k}.txt", test[k], "row")
+            shared = np.intersect1d(train[k], test[k])
+            if shared.size:
+                raise ValueError(f"{folder / f'index_test_{k}.txt'}: row {int(shared[0])} (and "
+                                 f"{shared.size - 1} more) is also in index_train_{k}.txt; a "
+                                 "test row must not be trained on. The split files do not "
+                                 "match the data.")
     return Bunch(data=table[:, features], target=table[:, target], train_indices=train,
                  test_indices=test, n_splits=n_splits, name=name,
                  DESCR=f"UCI {name} ({table.shape[0]} rows, {len(features)} features, "
@@ -569,11 +582,24 @@ def _read_indices(path, size, what):
     return values.astype(np.int64)
 
 
+def _refuse_repeats(path, indices, what):
+    values, counts = np.unique(indices, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"{path}: {what} {int(values[np.argmax(counts > 1)])} is listed "
+                         f"{int(counts.max())} times; each {what} belongs once. The split files "
+                         "do not match the data.")
+
+
+# more splits than any benchmark has (20): a larger count is a damaged file
+MAX_SPLITS = 1000
+
+
 def _read_split_count(path):
     values = _read_table(path).ravel()
-    if values.shape != (1,) or values[0] != round(values[0]) or values[0] < 1:
-        raise ValueError(f"{path}: must hold one integer >= 1 (the number of splits), got "
-                         f"{values.tolist()}.")
+    if (values.shape != (1,) or values[0] != round(values[0]) or not
+            1 <= values[0] <= MAX_SPLITS):
+        raise ValueError(f"{path}: must hold one integer in [1, {MAX_SPLITS}] (the number of "
+                         f"splits), got {values.tolist()[:3]}.")
     return int(values[0])
 
 

@@ -262,7 +262,8 @@ def test_load_ap_names_a_file_of_garbage_bytes(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["short data", "index 99999", "index -5", "splits 0",
-                                    "splits -3", "nan cell", "garbage"])
+                                    "splits -3", "splits 100000000", "nan cell", "garbage",
+                                    "target a feature", "test is train", "repeated row"])
 def test_load_uci_refuses_files_that_do_not_fit_together(tmp_path, damage):
     from alphavb.datasets import load_uci
 
@@ -275,8 +276,19 @@ def test_load_uci_refuses_files_that_do_not_fit_together(tmp_path, damage):
         np.savetxt(folder / "index_test_1.txt", [1, int(damage.split()[1])], fmt="%d")
         match = r"index_test_1.txt, entry 2: -?\d+ is not a row index in \[0, 12\)"
     elif damage.startswith("splits"):
+        # 10^8 ran for minutes building file names before it reported anything
         (folder / "n_splits.txt").write_text(damage.split()[1] + "\n")
-        match = "n_splits.txt: must hold one integer >= 1"
+        match = r"n_splits.txt: must hold one integer in \[1, 1000\]"
+    elif damage == "target a feature":  # accepted before: the model saw the answer
+        np.savetxt(folder / "index_features.txt", [0, 1, 3], fmt="%d")
+        match = "index_features.txt: lists the target column 3"
+    elif damage == "test is train":  # accepted before
+        np.savetxt(folder / "index_test_2.txt",
+                   np.loadtxt(folder / "index_train_2.txt", dtype=int)[:3], fmt="%d")
+        match = r"index_test_2.txt: row \d+ \(and 2 more\) is also in index_train_2.txt"
+    elif damage == "repeated row":  # accepted before
+        np.savetxt(folder / "index_train_0.txt", [1, 2, 2, 4], fmt="%d")
+        match = "index_train_0.txt: row 2 is listed 2 times"
     elif damage == "nan cell":
         table[4, 2] = np.nan
         np.savetxt(folder / "data.txt", table)
@@ -333,3 +345,19 @@ def test_real_leukemia_when_available():
     bunch = load_leukemia()
     assert bunch.data.shape == (72, 3571) and bunch.target.sum() == 25
     assert int(np.argmax(bunch.varbvs_pips)) == 955
+
+
+def test_load_ap_keeps_one_document_per_line(tmp_path):
+    """A blank line mid-file added a phantom document and shifted every later one; trailing
+    empty documents ('0') were dropped while the same line mid-file was kept; a word id of
+    10^22 was an OverflowError."""
+    write_lda_c(tmp_path, ["1 0:1", "0", "1 2:2", "0", "0"], ["a", "b", "c"])
+    data = load_ap(data_home=tmp_path).data
+    np.testing.assert_array_equal(data.toarray(), [[1, 0, 0], [0, 0, 0], [0, 0, 2],
+                                                   [0, 0, 0], [0, 0, 0]])
+    (tmp_path / "ap" / "ap.dat").write_text("1 0:1\n\n1 2:2\n\n")
+    with pytest.raises(ValueError, match="ap.dat, line 2: blank"):
+        load_ap(data_home=tmp_path)
+    (tmp_path / "ap" / "ap.dat").write_text("1 0:1\n1 10000000000000000000000:1\n")
+    with pytest.raises(ValueError, match=r"line 2: word 10000000000000000000000 .* \[0, 3\)"):
+        load_ap(data_home=tmp_path)
