@@ -131,10 +131,13 @@ class ResultCache:
                 raise ValueError("its content does not match its checksum (edited by hand?)")
             if validate is not None:
                 validate(row)
-        except (ValueError, UnicodeDecodeError) as error:
+        except (ValueError, UnicodeDecodeError, OSError, RecursionError) as error:
             reason = ("it is not valid JSON" if isinstance(error, (json.JSONDecodeError,
                                                                    UnicodeDecodeError))
-                      else str(error))
+                      else "it is nested too deeply to be a row"
+                      if isinstance(error, RecursionError)
+                      else f"it cannot be read: {error.strerror or error}"
+                      if isinstance(error, OSError) else str(error))
             warnings.warn(f"Cached result {path} cannot be used ({reason}); it is "
                           "computed again.", CacheWarning, stacklevel=2)
             return None
@@ -144,6 +147,10 @@ class ResultCache:
         """Write ``row`` (a JSON-serializable dict) under ``key``, atomically."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.path(key)
+        if path.is_dir():  # not ours to remove: the result stands, uncached
+            warnings.warn(f"Cached result {path} is a folder, so this result is not cached; "
+                          "move the folder away to cache it.", CacheWarning, stacklevel=2)
+            return
         record = {"key": key, "checksum": _checksum(row), "row": row}
         temporary = path.with_name(f".{path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         try:

@@ -13,8 +13,9 @@ from .datasets import UCI_FOLDERS
 from .reproduce import TARGET_HELP, TARGETS
 
 
-def _integer(minimum, allow_all_cores=False):
-    """An argparse type: an int >= ``minimum`` (or -1, all cores, for ``--jobs``)."""
+def _integer(minimum, allow_all_cores=False, maximum=None):
+    """An argparse type: an int >= ``minimum`` (and <= ``maximum``; or -1, all cores, for
+    ``--jobs``)."""
     def parse(text):
         try:
             value = int(text)
@@ -24,6 +25,8 @@ def _integer(minimum, allow_all_cores=False):
             extra = " (or -1 for all cores)" if allow_all_cores else ""
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}{extra}, "
                                              f"got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be an integer <= {maximum}, got {value}")
         return value
 
     return parse
@@ -92,8 +95,9 @@ def main(argv=None, show_rows=False):
     reproduce.add_argument("--out", default=None,
                            help="output folder (default: results/TARGET; for all, the parent "
                                 "of one folder per target)")
-    reproduce.add_argument("--seed", type=_integer(0), default=0,
-                           help="random seed of the data")
+    # numpy's RandomState takes seeds below 2**32
+    reproduce.add_argument("--seed", type=_integer(0, maximum=2**32 - 1), default=0,
+                           help="random seed of the data (0 to 2**32 - 1)")
     reproduce.add_argument("--quick", action="store_true",
                            help="a small version (5 to 45 s a target on 2 busy cores; all: "
                                 "about 4 minutes)")

@@ -381,6 +381,9 @@ def load_leukemia(data_home=None):
                          f"{X.shape} and {y.shape}; the files are not varbvs's Leukemia data.")
     if not np.all((y == 0) | (y == 1)):
         raise ValueError(f"{y_path}: the outcomes must be 0 or 1.")
+    if np.unique(y).size != 2:  # varbvs's data have 47 ALL (0) and 25 AML (1)
+        raise ValueError(f"{y_path}: every outcome is {int(y[0])}; the Leukemia data have both "
+                         "classes (47 zeros, 25 ones). The file is damaged; replace it.")
     pip_path = folder / "varbvs_pip_default_grid.csv"
     pips = _read_table(pip_path).ravel() if pip_path.exists() else None
     if pips is not None and pips.shape != (LEUKEMIA_SHAPE[1],):

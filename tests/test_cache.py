@@ -113,3 +113,21 @@ def test_the_progress_bar_counts_every_fit(tmp_path, capsys):
     run_study(linear_regression_problem(n_features=2), AlphaLinearRegression(), GRID,
               n_replications=2, random_state=3, progress=True, n_draws=20)
     assert "4/4" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", ["folder", "nested"])
+def test_a_row_that_is_a_folder_or_nested_too_deeply_is_refitted(tmp_path, damage):
+    """Both raised (IsADirectoryError, RecursionError) instead of being computed again
+    with a warning, as the docs promise; a folder is left alone and the row not cached."""
+    first = _study(tmp_path)
+    path = min(tmp_path.glob("*.json"))
+    path.unlink()
+    if damage == "folder":
+        path.mkdir()
+    else:
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.warns(CacheWarning, match=path.name):
+        again = _study(tmp_path)
+    columns = [c for c in first.columns if c != "fit_seconds"]
+    np.testing.assert_array_equal(first[columns].to_numpy(), again[columns].to_numpy())
+    assert path.is_dir() == (damage == "folder")

@@ -178,6 +178,7 @@ def test_every_target_accepts_jobs(monkeypatch, capsys, tmp_path):
     ("bostn", "argument --datasets: unknown data set 'bostn'; choose from boston, "),
     ("boston,,yacht", "argument --datasets: 'boston,,yacht' has an empty name"),
     ("boston,", "argument --datasets: 'boston,' has an empty name"),
+    ("", "argument --datasets: '' has an empty name"),  # not the default sets, silently
 ])
 def test_bad_data_set_lists_are_usage_errors(datasets, message, capsys):
     """One line and exit 2, with the reproduce subcommand's usage: no traceback."""
@@ -373,6 +374,8 @@ def test_epochs_and_splits_are_refused_by_targets_without_them(capsys):
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--jobs", "0"], "argument --jobs: must be an integer >= 1 (or -1 for all cores), got 0"),
     (["--seed", "-1"], "argument --seed: must be an integer >= 0, got -1"),
+    # passed argparse before and failed in numpy
+    (["--seed", str(2**40)], f"argument --seed: must be an integer <= {2**32 - 1}, got"),
     (["--splits", "-2"], "argument --splits: must be an integer >= 1, got -2"),
     (["--splits", "0"], "argument --splits: must be an integer >= 1, got 0"),
     (["--epochs", "many"], "argument --epochs: 'many' is not an integer"),

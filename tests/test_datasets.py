@@ -329,6 +329,10 @@ def test_load_leukemia_reads_the_csv_files(tmp_path, monkeypatch):
     np.savetxt(folder / "y.csv", np.arange(72) % 3, fmt="%d")
     with pytest.raises(ValueError, match="0 or 1"):
         load_leukemia()
+    # one class: the estimator's error without the file's name before
+    np.savetxt(folder / "y.csv", np.zeros(72), fmt="%d")
+    with pytest.raises(ValueError, match="y.csv: every outcome is 0"):
+        load_leukemia()
     np.savetxt(folder / "X.csv", X[:, :10], delimiter=",")
     with pytest.raises(ValueError, match="not varbvs's Leukemia"):
         load_leukemia()

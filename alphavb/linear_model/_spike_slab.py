@@ -298,6 +298,9 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         covariates : array-like of shape (n_samples, n_covariates), default=None
             Unpenalised covariates ``Z`` (flat prior, integrated out exactly; module
             :mod:`~alphavb.linear_model._covariates`). ``predict`` then needs them too.
+            In ``GridSearchCV`` they reach each fold through scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=
+            True)``, ``set_fit_request(covariates=True)`` and ``set_score_request(
+            covariates=True)``; the README has the lines).
 
         Returns
         -------
