@@ -17,6 +17,16 @@ def assert_monotone(history, rel=1e-10):
     assert np.all(drops <= rel * np.abs(history[1:])), f"largest drop {drops.max()}"
 
 
+def assert_draws_rescaled(model, scaled, scale):
+    """``model`` (standardized columns) and ``scaled`` (a raw fit on ``X / scale``) draw the
+    same posterior: coefficients rescaled by ``scale``, intercepts equal."""
+    draws = model.sample_posterior(5, random_state=0)
+    scaled_draws = scaled.sample_posterior(5, random_state=0)
+    np.testing.assert_allclose(draws["coef"] * scale, scaled_draws["coef"], rtol=1e-8,
+                               atol=1e-12)
+    np.testing.assert_allclose(draws["intercept"], scaled_draws["intercept"], rtol=1e-8)
+
+
 def run_with_two_numba_threads(code):
     """Run ``code`` in a fresh interpreter whose numba pool has 2 threads (whatever the
     machine's core count), so a thread-invariance check cannot pass vacuously on 1 thread.

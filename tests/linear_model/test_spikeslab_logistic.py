@@ -14,6 +14,7 @@ from sklearn.model_selection import cross_val_score
 from alphavb import AlphaSpikeSlabClassifier
 from alphavb.linear_model._spike_slab_logistic import bound_weights
 from tests import naive
+from tests.conftest import assert_draws_rescaled
 
 
 def logistic_problem(n=100, d=6, seed=3, covariates=0):
@@ -301,11 +302,7 @@ def test_standardize_is_a_fit_on_scaled_columns_reported_on_the_original_scale(n
     np.testing.assert_allclose(model.covariate_coef_, scaled.covariate_coef_, rtol=1e-8)
     np.testing.assert_allclose(model.predict_proba(X, covariates=Z),
                                scaled.predict_proba(X / scale, covariates=Z), rtol=1e-9)
-    draws = model.sample_posterior(5, random_state=0)
-    scaled_draws = scaled.sample_posterior(5, random_state=0)
-    np.testing.assert_allclose(draws["coef"] * scale, scaled_draws["coef"], rtol=1e-8,
-                               atol=1e-12)
-    np.testing.assert_allclose(draws["intercept"], scaled_draws["intercept"], rtol=1e-8)
+    assert_draws_rescaled(model, scaled, scale)
 
 
 def test_covariates_without_a_posterior_are_refused():
