@@ -126,11 +126,16 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                        "variance.",
     }
 
-    def _prepare_data(self, X, y, order=None):
+    def _prepare_data(self, X, y, order=None, sample_weight=None):
         """Validate ``X, y`` and centre them when ``fit_intercept`` (never in place).
 
         ``order="F"`` returns ``X`` in Fortran order (one copy at most, centring included).
         Returns the (centred) ``X`` and ``y`` and the squared column norms of ``X``.
+        With ``sample_weight`` ``w``: the centring uses weighted means and the rows are
+        multiplied by ``sqrt(w_i)``, so that every sum of squares the updates read is the
+        weighted one (``w_i`` copies of row ``i`` for an integer ``w_i``); ``_weight_total``
+        is ``sum_i w_i`` (``n`` without weights), the count the likelihood's normaliser and
+        the noise update use, and ``_sqrt_weight`` the row factors.
         """
         if np.asarray(y).dtype.kind in "USO":
             try:  # numbers written as strings are read as numbers
@@ -142,14 +147,28 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                     "target as numbers (a classifier fits labels)."
                 ) from None
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order=order)
+        if sample_weight is None:
+            weight = np.ones(X.shape[0])
+        else:
+            from sklearn.utils.validation import _check_sample_weight
+
+            weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                          ensure_non_negative=True)
+            if not weight.sum() > 0:
+                raise bad_parameter(type(self).__name__, "sample_weight", "weights with a "
+                                    "positive sum", "all zeros")
         if self.fit_intercept:
-            X_offset = X.mean(axis=0)
-            y_offset = float(y.mean())
+            X_offset = np.average(X, axis=0, weights=None if sample_weight is None else weight)
+            y_offset = float(np.average(y, weights=None if sample_weight is None else weight))
             X = X - X_offset
             y = y - y_offset
         else:
             X_offset = np.zeros(X.shape[1])
             y_offset = 0.0
+        sqrt_weight = np.sqrt(weight)
+        if sample_weight is not None:
+            X = np.asarray(X * sqrt_weight[:, None], order=order or "C")
+            y = y * sqrt_weight
         with np.errstate(over="ignore"):
             col_sq_norms = np.einsum("ij,ij->j", X, X)
             y_sq_norm = y @ y
@@ -161,6 +180,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                     "sklearn.preprocessing.StandardScaler)."
                 )
         self.n_samples_fit_ = X.shape[0]
+        self._weight_total, self._sqrt_weight = float(weight.sum()), sqrt_weight
         self._X_offset = X_offset
         self._y_offset = y_offset
         return X, y, col_sq_norms
@@ -228,8 +248,8 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
 
     def _intercept_leverage(self):
         """``1 / (alpha n)``: the flat-prior intercept's variance given ``beta``, in units of
-        ``sigma2`` (0 without ``fit_intercept``)."""
-        return 1.0 / (self.alpha * self.n_samples_fit_) if self.fit_intercept else 0.0
+        ``sigma2`` (0 without ``fit_intercept``; ``n`` the total weight)."""
+        return 1.0 / (self.alpha * self._weight_total) if self.fit_intercept else 0.0
 
     def _flat_parameter_moments(self):
         """Names, posterior means and standard deviations of the flat-prior parameters: the

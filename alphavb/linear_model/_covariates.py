@@ -140,17 +140,25 @@ def refuse_separation(owner, design, positive):
             "them a prior by passing them in X.")
 
 
-def gaussian_covariates(owner, Z, fit_intercept, alpha):
-    """Centre ``Z`` (with an intercept) and factor it; refuse collinear columns."""
-    offset = Z.mean(axis=0) if fit_intercept else np.zeros(Z.shape[1])
+def gaussian_covariates(owner, Z, fit_intercept, alpha, sqrt_weight=None):
+    """Centre ``Z`` (with an intercept) and factor it; refuse collinear columns. With
+    ``sqrt_weight`` (the square roots of the rows' weights) the centring is weighted and the
+    rows of ``Z_c`` are multiplied by it, as the data's are."""
+    weight = None if sqrt_weight is None else sqrt_weight**2
+    offset = (np.average(Z, axis=0, weights=weight) if fit_intercept
+              else np.zeros(Z.shape[1]))
     Z_c = Z - offset
-    check_flat_design(owner, np.column_stack([np.ones(len(Z)), Z_c]) if fit_intercept else Z_c,
+    ones = np.ones(len(Z))
+    if sqrt_weight is not None:
+        Z_c, ones = Z_c * sqrt_weight[:, None], sqrt_weight
+    check_flat_design(owner, np.column_stack([ones, Z_c]) if fit_intercept else Z_c,
                       fit_intercept)
     basis, triangle = np.linalg.qr(Z_c)
     diagonal = np.abs(np.diag(triangle))
-    if Z.shape[1] >= alpha * Z.shape[0]:
+    n_observations = Z.shape[0] if weight is None else float(weight.sum())
+    if Z.shape[1] >= alpha * n_observations:
         raise ValueError(
             f"{owner} needs fewer covariate columns ({Z.shape[1]}) than alpha * n_samples "
-            f"({alpha * Z.shape[0]:g}): integrating them out uses that many of the data's "
+            f"({alpha * n_observations:g}): integrating them out uses that many of the data's "
             "observations. Fit more rows or fewer covariates.")
     return Covariates(offset, basis, triangle, float(2.0 * np.sum(np.log(diagonal))))

@@ -169,14 +169,20 @@ class SpikeSlabMixin:
             log_prior = np.log(prior)
         return settings, pi_prior, log_prior - logsumexp(log_prior)
 
-    def _column_scales(self, X):
+    def _column_scales(self, X, sqrt_weight=None):
         """Set ``column_scale_``: the standard deviation of each column of ``X`` (about its
         mean, as ``StandardScaler`` and susieR compute it; 1 for a constant column) when
-        ``standardize``, else ones. The sweeps see ``X / column_scale_``."""
+        ``standardize``, else ones. The sweeps see ``X / column_scale_``. With weights, ``X``
+        holds the rows times ``sqrt_weight`` and the deviation is the weighted one."""
         if not self.standardize:
             self.column_scale_ = np.ones(X.shape[1])
             return self.column_scale_
-        scale = np.std(X, axis=0)
+        if sqrt_weight is None:
+            scale = np.std(X, axis=0)
+        else:
+            total = float(sqrt_weight @ sqrt_weight)
+            mean = sqrt_weight @ X / total
+            scale = np.sqrt(np.maximum(np.einsum("ij,ij->j", X, X) / total - mean * mean, 0.0))
         self.column_scale_ = np.where(scale > 0.0, scale, 1.0)
         return self.column_scale_
 

@@ -81,6 +81,7 @@ class _SpikeSlabData:
     pi_prior: tuple | None
     gram: np.ndarray | None = None  # X'X, for the joint update of the means when d <= n
     covariates: Covariates | None = None
+    n_observations: float | None = None  # sum of the weights (n without them)
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X, y, covariates=None):
+    def fit(self, X, y, covariates=None, sample_weight=None):
         """Fit the spike-and-slab alpha-VB approximation by CAVI.
 
         Parameters
@@ -301,27 +302,33 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
             In ``GridSearchCV`` they reach each fold through scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=
             True)``, ``set_fit_request(covariates=True)`` and ``set_score_request(
             covariates=True)``; the README has the lines).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows in the likelihood: an integer weight counts its
+            row that many times (the fit equals the fit of the repeated rows), and the
+            likelihood counts ``alpha * sum(sample_weight)`` observations.
 
         Returns
         -------
         self
         """
-        self._fit_settings(self._prepare_fit(X, y, covariates))
+        self._fit_settings(self._prepare_fit(X, y, covariates, sample_weight))
         return self
 
-    def _prepare_fit(self, X, y, covariates=None):
+    def _prepare_fit(self, X, y, covariates=None, sample_weight=None):
         """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
-        X, y, col_sq_norms = self._prepare_data(X, y, order="F")
+        X, y, col_sq_norms = self._prepare_data(X, y, order="F", sample_weight=sample_weight)
+        weighted = sample_weight is not None
         Z = check_covariates(type(self).__name__, covariates, X.shape[0])
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
         self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
         covariates = None
         self._covariate_solve = None
-        scale = self._column_scales(X)
+        scale = self._column_scales(X, self._sqrt_weight if weighted else None)
         if self.n_covariates_in_:
             covariates = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
-                                             float(self.alpha))
+                                             float(self.alpha),
+                                             self._sqrt_weight if weighted else None)
             # gamma(beta) = by - Bx beta on the centred data (beta on the original scale);
             # then project X and y
             self._covariate_solve = (covariates.offset, covariates.coefficients(X),
@@ -336,7 +343,8 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         fixed_variance, noise_prior = self._noise_parameters()
         gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None
         return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
-                              self._scalar_slab_variance(), None, None, gram, covariates)
+                              self._scalar_slab_variance(), None, None, gram, covariates,
+                              self._weight_total if weighted else None)
 
     def _covariate_attributes(self, coef):
         """``intercept_`` and ``covariate_coef_``: the flat-prior posterior means given
@@ -377,7 +385,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
             return _SpikeSlabState(phi, mu, previous.s2.copy(), data.y - data.X @ (phi * mu),
                                    previous.noise, pi)
         n_features = data.X.shape[1]
-        y_variance = response_variance(data.y)
+        y_variance = self._response_variance(data)
         if self.algorithm == "paper":  # Algorithm 1: phi = 1, the means from the first sweep
             return _SpikeSlabState(
                 phi=np.ones(n_features), mu=np.zeros(n_features),
@@ -411,6 +419,16 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
             pi=inclusion_factor(data.fixed_pi, data.pi_prior, None, n_features),
         )
 
+    def _response_variance(self, data):
+        """``Var(y)``, the scale of the starting noise variances: weighted with weights (the
+        rows of ``data.y`` are then ``sqrt(w_i) y_i``), so that integer weights start where
+        the repeated rows do."""
+        if data.n_observations is None:
+            return response_variance(data.y)
+        mean = self._sqrt_weight @ data.y / data.n_observations
+        variance = float(data.y @ data.y / data.n_observations - mean * mean)
+        return variance if variance > 0.0 else 1.0
+
     def _cavi_step(self, data, state):
         """One sweep: ``q(beta_j, z_j)`` for j = 1..d (in place), then ``q(sigma2)``, then
         ``q(pi)``; returns the new state and the objective (module docstring)."""
@@ -420,6 +438,8 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         alpha, nu = float(self.alpha), data.slab_variance
         X = data.X
         n_samples, n_features = X.shape
+        if data.n_observations is not None:  # the likelihood counts the weights
+            n_samples = data.n_observations
         noise, pi = state.noise, state.pi
         if self.algorithm == "paper":
             ess, second_moment, phi_sum, phi_log_s2, neg_entropy_z = spike_slab_joint_sweep(

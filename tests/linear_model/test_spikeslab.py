@@ -589,3 +589,34 @@ def test_a_default_noise_prior_that_sets_the_noise_level_warns():
 
     with pytest.warns(UserWarning, match="sets the noise level"):
         AlphaLinearRegression().fit(X, y * 1e-5)
+
+
+@pytest.mark.parametrize("settings", [{}, {"prior_inclusion": [0.1, 0.4]},
+                                      {"standardize": False, "fit_intercept": False}])
+@pytest.mark.parametrize("with_covariates", [False, True])
+def test_integer_sample_weights_are_repeated_rows(settings, with_covariates):
+    """fit had no sample_weight; a weight now counts its row that many times: the fit equals
+    the fit of the repeated rows (PIPs, coefficients, intercept, covariates, noise, the
+    objective and the predictive sd; a weight of 0 drops the row)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6)) * [1.0, 3.0, 1.0, 1.0, 0.2, 1.0] + 2.0
+    Z = rng.normal(size=(40, 2))
+    y = X[:, 0] - 0.3 * X[:, 1] + Z[:, 0] + rng.normal(size=40)
+    weight = rng.integers(0, 4, size=40)
+    rows = np.repeat(np.arange(40), weight)
+    Z_fit = Z if with_covariates else None
+    common = {"alpha": 0.6, "tol": 1e-13, **settings}
+    weighted = AlphaSpikeSlabRegression(**common).fit(X, y, covariates=Z_fit,
+                                                      sample_weight=weight)
+    repeated = AlphaSpikeSlabRegression(**common).fit(
+        X[rows], y[rows], covariates=None if Z_fit is None else Z[rows])
+    for name in ("inclusion_probabilities_", "coef_", "intercept_", "covariate_coef_",
+                 "noise_variance_", "elbo_"):
+        np.testing.assert_allclose(getattr(weighted, name), getattr(repeated, name),
+                                   rtol=1e-6, atol=1e-10, err_msg=name)
+    Z_new = None if Z_fit is None else Z[:3]
+    np.testing.assert_allclose(weighted.predict(X[:3], return_std=True, covariates=Z_new)[1],
+                               repeated.predict(X[:3], return_std=True, covariates=Z_new)[1],
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="sample_weight"):
+        AlphaSpikeSlabRegression().fit(X, y, sample_weight=-weight - 1)
