@@ -179,6 +179,11 @@ def jensen_entropy_bound(means, covariances, log_weights):
 
 
 class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
+    # who a failure is reported as, and what to check (a model built on this class, such as
+    # AlphaLogisticRegression, names itself and its own inputs: its user wrote no
+    # log_likelihood)
+    _blame = ("AlphaGaussianVB", "check log_likelihood and the prior")
+
     """Gaussian or mixture-of-Gaussians alpha-VB for an autograd-differentiable likelihood.
 
     Maximizes ``E_q[log p(Y | theta)] - (1/alpha) KL(q || p)`` (Yang, Pati & Bhattacharya
@@ -434,8 +439,9 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
             raise ValueError(f"AlphaGaussianVB: log_likelihood must return {form}; got shape "
                              f"{np.shape(value)}. Sum over the data inside log_likelihood.")
         if not np.all(np.isfinite(value)):
-            raise ValueError("AlphaGaussianVB: log_likelihood is not finite at the starting "
-                             "point (near prior_mean); rescale the data or the prior.")
+            owner, fix = self._blame
+            raise ValueError(f"{owner}: the log-likelihood is not finite at the starting point "
+                             f"(near the prior mean); {fix}.")
 
     def _optimize(self, flat, X, y, rng):
         if self.optimizer == "lbfgs":
@@ -452,8 +458,9 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
                               options={"maxiter": self.max_iter, "gtol": 1e-10,
                                        "ftol": self._resolved_tol() or 0.0})
         if not (np.isfinite(result.fun) and np.all(np.isfinite(result.x))):
-            raise FloatingPointError("AlphaGaussianVB: the objective is not finite at the "
-                                     "optimum; check log_likelihood and the prior.")
+            owner, fix = self._blame
+            raise FloatingPointError(f"{owner}: the objective is not finite at the optimum; "
+                                     f"{fix}.")
         self.elbo_, self.n_iter_ = -float(result.fun), int(result.nit)
         # L-BFGS's own tests (relative change of the objective, gradient norm) are not scale
         # free: on badly scaled data (y * 1e50) it can stop far from the optimum or where it
@@ -471,7 +478,7 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
             else:
                 reason = (f"it stopped where the gradient in natural units is still "
                           f"{self.stationarity_:.3g} (it should be below {STATIONARITY_TOL:g})")
-            warnings.warn(f"AlphaGaussianVB (L-BFGS) did not converge: {reason}. Raise "
+            warnings.warn(f"{self._blame[0]} (L-BFGS) did not converge: {reason}. Raise "
                           "max_iter, rescale the data or the prior, or use optimizer='adam'.",
                           ConvergenceWarning, stacklevel=4)
         return result.x
@@ -634,12 +641,15 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
                              "sklearn.multiclass.OneVsRestClassifier).")
         n_features = X.shape[1]
         prior_variance = float(self.prior_variance)
-        self.vb_ = AlphaGaussianVB(
+        vb = AlphaGaussianVB(
             _logistic_log_likelihood, n_features + bool(self.fit_intercept), alpha=self.alpha,
             family=self.family, n_components=self.n_components, prior_variance=prior_variance,
             optimizer=self.optimizer, n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
-            random_state=self.random_state).fit(_design(X, self.fit_intercept),
-                                                labels.astype(float))
+            random_state=self.random_state)
+        vb._blame = (type(self).__name__,
+                     "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or "
+                     "prior_variance")
+        self.vb_ = vb.fit(_design(X, self.fit_intercept), labels.astype(float))
         mean = self.vb_.weights_ @ self.vb_.mean_
         self.coef_ = mean[None, :n_features]
         self.intercept_ = mean[n_features:] if self.fit_intercept else np.zeros(1)

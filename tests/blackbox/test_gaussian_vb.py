@@ -265,3 +265,23 @@ def test_logistic_regression_without_intercept_learns():
         assert model.converged_ and model.intercept_[0] == 0.0
         np.testing.assert_allclose(model.coef_[0], ridge.coef_[0], rtol=0.25, atol=0.1)
         assert model.vb_.mean_.shape == (1, 3)
+
+
+def test_the_logistic_model_names_itself_and_its_inputs_when_it_fails():
+    """X x 1e150 was reported as 'AlphaGaussianVB ... check log_likelihood and the prior',
+    a function the user of AlphaLogisticRegression never wrote."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from alphavb import AlphaLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 2))
+    y = (X[:, 0] > 0).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        AlphaLogisticRegression().fit(X * 1e150, y)
+    messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert messages and all(m.startswith("AlphaLogisticRegression") for m in messages)
+    assert not any("log_likelihood" in m for m in messages)
