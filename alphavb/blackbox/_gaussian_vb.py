@@ -646,9 +646,8 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
             family=self.family, n_components=self.n_components, prior_variance=prior_variance,
             optimizer=self.optimizer, n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
             random_state=self.random_state)
-        vb._blame = (type(self).__name__,
-                     "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or "
-                     "prior_variance")
+        fix = "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or prior_variance"
+        vb._blame = (type(self).__name__, fix)
         self.vb_ = vb.fit(_design(X, self.fit_intercept), labels.astype(float))
         mean = self.vb_.weights_ @ self.vb_.mean_
         self.coef_ = mean[None, :n_features]
