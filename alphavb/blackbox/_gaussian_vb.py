@@ -179,10 +179,6 @@ def jensen_entropy_bound(means, covariances, log_weights):
 
 
 class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
-    # who a failure is reported as, and what to check (a model built on this class, such as
-    # AlphaLogisticRegression, names itself and its own inputs: its user wrote no
-    # log_likelihood)
-    _blame = ("AlphaGaussianVB", "check log_likelihood and the prior")
 
     """Gaussian or mixture-of-Gaussians alpha-VB for an autograd-differentiable likelihood.
 
@@ -261,6 +257,11 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
     >>> print(np.round(np.exp(vb.mean_[0, 0]), 2), np.round(np.sqrt(vb.covariance_[0, 0, 0]), 3))
     3.11 0.112
     """
+
+    # who a failure is reported as, and what to check (a model built on this class, such as
+    # AlphaLogisticRegression, names itself and its own inputs: its user wrote no
+    # log_likelihood)
+    _blame = ("AlphaGaussianVB", "check log_likelihood and the prior")
 
     def __init__(self, log_likelihood=None, n_params=None, alpha=1.0, family="full",
                  n_components=1, prior_mean=0.0, prior_variance=1.0, optimizer="lbfgs",
