@@ -112,8 +112,12 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
                             "(one with sample_posterior)", type(estimator).__name__,
                             fix="Its draws come from the variational posterior q, which only "
                                 "alphavb's estimators have.")
+    from sklearn.utils import check_random_state
+
     n_draws, n_chains = int(n_draws), int(n_chains)
-    draws = estimator.sample_posterior(n_chains * n_draws, random_state=random_state)
+    # one stream: the predictive draws continue it, independent of the posterior's
+    rng = check_random_state(random_state)
+    draws = estimator.sample_posterior(n_chains * n_draws, random_state=rng)
     posterior = {}
     for name, values in draws.items():
         values = np.asarray(values)
@@ -122,7 +126,7 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
         posterior[name] = values.reshape(n_chains, n_draws, *values.shape[1:])
     default_dims, default_coords = _dimensions(estimator, draws)
     groups = {} if X is None else _data_groups(estimator, draws, X, y, covariates, n_chains,
-                                               n_draws, random_state)
+                                               n_draws, rng)
     data = az.from_dict(posterior=posterior, **groups,
                         dims={**default_dims, **(dims or {}),
                               **{name: ["observation"] for name in ("y", "x")}},
@@ -133,10 +137,9 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
     return data
 
 
-def _data_groups(estimator, draws, X, y, covariates, n_chains, n_draws, random_state):
-    """``log_likelihood``, ``observed_data`` and ``posterior_predictive`` at the draws."""
-    from sklearn.utils import check_random_state
-
+def _data_groups(estimator, draws, X, y, covariates, n_chains, n_draws, rng):
+    """``log_likelihood``, ``observed_data`` and ``posterior_predictive`` at the draws
+    (the predictive's noise from ``rng``, a RandomState)."""
     from .metrics import draws_log_likelihood, draws_predictive
     from .mixture import AlphaGaussianMixture
 
@@ -146,7 +149,6 @@ def _data_groups(estimator, draws, X, y, covariates, n_chains, n_draws, random_s
     if isinstance(estimator, AlphaGaussianMixture):
         return {"log_likelihood": {"x": by_chain(draws_log_likelihood(estimator, draws, X))}}
     log_likelihood = by_chain(draws_log_likelihood(estimator, draws, X, y, covariates))
-    rng = check_random_state(random_state)
     predictive = by_chain(draws_predictive(estimator, draws, X, covariates, rng))
     classes = getattr(estimator, "classes_", None)
     observed = (np.asarray(y, dtype=float) if classes is None

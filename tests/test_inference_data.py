@@ -147,3 +147,22 @@ def test_an_estimator_without_q_is_refused_by_name():
     model = LinearRegression().fit(np.ones((3, 1)), [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="'estimator' parameter .* sample_posterior"):
         to_inference_data(model)
+
+
+def test_the_predictive_noise_is_independent_of_the_posterior_draws():
+    """With an integer random_state the predictive's noise came from a second stream with
+    the same seed, so it repeated the numbers that drew the coefficients; it now continues
+    the posterior's stream: the noise y_rep - mean is uncorrelated with the coefficients
+    (one feature, known noise: before, the correlation was 1)."""
+    from alphavb import AlphaLinearRegression, to_inference_data
+
+    X, y = _regression_data(seed=2)
+    X = X[:, :1]
+    model = AlphaLinearRegression(noise_variance=1.0).fit(X, y)
+    data = to_inference_data(model, n_draws=2000, n_chains=1, X=X[:1], y=y[:1],
+                             random_state=0)
+    coef = data.posterior["coef"].values[0]
+    mean = coef @ X[0] + data.posterior["intercept"].values[0]
+    noise = data.posterior_predictive["y"].values[0, :, 0] - mean
+    for j in range(coef.shape[1]):
+        assert abs(np.corrcoef(noise, coef[:, j])[0, 1]) < 0.1
