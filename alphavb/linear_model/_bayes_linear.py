@@ -46,6 +46,7 @@ class _LinearData:
     fixed_variance: float | None
     noise_prior: tuple
     prior_precision: np.ndarray
+    n_observations: float  # the likelihood's count: n, or the sum of the weights
 
     @property
     def dual(self):
@@ -221,20 +222,24 @@ class AlphaLinearRegression(AlphaRegressionBase):
         self.random_state = random_state
         self.verbose = verbose
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit ``q(beta) q(sigma2)`` by CAVI.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows in the likelihood: an integer weight counts its
+            row that many times (the fit equals the fit of the repeated rows), and the
+            likelihood counts ``alpha * sum(sample_weight)`` observations.
 
         Returns
         -------
         self
         """
         self._validate_params()
-        X, y, _ = self._prepare_data(X, y)
+        X, y, _ = self._prepare_data(X, y, sample_weight=sample_weight)
         fixed_variance, noise_prior = self._noise_parameters()
         self.prior_precision_ = resolve_prior_precision(
             type(self).__name__, self.prior_precision, X.shape[1])
@@ -243,7 +248,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
         else:
             gram = X.T @ X
         self._fit_cavi(_LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior,
-                                   self.prior_precision_))
+                                   self.prior_precision_, self._weight_total))
         return self
 
     def _initialize(self, data, random_state, start, previous=None):
@@ -257,7 +262,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
         """One CAVI sweep: ``q(beta)``, then ``q(sigma2)`` (module docstring); returns the new
         state and the objective."""
         alpha, tau = self.alpha, state.noise.tau
-        n_samples = data.X.shape[0]
+        n_samples = data.n_observations
         if data.dual:
             mean, cov, trace_gram_cov, log_det_cov = self._dual_coef_block(data, alpha * tau)
         else:

@@ -270,3 +270,26 @@ def test_text_targets_and_a_single_row_are_explained(estimator):
     with pytest.warns(UserWarning, match="no finite mean.*noise_variance_ .*inf"):
         model = estimator().fit([[1.0]], [2.0])
     assert model.noise_variance_ == np.inf
+
+
+# (with d > n and a learned noise level the fit interpolates: sigma2 -> the prior's scale)
+@pytest.mark.parametrize(("n_features", "learned_noise"), [(5, False), (5, True), (50, False)])
+def test_integer_sample_weights_are_repeated_rows(n_features, learned_noise):
+    """A weight counts its row that many times (0 drops it): the weighted fit equals the fit
+    of the repeated rows; with 50 features the 40 weighted rows take the dual (d > n) path
+    and the repeated ones (about 60) the primal, so both paths are checked against each
+    other."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, n_features)) + 1.0
+    y = X[:, 0] - 0.5 * X[:, 1] + rng.normal(size=40)
+    weight = rng.integers(0, 4, size=40)
+    rows = np.repeat(np.arange(40), weight)
+    common = {"alpha": 0.7, "noise_variance": None if learned_noise else 0.9, "tol": 1e-14,
+              "max_iter": 2000}
+    weighted = AlphaLinearRegression(**common).fit(X, y, sample_weight=weight)
+    repeated = AlphaLinearRegression(**common).fit(X[rows], y[rows])
+    for name in ("coef_", "coef_cov_", "intercept_", "noise_variance_", "elbo_"):
+        np.testing.assert_allclose(getattr(weighted, name), getattr(repeated, name),
+                                   rtol=1e-7, atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(weighted.predict(X[:3], return_std=True)[1],
+                               repeated.predict(X[:3], return_std=True)[1], rtol=1e-7)
