@@ -64,6 +64,17 @@ from ._validation import (
 OBJECTIVES = ("alpha-vb", "fractional")
 
 
+def feature_labels(estimator):
+    """The names of a fitted estimator's features, as summaries, plots and ArviZ label them:
+    ``feature_names_in_`` as strings, else ``x0, x1, ...``; None without
+    ``n_features_in_``."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None:
+        return [str(name) for name in names]
+    n_features = getattr(estimator, "n_features_in_", None)
+    return None if n_features is None else [f"x{j}" for j in range(n_features)]
+
+
 @dataclass(frozen=True)
 class CAVIResult:
     """What one run of the CAVI loop returns (:meth:`CAVIEstimator._run_cavi`).
@@ -522,7 +533,4 @@ class CoefficientSummaryMixin:
         return result
 
     def _summary_row_names(self):
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = [f"x{j}" for j in range(self.n_features_in_)]
-        return [str(name) for name in names]
+        return feature_labels(self)

@@ -11,6 +11,7 @@ data and, for regressions and classifiers, a posterior predictive draw per poste
 import numpy as np
 
 from ._validation import Integer, bad_parameter, validate_params
+from .base import feature_labels
 
 NOTE = ("Independent draws from the variational posterior q (alpha-VB); the chains are "
         "independent sets of draws, so R-hat and ESS describe this sampling, not an MCMC run.")
@@ -21,10 +22,7 @@ def _dimensions(estimator, draws):
     from .mixture import AlphaGaussianMixture
     from .topics import AlphaLDA
 
-    names = getattr(estimator, "feature_names_in_", None)
-    n_features = getattr(estimator, "n_features_in_", None)
-    features = ([str(name) for name in names] if names is not None
-                else [f"x{j}" for j in range(n_features)] if n_features else None)
+    features = feature_labels(estimator) or None
     if isinstance(estimator, AlphaGaussianMixture):
         axes = ["component", "feature", "feature_bis"]
         dims = {name: axes[:values.ndim - 1] for name, values in draws.items()}

@@ -3,6 +3,8 @@ of credible intervals, the objective's trace)."""
 
 import numpy as np
 
+from .base import feature_labels
+
 
 def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, title=None,
                       zoom=None, legend=True):
@@ -77,10 +79,7 @@ def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, ti
 def _selected_rows(model, values, top, sort_by):
     """Row labels and the indices to show: features named as in ``summary``, the ``top``
     largest of ``sort_by`` (``values`` when it is None) or all in order."""
-    names = getattr(model, "feature_names_in_", None)
-    if names is None:
-        names = [f"x{j}" for j in range(len(values))]
-    names = np.asarray([str(name) for name in names], dtype=object)
+    names = np.asarray(feature_labels(model), dtype=object)
     order = np.arange(len(names))
     if sort_by is not None or top is not None:
         key = values if sort_by is None else np.asarray(sort_by, dtype=float)
@@ -111,7 +110,7 @@ def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
     names, order = _selected_rows(model, pips, top, None)
     rows = np.arange(len(order))
     ax.barh(rows, pips[order], color="0.35")
-    ax.set_yticks(rows, [str(name) for name in names[order]], fontsize=7)
+    ax.set_yticks(rows, list(names[order]), fontsize=7)
     ax.invert_yaxis()  # the largest on top
     ax.set_xlim(0.0, 1.0)
     ax.set_xlabel("posterior inclusion probability")
@@ -159,7 +158,7 @@ def plot_forest(ax, model, level=0.95, top=None, sort_by=None, title=None):
         ax.scatter(np.zeros(atom_only.sum()), rows[atom_only], s=30, facecolors="none",
                    edgecolors="0.4", zorder=2, label=f"{level:.0%} interval: the atom at 0")
     ax.axvline(0.0, color="0.6", linewidth=0.5)
-    ax.set_yticks(rows, [str(name) for name in names[order]], fontsize=7)
+    ax.set_yticks(rows, list(names[order]), fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel(f"coefficient: posterior mean and {level:.0%} credible interval")
     if atom_only.any():

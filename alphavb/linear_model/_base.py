@@ -93,6 +93,15 @@ def noise_block(fixed_variance, prior, shape_increment, scale_increment):
                        scale)
 
 
+def weighted_variance(rows, sqrt_weight):
+    """The weighted variance (about the weighted mean) of each column of data given as its
+    rows times ``sqrt(w_i)`` (as :meth:`AlphaRegressionBase._prepare_data` returns them):
+    ``sum_i w_i x_i^2 / W - (sum_i w_i x_i / W)^2`` with ``W = sum_i w_i``, never below 0."""
+    total = float(sqrt_weight @ sqrt_weight)
+    mean = sqrt_weight @ rows / total
+    return np.maximum(np.sum(rows * rows, axis=0) / total - mean * mean, 0.0)
+
+
 def response_variance(y):
     """Scale of the starting noise variance: ``Var(y)``, or 1 when ``y`` is constant."""
     variance = float(np.var(y))

@@ -40,6 +40,7 @@ from .._validation import (
     bad_parameter,
     validate_params,
 )
+from ._base import weighted_variance
 
 
 @dataclass(frozen=True)
@@ -177,12 +178,8 @@ class SpikeSlabMixin:
         if not self.standardize:
             self.column_scale_ = np.ones(X.shape[1])
             return self.column_scale_
-        if sqrt_weight is None:
-            scale = np.std(X, axis=0)
-        else:
-            total = float(sqrt_weight @ sqrt_weight)
-            mean = sqrt_weight @ X / total
-            scale = np.sqrt(np.maximum(np.einsum("ij,ij->j", X, X) / total - mean * mean, 0.0))
+        scale = (np.std(X, axis=0) if sqrt_weight is None
+                 else np.sqrt(weighted_variance(X, sqrt_weight)))
         self.column_scale_ = np.where(scale > 0.0, scale, 1.0)
         return self.column_scale_
 

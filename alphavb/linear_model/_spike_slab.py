@@ -57,6 +57,7 @@ from ._base import (
     fixed_noise_start,
     noise_block,
     response_variance,
+    weighted_variance,
 )
 from ._covariates import Covariates, check_covariates, covariate_names, gaussian_covariates
 from ._inclusion import InclusionFactor, SpikeSlabMixin, inclusion_factor, inclusion_kl
@@ -299,9 +300,10 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         covariates : array-like of shape (n_samples, n_covariates), default=None
             Unpenalised covariates ``Z`` (flat prior, integrated out exactly; module
             :mod:`~alphavb.linear_model._covariates`). ``predict`` then needs them too.
-            In ``GridSearchCV`` they reach each fold through scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=
-            True)``, ``set_fit_request(covariates=True)`` and ``set_score_request(
-            covariates=True)``; the README has the lines).
+            In ``GridSearchCV`` they reach each fold through scikit-learn's metadata routing
+            (``sklearn.set_config(enable_metadata_routing=True)``,
+            ``set_fit_request(covariates=True)`` and ``set_score_request(covariates=True)``;
+            the README has the lines).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights of the rows in the likelihood: an integer weight counts its
             row that many times (the fit equals the fit of the repeated rows), and the
@@ -425,8 +427,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         the repeated rows do."""
         if data.n_observations is None:
             return response_variance(data.y)
-        mean = self._sqrt_weight @ data.y / data.n_observations
-        variance = float(data.y @ data.y / data.n_observations - mean * mean)
+        variance = float(weighted_variance(data.y, self._sqrt_weight))
         return variance if variance > 0.0 else 1.0
 
     def _cavi_step(self, data, state):

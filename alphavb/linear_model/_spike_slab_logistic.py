@@ -340,9 +340,10 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         covariates : array-like of shape (n_samples, n_covariates), default=None
             Unpenalised covariates ``Z`` (flat prior, integrated out of the bound, module
             docstring); ``predict`` and ``predict_proba`` then need them too. In
-            ``GridSearchCV`` they reach each fold through scikit-learn's metadata routing (``sklearn.set_config(enable_metadata_routing=
-            True)``, ``set_fit_request(covariates=True)`` and ``set_score_request(
-            covariates=True)``; the README has the lines).
+            ``GridSearchCV`` they reach each fold through scikit-learn's metadata routing
+            (``sklearn.set_config(enable_metadata_routing=True)``,
+            ``set_fit_request(covariates=True)`` and ``set_score_request(covariates=True)``;
+            the README has the lines).
 
         Returns
         -------
