@@ -1,6 +1,7 @@
 """The main job: ``alphavb reproduce hdr`` (the paper's Figure 1)."""
 
 import csv
+import json
 import subprocess
 import sys
 
@@ -234,6 +235,16 @@ def test_reproduce_aadm_toy_quick(tmp_path, capsys):
     assert all(np.isfinite(float(row["test_ll"])) and float(row["test_rmse"]) > 0
                for row in rows)
     assert "| bimodal | 1 |" in (tmp_path / "aadm_toy.md").read_text()
+    # the five alphas of a problem train as stacks of 2 and 3 (at most AADM_TOY_MAX_STACK);
+    # a fit whose row is lost is fitted again alone, the others come from the cache
+    fits = sorted((tmp_path / "fits").iterdir())
+    assert sorted(json.loads(path.read_text())["row"]["stack_size"] for path in fits) == [
+        2, 2, 2, 2, 3, 3, 3, 3, 3, 3]
+    fits[0].unlink()
+    assert main(["reproduce", "aadm-toy", "--quick", "--out", str(tmp_path)]) == 0
+    assert json.loads(fits[0].read_text())["row"]["stack_size"] == 1
+    with open(tmp_path / "aadm_toy.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == 10
     # --epochs changes the cached fits' names, so the re-run fits again
     assert main(["reproduce", "aadm-toy", "--quick", "--epochs", "2", "--out",
                  str(tmp_path)]) == 0

@@ -154,3 +154,19 @@ def test_random_corruptions_of_the_loaders_files(tmp_path_factory, data):
         assert path.name in str(error) or "data.txt" in str(error), error
     except FileNotFoundError as error:  # a larger split count: the files it now needs
         assert path.name == "n_splits.txt" and "index_" in str(error), error
+
+
+@settings(max_examples=200, deadline=None)
+@given(n_items=st.integers(0, 60), largest=st.integers(1, 8), n_jobs=st.integers(1, 4))
+def test_stacks_of_a_resumable_run_cover_the_fits_in_order(n_items, largest, n_jobs):
+    # every fit in exactly one stack, in order; no stack above the limit; sizes within one
+    # of each other; as many stacks as a multiple of the workers when there are fits enough
+    from alphavb.reproduce._uci import stack_pieces
+
+    pieces = stack_pieces(list(range(n_items)), largest, n_jobs)
+    assert [item for piece in pieces for item in piece] == list(range(n_items))
+    sizes = [len(piece) for piece in pieces]
+    assert all(1 <= size <= largest for size in sizes)
+    assert not sizes or max(sizes) - min(sizes) <= 1
+    assert len(pieces) % n_jobs == 0 or len(pieces) == n_items
+    assert len(pieces) <= max(-(-n_items // largest) + n_jobs - 1, 0)

@@ -48,13 +48,8 @@ def _fit_uci(cache_dir, jobs, n_jobs, max_stack=20):
             groups.setdefault((data.name, _stack_group(estimator)), []).append(index)
     pieces = []
     for group in groups.values():
-        # nearly equal stacks of at most max_stack fits, as many as a multiple of n_jobs
-        # allows, so that every worker gets the same share of each group
         largest = max_stack(jobs[group[0]][2]) if callable(max_stack) else max_stack
-        n_pieces = -(-len(group) // largest)
-        n_pieces = min(len(group), -(-n_pieces // n_jobs) * n_jobs)
-        bounds = np.linspace(0, len(group), n_pieces + 1).round().astype(int)
-        pieces += [group[start:stop] for start, stop in itertools.pairwise(bounds)]
+        pieces += stack_pieces(group, largest, n_jobs)
     # stacks in the order of their first job (jobs run split by split), not group by group:
     # a run stopped part-way then holds every method on its first splits, not one method on
     # all of them (the rows do not depend on the order: fit_stacked fits each as if alone)
@@ -65,6 +60,16 @@ def _fit_uci(cache_dir, jobs, n_jobs, max_stack=20):
         for index, row in zip(piece, piece_rows):
             rows[index] = row
     return [{**row, **labels} for row, (*_, labels) in zip(rows, jobs)]
+
+
+def stack_pieces(items, largest, n_jobs):
+    """``items`` cut in order into nearly equal stacks of at most ``largest``, as many as a
+    multiple of ``n_jobs`` allows (so every worker gets the same share), at most one per
+    item."""
+    n_pieces = -(-len(items) // largest)
+    n_pieces = min(len(items), -(-n_pieces // n_jobs) * n_jobs)
+    bounds = np.linspace(0, len(items), n_pieces + 1).round().astype(int)
+    return [items[start:stop] for start, stop in itertools.pairwise(bounds)]
 
 
 def _uci_row_check(job):

@@ -20,7 +20,13 @@ from ._output import (
     _save_outputs,
     _write_csv,
 )
-from ._uci import BBALPHA_SMALL_SETS, _fit_uci, _summarize_splits, fit_timed_stack
+from ._uci import (
+    BBALPHA_SMALL_SETS,
+    _fit_uci,
+    _summarize_splits,
+    fit_timed_stack,
+    stack_pieces,
+)
 
 # the paper's Figure 2 and Table 1 show 1e-4 and 1; the text says alpha < 0.5 behaves like
 # 1e-4 and alpha > 0.5 like 1, which the other three test
@@ -38,6 +44,13 @@ AADM_TOY_SETTINGS = {"batch_size": 10, "n_epochs": 3000, "warmup_fraction": 500 
 
 
 AADM_TOY_PROBLEMS = {"heteroscedastic": make_heteroscedastic, "bimodal": make_bimodal}
+
+
+# a toy fit is 300,000 steps (1.9 CPU ms per fit and step in a float32 stack of 3, 2.9 alone,
+# measured over 4 epochs on a busy machine: about 10 CPU minutes a fit): the five alphas of
+# one problem and seed train as stacks of at most 3, so that a stack, the unit a stopped run
+# resumes from, ends within about half an hour on one core
+AADM_TOY_MAX_STACK = 3
 
 
 # the paper's UCI set-up (Sec. 5.2): two hidden layers of 50 units, batch 10, 10% warm-up,
@@ -104,8 +117,10 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     shortens the run, keeping the warm-up at 1/6 of it. Every alpha is fitted with
     ``n_seeds`` seeds of the fit (``random_state + s``: the starts, mini-batches and draws;
     the data stay those of ``random_state``), 3 by default (1 with ``quick``), so the table
-    gives the spread that training alone produces. The fits of one problem and seed train as
-    one stack (:func:`~alphavb.blackbox.fit_stacked`), cached when it ends.
+    gives the spread that training alone produces. The fits of one problem and seed train in
+    stacks of at most ``AADM_TOY_MAX_STACK`` (:func:`~alphavb.blackbox.fit_stacked`), each
+    fit cached when its stack ends, so a stopped run resumes there; the stacks run seed by
+    seed.
     ``quick=True``: 100 points, small networks, 3 epochs (seconds).
 
     Writes ``aadm_toy.png`` (the training data, then predictive samples at alpha = 1e-4 and
@@ -130,19 +145,21 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
                                   [Integer(1, None)]))
     cache = ResultCache(out_dir / "fits")
     cache.check_writable("out_dir")
-    # one stack per problem and seed of the fit
+    # the fits of one problem and seed of the fit, seed by seed (a run stopped part-way
+    # then holds every problem and alpha of its first seeds)
     jobs = {(problem, seed): [(_toy_key(problem, alpha, n_train, settings, random_state,
                                         random_state + seed), alpha)
                               for alpha in AADM_TOY_ALPHAS]
-            for problem in AADM_TOY_PROBLEMS for seed in range(n_seeds)}
+            for seed in range(n_seeds) for problem in AADM_TOY_PROBLEMS}
     cached = {key: cache.load(key, validate=_toy_row_check(problem, alpha, n_train))
               for (problem, _), stack in jobs.items() for key, alpha in stack}
-    missing = {group: [job for job in stack if cached[job[0]] is None]
-               for group, stack in jobs.items()}
+    stacks = [(problem, seed, piece) for (problem, seed), group in jobs.items()
+              for piece in stack_pieces([job for job in group if cached[job[0]] is None],
+                                        AADM_TOY_MAX_STACK, 1)]
     fitted = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_aadm_toy_stack)(cache, problem, todo, n_train, settings, random_state,
+        delayed(_fit_aadm_toy_stack)(cache, problem, piece, n_train, settings, random_state,
                                      random_state + seed)
-        for (problem, seed), todo in missing.items() if todo)
+        for problem, seed, piece in stacks)
     for rows_of_stack in fitted:
         cached.update(rows_of_stack)
     results = [dict(cached[key], seed=seed) for (_, seed), stack in jobs.items()
