@@ -252,3 +252,22 @@ def test_the_repr_of_a_grid_is_short():
     text = repr(AlphaSpikeSlabClassifier(prior_log_odds=np.linspace(-3.0, -1.0, 1000)))
     assert len(text) < 200 and "..." in text and "-3." in text
     assert np.get_printoptions()["threshold"] == 1000  # the caller's print options kept
+
+
+def test_the_vignettes_list_of_the_aadm_run_is_its_committed_fits():
+    """The list of finished fits of the full AADM UCI run in vignettes/README.rst is what
+    ``vignettes/runs/aadm_uci_progress.py`` makes of the cached rows committed beside it
+    (a commit of new rows without ``--write`` leaves a stale list, which this catches)."""
+    import importlib.util
+
+    root = PACKAGE.parent
+    spec = importlib.util.spec_from_file_location(
+        "aadm_uci_progress", root / "vignettes" / "runs" / "aadm_uci_progress.py")
+    progress = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(progress)
+    rows = progress.read_rows(progress.FITS)
+    assert rows, "no cached rows under vignettes/runs/aadm-uci/fits"
+    text = progress.VIGNETTE.read_text(encoding="utf-8")
+    listed = text.split(progress.START)[1].split(progress.END)[0]
+    assert listed.strip() == progress.section(rows).strip()
+    assert f"{len(rows)} of the 170 fits are done" in listed

@@ -2,18 +2,26 @@
 shows it, and the paired AVB comparison on the splits both AVB rows have.
 
 Reads the JSON rows that ``alphavb reproduce aadm-uci --out vignettes/runs/aadm-uci``
-caches under ``vignettes/runs/aadm-uci/fits`` (no fitting).
+caches under ``vignettes/runs/aadm-uci/fits`` (no fitting). ``--write`` puts the text in
+vignettes/README.rst between the comments ``.. aadm-uci-progress`` and
+``.. end of aadm-uci-progress`` (the rest of the file unchanged).
 
-Run: python vignettes/runs/aadm_uci_progress.py [FITS_FOLDER]
+Run: python vignettes/runs/aadm_uci_progress.py [--write] [FITS_FOLDER]
 """
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
 
+from alphavb.reproduce.aadm import AADM_UCI_METHODS, AUTHORS_AVB_SPLITS
+
 FITS = Path(__file__).parent / "aadm-uci" / "fits"
+VIGNETTE = Path(__file__).parents[1] / "README.rst"
+START, END = ".. aadm-uci-progress\n", ".. end of aadm-uci-progress\n"
+DATASETS, N_SPLITS = ("boston", "yacht"), 20
 
 
 def read_rows(folder):
@@ -54,12 +62,56 @@ def paired_avb(rows):
     return "\n".join(lines)
 
 
-def main():
-    rows = read_rows(sys.argv[1] if len(sys.argv) > 1 else FITS)
-    print(f"{len(rows)} fits")
-    print(table(rows))
-    print(paired_avb(rows))
+def counts(rows):
+    """How many of the run's fits are done, per data set, and the CPU seconds per fit."""
+    per_set = (N_SPLITS * (len(AADM_UCI_METHODS) - 1)
+               + min(AUTHORS_AVB_SPLITS, N_SPLITS))
+    done = ", ".join(f"{name} {sum(r['dataset'] == name for r in rows)}"
+                     for name in DATASETS)
+    kinds = ("AADM or AVB", "VI", "the authors'-code AVB")
+    cpu = {}
+    for r in rows:
+        if r.get("fit_cpu_seconds") is not None:
+            kind = kinds[1] if r["method"] == "VI" else kinds[2 if "authors" in r["method"] else 0]
+            cpu.setdefault(r["dataset"], {}).setdefault(kind, []).append(r["fit_cpu_seconds"])
+
+    def span(values):
+        low, high = round(min(values)), round(max(values))
+        return f"{low}" if low == high else f"{low}-{high}"
+
+    spans = "; ".join(f"{name}: " + ", ".join(f"{kind} {span(by_kind[kind])}"
+                                             for kind in kinds if kind in by_kind)
+                      for name, by_kind in sorted(cpu.items()))
+    return textwrap.fill(f"{len(rows)} of the {per_set * len(DATASETS)} fits are done "
+                         f"({done}). CPU seconds per fit: {spans}.", 92)
+
+
+def section(rows):
+    text = f"{counts(rows)}\n\n{table(rows)}\n"
+    paired = paired_avb(rows)
+    if paired:
+        text += "\n" + textwrap.fill("Paired test LL on the splits both AVB rows have so far "
+                                     f"(mean +- s.e.): {paired}.", 92) + "\n"
+    return text
+
+
+def write(rows, vignette=VIGNETTE):
+    text = vignette.read_text(encoding="utf-8")
+    if text.count(START) != 1 or text.count(END) != 1:
+        raise SystemExit(f"{vignette} needs one {START.strip()!r} and one {END.strip()!r}")
+    head, rest = text.split(START)
+    _, tail = rest.split(END)
+    vignette.write_text(f"{head}{START}\n{section(rows)}\n{END}\n{tail.lstrip()}",
+                        encoding="utf-8")
+
+
+def main(argv):
+    folder = [a for a in argv if a != "--write"]
+    rows = read_rows(folder[0] if folder else FITS)
+    if "--write" in argv:
+        write(rows)
+    print(section(rows))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
