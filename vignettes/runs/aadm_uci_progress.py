@@ -1,5 +1,5 @@
 """The full AADM UCI run's progress: one table row per cached fit, as vignettes/README.rst
-shows it, and the paired AVB comparison on the splits both AVB rows have.
+shows it, and paired differences of test LL between methods on the splits both have.
 
 Reads the JSON rows that ``alphavb reproduce aadm-uci --out vignettes/runs/aadm-uci``
 caches under ``vignettes/runs/aadm-uci/fits`` (no fitting). ``--write`` puts the text in
@@ -45,20 +45,38 @@ def table(rows):
     return "\n".join(lines)
 
 
-def paired_avb(rows):
-    """Mean and s.e. over shared splits of AVB minus the authors'-code AVB (test LL)."""
-    by = {(r["dataset"], r["split"], r["method"]): r for r in rows}
-    lines = []
+# the paired differences of test LL the section reports: (first, second) methods
+PAIRS = (("AADM alpha=1", "AVB"), ("AADM alpha=0.5", "AVB"), ("AVB", "VI"),
+         ("AVB", "AVB (authors' code)"))
+
+
+def paired(rows, first, second):
+    """Per data set, the test LL of ``first`` minus ``second`` on the splits both have: the
+    splits, the mean and its standard error, the median, and on how many ``first`` is
+    ahead; ``None`` when no split has both."""
+    by = {(r["dataset"], r["split"], r["method"]): r["test_ll"] for r in rows}
+    result = {}
     for dataset in sorted({r["dataset"] for r in rows}):
-        splits = sorted(s for (d, s, m) in by if d == dataset and m == "AVB (authors' code)"
-                        and (d, s, "AVB") in by)
-        if not splits:
-            continue
-        gaps = np.array([by[dataset, s, "AVB"]["test_ll"]
-                         - by[dataset, s, "AVB (authors' code)"]["test_ll"] for s in splits])
-        se = gaps.std(ddof=1) / np.sqrt(len(gaps)) if len(gaps) > 1 else float("nan")
-        lines.append(f"{dataset}, splits {', '.join(map(str, splits))}: AVB minus the "
-                     f"authors'-code AVB {gaps.mean():+.3f} +- {se:.3f} nats")
+        splits = sorted(s for (d, s, m) in by if d == dataset and m == first
+                        and (d, s, second) in by)
+        if splits:
+            gaps = np.array([by[dataset, s, first] - by[dataset, s, second] for s in splits])
+            se = gaps.std(ddof=1) / np.sqrt(len(gaps)) if len(gaps) > 1 else float("nan")
+            result[dataset] = {"splits": splits, "mean": gaps.mean(), "se": se,
+                               "median": float(np.median(gaps)),
+                               "ahead": int(np.sum(gaps > 0))}
+    return result
+
+
+def paired_lines(rows):
+    """One line per data set and pair of ``PAIRS`` that share a split."""
+    lines = []
+    for first, second in PAIRS:
+        for dataset, d in paired(rows, first, second).items():
+            n = len(d["splits"])
+            lines.append(f"- {dataset}, {first} minus {second}: {d['mean']:+.3f} +- "
+                         f"{d['se']:.3f} (median {d['median']:+.3f}; ahead on {d['ahead']} of "
+                         f"{n} split{'s' if n > 1 else ''})")
     return "\n".join(lines)
 
 
@@ -88,10 +106,10 @@ def counts(rows):
 
 def section(rows):
     text = f"{counts(rows)}\n\n{table(rows)}\n"
-    paired = paired_avb(rows)
-    if paired:
-        text += "\n" + textwrap.fill("Paired test LL on the splits both AVB rows have so far "
-                                     f"(mean +- s.e.): {paired}.", 92) + "\n"
+    lines = paired_lines(rows)
+    if lines:
+        text += ("\nPaired differences of test LL in nats on the splits both methods have "
+                 "so far\n(mean +- s.e.; positive: the first is ahead):\n\n" + lines + "\n")
     return text
 
 
