@@ -72,8 +72,11 @@ def _errorbar_panels(axes, rows, series, values, metrics, labels, spacing=0.2,
 
 
 def _write_csv(path, rows):
+    """``rows`` as a CSV file: a column for every key of any row, in the order first seen
+    (a cached row from before a field existed leaves its cell empty)."""
+    fieldnames = list(dict.fromkeys(key for row in rows for key in row))
     with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(handle, fieldnames=fieldnames, restval="")
         writer.writeheader()
         for row in rows:
             writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v)
