@@ -273,8 +273,9 @@ def test_reproduce_aadm_uci_quick(tmp_path, capsys):
         assert f"wrote {tmp_path / name}" in out
     with open(tmp_path / "aadm_uci_splits.csv", newline="") as handle:
         fits = list(csv.DictReader(handle))
-    assert len(fits) == 2 * 5  # yacht, 2 splits, 5 methods
+    assert len(fits) == 2 * 6  # yacht, 2 splits, 6 methods
     assert {row["method"] for row in fits} == {"AADM alpha=1", "AADM alpha=0.5", "AVB",
+                                               "AADM alpha=1 (authors' code)",
                                                "AVB (authors' code)", "VI"}
     assert all(np.isfinite(float(row["test_ll"])) for row in fits)
     assert "| yacht | AVB | 2 |" in (tmp_path / "aadm_uci.md").read_text()
@@ -304,7 +305,7 @@ def test_reproduce_aadm_uci_quick(tmp_path, capsys):
                  str(tmp_path)]) == 0
     with open(tmp_path / "aadm_uci_splits.csv", newline="") as handle:
         fits = list(csv.DictReader(handle))
-    assert len(fits) == 10 and [fit["platform"] == "" for fit in fits] == [True] * 5 + [False] * 5
+    assert len(fits) == 12 and [fit["platform"] == "" for fit in fits] == [True] * 6 + [False] * 6
 
 
 def test_uci_stacks_run_split_by_split_across_methods(monkeypatch, tmp_path):
@@ -321,36 +322,42 @@ def test_uci_stacks_run_split_by_split_across_methods(monkeypatch, tmp_path):
         [(job[1], job[3]["method"]) for _, job in keyed]) or fit_stack(cache, keyed))
     from alphavb.reproduce import aadm
 
-    # the authors'-code AVB runs on the first AUTHORS_AVB_SPLITS splits only (2 here)
-    monkeypatch.setattr(aadm, "AUTHORS_AVB_SPLITS", 2)
+    # the authors'-code rows run on the first AUTHORS_CODE_SPLITS splits only (2 here)
+    monkeypatch.setattr(aadm, "AUTHORS_CODE_SPLITS", 2)
     result = aadm.reproduce_aadm_uci(tmp_path, quick=True, datasets=("yacht",), n_splits=3)
-    assert sorted(split for stack in order for split, method in stack
-                  if method == "AVB (authors' code)") == [0, 1]
+    for authors in ("AVB (authors' code)", "AADM alpha=1 (authors' code)"):
+        assert sorted(split for stack in order for split, method in stack
+                      if method == authors) == [0, 1]
     counts = {row["method"]: row["n_splits"] for row in result["rows"]}
-    assert counts["AVB (authors' code)"] == 2 and counts["AVB"] == 3
+    assert counts["AVB (authors' code)"] == counts["AADM alpha=1 (authors' code)"] == 2
+    assert counts["AVB"] == counts["AADM alpha=1"] == 3
     first_splits = [stack[0][0] for stack in order]
     assert first_splits == sorted(first_splits)
-    # the first stacks already hold the three estimator configurations of split 0
-    configurations = {"AVB (authors' code)", "VI"}
-    early = {method for stack in order[:3] for _, method in stack}
+    # the first stacks already hold the three estimator configurations of split 0 (the
+    # authors'-code rows one per stack)
+    configurations = {"AADM alpha=1", "AADM alpha=1 (authors' code)", "AVB (authors' code)",
+                      "VI"}
+    early = {method for stack in order[:4] for _, method in stack}
     assert configurations <= early
-    # a fit whose rows draw their own weights (the authors' AVB) costs 3x: one per stack, so
-    # that a stack, the unit a stopped run resumes from, ends within a session
+    # a fit whose rows draw their own weights (the authors' code) costs 3x: one per stack,
+    # so that a stack, the unit a stopped run resumes from, ends within a session
     assert all(len(stack) == 1 for stack in order
-               if any(method == "AVB (authors' code)" for _, method in stack))
+               if any(method.endswith("(authors' code)") for _, method in stack))
     assert max(len(stack) for stack in order) > 1
 
 
-def test_the_authors_avb_has_the_design_of_their_code():
-    """"AVB (authors' code)" is AADM at alpha = 0 with the choices of the authors'
-    AVB_boston.py (paper-claims.md), the noise variance started at e^0.01 var(y_train);
-    "AVB" differs from it only in those choices."""
+@pytest.mark.parametrize("ours_name, alpha", [("AVB", 0.0), ("AADM alpha=1", 1.0)])
+def test_the_authors_configurations_have_the_design_of_their_code(ours_name, alpha):
+    """"AVB (authors' code)" and "AADM alpha=1 (authors' code)" are AADM at alpha = 0 and 1
+    with the choices of the authors' AVB_boston.py and AADM_boston.py (paper-claims.md), the
+    noise variance started at e^0.01 var(y_train); alphavb's rows differ from them only in
+    those choices."""
     from alphavb.reproduce.aadm import AADM_UCI_SETTINGS, _aadm_uci_model
 
     y_train = np.arange(10.0)
-    theirs = _aadm_uci_model("AVB (authors' code)", AADM_UCI_SETTINGS, 3, y_train)
-    ours = _aadm_uci_model("AVB", AADM_UCI_SETTINGS, 3, y_train)
-    assert theirs.alpha == ours.alpha == 0.0 and theirs.random_state == 3
+    theirs = _aadm_uci_model(f"{ours_name} (authors' code)", AADM_UCI_SETTINGS, 3, y_train)
+    ours = _aadm_uci_model(ours_name, AADM_UCI_SETTINGS, 3, y_train)
+    assert theirs.alpha == ours.alpha == alpha and theirs.random_state == 3
     assert theirs.draws_per_row and theirs.bias_posterior == "point"
     assert theirs.prior_variance == pytest.approx(np.exp(-5.0))
     assert theirs.discriminator_init_scale == 0.1
