@@ -271,3 +271,9 @@ def test_the_vignettes_list_of_the_aadm_run_is_its_committed_fits():
     listed = text.split(progress.START)[1].split(progress.END)[0]
     assert listed.strip() == progress.section(rows).strip()
     assert f"{len(rows)} of the 180 fits are done" in listed
+    # the longest method name fits its column: no cell runs past the table's rules
+    lines = progress.table([dict(rows[0], method=max(progress.AADM_UCI_METHODS, key=len))])
+    rule = lines.splitlines()[0]
+    assert all(len(line) <= len(rule) for line in lines.splitlines())
+    assert all(line[len(column)] == " " for line in lines.splitlines()[3:-1]
+               for column in rule.split("  ")[:1] + ["  ".join(rule.split("  ")[:3])])

@@ -32,13 +32,13 @@ def read_rows(folder):
 
 
 def table(rows):
-    widths = (6, 5, 19, 7, 9, 11)
+    widths = (6, 5, max(len(m) for m in AADM_UCI_METHODS), 7, 9, 11)
     rule = "  ".join("=" * w for w in widths)
     lines = [rule, "  ".join(f"{h:<{w}}" for h, w in zip(
         ("set", "split", "method", "test LL", "test RMSE", "CPU s / fit"), widths)), rule]
     for r in rows:
         cpu = r.get("fit_cpu_seconds")
-        lines.append(f"{r['dataset']:<6}  {r['split']:>5}  {r['method']:<19}  "
+        lines.append(f"{r['dataset']:<6}  {r['split']:>5}  {r['method']:<{widths[2]}}  "
                      f"{r['test_ll']:>7.3f}  {r['test_rmse']:>9.3f}  "
                      f"{'' if cpu is None else f'{cpu:.0f}':>11}")
     lines.append(rule)
@@ -75,9 +75,10 @@ def paired_lines(rows):
     for first, second in PAIRS:
         for dataset, d in paired(rows, first, second).items():
             n = len(d["splits"])
-            lines.append(f"- {dataset}, {first} minus {second}: {d['mean']:+.3f} +- "
-                         f"{d['se']:.3f} (median {d['median']:+.3f}; ahead on {d['ahead']} of "
-                         f"{n} split{'s' if n > 1 else ''})")
+            se = f" +- {d['se']:.3f}" if n > 1 else ""
+            lines.append(f"- {dataset}, {first} minus {second}: {d['mean']:+.3f}{se} (median "
+                         f"{d['median']:+.3f}; ahead on {d['ahead']} of {n} split"
+                         f"{'s' if n > 1 else ''})")
     return "\n".join(lines)
 
 
