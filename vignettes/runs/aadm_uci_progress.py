@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alphavb.reproduce._output import _standard_error
 from alphavb.reproduce.aadm import AADM_UCI_METHODS, AUTHORS_CODE_SPLITS
 
 FITS = Path(__file__).parent / "aadm-uci" / "fits"
@@ -54,7 +55,7 @@ PAIRS = (("AADM alpha=1", "AVB"), ("AADM alpha=0.5", "AVB"), ("AVB", "VI"),
 def paired(rows, first, second):
     """Per data set, the test LL of ``first`` minus ``second`` on the splits both have: the
     splits, the mean and its standard error, the median, and on how many ``first`` is
-    ahead; ``None`` when no split has both."""
+    ahead (a data set where no split has both is left out)."""
     by = {(r["dataset"], r["split"], r["method"]): r["test_ll"] for r in rows}
     result = {}
     for dataset in sorted({r["dataset"] for r in rows}):
@@ -62,8 +63,8 @@ def paired(rows, first, second):
                         and (d, s, second) in by)
         if splits:
             gaps = np.array([by[dataset, s, first] - by[dataset, s, second] for s in splits])
-            se = gaps.std(ddof=1) / np.sqrt(len(gaps)) if len(gaps) > 1 else float("nan")
-            result[dataset] = {"splits": splits, "mean": gaps.mean(), "se": se,
+            result[dataset] = {"splits": splits, "mean": gaps.mean(),
+                               "se": _standard_error(gaps),
                                "median": float(np.median(gaps)),
                                "ahead": int(np.sum(gaps > 0))}
     return result
