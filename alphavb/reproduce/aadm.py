@@ -361,14 +361,19 @@ def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, 
         paper = AADM_PAPER_BOSTON.get(row["method"], {}) if row["dataset"] == "boston" else {}
         row["paper_ll"], row["paper_rmse"] = (_paper_cell(paper.get(key))
                                               for key in ("test_ll", "test_rmse"))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 0.6 * len(datasets) + 2.0))
+    # a row of the figure per data set, tall enough for a point per method; the legend in
+    # a third panel of its own, so that it covers no point
+    fig, (*axes, legend_panel) = plt.subplots(
+        1, 3, figsize=(12, 0.3 * len(methods) * len(datasets) + 1.6),
+        gridspec_kw={"width_ratios": (1, 1, 0.45)})
     _errorbar_panels(axes, rows, "method", methods, ("test_ll", "test_rmse"), datasets,
                      spacing=0.15, references={(method, "boston"): values for method, values
                                                in AADM_PAPER_BOSTON.items()},
                      reference_label="the authors' figure (boston)")
     for ax, title in zip(axes, ("test log-likelihood", "test RMSE")):
         ax.set_title(f"{title} (mean +- s.e. over splits)")
-    axes[0].legend()
+    legend_panel.axis("off")
+    legend_panel.legend(*axes[0].get_legend_handles_labels(), loc="center left", fontsize=8)
     fig.suptitle(f"AADM, AVB and VI on UCI: {settings['hidden_layer_sizes']} hidden units, "
                  f"{settings['n_epochs']} epochs, batch {settings['batch_size']}, "
                  f"{settings['dtype']}", fontsize=9)
