@@ -82,6 +82,8 @@ def aadm_max_stack(estimator):
 # below), to explain the differences from the paper
 AADM_UCI_METHODS = ("AADM alpha=1", "AADM alpha=0.5", "AVB", "AADM alpha=1 (authors' code)",
                     "AVB (authors' code)", "VI")
+# what ends the name of a method trained in the authors' configuration
+AUTHORS_CODE_SUFFIX = " (authors' code)"
 
 
 # the authors'-code configurations run on the first 5 splits only: they are there to explain
@@ -300,7 +302,7 @@ def _aadm_uci_model(method, settings, random_state, y_train):
             **{key: settings[key] for key in ("hidden_layer_sizes", "batch_size", "n_epochs",
                                               "n_mc_samples", "n_predict_samples", "tol",
                                               "dtype")})
-    base = method.removesuffix(" (authors' code)")
+    base = method.removesuffix(AUTHORS_CODE_SUFFIX)
     alpha = 0.0 if base == "AVB" else float(base.split("=")[1])
     if base != method:  # the authors' code; their log sigma^2 = 0.01 on the standardized scale
         return AADMRegressor(alpha=alpha, random_state=random_state, **settings, **_AUTHORS,
@@ -347,7 +349,7 @@ def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, 
         data = load_uci(name, data_home)
         for split in range(min(n_splits or data.n_splits, data.n_splits)):
             for method in methods:
-                if method.endswith("(authors' code)") and split >= AUTHORS_CODE_SPLITS:
+                if method.endswith(AUTHORS_CODE_SUFFIX) and split >= AUTHORS_CODE_SPLITS:
                     continue
                 model = _aadm_uci_model(method, settings, random_state + split,
                                         data.target[data.train_indices[split]])

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from alphavb.reproduce._output import _standard_error
-from alphavb.reproduce.aadm import AADM_UCI_METHODS, AUTHORS_CODE_SPLITS
+from alphavb.reproduce.aadm import AADM_UCI_METHODS, AUTHORS_CODE_SPLITS, AUTHORS_CODE_SUFFIX
 
 FITS = Path(__file__).parent / "aadm-uci" / "fits"
 VIGNETTE = Path(__file__).parents[1] / "README.rst"
@@ -85,7 +85,7 @@ def paired_lines(rows):
 
 def counts(rows):
     """How many of the run's fits are done, per data set, and the CPU seconds per fit."""
-    authors = [m for m in AADM_UCI_METHODS if m.endswith("(authors' code)")]
+    authors = [m for m in AADM_UCI_METHODS if m.endswith(AUTHORS_CODE_SUFFIX)]
     per_set = (N_SPLITS * (len(AADM_UCI_METHODS) - len(authors))
                + len(authors) * min(AUTHORS_CODE_SPLITS, N_SPLITS))
     done = ", ".join(f"{name} {sum(r['dataset'] == name for r in rows)}"
