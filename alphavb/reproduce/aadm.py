@@ -46,8 +46,8 @@ AADM_TOY_SETTINGS = {"batch_size": 10, "n_epochs": 3000, "warmup_fraction": 500 
 AADM_TOY_PROBLEMS = {"heteroscedastic": make_heteroscedastic, "bimodal": make_bimodal}
 
 
-# a toy fit is 300,000 steps (1.9 CPU ms per fit and step in a float32 stack of 3, 2.9 alone,
-# measured over 4 epochs on a busy machine: about 10 CPU minutes a fit): the five alphas of
+# a toy fit is 300,000 steps (1.6-1.8 CPU ms per fit and step in float32 stacks of 2 and 3,
+# 480-550 CPU s a fit over the committed 3,000-epoch sweep on 2 busy cores): the five alphas of
 # one problem and seed train as stacks of at most 3, so that a stack, the unit a stopped run
 # resumes from, ends within about half an hour on one core
 AADM_TOY_MAX_STACK = 3
