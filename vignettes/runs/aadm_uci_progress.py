@@ -129,7 +129,11 @@ def write(rows, vignette=VIGNETTE):
 
 def main(argv):
     folder = [a for a in argv if a != "--write"]
-    rows = read_rows(folder[0] if folder else FITS)
+    folder = Path(folder[0]) if folder else FITS
+    if not folder.is_dir():  # an unknown flag or a typo would otherwise report 0 fits done
+        usage = __doc__.splitlines()[-1].removeprefix("Run: ")
+        sys.exit(f"FITS_FOLDER {folder} is not a folder; usage: {usage}")
+    rows = read_rows(folder)
     if "--write" in argv:
         write(rows)
     print(section(rows))
