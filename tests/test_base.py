@@ -64,7 +64,8 @@ def _warm_cases():
     mixture_X, _, _ = make_gmm(n_samples=200, random_state=0)
     counts, _, _ = make_lda_corpus(n_documents=60, n_topics=3, n_words=20, random_state=0)
     return [
-        (AlphaLinearRegression(alpha=0.5, tol=1e-8), (X, y)),
+        # the independent prior: the default conjugate one starts at its fixed point
+        (AlphaLinearRegression(alpha=0.5, tol=1e-8, coef_prior="independent"), (X, y)),
         (AlphaSpikeSlabRegression(alpha=0.5, tol=1e-8), (X, y)),
         (AlphaSpikeSlabClassifier(alpha=0.5, tol=1e-10), (X, y > 0)),
         (AlphaGaussianMixture(3, alpha=0.5, tol=1e-8, max_iter=500, random_state=0),

@@ -19,6 +19,9 @@ from alphavb.model_selection import (
 )
 
 ALPHAS = np.array([1.0, 0.5, 0.125])
+# the paper's Cor. 4.1 prior on the raw coefficients (beta ~ N(0, 1 / prior_precision)
+# whatever sigma2), the linear model's default before the conjugate, standardized one
+RAW_PRIOR = {"coef_prior": "independent", "standardize": False}
 
 
 def _data(n=40, d=5, seed=0):
@@ -33,14 +36,19 @@ def _data(n=40, d=5, seed=0):
     AlphaLinearRegression(noise_variance=1.0),
     AlphaLinearRegression(fit_intercept=False, prior_precision=[1.0, 2, 3, 4, 5],
                           noise_prior=(1.0, 0.025), tol=1e-14),
-], ids=["learned noise", "known noise", "no intercept, own priors"])
+    AlphaLinearRegression(tol=1e-14, **RAW_PRIOR),
+    AlphaLinearRegression(noise_variance=1.0, **RAW_PRIOR),
+    AlphaLinearRegression(fit_intercept=False, prior_precision=[1.0, 2, 3, 4, 5],
+                          noise_prior=(1.0, 0.025), tol=1e-14, **RAW_PRIOR),
+], ids=["learned noise", "known noise", "no intercept, own priors", "raw prior, learned noise",
+        "raw prior, known noise", "raw prior, no intercept, own priors"])
 def test_exact_prequential_pass_equals_refitting_every_prefix(kind, estimator):
     X, y = _data()
     exact = linear_prequential_losses(estimator, X, y, ALPHAS, 3, kind)
     # a growth factor this close to 1 refits the estimator on every prefix 3, 4, ..., 39
     assert prefix_schedule(40, 3, 1.0000001) == list(range(3, 41))
     refits = refit_prequential_losses(estimator, X, y, ALPHAS, 3, 1.0000001, kind)
-    # the estimator stops at a relative change of its objective of 1e-14 (known noise: one
+    # the estimator stops at a change of its objective per row of 1e-14 (known noise: one
     # closed-form step), the exact pass at a relative change of tau of 1e-14
     np.testing.assert_allclose(exact, refits, rtol=1e-5)
     # with a known noise, I-log of the first row scored (row 3, by the fit to rows 0..2)
@@ -59,7 +67,7 @@ def _wrong_model_risk(model, seed=1):
 
 def test_safebayes_repairs_the_wrong_model_and_keeps_the_right_one():
     estimator = AlphaLinearRegression(fit_intercept=False, prior_precision=40.0,
-                                      noise_prior=(1.0, 1 / 40))
+                                      noise_prior=(1.0, 1 / 40), **RAW_PRIOR)
     risks = {}
     for wrong in (True, False):
         X, y = make_wrong_model_regression(100, wrong=wrong, random_state=3)
@@ -167,11 +175,14 @@ def test_default_first_prefix_has_more_rows_than_parameters():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100, 5))
     y = X @ np.arange(5.0) + rng.normal(size=100)
-    assert AlphaSelector(AlphaLinearRegression()).fit(X, y).alpha_ == 1.0
-    early = AlphaSelector(AlphaLinearRegression(), min_prefix=2).fit(X, y)
+    raw = AlphaLinearRegression(**RAW_PRIOR)
+    assert AlphaSelector(raw).fit(X, y).alpha_ == 1.0
+    early = AlphaSelector(raw, min_prefix=2).fit(X, y)
     assert early.alpha_ < 1 and early.criterion_[0] > 1e6
     with pytest.raises(ValueError, match="'min_prefix'.*informative noise_prior"):
-        AlphaSelector(AlphaLinearRegression()).fit(X[:6], y[:6])
+        AlphaSelector(raw).fit(X[:6], y[:6])
+    # the default (conjugate) prior keeps alpha = 1 from the default first prefix too
+    assert AlphaSelector(AlphaLinearRegression()).fit(X, y).alpha_ == 1.0
 
 
 def test_estimators_a_method_cannot_take_are_named():

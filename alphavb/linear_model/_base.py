@@ -31,6 +31,7 @@ from .._special import (
 from .._validation import (
     Boolean,
     Integer,
+    Options,
     PositivePair,
     Real,
     bad_parameter,
@@ -38,9 +39,11 @@ from .._validation import (
 )
 from ..base import CAVIEstimator, CoefficientSummaryMixin
 
-# the default inverse-gamma prior of the noise variance, and the share of q(sigma2)'s scale
-# above which its (absolute) scale is said to set the noise level rather than the data
-DEFAULT_NOISE_PRIOR = (1e-6, 1e-6)
+# noise_prior="auto": the inverse-gamma prior InvGamma(a0, a0 Var(y)) of the noise variance,
+# vague (a0 = 1e-6, as the Gamma(1e-6, 1e-6) of scikit-learn's BayesianRidge) and in the units
+# of y, so that a fit on c y is the fit on y with sigma2 scaled by c^2; and the share of
+# q(sigma2)'s scale above which the prior's scale is said to set the noise level
+AUTO_NOISE_SHAPE = 1e-6
 PRIOR_SCALE_SHARE = 0.01
 
 
@@ -102,6 +105,23 @@ def weighted_variance(rows, sqrt_weight):
     return np.maximum(np.sum(rows * rows, axis=0) / total - mean * mean, 0.0)
 
 
+def column_standard_deviations(X, sqrt_weight=None, offset=0.0):
+    """The (weighted) standard deviation of each column of ``X`` about its mean, as
+    ``StandardScaler`` and susieR compute it, from the rows times ``sqrt(w_i)`` (``None``: no
+    weights). 1 for a column that is constant up to rounding (a deviation below ``1e-12``
+    times the column's root mean square, e.g. 0.1 + 0.2 beside 0.3); ``offset`` is the mean
+    that was taken off a centred ``X``, so that the root mean square is the raw column's."""
+    if sqrt_weight is None:
+        sqrt_weight = np.ones(X.shape[0])
+    total = float(sqrt_weight @ sqrt_weight)
+    mean = sqrt_weight @ X / total
+    # two passes (sum_i w_i (x_i - mean)^2 = sum_i (sqrt(w_i) x_i - sqrt(w_i) mean)^2), as
+    # np.std, not E[x^2] - mean^2, which cancels on a column far from 0
+    scale = np.sqrt(np.sum((X - sqrt_weight[:, None] * mean) ** 2, axis=0) / total)
+    size = np.sqrt(np.sum(X * X, axis=0) / total + np.square(offset))
+    return np.where(scale > 1e-12 * size, scale, 1.0)
+
+
 def response_variance(y):
     """Scale of the starting noise variance: ``Var(y)``, or 1 when ``y`` is constant."""
     variance = float(np.var(y))
@@ -125,14 +145,14 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
     _parameter_constraints: ClassVar[dict] = {
         **CAVIEstimator._parameter_constraints,
         "noise_variance": [None, Real(0, None, closed="neither")],
-        "noise_prior": [PositivePair()],
+        "noise_prior": [Options("auto"), PositivePair()],
         "fit_intercept": [Boolean()],
     }
     _parameter_hints: ClassVar[dict] = {
         **CAVIEstimator._parameter_hints,
         "noise_variance": "Pass None to learn it with an inverse-gamma prior.",
-        "noise_prior": "It is the (shape, scale) of the inverse-gamma prior of the noise "
-                       "variance.",
+        "noise_prior": "It is 'auto' or the (shape, scale) of the inverse-gamma prior of "
+                       "the noise variance.",
     }
 
     def _prepare_data(self, X, y, order=None, sample_weight=None):
@@ -194,11 +214,29 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         self._y_offset = y_offset
         return X, y, col_sq_norms
 
-    def _noise_parameters(self):
-        """The known noise variance (or None) and the inverse-gamma prior, as floats."""
+    def _stopping_value(self, data, state, objective):
+        """The alpha-ELBO per observation (:meth:`_has_converged` stops on its change): the
+        fractional objective is ``alpha`` times the alpha-ELBO here, so both objectives stop
+        at the same sweep."""
+        scale = self.alpha if getattr(self, "objective", "alpha-vb") == "fractional" else 1.0
+        return objective / (scale * self._weight_total)
+
+    def _has_converged(self, current, previous):
+        return abs(current - previous) <= self.tol
+
+    def _noise_parameters(self, y):
+        """The known noise variance (or None) and the inverse-gamma prior, as floats:
+        ``noise_prior="auto"`` is ``InvGamma(1e-6, 1e-6 Var(y))`` with the (weighted)
+        variance of the response ``y`` as :meth:`_prepare_data` returns it."""
         fixed = None if self.noise_variance is None else float(self.noise_variance)
-        shape, scale = np.asarray(self.noise_prior, dtype=float)
-        return fixed, (float(shape), float(scale))
+        if isinstance(self.noise_prior, str):  # "auto"
+            variance = float(weighted_variance(y, self._sqrt_weight))
+            shape = AUTO_NOISE_SHAPE
+            scale = shape * (variance if variance > 0.0 else 1.0)
+        else:
+            shape, scale = np.asarray(self.noise_prior, dtype=float)
+        self.noise_prior_ = (float(shape), float(scale))
+        return fixed, self.noise_prior_
 
     def _noise_attributes(self, noise):
         """The attributes of ``q(sigma2)`` (or of the known variance, when ``noise.shape`` is
@@ -214,14 +252,14 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                 "finite mean (its shape a0 + alpha n / 2 is <= 1), so noise_variance_ and the "
                 "predictive standard deviation are inf. Fit more rows, or pass noise_variance "
                 "or an informative noise_prior.", UserWarning, stacklevel=5)
-        prior_scale = float(np.asarray(self.noise_prior, dtype=float)[1])
-        if (tuple(np.asarray(self.noise_prior, dtype=float)) == DEFAULT_NOISE_PRIOR
-                and prior_scale > PRIOR_SCALE_SHARE * scale):
+        prior_scale = self.noise_prior_[1]
+        if isinstance(self.noise_prior, str) and prior_scale > PRIOR_SCALE_SHARE * scale:
             warnings.warn(
-                f"{type(self).__name__}: the default noise_prior (1e-6, 1e-6) is in the units "
-                f"of y squared, and its scale is {prior_scale / scale:.0%} of q(sigma2)'s "
-                f"scale {scale:.3g}: the prior, not the data, sets the noise level (y is on a "
-                "small scale). Rescale y, or pass noise_prior=(1e-6, 1e-6 * np.var(y)).",
+                f"{type(self).__name__}: the default noise_prior='auto' has the scale "
+                f"1e-6 Var(y) = {prior_scale:.3g}, {prior_scale / scale:.0%} of q(sigma2)'s "
+                f"scale {scale:.3g}: the prior, not the data, sets the noise level (the "
+                "fit leaves almost no residual). Pass a known noise_variance, or a "
+                "noise_prior (shape, scale) that states the noise level you expect.",
                 UserWarning, stacklevel=5)
         return {"noise_shape_": shape, "noise_scale_": scale, "noise_variance_": variance}
 

@@ -1,17 +1,32 @@
 """alpha-VB Bayesian linear regression (Yang, Pati & Bhattacharya 2020, Cor. 4.1).
 
-Model: ``y = X beta + eps``, ``eps ~ N(0, sigma2 I)``, ``beta ~ N(0, diag(1/prior_precision))``,
-``sigma2 ~ InvGamma(a0, b0)`` or known. Family ``q(beta) q(sigma2)`` with
-``q(beta) = N(m, V)`` (full covariance) and ``q(sigma2) = InvGamma(a_n, b_n)``. CAVI for the
-alpha-ELBO (the paper's eq. 2.6; :mod:`alphavb.base`), with ``tau = E[1/sigma2]``::
+Model: ``y = X beta + eps``, ``eps ~ N(0, sigma2 I)``, ``sigma2 ~ InvGamma(a0, b0)`` or known,
+and the coefficient prior ``beta ~ N(0, s diag(1/lambda))`` with ``s = sigma2`` (the default
+``coef_prior="conjugate"``, as in scikit-learn's ``BayesianRidge`` family, varbvs and susieR,
+so the prior is in the units of ``y``) or ``s = 1`` (``coef_prior="independent"``, the
+paper's Cor. 4.1). With ``standardize=True`` ``lambda`` is the precision of the coefficient
+of the standardized column: ``lambda_j = prior_precision sd_j^2`` on the original one.
+Family ``q(beta) q(sigma2)`` with ``q(beta) = N(m, V)`` (full covariance) and ``q(sigma2) =
+InvGamma(a_n, b_n)``. CAVI for the alpha-ELBO (the paper's eq. 2.6; :mod:`alphavb.base`),
+with ``tau = E[1/sigma2]``, ``Lambda0 = diag(lambda)`` and ``t = tau`` (conjugate) or 1::
 
-    V   = (alpha tau X'X + Lambda0)^{-1}
+    V   = (alpha tau X'X + t Lambda0)^{-1}
     m   = alpha tau V X'y
-    a_n = a0 + alpha n / 2
-    b_n = b0 + (alpha / 2) (||y - X m||^2 + tr(X'X V))
+    a_n = a0 + alpha n / 2 [+ d / 2]
+    b_n = b0 + (alpha / 2) (||y - X m||^2 + tr(X'X V)) [+ (m' Lambda0 m + tr(Lambda0 V)) / 2]
+
+(the bracketed terms with the conjugate prior, whose ``m = (alpha X'X + Lambda0)^{-1} alpha
+X'y`` does not depend on ``tau``). The conjugate prior's ``E_q KL(q(beta) || p(beta |
+sigma2))`` is the Gaussian KL to ``N(0, (tau Lambda0)^{-1})`` plus ``d (log tau - E log
+1/sigma2) / 2``.
 
 With ``sigma2`` known, one update gives ``q(beta)`` equal to the alpha-fractional posterior
-``N((alpha X'X/sigma2 + Lambda0)^{-1} alpha X'y / sigma2, (alpha X'X/sigma2 + Lambda0)^{-1})``.
+``N((alpha X'X/sigma2 + t Lambda0)^{-1} alpha X'y / sigma2, (alpha X'X/sigma2 + t
+Lambda0)^{-1})``, ``t = 1/sigma2`` (conjugate) or 1.
+
+Scale: with the defaults (``coef_prior="conjugate"``, ``standardize=True``,
+``noise_prior="auto"``, i.e. ``InvGamma(1e-6, 1e-6 Var(y))``) a fit on ``c y`` and on ``X``
+with its columns rescaled is the same fit in the new units.
 """
 
 from dataclasses import dataclass
@@ -22,10 +37,11 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from sklearn.utils.validation import check_is_fitted
 
 from .._special import kl_gaussian_diag_prior
-from .._validation import FiniteArray, Real, validate_params
+from .._validation import Boolean, FiniteArray, Options, Real, validate_params
 from ._base import (
     AlphaRegressionBase,
     NoiseFactor,
+    column_standard_deviations,
     expected_gaussian_loglik,
     fixed_noise_start,
     noise_block,
@@ -45,8 +61,9 @@ class _LinearData:
     xty: np.ndarray
     fixed_variance: float | None
     noise_prior: tuple
-    prior_precision: np.ndarray
+    prior_precision: np.ndarray  # on the columns of X (lambda sd^2 with standardize)
     n_observations: float  # the likelihood's count: n, or the sum of the weights
+    conjugate: bool  # beta | sigma2 ~ N(0, sigma2 / lambda), else beta ~ N(0, 1 / lambda)
 
     @property
     def dual(self):
@@ -127,22 +144,38 @@ class AlphaLinearRegression(AlphaRegressionBase):
     noise_variance : float or None, default=None
         Known noise variance ``sigma2``; ``None`` learns it with the prior ``noise_prior``.
     prior_precision : float or array of shape (n_features,), default=1.0
-        Precision of the zero-mean Gaussian prior of the coefficients.
-    noise_prior : tuple (shape, scale), default=(1e-6, 1e-6)
-        Inverse-gamma prior of ``sigma2`` (a Gamma(1e-6, 1e-6) prior on the precision, as in
-        scikit-learn's ``BayesianRidge``).
-        Its scale is in the units of ``y`` squared: when it is over 1% of the fitted
-        ``q(sigma2)``'s scale (``y`` on a small scale, e.g. ``y * 1e-5``), the default sets
-        the noise level and the fit warns; pass ``(1e-6, 1e-6 * np.var(y))``.
+        Precision ``lambda`` of the zero-mean Gaussian prior of the coefficients: of the
+        coefficient of the standardized column with ``standardize=True``, in units of
+        ``1/sigma2`` with ``coef_prior="conjugate"`` (``beta_j | sigma2 ~ N(0, sigma2 /
+        lambda)``: the default prior puts a standardized coefficient on the scale of the
+        noise, whatever the units of ``X`` and ``y``).
+    coef_prior : {"conjugate", "independent"}, default="conjugate"
+        ``"conjugate"``: ``beta | sigma2 ~ N(0, sigma2 / lambda)``, the prior scaled by the
+        noise variance (as varbvs, susieR and the spike-and-slab models here scale the
+        slab). ``"independent"``: ``beta ~ N(0, 1 / lambda)`` whatever ``sigma2`` (the
+        paper's Cor. 4.1; its scale is then in the units of ``y``).
+    noise_prior : "auto" or tuple (shape, scale), default="auto"
+        Inverse-gamma prior of ``sigma2``. ``"auto"`` is ``InvGamma(1e-6, 1e-6 Var(y))``: as
+        vague as scikit-learn's ``BayesianRidge`` Gamma(1e-6, 1e-6) on the precision, but in
+        the units of ``y``, so it never sets the noise level (a fit whose residual variance
+        is under about 1e-8 Var(y) warns). A tuple is used as given (``(1e-6, 1e-6)`` is the
+        earlier default, in the raw units of ``y`` squared).
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (``X`` and ``y`` are centred).
+    standardize : bool, default=True
+        Put the prior on the coefficients of the columns scaled to unit standard deviation
+        (``column_scale_``), so that the fit does not depend on the units of ``X``; the
+        fitted attributes are on the original scale. ``False`` puts ``prior_precision`` on
+        the raw coefficients (the paper's setting).
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
         The alpha-ELBO or the KL to the fractional posterior (:mod:`alphavb.base`). For this
         model the two have the same maximiser and ``elbo_`` differs by the factor ``alpha``.
     max_iter : int, default=1000
         Maximum number of CAVI sweeps per start.
     tol : float, default=1e-10
-        Stop when the relative change of the objective is at most ``tol``.
+        Stop when the objective per observation (per unit of ``sample_weight``) changes by
+        at most ``tol``: a change that does not depend on the units of ``y`` (rescaling
+        ``y`` shifts the objective by ``-n log c``), where a relative change would.
     n_init : int, default=1
         Number of starts (the first starts ``sigma2`` at ``Var(y)``, the others at random
         fractions of it); the start with the best objective is kept.
@@ -162,7 +195,15 @@ class AlphaLinearRegression(AlphaRegressionBase):
         ``E_q[sigma2] = b_n / (a_n - 1)`` (``inf`` if ``a_n <= 1``), or the known variance.
     noise_shape_, noise_scale_ : float or None
         Parameters of ``q(sigma2)`` (``None`` when the variance is known).
+    noise_prior_ : tuple (shape, scale)
+        The resolved inverse-gamma prior of ``sigma2`` (``"auto"`` evaluated on ``y``).
     prior_precision_ : ndarray of shape (n_features,)
+        The prior precision ``lambda`` of each raw coefficient (``prior_precision`` times
+        ``column_scale_ ** 2`` with ``standardize``), in units of ``1/sigma2`` with the
+        conjugate prior.
+    column_scale_ : ndarray of shape (n_features,)
+        The standard deviation of each column of ``X`` (1 for a constant one) with
+        ``standardize=True``, else ones.
     elbo_ : float
         Final value of the objective of the best start.
     elbo_history_ : ndarray
@@ -181,8 +222,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
     >>> import numpy as np
     >>> from alphavb import AlphaLinearRegression
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(50, 3))
-    >>> y = X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=50)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = X @ [1.0, -2.0, 0.5] + 0.1 * rng.normal(size=200)
     >>> model = AlphaLinearRegression(alpha=0.5).fit(X, y)
     >>> np.round(model.coef_, 1)
     array([ 1. , -2. ,  0.5])
@@ -191,6 +232,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
     _parameter_constraints: ClassVar[dict] = {
         **AlphaRegressionBase._parameter_constraints,
         "prior_precision": [FiniteArray(positive=True)],
+        "coef_prior": [Options("conjugate", "independent")],
+        "standardize": [Boolean()],
     }
 
     def __init__(
@@ -199,8 +242,10 @@ class AlphaLinearRegression(AlphaRegressionBase):
         *,
         noise_variance=None,
         prior_precision=1.0,
-        noise_prior=(1e-6, 1e-6),
+        coef_prior="conjugate",
+        noise_prior="auto",
         fit_intercept=True,
+        standardize=True,
         objective="alpha-vb",
         max_iter=1000,
         tol=1e-10,
@@ -212,8 +257,10 @@ class AlphaLinearRegression(AlphaRegressionBase):
         self.alpha = alpha
         self.noise_variance = noise_variance
         self.prior_precision = prior_precision
+        self.coef_prior = coef_prior
         self.noise_prior = noise_prior
         self.fit_intercept = fit_intercept
+        self.standardize = standardize
         self.objective = objective
         self.max_iter = max_iter
         self.tol = tol
@@ -240,71 +287,113 @@ class AlphaLinearRegression(AlphaRegressionBase):
         """
         self._validate_params()
         X, y, _ = self._prepare_data(X, y, sample_weight=sample_weight)
-        fixed_variance, noise_prior = self._noise_parameters()
+        fixed_variance, noise_prior = self._noise_parameters(y)
+        self.column_scale_ = (column_standard_deviations(X, self._sqrt_weight, self._X_offset)
+                              if self.standardize else np.ones(X.shape[1]))
+        # lambda on the standardized column is lambda sd^2 on the raw one
         self.prior_precision_ = resolve_prior_precision(
-            type(self).__name__, self.prior_precision, X.shape[1])
+            type(self).__name__, self.prior_precision, X.shape[1]) * self.column_scale_**2
         if X.shape[1] > X.shape[0]:  # d > n: the n x n dual (Woodbury identity)
             gram = (X / self.prior_precision_) @ X.T
         else:
             gram = X.T @ X
         self._fit_cavi(_LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior,
-                                   self.prior_precision_, self._weight_total))
+                                   self.prior_precision_, self._weight_total,
+                                   self.coef_prior == "conjugate"))
         return self
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:
             return _LinearState(previous.noise)
-        y_variance = response_variance(data.y)
+        if data.conjugate and data.fixed_variance is None:
+            y_variance = 1.0 / self._conjugate_fixed_point_tau(data)
+        else:
+            y_variance = response_variance(data.y)
         scale = 1.0 if start == 0 else 10.0 ** random_state.uniform(-3.0, 0.0)
         return _LinearState(fixed_noise_start(data.fixed_variance, scale * y_variance))
+
+    def _conjugate_fixed_point_tau(self, data):
+        """``E[1/sigma2]`` at the fixed point of the conjugate prior's CAVI, in closed form.
+
+        With ``beta | sigma2 ~ N(0, sigma2 / lambda)``, ``m = (alpha X'X + Lambda0)^{-1}
+        alpha X'y`` does not depend on ``tau`` and ``alpha tr(X'X V) + tr(Lambda0 V) = d /
+        tau``, so the sweep ``tau -> (a0 + (alpha n + d)/2) / (b0 + (Q + d / tau) / 2)``,
+        ``Q = alpha ||y - X m||^2 + m' Lambda0 m``, has the fixed point ``(a0 + alpha n / 2)
+        / (b0 + Q / 2)``. The sweep contracts only by ``d / (2 a_n)`` (0.998 at n = 20, d =
+        5,000), so the first start begins there and converges in two sweeps.
+        """
+        alpha = self.alpha
+        mean = self._coef_block(data, 1.0, 1.0)[0]
+        residual = data.y - data.X @ mean
+        quadratic = alpha * (residual @ residual) + data.prior_precision @ (mean * mean)
+        prior_shape, prior_scale = data.noise_prior
+        return (prior_shape + 0.5 * alpha * data.n_observations) / (prior_scale
+                                                                     + 0.5 * quadratic)
 
     def _cavi_step(self, data, state):
         """One CAVI sweep: ``q(beta)``, then ``q(sigma2)`` (module docstring); returns the new
         state and the objective."""
         alpha, tau = self.alpha, state.noise.tau
-        n_samples = data.n_observations
-        if data.dual:
-            mean, cov, trace_gram_cov, log_det_cov = self._dual_coef_block(data, alpha * tau)
-        else:
-            precision = alpha * tau * data.gram
-            precision[np.diag_indices_from(precision)] += data.prior_precision
-            chol = cholesky(precision, lower=True)
-            mean = cho_solve((chol, True), alpha * tau * data.xty)
-            cov = _DenseCovariance(cho_solve((chol, True), np.eye(mean.shape[0])))
-            trace_gram_cov = np.sum(data.gram * cov.matrix)
-            log_det_cov = -2.0 * np.sum(np.log(np.diag(chol)))
+        n_samples, n_features = data.n_observations, data.X.shape[1]
+        # the prior precision of beta given the current q(sigma2): tau lambda (conjugate)
+        mean, cov, trace_gram_cov, log_det_cov = self._coef_block(
+            data, tau, tau if data.conjugate else 1.0)
         residual = data.y - data.X @ mean
         expected_sq_residual = residual @ residual + trace_gram_cov
-        noise = noise_block(data.fixed_variance, data.noise_prior,
-                            0.5 * alpha * n_samples, 0.5 * alpha * expected_sq_residual)
+        shape_increment = 0.5 * alpha * n_samples
+        scale_increment = 0.5 * alpha * expected_sq_residual
+        if data.conjugate:  # the prior of beta | sigma2 adds d/2 and E[beta' Lambda0 beta]/2
+            shape_increment += 0.5 * n_features
+            scale_increment += 0.5 * (data.prior_precision @ (mean * mean + cov.diagonal()))
+        noise = noise_block(data.fixed_variance, data.noise_prior, shape_increment,
+                            scale_increment)
         kl_coef = kl_gaussian_diag_prior(mean, cov.diagonal(), log_det_cov,
-                                         data.prior_precision)
+                                         (noise.tau if data.conjugate else 1.0)
+                                         * data.prior_precision)
+        if data.conjugate:  # E_q log|sigma2 Lambda0^-1| = -d E[log 1/sigma2] - log|Lambda0|
+            kl_coef += 0.5 * n_features * (np.log(noise.tau) - noise.elt)
         alpha_elbo = (
             expected_gaussian_loglik(n_samples, noise.tau, noise.elt, expected_sq_residual)
             - (kl_coef + noise.kl) / alpha
         )
         return _LinearState(noise, mean, cov), self._objective_without_latents(alpha_elbo)
 
+    def _coef_block(self, data, tau, prior_scale):
+        """``q(beta) = N(m, V)`` given ``tau = E[1/sigma2]``: ``V = (alpha tau X'X +
+        prior_scale Lambda0)^{-1}``, ``m = alpha tau V X'y``; returns ``m``, ``V``, ``tr(X'X
+        V)`` and ``log|V|``."""
+        c = self.alpha * tau
+        if data.dual:
+            return self._dual_coef_block(data, c, prior_scale)
+        precision = c * data.gram
+        precision[np.diag_indices_from(precision)] += prior_scale * data.prior_precision
+        chol = cholesky(precision, lower=True)
+        mean = cho_solve((chol, True), c * data.xty)
+        cov = _DenseCovariance(cho_solve((chol, True), np.eye(mean.shape[0])))
+        return (mean, cov, np.sum(data.gram * cov.matrix),
+                -2.0 * np.sum(np.log(np.diag(chol))))
+
     @staticmethod
-    def _dual_coef_block(data, c):
+    def _dual_coef_block(data, c, prior_scale):
         """``q(beta)`` for d > n by the Woodbury identity, in O(n^2 d) (not O(d^3)).
 
-        With ``D = diag(prior_precision)``, ``G = X D^{-1} X'`` and ``K = I_n / c + G``
-        (``c = alpha tau``): ``V = (D + c X'X)^{-1} = D^{-1} - D^{-1} X' K^{-1} X D^{-1}``,
-        ``m = c V X'y = D^{-1} X' K^{-1} y``, ``tr(X'X V) = (n - tr(K^{-1}) / c) / c`` and
-        ``log|V| = -(log|D| + n log c + log|K|)``. Returns ``m``, ``V``, ``tr(X'X V)`` and
-        ``log|V|``.
+        With ``D = prior_scale diag(prior_precision)``, ``G = X D^{-1} X'`` and ``K = I_n / c
+        + G`` (``c = alpha tau``): ``V = (D + c X'X)^{-1} = D^{-1} - D^{-1} X' K^{-1} X
+        D^{-1}``, ``m = c V X'y = D^{-1} X' K^{-1} y``, ``tr(X'X V) = (n - tr(K^{-1}) / c) /
+        c`` and ``log|V| = -(log|D| + n log c + log|K|)``. Returns ``m``, ``V``, ``tr(X'X V)``
+        and ``log|V|``.
         """
         n_samples = data.X.shape[0]
-        kernel = data.gram.copy()
+        kernel = data.gram / prior_scale  # data.gram is X diag(1/prior_precision) X'
         kernel[np.diag_indices_from(kernel)] += 1.0 / c
         chol = cholesky(kernel, lower=True)
-        prior_variance = 1.0 / data.prior_precision
+        precision = prior_scale * data.prior_precision
+        prior_variance = 1.0 / precision
         mean = prior_variance * (data.X.T @ cho_solve((chol, True), data.y))
         whitened = solve_triangular(chol, data.X * prior_variance, lower=True)   # L^{-1} X D^-1
         inverse_chol = solve_triangular(chol, np.eye(n_samples), lower=True)
         trace_gram_cov = (n_samples - np.sum(inverse_chol**2) / c) / c
-        log_det_cov = -(np.sum(np.log(data.prior_precision)) + n_samples * np.log(c)
+        log_det_cov = -(np.sum(np.log(precision)) + n_samples * np.log(c)
                         + 2.0 * np.sum(np.log(np.diag(chol))))
         cov = _LowRankCovariance(prior_variance, whitened.T, chol, c)
         return mean, cov, trace_gram_cov, log_det_cov

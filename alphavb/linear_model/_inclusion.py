@@ -40,7 +40,7 @@ from .._validation import (
     bad_parameter,
     validate_params,
 )
-from ._base import weighted_variance
+from ._base import column_standard_deviations
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ class SpikeSlabMixin:
             log_prior = np.log(prior)
         return settings, pi_prior, log_prior - logsumexp(log_prior)
 
-    def _column_scales(self, X, sqrt_weight=None):
+    def _column_scales(self, X, sqrt_weight=None, offset=0.0):
         """Set ``column_scale_``: the standard deviation of each column of ``X`` (about its
         mean, as ``StandardScaler`` and susieR compute it; 1 for a constant column) when
         ``standardize``, else ones. The sweeps see ``X / column_scale_``. With weights, ``X``
@@ -178,9 +178,7 @@ class SpikeSlabMixin:
         if not self.standardize:
             self.column_scale_ = np.ones(X.shape[1])
             return self.column_scale_
-        scale = (np.std(X, axis=0) if sqrt_weight is None
-                 else np.sqrt(weighted_variance(X, sqrt_weight)))
-        self.column_scale_ = np.where(scale > 0.0, scale, 1.0)
+        self.column_scale_ = column_standard_deviations(X, sqrt_weight, offset)
         return self.column_scale_
 
     def _block_attributes(self, state):

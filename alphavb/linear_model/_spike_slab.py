@@ -134,11 +134,12 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         Prior weights of a grid's settings (normalised); ``None`` is uniform (varbvs).
     noise_variance : float or None, default=None
         Known noise variance; ``None`` learns it with the prior ``noise_prior``.
-    noise_prior : tuple (shape, scale), default=(1e-6, 1e-6)
-        Inverse-gamma prior of ``sigma2``.
-        Its scale is in the units of ``y`` squared: when it is over 1% of the fitted
-        ``q(sigma2)``'s scale (``y`` on a small scale, e.g. ``y * 1e-5``), the default sets
-        the noise level and the fit warns; pass ``(1e-6, 1e-6 * np.var(y))``.
+    noise_prior : "auto" or tuple (shape, scale), default="auto"
+        Inverse-gamma prior of ``sigma2``. ``"auto"`` is ``InvGamma(1e-6, 1e-6 Var(y))``,
+        vague and in the units of ``y``, so that the fit on ``c y`` is the fit on ``y`` in
+        the new units (a fit whose residual variance is under about 1e-8 Var(y) warns that
+        the prior sets the noise level). A tuple is used as given (``(1e-6, 1e-6)``, the
+        earlier default and varbvs-like, is in the raw units of ``y`` squared).
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (``X`` and ``y`` are centred).
     standardize : bool, default=True
@@ -164,7 +165,9 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
     max_iter : int, default=1000
         Maximum number of sweeps per start.
     tol : float, default=1e-8
-        Stop when the relative change of the objective is at most ``tol``.
+        Stop when the objective per observation (per unit of ``sample_weight``) changes by
+        at most ``tol``: a change that does not depend on the units of ``y`` (rescaling
+        ``y`` shifts the objective by ``-n log c``), where a relative change would.
     warm_start : bool, default=False
         If True, ``fit`` continues from the previous fit's ``q`` (one start).
     random_state : int, RandomState or None, default=None
@@ -184,6 +187,8 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
         ``E_q[sigma2]`` (``inf`` if ``a_n <= 1``), or the known variance.
     noise_shape_, noise_scale_ : float or None
         Parameters of ``q(sigma2)`` (over a grid, of the selected setting).
+    noise_prior_ : tuple (shape, scale)
+        The resolved inverse-gamma prior of ``sigma2`` (``"auto"`` evaluated on ``y``).
     prior_inclusion_ : float
         The resolved fixed ``pi`` (``nan`` when ``pi`` is learned); over a grid its
         posterior mean ``sum_h w_h pi_h``.
@@ -258,7 +263,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         inclusion_prior=None,
         hyper_prior=None,
         noise_variance=None,
-        noise_prior=(1e-6, 1e-6),
+        noise_prior="auto",
         fit_intercept=True,
         standardize=True,
         objective="alpha-vb",
@@ -320,13 +325,15 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
         X, y, col_sq_norms = self._prepare_data(X, y, order="F", sample_weight=sample_weight)
+        y_response = y  # the (weighted, centred) response before covariates are projected out
         weighted = sample_weight is not None
         Z = check_covariates(type(self).__name__, covariates, X.shape[0])
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
         self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
         covariates = None
         self._covariate_solve = None
-        scale = self._column_scales(X, self._sqrt_weight if weighted else None)
+        scale = self._column_scales(X, self._sqrt_weight if weighted else None,
+                                    self._X_offset)
         if self.n_covariates_in_:
             covariates = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
                                              float(self.alpha),
@@ -342,7 +349,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         if self.n_covariates_in_ or self.standardize:
             X = np.asfortranarray(X / scale)
             col_sq_norms = np.einsum("ij,ij->j", X, X)
-        fixed_variance, noise_prior = self._noise_parameters()
+        fixed_variance, noise_prior = self._noise_parameters(y_response)
         gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None
         return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
                               self._scalar_slab_variance(), None, None, gram, covariates,

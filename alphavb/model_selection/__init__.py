@@ -13,8 +13,11 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
   :class:`~alphavb.AlphaLinearRegression` every prefix is fitted exactly and cheaply: the
   CAVI fixed point on a prefix depends on the data only through its centred sufficient
   statistics, and with one eigendecomposition of the whitened Gram matrix per prefix (shared
-  by every alpha) each CAVI sweep costs O(d): the pass costs O(n d^3) in all, equal to
-  refitting the estimator on every prefix (tested). Every other estimator is refitted,
+  by every alpha) each CAVI sweep costs O(d): the pass costs O(n d^3) in all, and agrees
+  with refitting the estimator on every prefix to the estimator's stopping tolerance, not
+  exactly (tested to 1e-5 at ``tol=1e-14``; at the default ``tol`` the largest relative
+  difference of a loss was 7e-6 under the default prior and 6e-5 under
+  ``coef_prior="independent"`` on 40 rows). Every other estimator is refitted,
   warm-started, on prefixes of geometrically growing length (factor ``prefix_growth``),
   each scoring the block of rows up to the next prefix: about ``log(n / min_prefix) /
   log(prefix_growth)`` fits per alpha (``n_fits_``).

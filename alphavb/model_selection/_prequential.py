@@ -30,7 +30,11 @@ def linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
 
 
 def _linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
-    from ..linear_model._base import response_variance
+    from ..linear_model._base import (
+        AUTO_NOISE_SHAPE,
+        column_standard_deviations,
+        response_variance,
+    )
     from ..linear_model._bayes_linear import resolve_prior_precision
     from ..linear_model._kernels import linear_prefix_fixed_points
 
@@ -38,31 +42,62 @@ def _linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
     params = estimator.get_params(deep=False)
     fixed = params["noise_variance"]
     fixed = None if fixed is None else float(fixed)
-    noise_prior = tuple(float(v) for v in params["noise_prior"])
-    whiten = 1.0 / np.sqrt(resolve_prior_precision("AlphaSelector",
-                                                   params["prior_precision"], d))
-    intercept = params["fit_intercept"]
+    precision = resolve_prior_precision("AlphaSelector", params["prior_precision"], d)
+    intercept, conjugate = params["fit_intercept"], params["coef_prior"] == "conjugate"
     max_iter, tol = int(params["max_iter"]), 1e-14
     losses = np.empty((len(alphas), n - min_prefix))
-    a0, b0 = noise_prior
-    shapes = a0 + 0.5 * alphas[:, None] * np.arange(min_prefix, n)[None]
     for i in range(min_prefix, n):
         Xp, yp = X[:i], y[:i]
         x_offset = Xp.mean(axis=0) if intercept else np.zeros(d)
         y_offset = yp.mean() if intercept else 0.0
-        Xc, yc = (Xp - x_offset) * whiten, yp - y_offset
-        eigenvalues, vectors = np.linalg.eigh(Xc.T @ Xc)
-        taus, means, variances = linear_prefix_fixed_points(
-            alphas, np.clip(eigenvalues, 0.0, None), vectors.T @ (Xc.T @ yc),
-            vectors.T @ ((X[i] - x_offset) * whiten), yc @ yc, i, a0, b0,
-            1.0 / response_variance(yc), 0.0 if fixed is None else 1.0 / fixed, max_iter, tol)
-        if fixed is None:
-            elt = digamma(shapes[:, i - min_prefix]) - np.log(shapes[:, i - min_prefix] / taus)
+        Xc, yc = Xp - x_offset, yp - y_offset
+        # the prefix's fit resolves its own column scales and "auto" noise prior
+        scale = (column_standard_deviations(Xc, None, x_offset) if params["standardize"]
+                 else np.ones(d))
+        whiten = 1.0 / (np.sqrt(precision) * scale)
+        if isinstance(params["noise_prior"], str):  # "auto": InvGamma(a0, a0 Var(y))
+            y_variance = float(np.var(yp))
+            a0 = AUTO_NOISE_SHAPE
+            b0 = a0 * (y_variance if y_variance > 0.0 else 1.0)
         else:
-            elt = np.log(taus)
+            a0, b0 = (float(v) for v in params["noise_prior"])
+        Xc = Xc * whiten
+        eigenvalues, vectors = np.linalg.eigh(Xc.T @ Xc)
+        eigenvalues = np.clip(eigenvalues, 0.0, None)
+        z, w = vectors.T @ (Xc.T @ yc), vectors.T @ ((X[i] - x_offset) * whiten)
+        if conjugate:
+            taus, means, variances = _conjugate_prefix_fit(
+                alphas, eigenvalues, z, w, yc @ yc, i, a0, b0, fixed)
+            shapes = a0 + 0.5 * (alphas * i + d)
+        else:
+            taus, means, variances = linear_prefix_fixed_points(
+                alphas, eigenvalues, z, w, yc @ yc, i, a0, b0, 1.0 / response_variance(yc),
+                0.0 if fixed is None else 1.0 / fixed, max_iter, tol)
+            shapes = a0 + 0.5 * alphas * i
+        elt = np.log(taus) if fixed is not None else digamma(shapes) - np.log(shapes / taus)
         losses[:, i - min_prefix] = gaussian_row_losses(taus, elt, y[i] - y_offset - means,
                                                         variances, kind)
     return losses
+
+
+def _conjugate_prefix_fit(alphas, eigenvalues, z, w, yy, n_rows, a0, b0, fixed):
+    """The fixed point of the CAVI of :class:`~alphavb.AlphaLinearRegression` with
+    ``coef_prior="conjugate"`` on one prefix, for every alpha, in closed form (the
+    eigenbasis of :func:`~alphavb.linear_model._kernels.linear_prefix_fixed_points`, whitened
+    so that ``beta | sigma2 ~ N(0, sigma2 I)``): ``m = alpha z / (alpha lambda + 1)`` does
+    not depend on ``tau``, ``V = diag(1 / (tau (alpha lambda + 1)))``, and ``tau = (a0 + d/2
+    + alpha n/2) / (b0 + (Q + d / tau) / 2)`` with ``Q = alpha ||y - X m||^2 + ||m||^2``
+    solves to ``tau = (a0 + alpha n / 2) / (b0 + Q / 2)``. Returns per alpha ``tau``,
+    ``x' m`` and ``x' V x``."""
+    ratio = 1.0 / (alphas[:, None] * eigenvalues[None] + 1.0)       # (n_alphas, d)
+    m = alphas[:, None] * z[None] * ratio
+    residual = np.maximum(yy - 2.0 * m @ z + (m * m) @ eigenvalues, 0.0)
+    if fixed is None:
+        taus = (a0 + 0.5 * alphas * n_rows) / (b0 + 0.5 * (alphas * residual
+                                                             + np.sum(m * m, axis=1)))
+    else:
+        taus = np.full(len(alphas), 1.0 / fixed)
+    return taus, m @ w, (ratio @ (w * w)) / taus
 
 
 def prefix_schedule(n, min_prefix, growth):

@@ -15,6 +15,11 @@ from alphavb._special import kl_inv_gamma
 from tests.conftest import assert_monotone
 from tests.naive import fractional_gaussian_log_normaliser, fractional_gaussian_posterior
 
+# the paper's Cor. 4.1 prior on the raw coefficients, beta ~ N(0, 1 / prior_precision)
+# whatever sigma2 (the default is beta | sigma2 ~ N(0, sigma2 / prior_precision) on the
+# standardized columns)
+RAW_PRIOR = {"coef_prior": "independent", "standardize": False}
+
 
 def make_problem(rng, n=40, d=5, noise=0.5):
     X = rng.normal(size=(n, d))
@@ -28,7 +33,7 @@ def test_known_noise_gives_the_fractional_posterior(rng, alpha, fit_intercept):
     X, y = make_problem(rng)
     precision = np.array([0.5, 1.0, 2.0, 3.0, 0.1])
     model = AlphaLinearRegression(alpha=alpha, noise_variance=0.3, prior_precision=precision,
-                                  fit_intercept=fit_intercept).fit(X, y)
+                                  fit_intercept=fit_intercept, **RAW_PRIOR).fit(X, y)
     Xc, yc = (X - X.mean(0), y - y.mean()) if fit_intercept else (X, y)
     mean, cov = fractional_gaussian_posterior(Xc, yc, alpha, 0.3, precision)
     np.testing.assert_allclose(model.coef_, mean, rtol=1e-10, atol=1e-12)
@@ -44,11 +49,12 @@ def test_known_noise_elbo_equals_log_normaliser(rng, alpha):
     X, y = make_problem(rng, n=30, d=4)
     precision = np.array([0.5, 1.0, 2.0, 3.0])
     model = AlphaLinearRegression(alpha=alpha, noise_variance=0.7, prior_precision=precision,
-                                  fit_intercept=False).fit(X, y)
+                                  fit_intercept=False, **RAW_PRIOR).fit(X, y)
     log_z = fractional_gaussian_log_normaliser(X, y, alpha, 0.7, precision)
     assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)
     fractional = AlphaLinearRegression(alpha=alpha, noise_variance=0.7, prior_precision=precision,
-                                       fit_intercept=False, objective="fractional").fit(X, y)
+                                       fit_intercept=False, objective="fractional",
+                                       **RAW_PRIOR).fit(X, y)
     assert fractional.elbo_ == pytest.approx(log_z, rel=1e-10)
     np.testing.assert_allclose(fractional.coef_, model.coef_, rtol=1e-12)
 
@@ -59,7 +65,7 @@ def test_learned_noise_objective_matches_monte_carlo(rng):
     X, y = make_problem(rng, n=25, d=3)
     precision = np.array([0.5, 1.0, 2.0])
     model = AlphaLinearRegression(alpha=alpha, prior_precision=precision, noise_prior=(a0, b0),
-                                  fit_intercept=False).fit(X, y)
+                                  fit_intercept=False, **RAW_PRIOR).fit(X, y)
     draws = model.sample_posterior(200_000, random_state=1)
     coef, noise = draws["coef"], draws["noise_variance"]
     sq = ((y[None, :] - coef @ X.T) ** 2).sum(axis=1)
@@ -71,6 +77,61 @@ def test_learned_noise_objective_matches_monte_carlo(rng):
     monte_carlo = loglik.mean() - (kl_coef + kl_noise) / alpha
     standard_error = loglik.std() / np.sqrt(len(loglik))
     assert abs(model.elbo_ - monte_carlo) < 4 * standard_error
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.0])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_conjugate_prior_with_known_noise_is_the_fractional_posterior(rng, alpha,
+                                                                      fit_intercept):
+    """The default prior beta_j | sigma2 ~ N(0, sigma2 / (lambda sd_j^2)) on the raw
+    coefficient: with sigma2 known, q(beta) is the fractional posterior with the prior
+    precision lambda sd^2 / sigma2, and alpha * L_alpha is its log normaliser."""
+    X, y = make_problem(rng, n=30, d=4)
+    X = X * [0.1, 1.0, 10.0, 3.0]
+    lam, sigma2 = np.array([0.5, 1.0, 2.0, 3.0]), 0.7
+    model = AlphaLinearRegression(alpha=alpha, noise_variance=sigma2, prior_precision=lam,
+                                  fit_intercept=fit_intercept).fit(X, y)
+    Xc, yc = (X - X.mean(0), y - y.mean()) if fit_intercept else (X, y)
+    precision = lam * Xc.std(axis=0) ** 2 / sigma2 if fit_intercept else \
+        lam * X.std(axis=0) ** 2 / sigma2
+    mean, cov = fractional_gaussian_posterior(Xc, yc, alpha, sigma2, precision)
+    np.testing.assert_allclose(model.coef_, mean, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model.coef_cov_, cov, rtol=1e-10, atol=1e-14)
+    if not fit_intercept:
+        log_z = fractional_gaussian_log_normaliser(X, y, alpha, sigma2, precision)
+        assert alpha * model.elbo_ == pytest.approx(log_z, rel=1e-10)
+
+
+def test_conjugate_learned_noise_objective_matches_monte_carlo(rng):
+    """With beta | sigma2 ~ N(0, sigma2 / lambda): alpha-ELBO = E_q[log p(y | beta,
+    sigma2)] - (E_q[log q(beta) - log p(beta | sigma2)] + KL(q(sigma2) || p)) / alpha, both
+    expectations by sampling q; and the fit is the CAVI fixed point (q(beta)'s covariance
+    is (E[1/sigma2] (alpha X'X + Lambda0))^{-1})."""
+    alpha, a0, b0 = 0.6, 2.0, 1.5
+    X, y = make_problem(rng, n=25, d=3)
+    lam = np.array([0.5, 1.0, 2.0])
+    model = AlphaLinearRegression(alpha=alpha, prior_precision=lam, noise_prior=(a0, b0),
+                                  fit_intercept=False, standardize=False).fit(X, y)
+    tau = model.noise_shape_ / model.noise_scale_
+    V = np.linalg.inv(tau * (alpha * X.T @ X + np.diag(lam)))
+    np.testing.assert_allclose(model.coef_cov_, V, rtol=1e-8)
+    np.testing.assert_allclose(model.coef_, np.linalg.solve(alpha * X.T @ X + np.diag(lam),
+                                                            alpha * X.T @ y), rtol=1e-10)
+    assert model.noise_shape_ == pytest.approx(a0 + (alpha * 25 + 3) / 2, rel=1e-12)
+    draws = model.sample_posterior(200_000, random_state=1)
+    coef, noise = draws["coef"], draws["noise_variance"]
+    sq = ((y[None, :] - coef @ X.T) ** 2).sum(axis=1)
+    loglik = -0.5 * len(y) * np.log(2 * np.pi * noise) - 0.5 * sq / noise
+    m = model.coef_
+    # E_q log N(beta; m, V) - log N(beta; 0, sigma2 / lam), per draw of (beta, sigma2)
+    log_q = -0.5 * (3 * np.log(2 * np.pi) + np.linalg.slogdet(V)[1]
+                    + np.einsum("ij,jk,ik->i", coef - m, np.linalg.inv(V), coef - m))
+    log_prior = -0.5 * (3 * np.log(2 * np.pi) + 3 * np.log(noise) - np.sum(np.log(lam))
+                        + (coef * coef) @ lam / noise)
+    kl_noise = kl_inv_gamma(model.noise_shape_, model.noise_scale_, a0, b0)
+    terms = loglik - (log_q - log_prior) / alpha
+    monte_carlo = terms.mean() - kl_noise / alpha
+    assert abs(model.elbo_ - monte_carlo) < 4 * terms.std() / np.sqrt(len(terms))
 
 
 def test_learned_noise_matches_ols_under_a_flat_prior(rng):
@@ -215,7 +276,7 @@ def test_more_features_than_rows_uses_the_dual_and_matches_the_dense_answer(rng)
     y = X[:, :3] @ [1.0, -1.0, 0.5] + 0.3 * rng.normal(size=n)
     precision = rng.uniform(0.5, 2.0, size=d)
     model = AlphaLinearRegression(alpha=alpha, prior_precision=precision, fit_intercept=False,
-                                  tol=1e-13, max_iter=5000).fit(X, y)
+                                  tol=1e-13, max_iter=5000, **RAW_PRIOR).fit(X, y)
     assert np.all(np.diff(model.elbo_history_) >= -1e-10 * np.abs(model.elbo_history_[1:]))
     # at the fixed point q(beta) is the dense conjugate update at E[1/sigma2] (to the
     # distance from the fixed point that tol leaves: the last q(beta) used the previous tau)
@@ -225,7 +286,7 @@ def test_more_features_than_rows_uses_the_dual_and_matches_the_dense_answer(rng)
     np.testing.assert_allclose(model.coef_, c * V @ X.T @ y, atol=1e-6)
     # with a known noise one sweep is exact (the fractional posterior)
     known = AlphaLinearRegression(alpha=alpha, noise_variance=0.25, prior_precision=precision,
-                                  fit_intercept=False).fit(X, y)
+                                  fit_intercept=False, **RAW_PRIOR).fit(X, y)
     V = np.linalg.inv(alpha * X.T @ X / 0.25 + np.diag(precision))
     np.testing.assert_allclose(known.coef_cov_, V, rtol=1e-9, atol=1e-13)
     np.testing.assert_allclose(known.coef_, alpha * V @ X.T @ y / 0.25, rtol=1e-9, atol=1e-12)
@@ -248,16 +309,17 @@ def test_more_features_than_rows_uses_the_dual_and_matches_the_dense_answer(rng)
 
 
 def test_twenty_rows_and_five_thousand_features_fit_quickly():
-    import time
-
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 5000))
     y = X[:, :2] @ [2.0, -1.0] + 0.1 * rng.normal(size=20)
-    start = time.perf_counter()
     model = AlphaLinearRegression(alpha=0.5).fit(X, y)
-    seconds = time.perf_counter() - start
     assert model.converged_ and np.all(np.isfinite(model.coef_))
-    assert seconds < 5.0  # measured 0.0x s; the d x d solve took ~6 s per sweep
+    # the conjugate prior's sweep contracts by d / (2 a_n) = 0.998 here; started at its
+    # closed-form fixed point it converges at once (no wall-clock assertion: a loaded CI
+    # machine made one fail)
+    assert model.n_iter_ <= 3
+    slow = AlphaLinearRegression(alpha=0.5, **RAW_PRIOR).fit(X, y)
+    assert slow.converged_ and np.all(np.isfinite(slow.coef_))
 
 
 @pytest.mark.parametrize("estimator", [AlphaLinearRegression, AlphaSpikeSlabRegression])
@@ -267,9 +329,15 @@ def test_text_targets_and_a_single_row_are_explained(estimator):
     numeric_text = estimator().fit([[1.0], [2.0], [3.0]], ["1.5", "2", "3.1"])
     np.testing.assert_allclose(numeric_text.coef_,
                                estimator().fit([[1.0], [2.0], [3.0]], [1.5, 2.0, 3.1]).coef_)
+    # one row: under the paper's independent prior q(sigma2) has shape a0 + alpha / 2 and no
+    # finite mean; the conjugate prior adds d / 2 and the noise level is then the prior's
+    independent = RAW_PRIOR if estimator is AlphaLinearRegression else {}
     with pytest.warns(UserWarning, match="no finite mean.*noise_variance_ .*inf"):
-        model = estimator().fit([[1.0]], [2.0])
+        model = estimator(**independent).fit([[1.0]], [2.0])
     assert model.noise_variance_ == np.inf
+    if estimator is AlphaLinearRegression:
+        with pytest.warns(UserWarning, match="the prior, not the data, sets the noise level"):
+            estimator().fit([[1.0]], [2.0])
 
 
 # (with d > n and a learned noise level the fit interpolates: sigma2 -> the prior's scale)

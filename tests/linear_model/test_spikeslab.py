@@ -572,23 +572,21 @@ def test_a_warm_start_after_standardize_changed_starts_cold():
     np.testing.assert_array_equal(model.coef_, fresh.coef_)
 
 
-def test_a_default_noise_prior_that_sets_the_noise_level_warns():
-    """y x 1e-5: the absolute default scale 1e-6 is 94% of q(sigma2)'s, so nothing is
-    selected (PIPs 0.01) where y selects the four true variables; that fit warns with the
-    fix, which restores the selection; y itself does not warn."""
+def test_the_default_noise_prior_is_in_the_units_of_y():
+    """y x 1e-5: the earlier default (1e-6, 1e-6), in absolute units, was 94% of q(sigma2)'s
+    scale and selected nothing (PIPs 0.01) where y selects the four true variables; the
+    default "auto" prior, InvGamma(1e-6, 1e-6 Var(y)), selects them in both units with no
+    warning (where it does set the noise level, a fit warns: test_linear's single row)."""
     X, y, _ = make_sparse_regression(n_samples=100, n_features=20, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert np.all(AlphaSpikeSlabRegression(alpha=0.5).fit(X, y)
-                      .inclusion_probabilities_[:4] > 0.99)
-        fixed = AlphaSpikeSlabRegression(alpha=0.5, noise_prior=(1e-6, 1e-6 * np.var(y * 1e-5)))
-        assert np.all(fixed.fit(X, y * 1e-5).inclusion_probabilities_[:4] > 0.99)
-    with pytest.warns(UserWarning, match=r"noise_prior=\(1e-6, 1e-6 \* np.var\(y\)\)"):
-        AlphaSpikeSlabRegression(alpha=0.5).fit(X, y * 1e-5)
-    from alphavb import AlphaLinearRegression
-
-    with pytest.warns(UserWarning, match="sets the noise level"):
-        AlphaLinearRegression().fit(X, y * 1e-5)
+        fits = [AlphaSpikeSlabRegression(alpha=0.5).fit(X, c * y) for c in (1.0, 1e-5)]
+        for fit in fits:
+            assert np.all(fit.inclusion_probabilities_[:4] > 0.99)
+        np.testing.assert_allclose(fits[1].inclusion_probabilities_,
+                                   fits[0].inclusion_probabilities_, rtol=1e-6, atol=1e-9)
+    absolute = AlphaSpikeSlabRegression(alpha=0.5, noise_prior=(1e-6, 1e-6)).fit(X, y * 1e-5)
+    assert np.all(absolute.inclusion_probabilities_ < 0.05)
 
 
 @pytest.mark.parametrize("settings", [{}, {"prior_inclusion": [0.1, 0.4]},
