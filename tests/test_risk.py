@@ -218,7 +218,10 @@ def test_logistic_risk_against_exact_bernoulli_hellinger():
     y = (rng.random(300) < expit(X @ coef)).astype(int)
     model = AlphaLogisticRegression(alpha=0.5, random_state=0).fit(X, y)
     draws = model.vb_.sample(500, random_state=np.random.RandomState(5))
-    p, t = expit(draws[:, :-1] @ X.T + draws[:, -1:]), expit(X @ coef)
+    # q is fitted on the standardized columns (X - column_offset_) / column_scale_
+    slopes = draws[:, :-1] / model.column_scale_
+    intercepts = draws[:, -1:] - slopes @ model.column_offset_[:, None]
+    p, t = expit(slopes @ X.T + intercepts), expit(X @ coef)
     by_hand = np.mean((np.sqrt(p) - np.sqrt(t)) ** 2 + (np.sqrt(1 - p) - np.sqrt(1 - t)) ** 2)
     assert logistic_risk(model, X, coef, n_draws=500,
                          random_state=np.random.RandomState(5)) == pytest.approx(by_hand)

@@ -104,7 +104,7 @@ def test_spike_slab_and_logistic_estimates():
     cell = study_cell(problem, AlphaLogisticRegression(alpha=0.5, n_mc_samples=20),
                       {"n_samples": 100}, 0)
     vb = cell.model.vb_
-    sd = np.sqrt(np.diag(vb.covariance_[0]))[:2]
+    sd = np.sqrt(np.diag(vb.covariance_[0]))[:2] / cell.model.column_scale_  # raw units
     np.testing.assert_allclose(cell.estimates["se"], sd, rtol=1e-12)
     np.testing.assert_allclose(cell.estimates["upper"] - cell.estimates["estimate"],
                                1.959963984540054 * sd, rtol=1e-9)
@@ -115,7 +115,7 @@ def test_spike_slab_and_logistic_estimates():
     from scipy.stats import norm
 
     for bound, mass in (("lower", 0.025), ("upper", 0.975)):
-        x = cell.estimates[bound].to_numpy()
+        x = cell.estimates[bound].to_numpy() * cell.model.column_scale_  # q's units
         cdf = sum(w * norm.cdf((x - m[:2]) / np.sqrt(np.diag(c)[:2]))
                   for w, m, c in zip(vb.weights_, vb.mean_, vb.covariance_))
         np.testing.assert_allclose(cdf, mass, atol=1e-10)

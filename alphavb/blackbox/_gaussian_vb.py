@@ -562,6 +562,10 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
 
     ``p(y = 1 | x, beta, b) = sigmoid(x' beta + b)`` with the prior ``N(0, prior_variance)``
     on every coefficient and the intercept; ``q`` is fitted by :class:`AlphaGaussianVB`.
+    With ``standardize=True`` (the default) the prior is on the coefficients of the
+    standardized columns ``(x_j - mean_j) / sd_j`` and on the intercept at the mean of
+    ``X``, so the fit does not depend on the units or the origin of ``X``; the fitted
+    attributes are on the original scale.
 
     Parameters
     ----------
@@ -571,6 +575,9 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
     prior_variance : float, default=1.0
     fit_intercept : bool, default=True
         ``False`` fixes the intercept at 0 (``q`` is then over the coefficients only).
+    standardize : bool, default=True
+        Put the prior on the standardized columns (centred too, with ``fit_intercept``);
+        ``False`` puts it on the raw coefficients and intercept (the earlier default).
     family : {"full", "diag"}, default="full"
     n_components : int, default=1
     optimizer : {"lbfgs", "adam"}, default="lbfgs"
@@ -588,18 +595,23 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
     intercept_ : ndarray of shape (1,)
     vb_ : AlphaGaussianVB
         The fitted approximation over ``(coef, intercept)`` (``coef`` alone without the
-        intercept).
+        intercept), of the standardized columns with ``standardize=True``.
+    column_scale_, column_offset_ : ndarray of shape (n_features,)
+        The standard deviation (1 for a constant column) and mean (0 without
+        ``fit_intercept``) taken off each column with ``standardize=True``; ones and
+        zeros otherwise.
     n_iter_ : int
         Iterations of the optimizer.
     converged_ : bool
     """
 
-    def __init__(self, alpha=1.0, prior_variance=1.0, fit_intercept=True, family="full",
-                 n_components=1, optimizer="lbfgs", n_mc_samples=100, max_iter=500,
-                 n_predict_samples=1000, random_state=None):
+    def __init__(self, alpha=1.0, prior_variance=1.0, fit_intercept=True, standardize=True,
+                 family="full", n_components=1, optimizer="lbfgs", n_mc_samples=100,
+                 max_iter=500, n_predict_samples=1000, random_state=None):
         self.alpha = alpha
         self.prior_variance = prior_variance
         self.fit_intercept = fit_intercept
+        self.standardize = standardize
         self.family = family
         self.n_components = n_components
         self.optimizer = optimizer
@@ -617,6 +629,7 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
         "alpha": [Real(0, 1, closed="right")],
         "prior_variance": [Real(0, None, closed="neither")],
         "fit_intercept": [Boolean()],
+        "standardize": [Boolean()],
         "family": [Options(*FAMILIES)],
         "n_components": [Integer(1, None)],
         "optimizer": [Options(*OPTIMIZERS)],
@@ -649,8 +662,16 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
             random_state=self.random_state)
         fix = "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or prior_variance"
         vb._blame = (type(self).__name__, fix)
-        self.vb_ = vb.fit(_design(X, self.fit_intercept), labels.astype(float))
-        mean = self.vb_.weights_ @ self.vb_.mean_
+        if self.standardize:
+            from ..linear_model._base import column_standard_deviations
+
+            self.column_offset_ = X.mean(axis=0) if self.fit_intercept else np.zeros(n_features)
+            self.column_scale_ = column_standard_deviations(X - self.column_offset_, None,
+                                                            self.column_offset_)
+        else:
+            self.column_offset_, self.column_scale_ = np.zeros(n_features), np.ones(n_features)
+        self.vb_ = vb.fit(self._model_design(X), labels.astype(float))
+        mean = self._original_scale(self.vb_.weights_ @ self.vb_.mean_)
         self.coef_ = mean[None, :n_features]
         self.intercept_ = mean[n_features:] if self.fit_intercept else np.zeros(1)
         self.n_iter_ = self.vb_.n_iter_
@@ -660,11 +681,26 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
                                                   self.random_state).randint(2**31 - 1))
         return self
 
+    def _model_design(self, X):
+        """The design ``q`` is fitted on: the standardized columns, then the ones."""
+        return _design((X - self.column_offset_) / self.column_scale_, self.fit_intercept)
+
+    def _original_scale(self, theta):
+        """Parameters ``(coef, intercept)`` of the standardized columns (last axis) on the
+        original scale: ``beta = coef / sd``, ``b = intercept - mean' beta``."""
+        n_features = len(self.column_scale_)
+        theta = np.array(theta, dtype=float)
+        theta[..., :n_features] /= self.column_scale_
+        if self.fit_intercept:
+            theta[..., n_features] -= theta[..., :n_features] @ self.column_offset_
+        return theta
+
     def sample_posterior(self, n_samples=1, random_state=None):
         """Draws from the fitted ``q``: ``"coef"`` (n_samples, n_features) and
-        ``"intercept"`` (n_samples,; zeros without ``fit_intercept``)."""
+        ``"intercept"`` (n_samples,; zeros without ``fit_intercept``), on the original
+        scale of ``X``."""
         check_is_fitted(self, "vb_")
-        theta = self.vb_.sample(n_samples, random_state)
+        theta = self._original_scale(self.vb_.sample(n_samples, random_state))
         n_features = self.coef_.shape[1]
         intercept = theta[:, n_features] if self.fit_intercept else np.zeros(len(theta))
         return {"coef": theta[:, :n_features], "intercept": intercept}
@@ -673,7 +709,7 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
         """``E_q[sigmoid(x' beta + b)]`` by Monte Carlo over draws from ``q``."""
         check_is_fitted(self, "vb_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        logits = self._predict_draws @ _design(X, self.fit_intercept).T
+        logits = self._predict_draws @ self._model_design(X).T
         positive = expit(logits).mean(axis=0)
         return np.column_stack([1.0 - positive, positive])
 

@@ -134,8 +134,10 @@ def coefficient_estimates(model, truth, level):
         lower, upper = columns["lower"], columns["upper"]
     elif hasattr(getattr(model, "vb_", None), "covariance_"):
         vb = model.vb_
-        means = np.asarray(vb.mean_)[:, :d]
-        variances = np.diagonal(np.asarray(vb.covariance_), axis1=1, axis2=2)[:, :d]
+        # q is over the coefficients of the standardized columns: beta_j = coef_j / sd_j
+        scale = np.asarray(getattr(model, "column_scale_", np.ones(d)))
+        means = np.asarray(vb.mean_)[:, :d] / scale
+        variances = np.diagonal(np.asarray(vb.covariance_), axis1=1, axis2=2)[:, :d] / scale**2
         weights = np.asarray(vb.weights_)
         estimate = weights @ means
         se = np.sqrt(weights @ (variances + means**2) - estimate**2)
