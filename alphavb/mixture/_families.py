@@ -102,8 +102,8 @@ class _ConjugateFamily(_Family):
 
     @classmethod
     def default_covariance_prior(cls, covariance, ridge):
-        """``Psi0`` from the (weighted) sample covariance, with ``ridge`` added where that
-        is singular."""
+        """``Psi0`` from the (weighted) sample covariance, with ``ridge`` (one value per
+        feature, ``1e-6`` times its variance) added where that is singular."""
         raise NotImplementedError
 
     @classmethod
@@ -166,8 +166,11 @@ class FullFamily(_ConjugateFamily):
 
     @classmethod
     def default_covariance_prior(cls, covariance, ridge):
-        if np.linalg.eigvalsh(covariance)[0] <= ridge:
-            return covariance + ridge * np.eye(covariance.shape[0])
+        # singular on the features' own scales: the correlation-like C / sqrt(r r') has an
+        # eigenvalue within 1e-6 of 0 (r = 1e-6 x the variances)
+        root = np.sqrt(ridge / 1e-6)
+        if np.linalg.eigvalsh(covariance / np.outer(root, root))[0] <= 1e-6:
+            return covariance + np.diag(ridge)
         return covariance
 
     @classmethod
@@ -314,7 +317,7 @@ class _GammaFamily(_ConjugateFamily):
 
     @classmethod
     def default_covariance_prior(cls, covariance, ridge):
-        return np.maximum(cls._from_covariance(covariance), ridge)
+        return np.maximum(cls._from_covariance(covariance), cls._from_covariance(np.diag(ridge)))
 
     @classmethod
     def valid_covariance_prior(cls, prior, n_features):

@@ -133,6 +133,14 @@ def _in_memory(value):
     return value.compute() if is_dask_collection(value) else value
 
 
+def _unit_columns(X):
+    """``X`` with every column divided by its standard deviation (a constant column kept),
+    where the k-means start runs, so that the start does not depend on the units of the
+    features (scikit-learn's mixtures run k-means on the raw columns)."""
+    scale = np.std(X, axis=0)
+    return X / np.where(scale > 0.0, scale, 1.0)
+
+
 class _MixtureData(NamedTuple):
     """Validated rows, the weights every sum uses and the user's weights (or None)."""
 
@@ -242,7 +250,10 @@ default="dirichlet_process"
     max_iter : int, default=100
         Maximum number of sweeps per start.
     tol : float, default=1e-6
-        Stop when the objective changes by at most ``tol`` times its absolute value.
+        Stop when the objective per row (per unit of ``sample_weight``) changes by at most
+        ``tol``, as scikit-learn's mixtures stop (their default is 1e-3). The change does
+        not depend on the units of ``X`` (rescaling a feature shifts the objective by a
+        constant), where a relative change would.
     random_state : int, RandomState or None, default=None
     warm_start : bool, default=False
         If True, ``fit`` starts from the previous fit's variational parameters (one start),
@@ -479,9 +490,12 @@ default="dirichlet_process"
             covariance = _in_memory((centred * weight[:, None]).T @ centred) / max(total - 1.0,
                                                                                    1.0)
             # A singular sample covariance (fewer rows than features, a constant or collinear
-            # feature) is not a proper prior scale: add a ridge of 1e-6 times the average
-            # variance (or 1 when every feature is constant).
-            ridge = 1e-6 * (np.trace(covariance) / n_features or 1e6)
+            # feature) is not a proper prior scale: add a ridge of 1e-6 times each feature's
+            # variance, so that it scales with the feature's units (a constant feature: 1e-6
+            # times the average variance, or 1 when every feature is constant).
+            variances = np.diag(covariance)
+            fallback = np.mean(variances) or 1e6
+            ridge = 1e-6 * np.where(variances > 0.0, variances, fallback)
             prior = family.default_covariance_prior(covariance, ridge)
         else:
             prior = np.array(self.covariance_prior, dtype=float)
@@ -585,7 +599,7 @@ default="dirichlet_process"
         resp = np.zeros((n_samples, n_components))
         if self.init_params == "kmeans":
             labels = KMeans(n_clusters=n_components, n_init=1, random_state=random_state).fit(
-                X, sample_weight=user_weight).labels_
+                _unit_columns(X), sample_weight=user_weight).labels_
             resp[np.arange(n_samples), labels] = 1.0
         elif self.init_params == "random":
             resp = random_state.uniform(size=(n_samples, n_components))
@@ -600,8 +614,8 @@ default="dirichlet_process"
                                           p=probabilities)
             resp[indices, np.arange(n_components)] = 1.0
         else:
-            _, indices = kmeans_plusplus(X, n_components, sample_weight=user_weight,
-                                         random_state=random_state)
+            _, indices = kmeans_plusplus(_unit_columns(X), n_components,
+                                         sample_weight=user_weight, random_state=random_state)
             resp[indices, np.arange(n_components)] = 1.0
         return resp
 
@@ -674,6 +688,13 @@ default="dirichlet_process"
                                                         ).cluster_centers_
         nk, sums, scatter = nearest_center_sums(data.X, data.weight, centers)
         return Statistics.from_shifted(centers, nk, sums, scatter, self._diagonal)
+
+    def _stopping_value(self, data, state, objective):
+        """The objective per row (:meth:`_has_converged` stops on its absolute change)."""
+        return objective / state.seen
+
+    def _has_converged(self, current, previous):
+        return abs(current - previous) <= self.tol
 
     def _cavi_step(self, data, state):
         """The local step (responsibilities and their statistics), then the global step."""
