@@ -58,8 +58,11 @@ def main():
     X, y = make_wrong_model_regression(100, random_state=3)
     alphas = default_alphas()
     # R's SBRidgeRlog predicts rows 3..n from the prefixes 1..2, ..., 1..n-1: min_prefix=2
-    selector = AlphaSelector(AlphaLinearRegression(fit_intercept=False, prior_precision=40.0,
-                                                   noise_prior=(1.0, 1 / 40)), min_prefix=2)
+    # independent priors on the raw columns (not the default conjugate, standardized one)
+    estimator = AlphaLinearRegression(fit_intercept=False, coef_prior="independent",
+                                      standardize=False, prior_precision=40.0,
+                                      noise_prior=(1.0, 1 / 40))
+    selector = AlphaSelector(estimator, min_prefix=2)
     selector.fit(X, y)  # warm-up: compiles (or loads) the numba kernel
     seconds = []
     for _ in range(args.repeats):

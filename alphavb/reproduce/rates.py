@@ -75,6 +75,17 @@ def paper_gmm_estimator():
                                 mean_prior=np.zeros(2), n_init=3)
 
 
+def paper_linear_estimator():
+    # the paper's Cor. 4.1 prior: beta ~ N(0, I) on the raw columns, whatever sigma2 (not
+    # the default conjugate prior on standardized columns)
+    return AlphaLinearRegression(coef_prior="independent", standardize=False)
+
+
+def paper_logistic_estimator():
+    # the paper's N(0, I) prior on the raw coefficients (not on standardized columns)
+    return AlphaLogisticRegression(standardize=False)
+
+
 def paper_spike_slab_estimator():
     # the paper's slab N(0, nu sigma2) is on the raw columns (its design: N(0, 1) columns)
     return AlphaSpikeSlabRegression(standardize=False)
@@ -83,7 +94,7 @@ def paper_spike_slab_estimator():
 RATE_STUDIES = {
     "regression-rate": RateStudy(
         "Bayesian linear regression, d = 5", "Cor. 4.1",
-        lambda: linear_regression_problem(n_features=5), AlphaLinearRegression,
+        lambda: linear_regression_problem(n_features=5), paper_linear_estimator,
         (100, 200, 400, 800, 1600, 3200), (100, 400, 1600), 40, 6, 5, 5, "d log(d n) / n"),
     "spike-slab-rate": RateStudy(
         "spike-and-slab regression, d = 200, s = 4", "Cor. 4.2",
@@ -102,7 +113,7 @@ RATE_STUDIES = {
         n_draws=50, n_label="n (mean document length)"),
     "logistic-rate": RateStudy(
         "logistic regression, d = 3: Gaussian and 2-component mixture q", "Cor. 4.3, D.1",
-        lambda: logistic_regression_problem(3), lambda: AlphaLogisticRegression(),
+        lambda: logistic_regression_problem(3), paper_logistic_estimator,
         (100, 200, 400, 800, 1600, 3200), (100, 200, 400), 10, 1, 4, 4, "d log(d n) / n",
         extra_grid={"n_components": (1, 2)}),
 }
