@@ -125,9 +125,9 @@ def make_wrong_model_regression(n_samples=100, n_features=50, wrong=True, random
     Rows ``x = (1, x_1, ..., x_p)`` with ``x_j ~ N(0, 1)`` and ``beta* = (0, 0.1, 0.1, 0.1,
     0.1, 0, ..., 0)`` (the first entry multiplies the constant). The correct model: ``y = x'
     beta* + N(0, 1/40)``. The wrong one (``wrong=True``): with probability 1/2 a row is the
-    "easy point" ``x = 0`` (the constant included), ``y = 0``; otherwise it is drawn from the
-    model with noise variance 1/20, so that the best homoscedastic fit has variance 1/40.
-    Fit without an intercept (the constant is a column).
+    "easy point" ``x = (1, 0, ..., 0)``, ``y = 0`` (the paper keeps the constant); otherwise
+    it is drawn from the model with noise variance 1/20, so that the best homoscedastic fit
+    has variance 1/40. Fit without an intercept (the constant is a column).
 
     Parameters
     ----------
@@ -154,7 +154,7 @@ def make_wrong_model_regression(n_samples=100, n_features=50, wrong=True, random
     if wrong:
         easy = rng.random_sample(n_samples) < 0.5
         y = np.where(easy, 0.0, X @ coef + np.sqrt(1 / 20) * noise)
-        X[easy] = 0.0
+        X[easy, 1:] = 0.0
     else:
         y = X @ coef + np.sqrt(1 / 40) * noise
     return (X, y, coef) if return_coef else (X, y)

@@ -1,7 +1,7 @@
 """``alphavb reproduce misspecified --quick``: its files and what its rows must hold."""
 
 from alphavb import cli
-from alphavb.reproduce.misspecified import BAYES, ERRORS, METHODS
+from alphavb.reproduce.misspecified import BAYES, DEFAULT_PRIOR, ERRORS, METHODS, PAPER_PRIOR
 from tests.test_reproduce_rates import _rows
 
 
@@ -16,19 +16,22 @@ def test_quick_misspecified_target(tmp_path, capsys):
 
     assert png_description(tmp_path / names[0]) == "quick run: few replications, not the study"
     risks = _rows(tmp_path / "misspecified.csv")
-    assert len(risks) == 2 * 2 * (1 + len(METHODS))  # models x quick n x methods
-    row = {(r["model"], int(r["n_samples"]), r["method"]): r for r in risks}
-    for model in ("wrong", "correct"):
-        for n in (50, 100):
-            # information matching needs two rows per parameter (p = 11 here): a failed row
-            # at n = 50 would be counted, not dropped
-            info = row[(model, n, "information")]
-            assert int(info["nsim"]) + int(info["failed"]) == 3
-            assert float(row[(model, n, BAYES)]["median_alpha"]) == 1.0
-            assert int(row[(model, n, "safebayes")]["nsim"]) == 3
-    # on the wrong model SafeBayes picks alpha < 1 and does not do worse than alpha = 1
+    assert len(risks) == 2 * 2 * 2 * (1 + len(METHODS))  # priors x models x quick n x methods
+    row = {(r["prior"], r["model"], int(r["n_samples"]), r["method"]): r for r in risks}
+    for prior in (PAPER_PRIOR, DEFAULT_PRIOR):
+        for model in ("wrong", "correct"):
+            for n in (50, 100):
+                # information matching needs two rows per parameter (p = 11 here): a failed
+                # row at n = 50 would be counted, not dropped
+                info = row[(prior, model, n, "information")]
+                assert int(info["nsim"]) + int(info["failed"]) == 3
+                assert float(row[(prior, model, n, BAYES)]["median_alpha"]) == 1.0
+                assert int(row[(prior, model, n, "safebayes")]["nsim"]) == 3
+    # on the wrong model under the paper's prior SafeBayes picks alpha < 1 and does not do
+    # worse than alpha = 1
     for n in (50, 100):
-        safe, bayes = row[("wrong", n, "safebayes")], row[("wrong", n, BAYES)]
+        safe = row[(PAPER_PRIOR, "wrong", n, "safebayes")]
+        bayes = row[(PAPER_PRIOR, "wrong", n, BAYES)]
         assert float(safe["median_alpha"]) < 1
         assert float(safe["risk"]) < float(bayes["risk"])
     coverage = _rows(tmp_path / "alpha_coverage.csv")

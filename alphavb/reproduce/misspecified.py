@@ -3,22 +3,27 @@
 1. Grünwald & van Ommen's (2017, Bayesian Analysis 12, Sec. 5) wrong-model regression
    (:func:`~alphavb.datasets.make_wrong_model_regression`: p = 50 Gaussian covariates and a
    constant, four coefficients 0.1; half the rows of the wrong model are the "easy point"
-   x = 0, y = 0, the other half have noise variance 1/20). The paper's prior is
-   ``beta | sigma2 ~ N(0, sigma2 I)``, ``sigma2 ~ InvGamma(1, 1/40)``;
-   :class:`~alphavb.AlphaLinearRegression` has independent priors, and its nearest
-   equivalent, used here, is ``beta ~ N(0, I / 40)`` (the paper's prior at the true
-   ``sigma2 = 1/40``) with the same ``InvGamma(1, 1/40)`` and no intercept (the constant is
-   a column). For each n, the excess squared risk of the posterior mean on fresh data,
-   ``E_x[(x' (beta_hat - beta*))^2]`` (``||beta_hat - beta*||^2``, halved for the wrong
-   model, whose easy points contribute 0), at alpha = 1 and at the alpha each method of
-   :class:`~alphavb.model_selection.AlphaSelector` selects, mean +- MCSE over the
-   replications, and the selected alphas.
+   x = (1, 0, ..., 0), y = 0, the other half have noise variance 1/20). Two priors, the
+   ``prior`` column of the table: ``"paper"``, the paper's ``beta | sigma2 ~ N(0, sigma2
+   I)``, ``sigma2 ~ InvGamma(1, 1/40)`` on the raw columns (:func:`paper_estimator`), and
+   ``"alphavb default"``, :class:`~alphavb.AlphaLinearRegression`'s defaults (the same
+   conjugate form on standardized columns, ``lambda = 1``, the scale-free noise prior),
+   both without an intercept (the constant is a column). For each n, the excess squared
+   risk of the posterior mean on fresh data, ``E_x[(x' (beta_hat - beta*))^2] = (||d||^2 +
+   d_0^2) / 2`` for the wrong model (``d = beta_hat - beta*``; an easy point contributes
+   ``d_0^2``) and ``||d||^2`` for the correct one, at alpha = 1 and at the alpha each
+   method of :class:`~alphavb.model_selection.AlphaSelector` selects, mean +- MCSE over the
+   replications, and the selected alphas. SafeBayes scores from the first row under the
+   paper's prior (it is proper, as the paper does) and from the selector's default
+   ``min_prefix`` under the near-improper default noise prior.
 2. The coverage comparison of Wu & Martin (2023, Bayesian Analysis, Sec. 5): ``y = x' beta
    + e`` with ``beta = (1, 1, 2, -1)``, ``x ~ N_4(0, Sigma)``, ``Sigma_ij = 0.2^|i-j|``, and
    ``e`` normal (sd 1), heteroscedastic (sd 0.25, 0.5 or 1 as ``x_1`` is below its 5%
    quantile, between, or above its 95% quantile) or ``t_5``; coverage and mean width of the
    95% intervals of the four coefficients at alpha = 1 and at each method's alpha, n in
-   {50, 200}.
+   {50, 200}, for :class:`~alphavb.AlphaLinearRegression` without an intercept (SafeBayes
+   from the default ``min_prefix``: its noise prior is near-improper, and scored from the
+   first row the first few rows' losses decide the criterion).
 
 Both are :func:`~alphavb.simulation.run_study` studies (cached in ``OUT_DIR/cache``); a
 selection that cannot be made (information matching needs at least two rows per
@@ -48,6 +53,7 @@ METHODS = ("safebayes", "safebayes-ilog", "information", "calibrate", "cv")
 BAYES = "alpha = 1"
 WRONG_N = (20, 50, 100, 150, 200, 300, 400)
 WRONG_QUICK_N = (50, 100)
+PAPER_PRIOR, DEFAULT_PRIOR = "paper", "alphavb default"
 COVERAGE_N = (50, 200)
 ERRORS = ("normal", "heteroscedastic", "t5")
 
@@ -71,9 +77,11 @@ def _simulate_wrong_model(n_samples, random_state, wrong, n_features):
 
 def _wrong_model_risk(model, X, truth, n_draws, random_state):
     """``E_x[(x'(beta_hat - beta*))^2]`` over the data distribution: E[x x'] = I for the
-    model's rows, and the wrong model's easy rows (half of them) are 0."""
+    model's rows; the wrong model's easy rows (half of them) are x = (1, 0, ..., 0)."""
     difference = np.ravel(_fitted(model).coef_) - truth["coef"]
-    return float((0.5 if truth["wrong"] else 1.0) * difference @ difference)
+    if truth["wrong"]:
+        return float(0.5 * difference @ difference + 0.5 * difference[0] ** 2)
+    return float(difference @ difference)
 
 
 def _coefficient_error(model, truth):
@@ -95,9 +103,15 @@ def wrong_model_problem(wrong=True, n_features=50):
 
 
 def paper_estimator():
-    """AlphaLinearRegression with the paper's prior's nearest independent equivalent."""
-    return AlphaLinearRegression(fit_intercept=False, prior_precision=40.0,
+    """AlphaLinearRegression with the paper's prior: ``beta | sigma2 ~ N(0, sigma2 I)`` on
+    the raw columns, ``sigma2 ~ InvGamma(1, 1/40)``, no intercept."""
+    return AlphaLinearRegression(fit_intercept=False, standardize=False, prior_precision=1.0,
                                  noise_prior=(1.0, 1 / 40))
+
+
+def default_estimator():
+    """AlphaLinearRegression's defaults without an intercept (the constant is a column)."""
+    return AlphaLinearRegression(fit_intercept=False)
 
 
 # ---------------------------------------------------------------------- Wu & Martin
@@ -140,9 +154,10 @@ def wu_martin_problem(errors="normal"):
 
 
 def _studies(problem, estimator, grid, n_replications, random_state, n_jobs, cache_dir,
-             quick):
+             quick, first_row=False):
     """The study at alpha = 1 and one per selection method, as one frame with a
-    ``method`` column (fits and estimates)."""
+    ``method`` column (fits and estimates); ``first_row``: SafeBayes scores from the first
+    row (``min_prefix=1``, for a proper prior)."""
     fits, estimates = [], []
     options = {"n_replications": n_replications, "random_state": random_state,
                "n_jobs": n_jobs, "cache_dir": cache_dir, "n_draws": 1, "progress": not quick,
@@ -151,8 +166,7 @@ def _studies(problem, estimator, grid, n_replications, random_state, n_jobs, cac
     cheaper = ({"alphas": 2.0 ** -np.arange(5), "n_bootstrap": 10, "calibration_steps": 4}
                if quick else {})
     for method in (BAYES, *METHODS):
-        # SafeBayes scores from the first row, as the paper does (its prior is proper)
-        first = {"min_prefix": 1} if method.startswith("safebayes") else {}
+        first = {"min_prefix": 1} if first_row and method.startswith("safebayes") else {}
         model = estimator if method == BAYES else AlphaSelector(
             estimator, method=method, random_state=0, **cheaper, **first)
         f, e = run_study(problem, model, grid, **options)
@@ -162,14 +176,17 @@ def _studies(problem, estimator, grid, n_replications, random_state, n_jobs, cac
 
 
 def _risk_table(fits, estimates):
-    """Per model, n and method: mean risk +- MCSE, median selected alpha, failures."""
+    """Per prior, model, n and method: mean risk +- MCSE, median selected alpha, failures."""
     rows = []
     alphas = estimates[estimates.parameter == "selected_alpha"]
-    for (wrong, n, method), part in fits.groupby(["wrong", "n_samples", "method"], sort=False):
+    keys = ["prior", "wrong", "n_samples", "method"]
+    for (prior, wrong, n, method), part in fits.groupby(keys, sort=False):
         ok = part[part.status == "ok"]
-        chosen = alphas[(alphas.wrong == wrong) & (alphas.n_samples == n)
-                        & (alphas.method == method) & (alphas.status == "ok")]["estimate"]
-        rows.append({"model": "wrong" if wrong else "correct", "n_samples": int(n),
+        chosen = alphas[(alphas.prior == prior) & (alphas.wrong == wrong)
+                        & (alphas.n_samples == n) & (alphas.method == method)
+                        & (alphas.status == "ok")]["estimate"]
+        rows.append({"prior": prior, "model": "wrong" if wrong else "correct",
+                     "n_samples": int(n),
                      "method": method, "nsim": len(ok), "failed": len(part) - len(ok),
                      "risk": float(ok.risk.mean()) if len(ok) else np.nan,
                      "risk_se": (float(ok.risk.std(ddof=1) / np.sqrt(len(ok)))
@@ -210,18 +227,21 @@ def reproduce_misspecified(out_dir=None, random_state=0, quick=False, n_jobs=1):
     out_dir, plt = _prepare_output(out_dir or "results/misspecified")
     n_values = WRONG_QUICK_N if quick else WRONG_N
     fits, estimates = [], []
-    for wrong in (True, False):
-        problem = wrong_model_problem(wrong, n_features=10 if quick else 50)
-        f, e = _studies(problem, paper_estimator(),
-                        {"n_samples": n_values}, 3 if quick else 50, random_state, n_jobs,
-                        out_dir / "cache" / ("wrong" if wrong else "correct"), quick)
-        fits.append(f.assign(wrong=wrong))
-        estimates.append(e.assign(wrong=wrong))
+    for prior, estimator, cache in ((PAPER_PRIOR, paper_estimator(), "paper_prior"),
+                                    (DEFAULT_PRIOR, default_estimator(), "default_prior")):
+        for wrong in (True, False):
+            problem = wrong_model_problem(wrong, n_features=10 if quick else 50)
+            f, e = _studies(problem, estimator, {"n_samples": n_values},
+                            3 if quick else 50, random_state, n_jobs,
+                            out_dir / "cache" / cache / ("wrong" if wrong else "correct"),
+                            quick, first_row=prior == PAPER_PRIOR)
+            fits.append(f.assign(wrong=wrong, prior=prior))
+            estimates.append(e.assign(wrong=wrong, prior=prior))
     risks = _risk_table(pd.concat(fits, ignore_index=True),
                         pd.concat(estimates, ignore_index=True))
     coverage_estimates = []
     for errors in ERRORS:
-        _, e = _studies(wu_martin_problem(errors), AlphaLinearRegression(fit_intercept=False),
+        _, e = _studies(wu_martin_problem(errors), default_estimator(),
                         {"n_samples": COVERAGE_N[:1] if quick else COVERAGE_N},
                         3 if quick else 200, random_state, n_jobs,
                         out_dir / "cache" / f"wu_martin_{errors}", quick)
@@ -240,28 +260,34 @@ def reproduce_misspecified(out_dir=None, random_state=0, quick=False, n_jobs=1):
 
 
 def _plot(plt, risks, figure, stamp):
+    """Risk and median selected alpha against n: one colour per method, solid lines under
+    the paper's prior, dashed under alphavb's default prior."""
     fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+    colours = dict(zip((BAYES, *METHODS), ("k", "C0", "C1", "C2", "C3", "C4")))
     for column, model in enumerate(("wrong", "correct")):
-        part = risks[risks.model == model]
-        for method in (BAYES, *METHODS):
-            line = part[part.method == method].dropna(subset=["risk"])
-            if line.empty:
-                continue
-            style = "k-" if method == BAYES else "o-"
-            axes[0, column].errorbar(line.n_samples, line.risk, yerr=line.risk_se, fmt=style,
-                                     ms=3.5, capsize=2, label=method)
-            if method != BAYES:
-                axes[1, column].plot(line.n_samples, line.median_alpha, "o-", ms=3.5,
-                                     label=method)
+        for prior, dash in ((PAPER_PRIOR, "-"), (DEFAULT_PRIOR, "--")):
+            part = risks[(risks.model == model) & (risks.prior == prior)]
+            for method in (BAYES, *METHODS):
+                line = part[part.method == method].dropna(subset=["risk"])
+                if line.empty:
+                    continue
+                label = f"{method} ({prior} prior)"
+                axes[0, column].errorbar(line.n_samples, line.risk, yerr=line.risk_se,
+                                         fmt="o" + dash, color=colours[method], ms=3.5,
+                                         capsize=2, label=label)
+                if method != BAYES:
+                    axes[1, column].plot(line.n_samples, line.median_alpha, "o" + dash,
+                                         color=colours[method], ms=3.5, label=label)
         axes[0, column].set_yscale("log")
         axes[0, column].set_title(f"{model} model: excess squared risk (mean +- MCSE)")
         axes[1, column].set_yscale("log", base=2)
         axes[1, column].set_title(f"{model} model: median selected alpha")
         for ax in axes[:, column]:
             ax.set_xlabel("n")
-    axes[0, 0].legend(fontsize=8)
+    axes[0, 0].legend(fontsize=7, ncol=2)
     fig.suptitle("Grünwald & van Ommen's wrong-model regression (p = 50): alpha = 1 against "
-                 "the alpha each method selects", fontsize=11)
+                 "the alpha each method selects; solid: the paper's prior, dashed: alphavb's "
+                 "default", fontsize=10)
     _save_figure(plt, fig, figure, stamp)
 
 
@@ -270,8 +296,10 @@ def _risk_markdown(risks):
         "Excess squared risk at alpha = 1 and at the selected alpha",
         "Mean +- MCSE over the replications that succeeded; seconds per selection.",
         risks.to_dict("records"),
-        ["model", "n_samples", "method", "risk", "median_alpha", "nsim", "failed", "seconds"],
-        ["model", "n", "method", "risk", "median alpha", "replications", "failed", "seconds"],
+        ["prior", "model", "n_samples", "method", "risk", "median_alpha", "nsim", "failed",
+         "seconds"],
+        ["prior", "model", "n", "method", "risk", "median alpha", "replications", "failed",
+         "seconds"],
         {"risk": ".4f", "median_alpha": ".3g", "seconds": ".3f"})
 
 
