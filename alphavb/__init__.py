@@ -26,21 +26,26 @@ A parameter value that an estimator, function or method does not accept raises
 and, where there is one, the fix.
 """
 
-from ._validation import InvalidParameterError
-from .linear_model import (
-    AlphaLinearRegression,
-    AlphaSpikeSlabClassifier,
-    AlphaSpikeSlabRegression,
-)
-from .mixture import AlphaGaussianMixture
-from .topics import AlphaLDA
+import importlib
 
-# The black-box backend (autograd) is imported on first use, so `import alphavb` costs
-# scikit-learn's import plus numba's.
-_BLACKBOX = ("AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression",
-             "BBAlphaClassifier", "BBAlphaRegressor")
+# Every name is imported on first use (PEP 562), so `import alphavb` and `alphavb --help`
+# load neither scikit-learn, numba nor autograd; the first estimator loads what it needs.
+_LAZY = {
+    "InvalidParameterError": "._validation",
+    "AlphaLinearRegression": ".linear_model",
+    "AlphaSpikeSlabClassifier": ".linear_model",
+    "AlphaSpikeSlabRegression": ".linear_model",
+    "AlphaGaussianMixture": ".mixture",
+    "AlphaLDA": ".topics",
+    "AADMRegressor": ".blackbox",
+    "AlphaGaussianVB": ".blackbox",
+    "AlphaLogisticRegression": ".blackbox",
+    "BBAlphaClassifier": ".blackbox",
+    "BBAlphaRegressor": ".blackbox",
+    "to_inference_data": ".inference_data",  # ArviZ (optional) is imported when it is called
+}
 
-__all__ = [  # the black-box names resolve through __getattr__
+__all__ = [
     "AADMRegressor",
     "AlphaGaussianMixture",
     "AlphaGaussianVB",
@@ -58,16 +63,17 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    if name in _BLACKBOX:
-        from . import blackbox
-
-        return getattr(blackbox, name)
-    if name == "to_inference_data":  # ArviZ (optional) is imported when it is called
-        from .inference_data import to_inference_data
-
-        return to_inference_data
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    try:  # a submodule, e.g. alphavb.datasets after a bare `import alphavb`
+        return importlib.import_module(f".{name}", __name__)
+    except ModuleNotFoundError as error:
+        if error.name != f"{__name__}.{name}":
+            raise
     raise AttributeError(f"module 'alphavb' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted([*globals(), *_BLACKBOX, "to_inference_data"])
+    return sorted([*globals(), *_LAZY])

@@ -20,6 +20,10 @@ from ._validation import bad_parameter
 
 # Four ranges per thread balance uneven items (LDA's documents differ in length).
 RANGES_PER_THREAD = 4
+# Fewer items than this per thread run in the calling thread: handing a few documents to a
+# pool costs more than their E-step, and a process's first call would make every thread
+# wait while one loads the cached kernel (0.27 s against 0.20 s for 50 documents).
+MIN_ITEMS_PER_THREAD = 64
 
 _POOLS = {}
 
@@ -51,8 +55,9 @@ def pool(n_threads):
 
 def in_ranges(kernel, n_items, n_threads):
     """``kernel(first, last)`` over consecutive ranges covering ``range(n_items)``, on
-    ``n_threads`` threads (in this thread, as one range, when ``n_threads`` is 1)."""
-    if n_threads <= 1 or n_items < 2:
+    ``n_threads`` threads (in this thread, as one range, when ``n_threads`` is 1 or there
+    are fewer than ``MIN_ITEMS_PER_THREAD`` items per thread)."""
+    if n_threads <= 1 or n_items < MIN_ITEMS_PER_THREAD * n_threads:
         kernel(0, n_items)
         return
     bounds = np.linspace(0, n_items, min(n_items, RANGES_PER_THREAD * n_threads) + 1)

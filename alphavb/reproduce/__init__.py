@@ -27,26 +27,68 @@ One module per paper, one place for outputs, one registry:
 help; the command line reads both.
 """
 
-from .aadm import reproduce_aadm_ablation, reproduce_aadm_toy, reproduce_aadm_uci
-from .alpha_vb import reproduce_gmm, reproduce_hdr, reproduce_lda
-from .bbalpha import (
-    reproduce_bbalpha_classification,
-    reproduce_bbalpha_modes,
-    reproduce_bbalpha_uci,
-)
-from .coverage import reproduce_coverage
-from .misspecified import reproduce_misspecified
-from .rates import RATE_STUDIES, RATE_TARGETS, reproduce_rate
-from .varbvs import reproduce_leukemia
+from collections.abc import MutableMapping
+from importlib import import_module
 
-TARGETS = {"hdr": reproduce_hdr, "gmm": reproduce_gmm, "lda": reproduce_lda,
-           "bbalpha-uci": reproduce_bbalpha_uci,
-           "bbalpha-classification": reproduce_bbalpha_classification,
-           "bbalpha-modes": reproduce_bbalpha_modes, "leukemia": reproduce_leukemia,
-           "aadm-toy": reproduce_aadm_toy,
-           "aadm-uci": reproduce_aadm_uci, "aadm-ablation": reproduce_aadm_ablation,
-           **RATE_TARGETS, "coverage": reproduce_coverage,
-           "misspecified": reproduce_misspecified}
+# target name -> (module, function); the five rate targets are entries of rates.RATE_TARGETS
+_TARGET_SOURCES = {
+    "hdr": ("alpha_vb", "reproduce_hdr"), "gmm": ("alpha_vb", "reproduce_gmm"),
+    "lda": ("alpha_vb", "reproduce_lda"),
+    "bbalpha-uci": ("bbalpha", "reproduce_bbalpha_uci"),
+    "bbalpha-classification": ("bbalpha", "reproduce_bbalpha_classification"),
+    "bbalpha-modes": ("bbalpha", "reproduce_bbalpha_modes"),
+    "leukemia": ("varbvs", "reproduce_leukemia"),
+    "aadm-toy": ("aadm", "reproduce_aadm_toy"), "aadm-uci": ("aadm", "reproduce_aadm_uci"),
+    "aadm-ablation": ("aadm", "reproduce_aadm_ablation"),
+    **{name: ("rates", None) for name in ("regression-rate", "spike-slab-rate", "gmm-rate",
+                                          "lda-rate", "logistic-rate")},
+    "coverage": ("coverage", "reproduce_coverage"),
+    "misspecified": ("misspecified", "reproduce_misspecified"),
+}
+# the targets whose function takes n_jobs (for the command line's help, which must not
+# import them; tests/test_cli.py checks it against their signatures)
+PARALLEL_TARGETS = ("bbalpha-uci", "bbalpha-classification", "leukemia", "aadm-toy",
+                    "aadm-uci", "aadm-ablation", "regression-rate", "spike-slab-rate",
+                    "gmm-rate", "lda-rate", "logistic-rate", "coverage", "misspecified")
+
+
+def _load_target(name):
+    module, function = _TARGET_SOURCES[name]
+    module = import_module(f".{module}", __name__)
+    return module.RATE_TARGETS[name] if function is None else getattr(module, function)
+
+
+class _Targets(MutableMapping):
+    """Target name -> function, each target's module imported when it is first looked up
+    (so ``alphavb --help`` imports none of them)."""
+
+    def __init__(self, names):
+        self._loaded, self._names = {}, list(names)
+
+    def __getitem__(self, name):
+        if name not in self._loaded:
+            if name not in self._names:
+                raise KeyError(name)
+            self._loaded[name] = _load_target(name)
+        return self._loaded[name]
+
+    def __setitem__(self, name, function):
+        if name not in self._names:
+            self._names.append(name)
+        self._loaded[name] = function
+
+    def __delitem__(self, name):
+        self._names.remove(name)
+        self._loaded.pop(name, None)
+
+    def __iter__(self):
+        return iter(list(self._names))
+
+    def __len__(self):
+        return len(self._names)
+
+
+TARGETS = _Targets(_TARGET_SOURCES)
 
 TARGET_HELP = {
     "hdr": "sparse regression, the paper's Figure 1",
@@ -74,7 +116,19 @@ TARGET_HELP = {
                     "selected alpha against n) and Wu & Martin's coverage comparison",
 }
 
+# the target functions by name, and RATE_STUDIES, on first use
+_FUNCTIONS = {function: module for module, function in _TARGET_SOURCES.values() if function}
+_FUNCTIONS.update({"RATE_STUDIES": "rates", "reproduce_rate": "rates"})
+
+
+def __getattr__(name):
+    if name in _FUNCTIONS:
+        return getattr(import_module(f".{_FUNCTIONS[name]}", __name__), name)
+    raise AttributeError(f"module 'alphavb.reproduce' has no attribute {name!r}")
+
+
 __all__ = [
+    "PARALLEL_TARGETS",
     "RATE_STUDIES",
     "TARGETS",
     "TARGET_HELP",

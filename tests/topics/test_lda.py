@@ -409,6 +409,34 @@ def test_n_jobs_sets_the_thread_count_and_not_the_results():
         thread_count(0, "AlphaLDA")
 
 
+def test_a_small_corpus_runs_in_the_calling_thread():
+    """Fewer than MIN_ITEMS_PER_THREAD documents (and words) per thread skip the pool: its
+    hand-off cost more than the E-step, and a fresh process's first fit made both threads
+    wait on one kernel load. The result is the one a single thread gives."""
+    run_with_two_numba_threads("""
+        import numpy as np
+        from alphavb import AlphaLDA
+        from alphavb._parallel import MIN_ITEMS_PER_THREAD
+        from alphavb.datasets import make_lda_corpus
+        from tests.conftest import recording_pools
+
+        n_documents = 2 * MIN_ITEMS_PER_THREAD - 1  # one short of two threads' worth
+        X, _, _ = make_lda_corpus(n_documents=n_documents, n_topics=3, n_words=40,
+                                  random_state=0)
+        with recording_pools() as pools:
+            two = AlphaLDA(3, n_jobs=2, max_iter=3, random_state=0).fit(X)
+        assert pools == [], pools
+        one = AlphaLDA(3, n_jobs=1, max_iter=3, random_state=0).fit(X)
+        np.testing.assert_array_equal(two.components_, one.components_)
+        X, _, _ = make_lda_corpus(n_documents=n_documents + 1, n_topics=3, n_words=40,
+                                  random_state=0)
+        with recording_pools() as pools:
+            AlphaLDA(3, n_jobs=2, max_iter=3, random_state=0).fit(X)
+        assert pools and set(pools) == {2}, pools
+        print("ok")
+    """)
+
+
 @pytest.mark.parametrize("learning_method", ["batch", "online"])
 def test_perp_tol_stops_when_the_training_perplexity_settles(learning_method, capsys):
     X, _, _ = small_corpus(n_documents=200)
