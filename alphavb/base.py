@@ -534,3 +534,13 @@ class CoefficientSummaryMixin:
 
     def _summary_row_names(self):
         return feature_labels(self)
+
+
+def fitted_model(estimator):
+    """The fitted model ``estimator`` stands in for: the ``best_estimator_`` of a fitted
+    :class:`~alphavb.model_selection.AlphaSelector` (or of scikit-learn's ``GridSearchCV``),
+    anything else as it is. The metrics, plots, risks and ``to_inference_data`` call it
+    first, so that they accept a selector in place of its model."""
+    best = getattr(estimator, "__dict__", {}).get("best_estimator_")
+    return estimator if best is None else best
+

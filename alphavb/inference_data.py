@@ -105,6 +105,9 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
     except ImportError as error:
         raise ImportError('to_inference_data needs ArviZ: pip install "alphavb[arviz]"') \
             from error
+    from .base import fitted_model
+
+    estimator = fitted_model(estimator)  # a fitted AlphaSelector: its best estimator
     if not callable(getattr(estimator, "sample_posterior", None)):
         raise bad_parameter("to_inference_data", "estimator", "a fitted alphavb estimator "
                             "(one with sample_posterior)", type(estimator).__name__,

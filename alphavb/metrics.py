@@ -45,7 +45,8 @@ def log_predictive_density(estimator, X, y=None, *, covariates=None, n_draws=DEF
     Parameters
     ----------
     estimator : fitted alphavb estimator
-        A regression, classifier or mixture model (module docstring).
+        A regression, classifier or mixture model (module docstring), or a fitted
+        :class:`~alphavb.model_selection.AlphaSelector` of one.
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,), default=None
         The observed responses or labels (not used by the mixture, which scores ``X``).
@@ -59,9 +60,11 @@ def log_predictive_density(estimator, X, y=None, *, covariates=None, n_draws=DEF
     -------
     ndarray of shape (n_samples,)
     """
+    from .base import fitted_model
     from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
     from .mixture import AlphaGaussianMixture
 
+    estimator = fitted_model(estimator)  # a fitted AlphaSelector: its best estimator
     name = type(estimator).__name__
     check_is_fitted(estimator)
     if isinstance(estimator, AlphaGaussianMixture):

@@ -3,7 +3,7 @@ of credible intervals, the objective's trace)."""
 
 import numpy as np
 
-from .base import feature_labels
+from .base import feature_labels, fitted_model
 
 
 def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, title=None,
@@ -106,6 +106,7 @@ def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
     -------
     matplotlib.axes.Axes
     """
+    model = fitted_model(model)  # a fitted AlphaSelector: its best estimator
     pips = np.asarray(model.inclusion_probabilities_, dtype=float)
     names, order = _selected_rows(model, pips, top, None)
     rows = np.arange(len(order))
@@ -146,6 +147,7 @@ def plot_forest(ax, model, level=0.95, top=None, sort_by=None, title=None):
     -------
     matplotlib.axes.Axes
     """
+    model = fitted_model(model)  # a fitted AlphaSelector: its best estimator
     coef = np.ravel(np.asarray(model.coef_, dtype=float))
     interval = np.asarray(model.credible_intervals(level), dtype=float)
     names, order = _selected_rows(model, np.abs(coef), top, sort_by)
@@ -183,6 +185,7 @@ def plot_objective_trace(ax, model, title=None):
     -------
     matplotlib.axes.Axes
     """
+    model = fitted_model(model)  # a fitted AlphaSelector: its best estimator
     histories = getattr(model, "setting_elbo_history_", None)
     if histories is not None and len(histories) > 1:
         for h, history in enumerate(histories):

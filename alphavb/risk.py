@@ -60,13 +60,18 @@ _RISK_HINTS = {"order": "The Rényi order must lie in (0, 1)."}
 
 
 def _check_model(owner, model, model_class):
-    """Refuse a model of another class, or one not fitted."""
+    """The fitted model (a fitted AlphaSelector's best estimator), refusing a model of
+    another class, or one not fitted."""
+    from .base import fitted_model
+
+    model = fitted_model(model)
     if not isinstance(model, model_class):
         classes = model_class if isinstance(model_class, tuple) else (model_class,)
         names = " or ".join(c.__name__ for c in classes)
         raise bad_parameter(owner, "model", f"a fitted {names}", type(model).__name__,
                              "Each model has its own risk function (see alphavb.risk).")
     check_is_fitted(model)
+    return model
 
 
 def _check_design(owner, X, n_features):
@@ -125,7 +130,7 @@ def regression_risk(model, X, coef, noise_variance, intercept=0.0, n_draws=200,
     float
     """
     owner = "regression_risk"
-    _check_model(owner, model, (AlphaLinearRegression, AlphaSpikeSlabRegression))
+    model = _check_model(owner, model, (AlphaLinearRegression, AlphaSpikeSlabRegression))
     if getattr(model, "n_covariates_in_", 0):  # its mean has z' gamma, which X does not give
         raise bad_parameter(owner, "model", "a model fitted without covariates",
                             f"a model fitted with {model.n_covariates_in_} covariate(s)",
@@ -168,7 +173,7 @@ def logistic_risk(model, X, coef, intercept=0.0, n_draws=200, divergence="hellin
     from scipy.special import expit
 
     owner = "logistic_risk"
-    _check_model(owner, model, AlphaLogisticRegression)
+    model = _check_model(owner, model, AlphaLogisticRegression)
     X = _check_design(owner, X, model.coef_.shape[1])
     coef = _check_true_vector(owner, "coef", coef, X.shape[1])
     draws = model.sample_posterior(n_draws, random_state=random_state)
@@ -218,7 +223,7 @@ def mixture_risk(model, means, covariances=None, weights=None, n_draws=100, n_po
     float
     """
     owner = "mixture_risk"
-    _check_model(owner, model, AlphaGaussianMixture)
+    model = _check_model(owner, model, AlphaGaussianMixture)
     true_means = np.asarray(means, dtype=float)
     n_true, p = true_means.shape if true_means.ndim == 2 else (0, 0)
     if p != model.means_.shape[1] or not np.all(np.isfinite(true_means)):
@@ -272,7 +277,7 @@ def lda_risk(model, X, doc_topic, topic_word, n_draws=50, divergence="hellinger"
     float
     """
     owner = "lda_risk"
-    _check_model(owner, model, AlphaLDA)
+    model = _check_model(owner, model, AlphaLDA)
     gamma = model.transform(X, normalize=False)
     doc_topic = check_probabilities(owner, "doc_topic", doc_topic)
     topic_word = check_probabilities(owner, "topic_word", topic_word)

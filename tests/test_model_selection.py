@@ -110,20 +110,25 @@ def test_calibration_reaches_the_level_where_coverage_is_known():
                                       fit_intercept=False)
     selector = AlphaSelector(estimator, method="calibrate", alphas=[1.0, 0.1], n_bootstrap=300,
                              calibration_steps=7, random_state=0).fit(X, y)
-    coverage = dict(zip(selector.calibration_alphas_, selector.criterion_))
-    expected = 2 * norm.cdf(norm.ppf(0.975) / np.sqrt(2 * selector.calibration_alphas_)) - 1
+    coverage = dict(zip(selector.alphas_, selector.criterion_))
+    expected = 2 * norm.cdf(norm.ppf(0.975) / np.sqrt(2 * selector.alphas_)) - 1
     mcse = np.sqrt(expected * (1 - expected) / 300)
     assert np.all(np.abs(selector.criterion_ - expected) < 4 * mcse + 0.01)
     assert abs(coverage[selector.alpha_] - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 300)
     assert 0.35 < selector.alpha_ < 0.7
-    assert selector.n_fits_ == 300 * (2 + 7)
+    assert selector.n_fits_ == 1 + 300 * (2 + 7)  # the alpha = 1 fit, then the resamples
+    # criterion_ is aligned with alphas_ (largest first); calibration_alphas_ is the order
+    # of the search, whose first two are the grid's ends here
+    assert np.all(np.diff(selector.alphas_) < 0)
+    assert sorted(selector.calibration_alphas_, reverse=True) == list(selector.alphas_)
+    assert list(selector.calibration_alphas_[:2]) == [1.0, 0.1]
     # a correct model keeps alpha = 1 (it already covers at the level, up to MC error)
     y = 0.5 * X[:, 0] + rng.normal(size=2000)
     correct = AlphaSelector(estimator, method="calibrate", n_bootstrap=300,
                             random_state=0).fit(X, y)
     assert correct.alpha_ > 0.7
     # a level the grid cannot reach is said, not hidden
-    with pytest.warns(UserWarning, match="smallest alpha of the grid.*below level"):
+    with pytest.warns(UserWarning, match="no alpha of the grid reaches level"):
         AlphaSelector(estimator, method="calibrate", alphas=[1.0, 0.9], n_bootstrap=50,
                       random_state=0).fit(X, 0.5 * X[:, 0] + np.sqrt((1 + X[:, 0] ** 2) / 2)
                                           * rng.normal(size=2000))
@@ -152,6 +157,77 @@ def test_cv_and_the_scikit_learn_protocol():
     np.testing.assert_array_equal(classifier.predict_proba(X),
                                   classifier.best_estimator_.predict_proba(X))
     assert np.all(classifier.criterion_ < 0)  # mean held-out log probabilities
+
+
+def test_a_fitted_selector_stands_in_for_its_best_estimator():
+    """On a DataFrame the selector lost the column names (summary_frame x0.., predict(X)
+    warned), and predict(X, return_std=True), coef_, lfsr_, inclusion_probabilities_,
+    classes_, plot_forest, plot_inclusion_probabilities, log_predictive_density and
+    to_inference_data failed on it."""
+    import pickle
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from sklearn.base import is_classifier, is_regressor
+
+    from alphavb import to_inference_data
+    from alphavb.metrics import log_predictive_density
+    from alphavb.plotting import plot_forest, plot_inclusion_probabilities
+    from alphavb.risk import regression_risk
+
+    X, y = _data(80, 4)
+    frame = pd.DataFrame(X, columns=["age", "income", "height", "weight"])
+    unfitted = AlphaSelector(AlphaSpikeSlabRegression(), alphas=[1.0, 0.5])
+    assert not hasattr(unfitted, "coef_") and not hasattr(unfitted, "n_features_in_")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "X has feature names" warning anywhere below
+        selector = unfitted.fit(frame, y)
+        best = selector.best_estimator_
+        assert list(selector.feature_names_in_) == list(frame.columns)
+        assert selector.n_features_in_ == 4 and selector.n_rows_ == 80
+        assert list(selector.summary_frame().index[:4]) == list(frame.columns)
+        for name in ("coef_", "intercept_", "inclusion_probabilities_", "lfsr_",
+                     "noise_variance_"):
+            np.testing.assert_array_equal(getattr(selector, name), getattr(best, name))
+        mean, sd = selector.predict(frame, return_std=True)
+        np.testing.assert_array_equal(mean, best.predict(frame))
+        np.testing.assert_array_equal(sd, best.predict(frame, return_std=True)[1])
+        np.testing.assert_array_equal(selector.credible_intervals(level=0.9),
+                                      best.credible_intervals(0.9))
+        np.testing.assert_array_equal(selector.select(fdr=0.1), best.select(0.1))
+        np.testing.assert_array_equal(log_predictive_density(selector, frame, y),
+                                      log_predictive_density(best, frame, y))
+        assert regression_risk(selector, X, np.ones(4), 1.0, random_state=0) == \
+            regression_risk(best, X, np.ones(4), 1.0, random_state=0)
+        fig, (left, right) = plt.subplots(1, 2)
+        plot_forest(left, selector, top=3)
+        plot_inclusion_probabilities(right, selector, top=3)
+        assert right.get_yticklabels()[0].get_text() in frame.columns
+        plt.close(fig)
+        data = to_inference_data(selector, n_draws=20, n_chains=2, random_state=0)
+        assert "coef" in data.posterior
+    text = str(selector.summary())
+    assert "was selected by AlphaSelector(method='safebayes')" in text
+    assert "refitted at it on all 80 rows" in text and "age" in text
+    assert is_regressor(selector) and not is_classifier(selector)
+    assert pickle.loads(pickle.dumps(selector)).coef_.shape == (4,)
+    assert clone(selector).get_params()["alphas"] == [1.0, 0.5]
+    with pytest.raises(AttributeError, match="no attribute 'fit_transform'"):
+        selector.fit_transform  # noqa: B018 (the fitting methods are not passed on)
+    # a classifier: classes_, predict_proba, the classifier tag and ArviZ
+    labels = np.where(X[:, 0] > 0, "yes", "no")
+    classifier = AlphaSelector(AlphaSpikeSlabClassifier(), alphas=[1.0, 0.5]).fit(frame, labels)
+    assert list(classifier.classes_) == ["no", "yes"] and is_classifier(classifier)
+    assert to_inference_data(classifier, n_draws=10, n_chains=2, random_state=0)
+    # criterion_ is aligned with alphas_, largest first, for every method
+    assert selector.criterion_.shape == selector.alphas_.shape == (2,)
+    information = AlphaSelector(AlphaLinearRegression(), method="information").fit(X, y)
+    assert information.alphas_ == pytest.approx([information.alpha_])
+    assert information.criterion_.shape == (1,)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -218,7 +218,7 @@ def test_mixture_calibration_reaches_the_level_where_coverage_is_known():
                                      init_params="random_from_data")
     selector = AlphaSelector(estimator, method="calibrate", alphas=[1.0, 0.1],
                              n_bootstrap=150, calibration_steps=5, random_state=0).fit(X)
-    expected = 2 * norm.cdf(norm.ppf(0.975) / np.sqrt(2 * selector.calibration_alphas_)) - 1
+    expected = 2 * norm.cdf(norm.ppf(0.975) / np.sqrt(2 * selector.alphas_)) - 1
     mcse = np.sqrt(expected * (1 - expected) / 150)
     assert np.all(np.abs(selector.criterion_ - expected) < 4 * mcse + 0.01)
     assert 0.35 < selector.alpha_ < 0.7
@@ -260,8 +260,8 @@ def test_spike_and_slab_calibration_uses_the_included_coefficients():
 def test_calibration_finds_the_level_when_coverage_falls_again_at_small_alpha():
     # 20 candidates with prior inclusion 1/20: at alpha = 1/64 (about 3 effective rows) the
     # fit drops every variable and the intervals shrink to the atom at 0, so coverage is 0
-    # there; the grid's ends do not bracket the level and the bisection runs between the
-    # first grid alpha from the top that reaches it (0.707 when measured) and 1
+    # there; the bisection runs between the first grid alpha from the top that reaches it
+    # (0.707 when measured) and 1
     from alphavb import AlphaSpikeSlabRegression
 
     rng = np.random.default_rng(0)
@@ -269,7 +269,39 @@ def test_calibration_finds_the_level_when_coverage_falls_again_at_small_alpha():
     y = X @ np.r_[1.0, -0.8, 0.6, np.zeros(17)] + rng.normal(size=200)
     selector = AlphaSelector(AlphaSpikeSlabRegression(), method="calibrate",
                              random_state=0).fit(X, y)
-    coverage = dict(zip(selector.calibration_alphas_, selector.criterion_))
-    assert coverage[1.0] < 0.95 and coverage[1 / 64] < 0.5
+    coverage = dict(zip(selector.alphas_, selector.criterion_))
+    assert coverage[1.0] < 0.95
     assert 2**-0.5 <= selector.alpha_ < 1.0 and coverage[selector.alpha_] >= 0.95
-    assert selector.n_fits_ == 50 * len(coverage)
+    # the alpha = 1 fit, 50 resamples per alpha, and a full-data fit per alpha below 1 that
+    # checks the three variables stay included
+    assert selector.n_fits_ == 1 + 50 * len(coverage) + len(coverage) - 1
+    assert np.all(AlphaSpikeSlabRegression(alpha=1 / 64).fit(X, y)
+                  .inclusion_probabilities_[:3] < 0.5)
+
+
+def test_calibration_never_returns_an_alpha_that_drops_the_selections():
+    """Heavy-tailed noise growing with x_0: no alpha reaches the level, and coverage is not
+    monotone in alpha (0.43 at alpha = 1 with 30 resamples when measured). The selector
+    returned 0.354, whose fit includes no variable at all, and advised extending the grid
+    downwards; it must keep alpha_ where the alpha = 1 fit's selections survive and say
+    what it found, never advise a smaller alpha."""
+    import warnings
+
+    from alphavb import AlphaSpikeSlabRegression
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(100, 10))
+    y = (X[:, 0] - X[:, 1] + 0.5 * X[:, 2]
+         + (0.3 + X[:, 0] ** 2) * rng.standard_t(3, size=100))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        selector = AlphaSelector(AlphaSpikeSlabRegression(), method="calibrate",
+                                 n_bootstrap=30, random_state=0).fit(X, y)
+    selected = AlphaSpikeSlabRegression().fit(X, y).inclusion_probabilities_ > 0.5
+    assert selected.any()
+    assert np.all(selector.inclusion_probabilities_[selected] > 0.5)
+    assert selector.criterion_.max() < 0.95
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert len(messages) == 1 and "no alpha of the grid reaches level=0.95" in messages[0]
+    assert "drops variables" in messages[0] and "downwards" not in messages[0]
+    assert f"alpha_ is {selector.alpha_:.3g}" in messages[0]

@@ -91,6 +91,16 @@ class _Family:
     def estimates(self, model, target, level):
         return coefficient_estimates(model, target, level)
 
+    @staticmethod
+    def keeps_selections(model, target):
+        """Whether ``model`` (a fit at some alpha) still includes every variable the alpha =
+        1 fit includes (always, for a model that selects none): calibration only returns
+        such an alpha, since a model that drops them has "covered" by collapsing to 0."""
+        included = target.get("included")
+        if included is None:
+            return True
+        return bool(np.all(np.asarray(model.inclusion_probabilities_)[included] > 0.5))
+
 
 class GaussianRegression(_Family):
     """AlphaLinearRegression (exact prequential pass) and AlphaSpikeSlabRegression."""

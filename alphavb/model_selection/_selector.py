@@ -49,6 +49,12 @@ def _estimator_has(name):
 
 
 
+# The selector passes its fitted attributes (names ending in "_") and the methods of its
+# best estimator on (``__getattr__``), except these, which would fit or reconfigure it.
+_NOT_PASSED_ON = ("fit", "partial_fit", "fit_predict", "fit_transform", "set_params",
+                  "get_params", "set_output")
+
+
 def _fit_quietly(estimator, alpha, X, y):
     """``clone(estimator)`` at ``alpha`` fitted to ``X`` (and ``y``), its ConvergenceWarning
     silenced (a selection fits many resamples and folds; the final refit is not silenced)."""
@@ -110,17 +116,35 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
     alpha_ : float
         The selected alpha.
     alphas_ : ndarray
-        The grid, largest first.
+        The alphas scored, largest first: the grid (SafeBayes, cv); for ``"calibrate"`` the
+        alphas the search evaluated (grid points and bisection midpoints); for
+        ``"information"`` the one value, capped at 1.
     criterion_ : ndarray
-        Per alpha of ``alphas_``: the cumulative prequential log loss (SafeBayes) or the
-        mean held-out log predictive density (cv); for ``"calibrate"`` the bootstrap
-        coverage at each alpha of ``calibration_alphas_`` (in the order evaluated); for
-        ``"information"`` the single uncapped value.
+        Per alpha of ``alphas_``: the cumulative prequential log loss (SafeBayes), the mean
+        held-out log predictive density (cv), the bootstrap coverage (calibrate) or, for
+        ``"information"``, the uncapped value.
+    calibration_alphas_ : ndarray
+        ``"calibrate"`` only: the alphas in the order the search evaluated them (its
+        coverages are ``criterion_`` at the same alphas of ``alphas_``).
     best_estimator_ : estimator
-        ``estimator`` with ``alpha=alpha_`` fitted on all the data.
+        ``estimator`` with ``alpha=alpha_`` fitted on all the data (as it was passed: a
+        DataFrame keeps its column names).
     n_fits_ : int
         Fits used by the selection (0 for the exact linear pass; the alpha = 1 start of a
         mixture's information matching counts 1).
+    n_features_in_, n_rows_ : int
+        Columns and rows of ``X``.
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+
+    Notes
+    -----
+    The fitted selector stands in for ``best_estimator_``: its fitted attributes (``coef_``,
+    ``inclusion_probabilities_``, ``classes_``, ...) and methods (``predict(X,
+    return_std=True)``, ``credible_intervals``, ``select``, ...) are the best estimator's,
+    with the same arguments, and the plots, :mod:`alphavb.metrics`, :mod:`alphavb.risk` and
+    :func:`~alphavb.to_inference_data` accept it in its place. ``summary()`` adds how alpha
+    was chosen.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -201,57 +225,87 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
 
     def _calibrate(self, family, X, y, alphas, rng):
         """Bisection on log alpha for the alpha whose bootstrap coverage of the full-data
-        estimate is ``level``: between the grid's ends when they bracket the level, otherwise
-        between the first grid alpha (from the top) that reaches it and the one above."""
+        estimate is ``level``, among the alphas whose full-data fit keeps the alpha = 1
+        fit's selections (:meth:`_Family.keeps_selections`; every alpha for models that
+        select nothing): between the grid's ends when they bracket the level, otherwise
+        between the first grid alpha (from the top) that reaches it and the one above. An
+        alpha that drops selections counts as not reaching the level, and the downward
+        scan stops there (coverage is not monotone in alpha: a spike-and-slab q at a small
+        alpha drops its variables and "covers" with the atom at 0)."""
         target = family.target(_fit_quietly(self.estimator, 1.0, X, y), X)
         n = X.shape[0]
         resamples = [rng.randint(n, size=n) for _ in range(self.n_bootstrap)]
-        evaluated = {}
+        evaluated, eligible = {}, {1.0: True}
+
+        def keeps(alpha):
+            if "included" not in target:  # a model without selections: nothing to keep
+                return True
+            if alpha not in eligible:
+                full = _fit_quietly(self.estimator, alpha, X, y)
+                eligible[alpha] = family.keeps_selections(full, target)
+            return eligible[alpha]
 
         def coverage(alpha):
-            hits = []
-            for rows in resamples:
-                model = _fit_quietly(self.estimator, alpha, X[rows], _take(y, rows))
-                values = family.estimates(model, target, self.level)
-                hits.append(np.mean((values["lower"] <= values["true"])
-                                    & (values["true"] <= values["upper"])))
-            evaluated[alpha] = float(np.mean(hits))
+            if alpha not in evaluated:
+                hits = []
+                for rows in resamples:
+                    model = _fit_quietly(self.estimator, alpha, X[rows], _take(y, rows))
+                    values = family.estimates(model, target, self.level)
+                    hits.append(np.mean((values["lower"] <= values["true"])
+                                        & (values["true"] <= values["upper"])))
+                evaluated[alpha] = float(np.mean(hits))
             return evaluated[alpha]
 
-        high, low = float(alphas[0]), float(alphas[-1])
-        if coverage(high) >= self.level:
-            return self._calibrated(high, evaluated)
-        if coverage(low) < self.level:
-            # coverage need not rise all the way down: a spike-and-slab q at a small alpha
-            # drops the variables it included (the interval shrinks to the atom at 0), so
-            # look for the first alpha of the grid, from the top, that reaches the level
-            for alpha in alphas[1:-1]:
-                if coverage(float(alpha)) >= self.level:
-                    low = float(alpha)
-                    break
-                high = float(alpha)
-            else:
-                best = max(evaluated, key=evaluated.get)
-                warnings.warn(f"AlphaSelector(method='calibrate'): the bootstrap coverage at "
-                              f"the smallest alpha of the grid ({low:.3g}) is "
-                              f"{evaluated[low]:.3f}, below level={self.level}, and no alpha "
-                              "of the grid reaches the level; alpha_ is the alpha of the "
-                              f"highest coverage ({best:.3g}: {evaluated[best]:.3f}). Extend "
-                              "alphas downwards or raise n_bootstrap.", UserWarning,
-                              stacklevel=3)
-                return self._calibrated(best, evaluated)
-        for _ in range(self.calibration_steps):  # coverage(low) >= level > coverage(high)
+        def reaches(alpha):
+            return keeps(alpha) and coverage(alpha) >= self.level
+
+        high, low = float(alphas[0]), None
+        if reaches(high):
+            return self._calibrated(high, evaluated, eligible)
+        for alpha in (float(a) for a in alphas[1:]):
+            if not keeps(alpha):
+                break  # smaller alphas drop the selections too, or the search would
+            if coverage(alpha) >= self.level:
+                low = alpha
+                break
+            high = alpha
+        if low is None:
+            return self._calibrated(self._highest_coverage(evaluated, eligible), evaluated,
+                                    eligible)
+        for _ in range(self.calibration_steps):  # reaches(low), not reaches(high)
             middle = float(np.sqrt(low * high))
-            if coverage(middle) >= self.level:
+            if reaches(middle):
                 low = middle
             else:
                 high = middle
-        return self._calibrated(low, evaluated)
+        return self._calibrated(low, evaluated, eligible)
 
-    def _calibrated(self, chosen, evaluated):
-        """The calibration's result: alpha, the coverage at each alpha evaluated, fits."""
+    def _highest_coverage(self, evaluated, eligible):
+        """No alpha reaches the level: the alpha of the highest coverage among those that
+        keep the selections, with a warning that says what was found."""
+        kept = {alpha: value for alpha, value in evaluated.items() if eligible.get(alpha)}
+        best = max(kept, key=kept.get)  # alpha = 1 is always kept
+        found = ", ".join(f"{alpha:.3g}: {value:.3f}" for alpha, value in
+                          sorted(evaluated.items(), reverse=True))
+        dropped = [alpha for alpha, keep in eligible.items() if not keep]
+        why = (f"; at alpha <= {max(dropped):.3g} the fit drops variables that the alpha = 1 "
+               "fit includes, so its intervals are not used" if dropped else "")
+        warnings.warn(f"AlphaSelector(method='calibrate'): no alpha of the grid reaches "
+                      f"level={self.level} (bootstrap coverage by alpha: {found}){why}. "
+                      f"alpha_ is {best:.3g}, the highest coverage ({kept[best]:.3f}) among "
+                      "the alphas that keep the model's selections; the intervals there "
+                      "under-cover. More bootstrap resamples (n_bootstrap) make the "
+                      "coverages more precise; a lower level, or a model that fits the "
+                      "data better, may be reachable.", UserWarning, stacklevel=3)
+        return best
+
+    def _calibrated(self, chosen, evaluated, eligible):
+        """The calibration's result: alpha, the coverage at each alpha evaluated, and the
+        fits: the alpha = 1 fit, the bootstrap fits, the full-data fits that checked
+        selections."""
         self.calibration_alphas_ = np.array(list(evaluated))
-        return chosen, np.array(list(evaluated.values())), len(evaluated) * self.n_bootstrap
+        fits = 1 + len(evaluated) * self.n_bootstrap + len(eligible) - 1
+        return chosen, np.array(list(evaluated.values())), fits
 
     def _cross_validate(self, family, X, y, alphas, rng):
         from sklearn.base import is_classifier
@@ -281,81 +335,127 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         y : array-like of shape (n_samples,) or None
             The response or labels; None for AlphaGaussianMixture and AlphaLDA.
         """
+        X_given, y_given = X, y
         family, X, y, alphas, rng = self._check(X, y)
-        self.__dict__.pop("calibration_alphas_", None)  # only a calibration sets it
+        for name in ("calibration_alphas_", "feature_names_in_"):  # set below if they apply
+            self.__dict__.pop(name, None)
         if self.method in ("safebayes", "safebayes-ilog"):
             alpha, criterion, fits = self._safebayes(family, X, y, alphas, rng)
         elif self.method == "information":
             value = family.information(X, y)
             alpha, criterion = min(1.0, value), np.array([value])
-            fits = 0 if family.supervised else 1
+            alphas, fits = np.array([alpha]), 0 if family.supervised else 1
         elif self.method == "calibrate":
             alpha, criterion, fits = self._calibrate(family, X, y, alphas, rng)
+            order = np.argsort(-self.calibration_alphas_, kind="stable")
+            alphas, criterion = self.calibration_alphas_[order], criterion[order]
         else:
             alpha, criterion, fits = self._cross_validate(family, X, y, alphas, rng)
         self.alphas_, self.criterion_, self.n_fits_ = alphas, criterion, fits
         self.alpha_ = alpha
-        self.best_estimator_ = clone(self.estimator).set_params(alpha=alpha).fit(X, y)
-        self.n_features_in_ = X.shape[1]
+        # refit on the data as given, so that a DataFrame's column names reach the model
+        refit = clone(self.estimator).set_params(alpha=alpha)
+        self.best_estimator_ = refit.fit(X_given) if y is None else refit.fit(X_given, y_given)
+        self.n_features_in_, self.n_rows_ = X.shape[1], X.shape[0]
+        names = getattr(self.best_estimator_, "feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = names
         return self
 
-    @available_if(_estimator_has("predict"))
-    def predict(self, X):
-        """``best_estimator_.predict(X)``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
+    def __getattr__(self, name):
+        """The best estimator's fitted attributes and methods (class docstring, Notes)."""
+        fitted = self.__dict__.get("best_estimator_")
+        if (fitted is not None and not name.startswith("__") and name not in _NOT_PASSED_ON
+                and (name.endswith("_") or not name.startswith("_"))):
+            return getattr(fitted, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}"
+                             + ("" if fitted is not None else " (it is not fitted, or the "
+                                "name is none of its best estimator's)"))
 
-    def score(self, X, y=None):
-        """``best_estimator_.score(X, y)`` (``score(X)`` for the mixture and LDA)."""
+    def __sklearn_tags__(self):
+        """The wrapped estimator's type (regressor, classifier, density) and input tags, so
+        that scikit-learn treats the selector as the model it stands in for."""
+        tags = super().__sklearn_tags__()
+        try:
+            inner = self.estimator.__sklearn_tags__()
+        except AttributeError:  # not an estimator: fit says so
+            return tags
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags, tags.regressor_tags = inner.classifier_tags, inner.regressor_tags
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.target_tags.required = inner.target_tags.required
+        return tags
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X, **kwargs):
+        """``best_estimator_.predict(X, **kwargs)`` (e.g. ``return_std=True``)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X, **kwargs)
+
+    def score(self, X, y=None, **kwargs):
+        """``best_estimator_.score(X, y, **kwargs)`` (``score(X)`` for the mixture and
+        LDA)."""
         check_is_fitted(self, "best_estimator_")
         if y is None:
-            return self.best_estimator_.score(X)
-        return self.best_estimator_.score(X, y)
+            return self.best_estimator_.score(X, **kwargs)
+        return self.best_estimator_.score(X, y, **kwargs)
 
     @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """``best_estimator_.predict_proba(X)``."""
+    def predict_proba(self, X, **kwargs):
+        """``best_estimator_.predict_proba(X, **kwargs)``."""
         check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
+        return self.best_estimator_.predict_proba(X, **kwargs)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X, **kwargs):
+        """``best_estimator_.predict_log_proba(X, **kwargs)``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_log_proba(X, **kwargs)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X, **kwargs):
+        """``best_estimator_.decision_function(X, **kwargs)``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X, **kwargs)
 
     @available_if(_estimator_has("score_samples"))
-    def score_samples(self, X):
-        """``best_estimator_.score_samples(X)``."""
+    def score_samples(self, X, **kwargs):
+        """``best_estimator_.score_samples(X, **kwargs)``."""
         check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.score_samples(X)
+        return self.best_estimator_.score_samples(X, **kwargs)
 
     @available_if(_estimator_has("transform"))
-    def transform(self, X):
-        """``best_estimator_.transform(X)``."""
+    def transform(self, X, **kwargs):
+        """``best_estimator_.transform(X, **kwargs)``."""
         check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.transform(X)
+        return self.best_estimator_.transform(X, **kwargs)
+
+    def selection_text(self):
+        """One sentence: how ``alpha_`` was chosen (the last line of :meth:`summary`)."""
+        check_is_fitted(self, "best_estimator_")
+        grid = (f"a grid of {len(self.alphas_)} alphas from {self.alphas_[0]:.4g} to "
+                f"{self.alphas_[-1]:.4g}")
+        how = {
+            "safebayes": f"the smallest cumulative prequential R-log loss on {grid}",
+            "safebayes-ilog": f"the smallest cumulative prequential I-log loss on {grid}",
+            "information": (f"information matching, tr(J I^-1 J) / tr(J) = "
+                            f"{self.criterion_[0]:.4g}, capped at 1"),
+            "calibrate": (f"bootstrap calibration of the {self.level:.0%} intervals "
+                          f"({self.n_bootstrap} resamples; coverage {self.criterion_.max():.3f}"
+                          f" at best over {len(self.alphas_)} alpha(s) evaluated)"),
+            "cv": f"the largest {self.cv}-fold held-out log predictive density on {grid}",
+        }[self.method]
+        return (f"alpha = {self.alpha_:.4g} was selected by AlphaSelector(method="
+                f"{self.method!r}): {how}; the model was then refitted at it on all "
+                f"{self.n_rows_} rows.")
 
     @available_if(_estimator_has("summary"))
     def summary(self, *args, **kwargs):
-        """``best_estimator_.summary(...)``."""
+        """``best_estimator_.summary(...)``, with a line on how alpha was chosen."""
         check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.summary(*args, **kwargs)
-
-    @available_if(_estimator_has("summary_frame"))
-    def summary_frame(self, level=0.95):
-        """``best_estimator_.summary_frame(level)``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.summary_frame(level)
-
-    @available_if(_estimator_has("select"))
-    def select(self, fdr=0.05):
-        """``best_estimator_.select(fdr)``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.select(fdr)
-
-    @available_if(_estimator_has("credible_intervals"))
-    def credible_intervals(self, level=0.95):
-        """``best_estimator_.credible_intervals(level)``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.credible_intervals(level)
-
-    @available_if(_estimator_has("sample_posterior"))
-    def sample_posterior(self, n_samples=1, random_state=None):
-        """``best_estimator_.sample_posterior(n_samples, random_state)``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.sample_posterior(n_samples, random_state)
+        result = self.best_estimator_.summary(*args, **kwargs)
+        if hasattr(result, "add_extra_txt"):  # statsmodels' Summary: it replaces the text
+            result.add_extra_txt([text for text in (result.extra_txt, self.selection_text())
+                                  if text])
+            return result
+        return f"{result}\n{self.selection_text()}"
