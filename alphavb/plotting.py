@@ -1,9 +1,49 @@
 """matplotlib figures: the paper's examples, and a fitted model on real data (PIPs, a forest
 of credible intervals, the objective's trace)."""
 
+import numbers
+
 import numpy as np
 
+from ._validation import bad_parameter
 from .base import feature_labels, fitted_model
+
+
+def _check_top(owner, top):
+    """``top``: None or an int >= 1 (``top=-1`` showed all but the last row)."""
+    if top is not None and (isinstance(top, bool) or not isinstance(top, numbers.Integral)
+                            or top < 1):
+        raise bad_parameter(owner, "top", "None or an int >= 1", top,
+                            "None shows every row.")
+
+
+def _check_sort_by(owner, sort_by, n_features):
+    """``sort_by``: None or ``n_features`` finite numbers (a short key sorted a prefix)."""
+    if sort_by is None:
+        return None
+    key = np.asarray(sort_by)
+    if key.shape != (n_features,) or not np.issubdtype(key.dtype, np.number) \
+            or not np.all(np.isfinite(key)):
+        raise bad_parameter(owner, "sort_by", f"None or {n_features} finite numbers, one per "
+                            "feature", f"an array of shape {key.shape}",
+                            "e.g. sort_by=model.inclusion_probabilities_.")
+    return key.astype(float)
+
+
+def _check_columns(owner, df, **columns):
+    """Each named argument is a column (or list of columns) of ``df``."""
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise bad_parameter(owner, "df", "a pandas DataFrame", type(df).__name__)
+    for name, labels in columns.items():
+        for label in labels if isinstance(labels, list) else [labels]:
+            if label not in df.columns:
+                fix = ("Add it with df['normalized_risk'] = alphavb.simulation."
+                       "rate_normalized_risk(df, complexity)." if label == "normalized_risk"
+                       else "")
+                raise bad_parameter(owner, name, f"a column of df ({list(df.columns)})",
+                                    label, fix)
 
 
 def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, title=None,
@@ -27,7 +67,7 @@ def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, ti
     legend : bool, default=True
     """
     estimate = np.asarray(estimate, dtype=float)
-    index = np.arange(1, len(estimate) + 1)
+    index = np.arange(len(estimate))  # 0-based, as the x0, x1, ... of summary()
     if truth is not None and np.shape(truth) != estimate.shape:
         raise ValueError(f"plot_coefficients: truth must have the shape of estimate "
                          f"{estimate.shape}; got {np.shape(truth)}. Pass truth=None for real "
@@ -47,7 +87,7 @@ def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, ti
     handles.append(ax.scatter(index, estimate, s=6, color="black",
                               label="posterior mean E[beta_j]", zorder=4))
     ax.axhline(0.0, color="0.6", linewidth=0.5)
-    ax.set_xlabel("coefficient index j")
+    ax.set_xlabel("coefficient j (x0, x1, ... as in summary())")
     ax.set_ylabel("coefficient")
     if zoom:
         inset = ax.inset_axes([0.45, 0.12, 0.5, 0.42])
@@ -68,7 +108,7 @@ def plot_coefficients(ax, estimate, truth=None, inclusion_probabilities=None, ti
         inset.set_ylim(min(0.0, shown.min()) - 0.05 * top, top)
         inset.set_xticks(near)
         inset.tick_params(labelsize=6)
-        inset.set_title(f"zoom: coefficients 1-{zoom}", fontsize=7)
+        inset.set_title(f"zoom: coefficients x0-x{zoom - 1}", fontsize=7)
     if legend:
         ax.legend(handles=handles, fontsize=7, loc="upper right")
     if title:
@@ -82,7 +122,7 @@ def _selected_rows(model, values, top, sort_by):
     names = np.asarray(feature_labels(model), dtype=object)
     order = np.arange(len(names))
     if sort_by is not None or top is not None:
-        key = values if sort_by is None else np.asarray(sort_by, dtype=float)
+        key = values if sort_by is None else sort_by
         order = np.argsort(-key, kind="stable")
     if top is not None:
         order = order[:int(top)]
@@ -107,6 +147,7 @@ def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
     matplotlib.axes.Axes
     """
     model = fitted_model(model)  # a fitted AlphaSelector: its best estimator
+    _check_top("plot_inclusion_probabilities", top)
     pips = np.asarray(model.inclusion_probabilities_, dtype=float)
     names, order = _selected_rows(model, pips, top, None)
     rows = np.arange(len(order))
@@ -149,6 +190,8 @@ def plot_forest(ax, model, level=0.95, top=None, sort_by=None, title=None):
     """
     model = fitted_model(model)  # a fitted AlphaSelector: its best estimator
     coef = np.ravel(np.asarray(model.coef_, dtype=float))
+    _check_top("plot_forest", top)
+    sort_by = _check_sort_by("plot_forest", sort_by, coef.size)
     interval = np.asarray(model.credible_intervals(level), dtype=float)
     names, order = _selected_rows(model, np.abs(coef), top, sort_by)
     rows = np.arange(len(order))
@@ -186,6 +229,8 @@ def plot_objective_trace(ax, model, title=None):
     matplotlib.axes.Axes
     """
     model = fitted_model(model)  # a fitted AlphaSelector: its best estimator
+    if not hasattr(model, "elbo_history_") and hasattr(model, "vb_"):
+        model = model.vb_  # AlphaLogisticRegression: the Gaussian alpha-VB it fitted
     histories = getattr(model, "setting_elbo_history_", None)
     if histories is not None and len(histories) > 1:
         for h, history in enumerate(histories):
@@ -233,6 +278,25 @@ def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=
         Marked with red crosses and black plus signs.
     legend : bool, default=False
     """
+    owner = "plot_mixture_density"
+    if not callable(log_density):
+        raise bad_parameter(owner, "log_density", "a callable of an (m, 2) array of points",
+                            log_density, "e.g. a fitted mixture's score_samples.")
+    bounds = np.asarray(limits, dtype=float) if np.ndim(limits) == 1 else np.empty(0)
+    if bounds.shape != (4,) or not np.all(np.isfinite(bounds)) \
+            or not (bounds[0] < bounds[1] and bounds[2] < bounds[3]):
+        raise bad_parameter(owner, "limits", "(x_min, x_max, y_min, y_max), four finite "
+                            "numbers with x_min < x_max and y_min < y_max", limits)
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise bad_parameter(owner, "X", "an array of shape (n_samples, 2)",
+                            f"an array of shape {X.shape}")
+    if np.shape(labels) != (X.shape[0],):
+        raise bad_parameter(owner, "labels", f"one label per row of X ({X.shape[0]})",
+                            f"an array of shape {np.shape(labels)}")
+    if isinstance(n_grid, bool) or not isinstance(n_grid, numbers.Integral) or n_grid < 2:
+        raise bad_parameter(owner, "n_grid", "an int >= 2", n_grid)
+    limits = bounds
     grid_x = np.linspace(limits[0], limits[1], n_grid)
     grid_y = np.linspace(limits[2], limits[3], n_grid)
     xx, yy = np.meshgrid(grid_x, grid_y)
@@ -279,6 +343,9 @@ def plot_risk_rate(ax, df, rate, by="alpha", x="n_samples", y="risk", fits=None,
     title : str or None
     """
     by = [by] if isinstance(by, str) else list(by)
+    _check_columns("plot_risk_rate", df, by=by, x=x, y=y)
+    if not callable(rate):
+        raise bad_parameter("plot_risk_rate", "rate", "a callable rate(n)", rate)
     anchor = None
     for color, key, label, part in _series(df, by):
         stats = part.groupby(x)[y].agg(["mean", "std", "count"])
@@ -326,8 +393,27 @@ def plot_normalized_risk(ax, df, by="alpha", x="n_samples", y="normalized_risk",
                                "falling = faster (the rate is an upper bound)"):
     """Mean rate-normalized risk (:func:`~alphavb.simulation.rate_normalized_risk`) against
     sample size, one line per value of ``by``: flat where the risk falls at the theory's
-    rate, falling where it falls faster (the corollaries give upper bounds)."""
+    rate, falling where it falls faster (the corollaries give upper bounds).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    df : pandas.DataFrame
+        Rows of :func:`~alphavb.simulation.run_study` with a column ``y`` of normalized
+        risks: ``df["normalized_risk"] = rate_normalized_risk(df, complexity)``.
+    by : str or list of str, default="alpha"
+        Column(s) that define the lines.
+    x, y : str, default="n_samples", "normalized_risk"
+    ylabel : str or None
+        The y-axis label (default: ``y``).
+    title : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     by = [by] if isinstance(by, str) else list(by)
+    _check_columns("plot_normalized_risk", df, by=by, x=x, y=y)
     for color, _, label, part in _series(df, by):
         means = part.groupby(x)[y].mean()
         ax.plot(means.index, means.to_numpy(), "o-", color=color, label=label)

@@ -24,7 +24,7 @@ def test_reproduce_hdr_writes_figure_and_table(tmp_path, capsys):
         (name, alpha) for name in ("paper", "ours") for alpha in (0.5, 0.8, 0.95, 1.0)]
     for row in rows:
         assert row["converged"] == "True"
-        assert all(float(row[f"pip_x{j}"]) > 0.9 for j in range(1, 5))
+        assert all(float(row[f"pip_x{j}"]) > 0.9 for j in range(4))  # x0..x3, as summary()
         assert float(row["max_null_pip"]) < 0.1
         assert float(row["l2_error"]) < 0.5
         if row["algorithm"].startswith("paper"):  # its claim: fewer than 20 iterations

@@ -75,3 +75,53 @@ def test_objective_trace_draws_every_setting(spike_slab):
     for line, history in zip(lines, spike_slab.setting_elbo_history_, strict=True):
         np.testing.assert_allclose(line.get_ydata(), history)
     plt.close(fig)
+
+
+def test_plot_arguments_are_checked_by_name(spike_slab):
+    """top=-1 showed all but the last row, a short sort_by sorted a prefix, a 2-tuple range
+    ended in IndexError and plot_normalized_risk's KeyError did not name its column."""
+    from alphavb._validation import InvalidParameterError
+    from alphavb.plotting import plot_mixture_density, plot_normalized_risk, plot_risk_rate
+
+    fig, ax = plt.subplots()
+    for top in (-1, 0, 2.5, True):
+        with pytest.raises(InvalidParameterError, match="'top' parameter of plot_forest"):
+            plot_forest(ax, spike_slab, top=top)
+        with pytest.raises(InvalidParameterError,
+                           match="'top' parameter of plot_inclusion_probabilities"):
+            plot_inclusion_probabilities(ax, spike_slab, top=top)
+    with pytest.raises(InvalidParameterError, match="'sort_by'.*8 finite numbers"):
+        plot_forest(ax, spike_slab, sort_by=[1.0, 2.0])
+    X = np.zeros((5, 2))
+    for limits in ((-3, 3), (3, -3, -3, 3), (-3, 3, -3, np.inf)):
+        with pytest.raises(InvalidParameterError, match="'limits' parameter"):
+            plot_mixture_density(ax, lambda p: np.zeros(len(p)), X, np.zeros(5), limits)
+    with pytest.raises(InvalidParameterError, match="'labels' parameter"):
+        plot_mixture_density(ax, lambda p: np.zeros(len(p)), X, np.zeros(3), (-3, 3, -3, 3))
+    rows = pd.DataFrame({"n_samples": [100, 200], "risk": [0.2, 0.1], "alpha": 1.0})
+    with pytest.raises(InvalidParameterError, match="'y'.*'normalized_risk'.*"
+                                                    "rate_normalized_risk"):
+        plot_normalized_risk(ax, rows)
+    with pytest.raises(InvalidParameterError, match="'by' parameter of plot_risk_rate"):
+        plot_risk_rate(ax, rows, lambda n: 1 / n, by="method")
+    plot_forest(ax, spike_slab, top=8, sort_by=spike_slab.inclusion_probabilities_)
+    plt.close(fig)
+
+
+def test_the_objective_trace_of_the_logistic_model_is_its_gaussian_vb():
+    from alphavb import AlphaLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    model = AlphaLogisticRegression(random_state=0).fit(X, (X[:, 0] > 0).astype(int))
+    fig, ax = plt.subplots()
+    plot_objective_trace(ax, model)
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), model.vb_.elbo_history_)
+    plt.close(fig)
+
+
+def test_plot_coefficients_counts_from_zero_as_summary():
+    fig, ax = plt.subplots()
+    plot_coefficients(ax, np.array([1.0, 0.0, -1.0]))
+    np.testing.assert_array_equal(ax.collections[-1].get_offsets()[:, 0], [0, 1, 2])
+    plt.close(fig)

@@ -130,6 +130,40 @@ def test_groups_and_columns_of_the_result():
     pd.testing.assert_frame_equal(with_number, summarise_study(_by_hand_frame()))
 
 
+def test_one_replication_gives_nan_mcses_as_rsimsum():
+    """collect_study after one shard of three gives groups of one replication: it raised
+    ZeroDivisionError. rsimsum returns the estimates and NaN where n - 1 divides."""
+    frame = _by_hand_frame().iloc[[0, 5]]  # one row per method
+    table = summarise_study(frame, ref=1.0).set_index(["alpha", "stat"])
+    one = table.loc[1.0]
+    assert one.loc["nsim", "est"] == 1 and one.loc["bias", "est"] == -1.0
+    assert one.loc["mse", "est"] == 1.0 and one.loc["cover", "est"] == 1.0
+    for stat in ("bias", "empse", "mse", "relerror", "rbias", "modelse", "width"):
+        assert np.isnan(one.loc[stat, "mcse"]), stat
+    assert np.isnan(one.loc["empse", "est"]) and np.isnan(one.loc["relprec", "est"])
+
+
+def test_a_missing_method_column_suggests_method_none():
+    frame = _by_hand_frame().drop(columns="alpha")
+    with pytest.raises(ValueError, match="'method'.*Pass method=None"):
+        summarise_study(frame)
+    assert summarise_study(frame, method=None)["stat"].iloc[0] == "nsim"
+
+
+def test_crossed_limits_negative_se_and_text_columns_are_refused():
+    frame = _by_hand_frame().assign(lo=-1.0, hi=1.0)
+    crossed = frame.assign(lo=[-1.0, 2.0, -1, -1, -1, -1, -1, -1, -1])
+    with pytest.raises(ValueError, match="'lower'.*1 rows have lower > upper"):
+        summarise_study(crossed, lower="lo", upper="hi")
+    with pytest.raises(ValueError, match="'se'.*negative"):
+        summarise_study(frame.assign(se=-frame["se"]))
+    with pytest.raises(ValueError, match="'estimate'.*numeric column"):
+        summarise_study(frame.assign(estimate="1.0"))
+    # a column label need not be a string
+    table = summarise_study(frame.assign(**{"7": 0}).rename(columns={"7": 7}), by=7)
+    assert list(table.columns[:2]) == [7, "alpha"]
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"estimate": "theta"}, "'estimate'.*column"),
     ({"method": "method"}, "'method'.*column"),

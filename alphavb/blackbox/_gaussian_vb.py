@@ -236,6 +236,9 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         fixed draws, or with Adam the mean of the epoch estimates over the last tenth of the
         epochs (``elbo_history_`` holds every epoch's mean estimate). ``objective()``
         re-estimates it.
+    elbo_history_ : ndarray
+        The objective after each L-BFGS iteration (on its fixed draws), or each Adam
+        epoch's mean estimate.
     n_iter_ : int
         L-BFGS iterations, or Adam steps.
     converged_ : bool
@@ -453,11 +456,17 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         negative = value_and_grad(lambda f, eps, Xb, yb, scale:
                                   -self._objective(f, eps, Xb, yb, scale))
         eps = self._base_draws(rng, self.n_mc_samples)
+        history = []  # the objective after each L-BFGS iteration (fixed draws: exact)
+
+        def record(intermediate_result):
+            history.append(-float(intermediate_result.fun))
+
         with np.errstate(over="ignore", invalid="ignore"):
             result = minimize(negative, flat, args=(eps, X, y, 1.0), jac=True,
-                              method="L-BFGS-B",
+                              method="L-BFGS-B", callback=record,
                               options={"maxiter": self.max_iter, "gtol": 1e-10,
                                        "ftol": self._resolved_tol() or 0.0})
+        self.elbo_history_ = np.asarray(history, dtype=float)
         if not (np.isfinite(result.fun) and np.all(np.isfinite(result.x))):
             owner, fix = self._blame
             raise FloatingPointError(f"{owner}: the objective is not finite at the optimum; "

@@ -73,7 +73,7 @@ def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS, quic
             pip = model.inclusion_probabilities_
             row = {"algorithm": name, "alpha": alpha, "n_iter": model.n_iter_,
                    "converged": model.converged_}
-            row.update({f"pip_x{j + 1}": pip[j] for j in informative})
+            row.update({f"pip_x{j}": pip[j] for j in informative})  # x0.. as summary()
             row["max_null_pip"] = np.delete(pip, informative).max()
             row["l2_error"] = np.linalg.norm(model.coef_ - truth)
             row["noise_variance"] = model.noise_variance_

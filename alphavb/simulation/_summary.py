@@ -64,6 +64,7 @@ def _mean_and_mcse(values):
 def _performance(theta, se, true, lower, upper, crit, reference, total):
     """``{stat: (est, mcse)}`` for one method in one group (rsimsum's ``perfms``)."""
     n = theta.size
+    dof = np.float64(n - 1)  # a float: with one replication the MCSEs are NaN, as rsimsum's
     nan = (np.nan, np.nan)
     out = dict.fromkeys(STATS, nan)
     out["failure_rate"] = _binomial((total - n) / total, total) if total else nan
@@ -74,22 +75,22 @@ def _performance(theta, se, true, lower, upper, crit, reference, total):
     out["thetamean"], out["thetamedian"] = (mean, np.nan), (np.median(theta), np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         empse = theta.std(ddof=1) if n > 1 else np.nan
-        out["empse"] = (empse, empse / np.sqrt(2.0 * (n - 1)))
+        out["empse"] = (empse, empse / np.sqrt(2.0 * dof))
         if true is not None:
             error = theta - true
-            out["bias"] = (error.mean(), np.sqrt(np.sum((theta - mean) ** 2) / (n * (n - 1))))
+            out["bias"] = (error.mean(), np.sqrt(np.sum((theta - mean) ** 2) / (n * dof)))
             relative = error / true
             if np.all(np.isfinite(relative)):  # else a true value of 0: undefined
                 out["rbias"] = (relative.mean(),
                                 relative.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan)
             squared = error**2
             mse = squared.mean()
-            out["mse"] = (mse, np.sqrt(np.sum((squared - mse) ** 2) / (n * (n - 1))))
+            out["mse"] = (mse, np.sqrt(np.sum((squared - mse) ** 2) / (n * dof)))
         if reference is not None:
             empse_ref, rho = reference
             ratio = (empse_ref / empse) ** 2
             out["relprec"] = (100.0 * (ratio - 1.0),
-                              200.0 * ratio * np.sqrt((1.0 - rho**2) / (n - 1)))
+                              200.0 * ratio * np.sqrt((1.0 - rho**2) / dof))
         if se is not None:
             se2 = se**2
             se2_var = se2.var(ddof=1) if n > 1 else np.nan
@@ -98,7 +99,7 @@ def _performance(theta, se, true, lower, upper, crit, reference, total):
             out["modelse"] = (modelse, np.sqrt(se2_var / (4.0 * n * modelse**2)))
             out["relerror"] = (100.0 * (modelse / empse - 1.0),
                                100.0 * (modelse / empse)
-                               * np.sqrt(se2_var / (4.0 * n * modelse**4) + 1.0 / (2 * (n - 1))))
+                               * np.sqrt(se2_var / (4.0 * n * modelse**4) + 1.0 / (2.0 * dof)))
             out["power"] = _binomial(np.mean(np.abs(theta) >= crit * se), n)
     if lower is None and se is not None:
         lower, upper = theta - crit * se, theta + crit * se
@@ -111,17 +112,46 @@ def _performance(theta, se, true, lower, upper, crit, reference, total):
 
 
 def _column(frame, owner, name, value, allow_number=False):
+    """The column label ``value`` of ``frame`` (a string, or any label of its columns such as
+    an int; a number for ``true``), None for None."""
     if value is None:
         return None
-    if isinstance(value, str):
-        if value not in frame:
+    if isinstance(value, str) or (not allow_number and np.ndim(value) == 0
+                                  and not isinstance(value, bool) and value in frame.columns):
+        if value not in frame.columns:
+            fix = ("Pass method=None to summarise the rows as one method, or the column "
+                   "that names the methods." if name == "method" else "")
             raise bad_parameter(owner, name, f"a column of frame ({list(frame.columns)})",
-                                value)
+                                value, fix)
         return value
     if allow_number and np.isscalar(value) and np.isfinite(float(value)):
         return float(value)
     raise bad_parameter(owner, name, "a column name" + (" or a number" if allow_number else ""),
                         value)
+
+
+def _check_values(frame, owner, estimate, se, lower, upper, true):
+    """Numeric columns, standard errors >= 0 and lower <= upper where both are finite (a
+    negative se or crossed limits made cover and width silently wrong)."""
+    import pandas as pd
+
+    for name, column in (("estimate", estimate), ("se", se), ("lower", lower),
+                         ("upper", upper), ("true", true if isinstance(true, str) else None)):
+        if column is not None and not (pd.api.types.is_numeric_dtype(frame[column])
+                                       and not pd.api.types.is_bool_dtype(frame[column])):
+            raise bad_parameter(owner, name, "the name of a numeric column", column,
+                                f"Column {column!r} has dtype {frame[column].dtype}.")
+    if se is not None and np.any(frame[se].to_numpy(dtype=float) < 0):
+        raise bad_parameter(owner, "se", "a column of standard errors >= 0", se,
+                            f"{int(np.sum(frame[se].to_numpy(dtype=float) < 0))} rows have "
+                            "a negative one.")
+    if lower is not None:
+        crossed = frame[lower].to_numpy(dtype=float) > frame[upper].to_numpy(dtype=float)
+        if crossed.any():
+            raise bad_parameter(owner, "lower", f"a column of limits <= those of {upper!r}",
+                                lower, f"{int(crossed.sum())} rows have lower > upper (first: "
+                                f"row {frame.index[np.flatnonzero(crossed)[0]]!r}); swap the "
+                                "columns or fix the intervals.")
 
 
 @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
@@ -144,13 +174,14 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
         Column of the standard errors (for a variational posterior, its sd); None omits
         se2mean, se2median, modelse, relerror and power (and cover without limits).
     method : str or None, default="alpha"
-        Column whose values are the methods compared; None: one method.
+        Column whose values are the methods compared (the default suits ``run_study``'s
+        frames over a grid of ``alpha``); None: the rows are one method.
     ref : value or None, default=None
         The method to which ``relprec`` compares the others (e.g. ``1.0`` for alpha = 1);
         None leaves ``relprec`` NaN.
-    by : str, list of str or None, default=None
+    by : column label, list of them or None, default=None
         Columns whose combinations are summarised separately (e.g. ``["n_samples",
-        "parameter"]``).
+        "parameter"]``); a label need not be a string.
     level : float in (0, 1), default=0.95
         Level of the intervals ``theta_i +- c se_i`` and of the test behind ``power``.
     lower, upper : str or None, default=None
@@ -202,7 +233,7 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
         raise bad_parameter(owner, "lower" if lower is None else "upper",
                             "given together with the other limit", None,
                             "Pass both lower= and upper= (or neither).")
-    by = [] if by is None else [by] if isinstance(by, str) else list(by)
+    by = [] if by is None else list(by) if isinstance(by, (list, tuple)) else [by]
     for name in by:
         _column(frame, owner, "by", name)
     if ref is not None:
@@ -212,6 +243,7 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
             raise bad_parameter(owner, "ref", f"a value of the {method!r} column "
                                 f"({sorted(frame[method].unique().tolist())})", ref)
         _column(frame, owner, "replication", replication)
+    _check_values(frame, owner, estimate, se, lower, upper, true)
     crit = norm.ppf(0.5 + 0.5 * level)
 
     def usable(part):
