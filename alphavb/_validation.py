@@ -73,7 +73,12 @@ class _Bounded:
         raise NotImplementedError
 
     def is_satisfied_by(self, value):
-        if _is_bool(value) or not self._right_type(value) or not np.isfinite(float(value)):
+        if _is_bool(value) or not self._right_type(value):
+            return False
+        try:  # an int beyond float64's range (10**400) is not a usable number either
+            if not np.isfinite(float(value)):
+                return False
+        except OverflowError:
             return False
         left_closed = self.closed in ("both", "left")
         right_closed = self.closed in ("both", "right")

@@ -405,6 +405,20 @@ class CoefficientSummaryMixin:
     def _other_summary_rows(self, level):
         return []
 
+    def _distinct_other_rows(self, level):
+        """``_other_summary_rows`` named apart from the features and from each other: where a
+        name clashes (a feature named "intercept" or "sigma2", a covariate named as a
+        feature) the model's row is put in parentheses, "(intercept)", "((a))"."""
+        taken = {str(name) for name in self._summary_row_names()}
+        rows = []
+        for name, values in self._other_summary_rows(level):
+            label = str(name)
+            while label in taken:
+                label = f"({label})"
+            taken.add(label)
+            rows.append((label, values))
+        return rows
+
     @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
     def summary_frame(self, level=0.95):
         """The posterior summary as a ``pandas.DataFrame`` (statsmodels' ``summary_frame``).
@@ -431,7 +445,7 @@ class CoefficientSummaryMixin:
         frame = pd.DataFrame({name: np.asarray(values, dtype=float)
                               for name, values in columns.items()},
                              index=self._summary_row_names())
-        others = self._other_summary_rows(level)
+        others = self._distinct_other_rows(level)
         if others:
             extra = pd.DataFrame([values for _, values in others],
                                  index=[name for name, _ in others], columns=list(columns))
@@ -513,7 +527,7 @@ class CoefficientSummaryMixin:
             title="alpha-VB posterior summary",
         ))
         result.tables.append(SimpleTable(data, headers=names, stubs=stubs))
-        others = self._other_summary_rows(level)
+        others = self._distinct_other_rows(level)
         if others:
             result.tables.append(SimpleTable(
                 [["" if row.get(name) is None or not np.isfinite(row[name])
@@ -525,7 +539,7 @@ class CoefficientSummaryMixin:
             note += (" Below the coefficients: the intercept and covariates (normal intervals "
                      "from their posterior mean and sd)")
             note += (" and the noise variance (exact quantiles of q(sigma2))."
-                     if others[-1][0] == "sigma2" else ".")
+                     if others[-1][0].strip("()") == "sigma2" else ".")
         if shown < self.n_features_in_ or sort_by is not None:
             order = f", ordered by {sort_by}" if sort_by is not None else ""
             note += f" Showing {shown} of {self.n_features_in_} coefficients{order}."

@@ -71,20 +71,21 @@ def _parallel_targets():
     return list(PARALLEL_TARGETS)
 
 
-def _check_out(parser, out):
-    """``--out`` must be (or become) a writable folder: say so in one line otherwise."""
+def _check_out(parser, out, label="--out"):
+    """``--out`` (or the default folder, ``label``) must be (or become) a writable folder:
+    say so in one line otherwise."""
     if out is None:
         return
     path = Path(out)
     if path.exists() and not path.is_dir():
-        parser.error(f"--out {out}: is a file, not a folder")
+        parser.error(f"{label} {out}: is a file, not a folder")
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".alphavb-write-test-{os.getpid()}"
         probe.write_text("")
         probe.unlink()
     except OSError as error:
-        parser.error(f"--out {out}: cannot write there ({error.strerror or error})")
+        parser.error(f"{label} {out}: cannot write there ({error.strerror or error})")
 
 
 DESCRIPTION = """\
@@ -138,9 +139,20 @@ def main(argv=None, show_rows=False):
         options = [option for action in reproduce._actions for option in action.option_strings]
         hint = _did_you_mean(unknown[0].split("=")[0], options)
         reproduce.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
-    _check_out(reproduce, args.out)
+    # the folder written to, also when it is the default (a file named results was a
+    # traceback from mkdir)
+    if args.out is not None:
+        _check_out(reproduce, args.out)
+    else:
+        _check_out(reproduce, "results" if args.target == "all" else f"results/{args.target}",
+                   "the default output folder (--out)")
+    cores = os.cpu_count() or 1
     if args.jobs == -1:
-        args.jobs = os.cpu_count() or 1
+        args.jobs = cores
+    elif args.jobs > cores:  # --jobs 100000 went to loky as it was
+        print(f"alphavb reproduce: --jobs {args.jobs} is more than this machine's {cores} "
+              f"cores; using {cores}", file=sys.stderr)
+        args.jobs = cores
     flags = (("--quick", "quick", args.quick, False), ("--jobs", "n_jobs", args.jobs, 1),
              ("--epochs", "n_epochs", args.epochs, None),
              ("--splits", "n_splits", args.splits, None),

@@ -459,6 +459,30 @@ def test_an_out_folder_that_cannot_be_written_is_named(tmp_path, capsys):
         assert f"--out {out}: {message}" in capsys.readouterr().err
 
 
+def test_more_jobs_than_cores_are_capped_and_said(monkeypatch, capsys, tmp_path):
+    import os
+
+    from alphavb import reproduce
+
+    seen = {}
+    monkeypatch.setitem(reproduce.TARGETS, "coverage", lambda out_dir, random_state,
+                        n_jobs=1: seen.update(n_jobs=n_jobs) or {"files": []})
+    assert main(["reproduce", "coverage", "--jobs", "100000", "--out", str(tmp_path)]) == 0
+    assert seen["n_jobs"] == (os.cpu_count() or 1)
+    assert "--jobs 100000 is more than this machine's" in capsys.readouterr().err
+
+
+def test_a_default_output_folder_that_is_a_file_is_named(tmp_path, monkeypatch, capsys):
+    """A file named results in the working folder ended in a traceback from mkdir."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["reproduce", "hdr", "--quick"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "Traceback" not in err
+    assert "the default output folder (--out) results/hdr: cannot write there" in err
+
+
 def test_bbalpha_modes_match_the_closed_forms_at_vb_and_ep(tmp_path):
     """Figure 2 of the BB-alpha paper: for the correlated Gaussian the factorized VB
     minimiser (alpha = 0) has sds sqrt(1 - rho^2) and EP's (alpha = 1) the marginal sds 1;

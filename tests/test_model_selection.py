@@ -145,7 +145,7 @@ def test_cv_and_the_scikit_learn_protocol():
                           {"method": ["safebayes", "safebayes-ilog"]}, cv=3).fit(X, y)
     assert search.best_params_["method"] in ("safebayes", "safebayes-ilog")
     spike = AlphaSelector(AlphaSpikeSlabRegression(), alphas=[1.0, 0.5]).fit(X, y)
-    assert spike.n_fits_ == 2 * (len(prefix_schedule(60, 10, 1.25)) - 1)
+    assert spike.n_fits_ == 2 * (2 * (len(prefix_schedule(60, 10, 1.25)) - 1) - 1)  # warm and fresh
     # methods are delegated only where the estimator has them
     assert not hasattr(selector, "predict_proba") and hasattr(selector, "summary")
     draws = selector.sample_posterior(5, random_state=0)
@@ -237,11 +237,76 @@ def test_a_fitted_selector_stands_in_for_its_best_estimator():
     ({"min_prefix": 40}, "'min_prefix'.*below the number of rows"),
     ({"cv": 1, "method": "cv"}, "'cv'"),
     ({"prefix_growth": 1.0}, "'prefix_growth'"),
+    # accepted silently (True, "0.5") or with numpy's words (the others)
+    ({"alphas": True}, "'alphas'"),
+    ({"alphas": "0.5"}, "'alphas'"),
+    ({"alphas": "abc"}, "'alphas'"),
+    ({"alphas": {1: 0.5}}, "'alphas'"),
+    ({"alphas": [0.5 + 1j]}, "'alphas'"),
+    ({"n_bootstrap": 10**400}, "'n_bootstrap'"),  # OverflowError in the shared check
 ])
 def test_bad_selector_input(kwargs, message):
     X, y = _data()
     with pytest.raises(ValueError, match=message):
         AlphaSelector(AlphaLinearRegression(), **kwargs).fit(X, y)
+
+
+@pytest.mark.parametrize("estimator, fix", [
+    (None, r"AlphaSelector\(AlphaLinearRegression\(\)\)"),
+    (AlphaLinearRegression, r"Pass an instance: AlphaLinearRegression\(\)"),
+    ("linear", "AlphaSelector"),
+])
+def test_the_estimator_must_be_an_estimator_instance(estimator, fix):
+    """None, a class or a string ended in AttributeError or TypeError from get_params."""
+    X, y = _data()
+    with pytest.raises(ValueError, match=f"'estimator' parameter of AlphaSelector.*{fix}"):
+        AlphaSelector(estimator).fit(X, y)
+
+
+def test_labels_and_prefixes_that_cannot_be_fitted_are_named():
+    """One class (IndexError), a class of one row (a fold's fit without it), min_prefix below
+    a mixture's n_components (the mixture's own message) and a permutation that breaks
+    min_prefix (which said "in this order")."""
+    from alphavb import AlphaGaussianMixture
+
+    X, _ = _data(60, 3)
+    with pytest.raises(ValueError, match="'y' parameter of AlphaSelector must be two classes"):
+        AlphaSelector(AlphaSpikeSlabClassifier()).fit(X, np.zeros(60))
+    rare = np.zeros(60, dtype=int)
+    rare[0] = 1
+    with pytest.raises(ValueError, match="at least 2 rows each.*1 row of class 1"):
+        AlphaSelector(AlphaSpikeSlabClassifier(), method="cv").fit(X, rare)
+    with pytest.raises(ValueError, match="'min_prefix'.*n_components \\(2\\)"):
+        AlphaSelector(AlphaGaussianMixture(2), min_prefix=1).fit(X)
+    labels = np.r_[0, 1, np.zeros(29, dtype=int), np.ones(29, dtype=int)]
+    with pytest.raises(ValueError, match="'min_prefix'.*in permutation [1-9] of the rows"):
+        AlphaSelector(AlphaSpikeSlabClassifier(), min_prefix=2, n_permutations=10,
+                      random_state=0).fit(X, labels)
+
+
+def test_information_uses_a_known_noise_variance_and_is_unit_free():
+    """Audit: the criterion was 1.0277 for noise_variance 0.25, 1 and 4 alike (sigma2 was
+    always profiled at RSS / n), and the alpha changed with the units of X (0.98 against
+    0.40); an exact fit gave rounding noise."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 3))
+    y = X @ [1.0, -1.0, 0.5] + rng.normal(size=400)  # noise variance 1
+    profiled = AlphaSelector(AlphaLinearRegression(), method="information").fit(X, y)
+    values = {}
+    for variance in (0.25, 1.0, 4.0):
+        values[variance] = AlphaSelector(AlphaLinearRegression(noise_variance=variance),
+                                         method="information").fit(X, y).criterion_[0]
+    # the ratio is linear in the known variance: sigma2 tr(X'X (sum r^2 x x')^-1 X'X) / tr(X'X)
+    assert values[4.0] == pytest.approx(4 * values[1.0]) == pytest.approx(16 * values[0.25])
+    rss = np.sum((y - X @ np.linalg.lstsq(np.c_[np.ones(400), X], y, rcond=None)[0][1:]
+                  - np.mean(y - X @ np.linalg.lstsq(np.c_[np.ones(400), X], y,
+                                                     rcond=None)[0][1:])) ** 2) / 400
+    assert values[1.0] == pytest.approx(profiled.criterion_[0] / rss, rel=1e-6)
+    rescaled = AlphaSelector(AlphaLinearRegression(), method="information").fit(
+        X * [1.0, 1e3, 1e-3] + [0.0, 5.0, -2.0], y)
+    assert rescaled.criterion_[0] == pytest.approx(profiled.criterion_[0], rel=1e-9)
+    with pytest.raises(ValueError, match="least-squares fit is exact"):
+        AlphaSelector(AlphaLinearRegression(), method="information").fit(X, X @ [1.0, 2, 3])
 
 
 def test_default_first_prefix_has_more_rows_than_parameters():

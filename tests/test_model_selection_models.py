@@ -70,7 +70,7 @@ def test_classifier_prefix_holds_both_classes():
     selector = AlphaSelector(AlphaSpikeSlabClassifier(random_state=0), alphas=ALPHAS,
                              random_state=0).fit(X, y)
     # the default first prefix, max(10, n // 10) = 10, is extended to the first row of class 1
-    assert selector.n_fits_ == 2 * (len(prefix_schedule(80, 31, 1.25)) - 1)
+    assert selector.n_fits_ == 2 * (2 * (len(prefix_schedule(80, 31, 1.25)) - 1) - 1)  # warm and fresh
     with pytest.raises(ValueError, match="'min_prefix'.*both classes"):
         AlphaSelector(AlphaSpikeSlabClassifier(), min_prefix=20).fit(X, y)
     with pytest.raises(ValueError, match="'y'.*two classes"):
@@ -132,7 +132,7 @@ def test_safebayes_runs_on_every_unsupervised_model():
     X = X[rng.permutation(120)]
     mixture = AlphaSelector(AlphaGaussianMixture(2, random_state=0), alphas=ALPHAS,
                             random_state=0).fit(X)
-    assert mixture.n_fits_ == 2 * (len(prefix_schedule(120, 12, 1.25)) - 1)
+    assert mixture.n_fits_ == 2 * (2 * (len(prefix_schedule(120, 12, 1.25)) - 1) - 1)  # warm and fresh
     assert np.all(np.isfinite(mixture.criterion_)) and mixture.alpha_ in ALPHAS
     np.testing.assert_array_equal(mixture.score_samples(X),
                                   mixture.best_estimator_.score_samples(X))
@@ -153,7 +153,10 @@ def test_safebayes_runs_on_every_unsupervised_model():
 def test_autograd_sandwich_equals_the_closed_forms():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(400, 2))
-    design = np.column_stack([np.ones(400), X])
+    # the closed forms work in unit-free coordinates (centred, unit-rms columns)
+    from alphavb.model_selection._information import _design
+
+    design = _design(X, True)
     # Gaussian: scores and Hessian by autograd at the least-squares fit, sigma2 profiled
     y = X @ [1.0, -1.0] + np.sqrt(1 + X[:, 0] ** 2) * rng.normal(size=400)
     coef = np.linalg.lstsq(design, y, rcond=None)[0]
@@ -165,7 +168,8 @@ def test_autograd_sandwich_equals_the_closed_forms():
     assert sandwich_alpha(gaussian, coef) == pytest.approx(information_alpha(X, y), rel=1e-10)
     # logistic: the closed form at Newton's estimate against autograd at scikit-learn's
     labels = (X @ [1.0, -1.0] + rng.standard_t(2, size=400) > 0).astype(float)
-    reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10000).fit(X, labels)
+    reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10000).fit(design[:, 1:],
+                                                                            labels)
     estimate = np.r_[reference.intercept_, reference.coef_[0]]
 
     def logistic(theta):
@@ -305,3 +309,54 @@ def test_calibration_never_returns_an_alpha_that_drops_the_selections():
     assert len(messages) == 1 and "no alpha of the grid reaches level=0.95" in messages[0]
     assert "drops variables" in messages[0] and "downwards" not in messages[0]
     assert f"alpha_ is {selector.alpha_:.3g}" in messages[0]
+
+
+def test_prefix_refits_are_never_below_a_fresh_fit():
+    """A spike-and-slab q warm-started from a shorter prefix stayed in the empty model, 8
+    nats below the estimator's own fit of the same prefix; each prefix now keeps the larger
+    objective of the warm and the fresh fit."""
+    from unittest import mock
+
+    from alphavb import AlphaSpikeSlabRegression
+    from alphavb.model_selection import _prequential
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 8))
+    y = X[:, 0] * 1.5 - X[:, 1] + rng.normal(size=120)
+    used = []
+    real = _prequential.family_of
+
+    def recording_family(estimator):
+        family = real(estimator)
+        row_losses = family.row_losses
+
+        def record(model, *args):
+            used.append((model.alpha, model.n_samples_fit_, model.elbo_))
+            return row_losses(model, *args)
+
+        family.row_losses = record
+        return family
+
+    with mock.patch.object(_prequential, "family_of", recording_family):
+        _prequential.refit_prequential_losses(AlphaSpikeSlabRegression(), X, y, [1.0, 0.25],
+                                              12, 1.25, "safebayes")
+    assert len(used) == 2 * (len(prefix_schedule(120, 12, 1.25)) - 1)
+    for alpha, rows, elbo in used:
+        fresh = AlphaSpikeSlabRegression(alpha=alpha).fit(X[:rows], y[:rows])
+        assert elbo >= fresh.elbo_ - 1e-6 * abs(fresh.elbo_), (alpha, rows)
+
+
+def test_verbose_shows_a_progress_bar_over_the_fits(capsys):
+    from alphavb import AlphaSpikeSlabRegression
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(40, 2))
+    y = X[:, 0] + rng.normal(size=40)
+    selector = AlphaSelector(AlphaSpikeSlabRegression(), method="cv", alphas=[1.0, 0.5],
+                             cv=3, random_state=0, verbose=True).fit(X, y)
+    err = capsys.readouterr().err
+    assert "AlphaSelector(method='cv')" in err and f"{selector.n_fits_}fit" in \
+        err.replace(" ", "").replace("/", "")
+    AlphaSelector(AlphaSpikeSlabRegression(), method="cv", alphas=[1.0, 0.5], cv=3,
+                  random_state=0).fit(X, y)
+    assert "AlphaSelector" not in capsys.readouterr().err

@@ -384,3 +384,52 @@ def test_bad_failure_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         run_study(_problem(), AlphaLinearRegression(), {"n_samples": [30]}, n_replications=1,
                   progress=False, **kwargs)
+
+
+def test_a_shard_stops_on_its_own_consecutive_failures(tmp_path, monkeypatch):
+    """Another shard's cells ended every run of failures, so max_errors never stopped a
+    shard; it counts the shard's own replications (every K-th) in a row."""
+    counter = _Counter(monkeypatch)
+    fits = run_study(_broken(_always_fails), AlphaLinearRegression(), {"n_samples": [30]},
+                     n_replications=12, progress=False, max_errors=2, shard=(0, 2),
+                     cache_dir=tmp_path)
+    assert counter.calls == 2  # replications 0 and 2, then the shard stops
+    assert list(fits.status) == ["error", "error"] + ["skipped"] * 4
+    assert fits.loc[fits.status == "skipped", "message"].str.contains(
+        "replications 0 to 2 failed in a row").all()
+
+
+def test_a_negative_risk_is_a_failed_row():
+    """A problem whose risk is negative (a bug) was recorded "ok"."""
+    fits = run_study(_broken(lambda model, X, truth, n_draws, seed: -0.5),
+                     AlphaLinearRegression(), {"n_samples": [30]}, n_replications=2,
+                     progress=False)
+    assert (fits.status == "error").all()
+    assert fits["message"].str.contains("risk \\(-0.5\\).*must be >= 0").all()
+
+
+def test_numpy_and_tuple_grid_values_are_their_python_selves(tmp_path, monkeypatch):
+    """np.int64 grid values drew other seeds than the same Python ints under the same cache
+    key (and study_cell did not replay them); tuple values never matched their cached
+    JSON lists, so they were refitted on every run."""
+    python = run_study(_problem(), AlphaLinearRegression(), {"n_samples": [30, 40]},
+                       **OPTIONS, cache_dir=tmp_path)
+    counter = _Counter(monkeypatch)
+    numpy = run_study(_problem(), AlphaLinearRegression(),
+                      {"n_samples": np.array([30, 40])}, **OPTIONS, cache_dir=tmp_path)
+    assert counter.calls == 0
+    pd.testing.assert_frame_equal(_without_times(numpy), _without_times(python))
+    cell = study_cell(_problem(), AlphaLinearRegression(), {"n_samples": np.int64(30)}, 1,
+                      random_state=5, n_draws=20)
+    assert cell.estimates["estimate"].tolist() == pytest.approx(
+        study_cell(_problem(), AlphaLinearRegression(), {"n_samples": 30}, 1, random_state=5,
+                   n_draws=20).estimates["estimate"].tolist())
+    grid = {"n_samples": [30], "prior_precision": [(1.0, 2.0)]}
+    first = run_study(linear_regression_problem(n_features=2), AlphaLinearRegression(),
+                      grid, **OPTIONS, cache_dir=tmp_path / "tuples")
+    calls = counter.calls
+    again = run_study(linear_regression_problem(n_features=2), AlphaLinearRegression(),
+                      grid, **OPTIONS, cache_dir=tmp_path / "tuples")
+    assert counter.calls == calls  # read back, not refitted
+    assert (first.status == "ok").all()
+    pd.testing.assert_frame_equal(_without_times(first), _without_times(again))

@@ -22,11 +22,11 @@ All stochastic-gradient fits run through one training loop (:mod:`._training`): 
 Adam, KL warm-up, a convergence rule with ``ConvergenceWarning``, early stopping.
 """
 
-from ._aadm import AADMRegressor
+from ._aadm import AADM_PAPER_SETTINGS, AADMRegressor
 from ._bbalpha import BBAlphaClassifier, BBAlphaRegressor
 from ._gaussian_vb import AlphaGaussianVB, AlphaLogisticRegression
 from ._training import fit_stacked
 from .energies import bbalpha_energy
 
-__all__ = ["AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier",
+__all__ = ["AADM_PAPER_SETTINGS", "AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier",
            "BBAlphaRegressor", "bbalpha_energy", "fit_stacked"]

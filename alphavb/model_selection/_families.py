@@ -153,7 +153,8 @@ class GaussianRegression(_Family):
     def information(self, X, y):
         from ._information import information_alpha
 
-        return information_alpha(X, y, self.estimator.get_params()["fit_intercept"])
+        params = self.estimator.get_params()
+        return information_alpha(X, y, params["fit_intercept"], params.get("noise_variance"))
 
 
 class LogisticRegression(_Family):
@@ -163,10 +164,16 @@ class LogisticRegression(_Family):
         from sklearn.utils.multiclass import type_of_target
         from sklearn.utils.validation import check_X_y
 
-        X, y = check_X_y(X, y, dtype=np.float64)
-        if type_of_target(y) != "binary":
+        X, y = check_X_y(X, y, dtype=None)
+        X = np.asarray(X, dtype=np.float64)
+        classes, counts = np.unique(y, return_counts=True)
+        if type_of_target(y) != "binary" or len(classes) != 2:
             raise bad_parameter("AlphaSelector", "y", "two classes (binary labels)",
-                                f"{len(np.unique(y))} classes")
+                                f"{len(classes)} class(es)")
+        if counts.min() < 2:
+            raise bad_parameter("AlphaSelector", "y", "two classes with at least 2 rows each",
+                                f"{counts.min()} row of class {classes[np.argmin(counts)].tolist()!r}",
+                                "A class of one row leaves every fit without it but one.")
         return X, y
 
     def first_prefix(self, X, y, requested):
@@ -217,9 +224,13 @@ class GaussianMixture(_Family):
         return check_array(X, dtype=np.float64, ensure_min_samples=2), None
 
     def first_prefix(self, X, y, requested):
+        n_components = self.estimator.get_params()["n_components"]
         if requested is not None:
+            if requested < n_components:  # a prefix must hold a point per component
+                raise bad_parameter("AlphaSelector", "min_prefix", "at least the mixture's "
+                                    f"n_components ({n_components})", requested)
             return requested, MORE_ROWS
-        return _default_first(len(X), 2 * self.estimator.get_params()["n_components"]), MORE_ROWS
+        return _default_first(len(X), 2 * n_components), MORE_ROWS
 
     def _log_density(self, model, X, weights, means, precisions):
         """The mixture density at parameters with leading axis r (see

@@ -27,20 +27,35 @@ def sandwich_ratio(J, I):
 
 
 def _design(X, fit_intercept):
-    return np.column_stack([np.ones(len(X)), X]) if fit_intercept else np.asarray(X)
+    """The design in unit-free coordinates: each column centred (with an intercept) and
+    divided by its root mean square (a constant column by 1), then a leading 1 for the
+    intercept. The traces of the ratio depend on the parametrization, so without this the
+    alpha changed with the units of X (0.98 against 0.40 for one column in other units)."""
+    X = np.asarray(X, dtype=float)
+    centred = X - X.mean(axis=0) if fit_intercept else X
+    scale = np.sqrt(np.mean(centred**2, axis=0))
+    tiny = scale <= 1e-12 * np.sqrt(np.mean(X**2, axis=0))
+    scaled = centred / np.where(tiny, 1.0, scale)
+    return np.column_stack([np.ones(len(X)), scaled]) if fit_intercept else scaled
 
 
-def information_alpha(X, y, fit_intercept=True):
-    """Gaussian linear regression at the least-squares ``(b, beta)``, ``sigma2`` profiled at
-    the mean squared residual: per row the score is ``x_i r_i / sigma2`` and the Hessian
-    ``x_i x_i' / sigma2``, so ``J = X'X / (n sigma2)`` and ``I = sum_i r_i^2 x_i x_i' / (n
-    sigma2^2)`` (``x_i`` with a leading 1 for the intercept). Not capped."""
+def information_alpha(X, y, fit_intercept=True, noise_variance=None):
+    """Gaussian linear regression at the least-squares ``(b, beta)``, ``sigma2`` the known
+    ``noise_variance`` or, when None, profiled at the mean squared residual: per row the
+    score is ``x_i r_i / sigma2`` and the Hessian ``x_i x_i' / sigma2``, so ``J = X'X / (n
+    sigma2)`` and ``I = sum_i r_i^2 x_i x_i' / (n sigma2^2)`` (``x_i`` the unit-free row of
+    :func:`_design`, with a leading 1 for the intercept). Not capped."""
     design = _design(X, fit_intercept)
     n, p = design.shape
     _needs_rows(n, p)
     coef, *_ = np.linalg.lstsq(design, y, rcond=None)
     residual = y - design @ coef
-    variance = residual @ residual / n
+    variance = residual @ residual / n if noise_variance is None else float(noise_variance)
+    # residuals at rounding level (an exact fit) make I rounding noise: refuse them
+    if not residual @ residual / n > 1e-20 * max(np.var(y), np.mean(y**2), 1e-300):
+        raise ValueError("Information matching: the least-squares fit is exact (every "
+                         "residual is 0), so the score covariance is 0 and the ratio is "
+                         "undefined. Use method='safebayes' or 'cv'.")
     J = design.T @ design / (n * variance)
     I = (design * residual[:, None] ** 2).T @ design / (n * variance**2)
     return sandwich_ratio(J, I)

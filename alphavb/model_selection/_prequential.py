@@ -110,10 +110,13 @@ def prefix_schedule(n, min_prefix, growth):
 
 
 def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind,
-                             random_state=0):
+                             random_state=0, on_fit=None):
     """Per alpha, the losses of rows ``min_prefix..n-1``, each scored by the fit on the
     largest scheduled prefix before it (:func:`prefix_schedule`); an estimator with
-    ``warm_start`` starts each prefix's CAVI from the previous prefix's ``q``.
+    ``warm_start`` starts each prefix's CAVI from the previous prefix's ``q`` and, from the
+    second prefix on, also afresh, keeping the larger objective (a spike-and-slab ``q``
+    warm-started from a short prefix stayed in the empty model, 8 nats below a fresh fit).
+    ``on_fit()`` is called after every fit (a progress bar).
 
     ``y`` is None for the mixture and LDA (a row is a point or a document). Where the
     R-log loss is a Monte Carlo average over draws of ``q``, every prefix and alpha uses
@@ -124,6 +127,7 @@ def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind,
     lengths = prefix_schedule(n, min_prefix, growth)
     losses = np.empty((len(alphas), n - min_prefix))
     warm = "warm_start" in estimator.get_params(deep=False)
+    on_fit = on_fit or (lambda: None)
     for a, alpha in enumerate(alphas):
         # one model per alpha, each prefix's fit started from the previous prefix's q
         model = clone(estimator).set_params(alpha=alpha)
@@ -138,6 +142,13 @@ def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind,
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 warnings.simplefilter("ignore", UserWarning)
                 model.fit(X[:start], None if y is None else y[:start])
+                on_fit()
+                if warm and index > 0:
+                    fresh = clone(model).set_params(warm_start=False)
+                    fresh.fit(X[:start], None if y is None else y[:start])
+                    on_fit()
+                    if fresh.elbo_ > model.elbo_:
+                        model = fresh
             losses[a, start - min_prefix:stop - min_prefix] = family.row_losses(
                 model, X[start:stop], None if y is None else y[start:stop], kind,
                 random_state)

@@ -1,6 +1,7 @@
 """AlphaSelector: the scikit-learn meta-estimator that chooses alpha (the criteria are
 described in the package docstring, :mod:`alphavb.model_selection`)."""
 
+import numbers
 import warnings
 from typing import ClassVar
 
@@ -11,6 +12,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
+    Boolean,
     Integer,
     Options,
     RandomState,
@@ -30,7 +32,20 @@ def default_alphas():
 
 
 def _check_alphas(alphas):
-    grid = default_alphas() if alphas is None else np.asarray(alphas, dtype=float).ravel()
+    """The grid, largest first: None (the default grid), a number or a list of numbers in
+    (0, 1]; a string, a bool, a dict or a complex number is refused by name."""
+    if alphas is None:
+        return default_alphas()
+    values = (np.ravel(np.asarray(alphas, dtype=object))
+              if isinstance(alphas, (list, tuple, np.ndarray)) or np.ndim(alphas) == 0
+              else None)
+    if (values is None or isinstance(alphas, (str, bytes, dict))
+            or not all(isinstance(a, numbers.Real) and not isinstance(a, (bool, np.bool_))
+                       for a in values)):
+        raise bad_parameter("AlphaSelector", "alphas", "None or a non-empty list of "
+                            "likelihood temperatures in (0, 1]", alphas,
+                            "e.g. alphas=[1.0, 0.5, 0.25].")
+    grid = values.astype(float)
     if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0) or np.any(grid > 1):
         raise bad_parameter("AlphaSelector", "alphas", "a non-empty list of likelihood "
                             "temperatures in (0, 1]", alphas)
@@ -55,12 +70,16 @@ _NOT_PASSED_ON = ("fit", "partial_fit", "fit_predict", "fit_transform", "set_par
                   "get_params", "set_output")
 
 
-def _fit_quietly(estimator, alpha, X, y):
+def _fit_quietly(estimator, alpha, X, y, on_fit=None):
     """``clone(estimator)`` at ``alpha`` fitted to ``X`` (and ``y``), its ConvergenceWarning
-    silenced (a selection fits many resamples and folds; the final refit is not silenced)."""
+    silenced (a selection fits many resamples and folds; the final refit is not silenced);
+    ``on_fit()`` after it (the progress bar)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return clone(estimator).set_params(alpha=alpha).fit(X, y)
+        model = clone(estimator).set_params(alpha=alpha).fit(X, y)
+    if on_fit is not None:
+        on_fit()
+    return model
 
 
 def _take(y, rows):
@@ -110,6 +129,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
     random_state : int, RandomState or None, default=None
         Permutations, bootstrap resamples, folds and the draws of ``q`` behind Monte Carlo
         losses.
+    verbose : bool, default=False
+        Show a progress bar over the selection's fits (tqdm; a calibration of a mixture
+        runs hundreds).
 
     Attributes
     ----------
@@ -157,11 +179,12 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         "calibration_steps": [Integer(1, None)],
         "cv": [Integer(2, None)],
         "random_state": [RandomState()],
+        "verbose": [Boolean()],
     }
 
     def __init__(self, estimator, method="safebayes", alphas=None, *, n_permutations=1,
                  min_prefix=None, prefix_growth=1.25, level=0.95, n_bootstrap=50,
-                 calibration_steps=8, cv=5, random_state=None):
+                 calibration_steps=8, cv=5, random_state=None, verbose=False):
         self.estimator = estimator
         self.method = method
         self.alphas = alphas
@@ -173,6 +196,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         self.calibration_steps = calibration_steps
         self.cv = cv
         self.random_state = random_state
+        self.verbose = verbose
 
     # --------------------------------------------------------------------- checks
 
@@ -181,6 +205,13 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
 
         owner = "AlphaSelector"
         self._validate_params()
+        if isinstance(self.estimator, type) or not callable(getattr(self.estimator,
+                                                                    "get_params", None)):
+            fix = (f"Pass an instance: {self.estimator.__name__}()."
+                   if isinstance(self.estimator, type) else
+                   "e.g. AlphaSelector(AlphaLinearRegression()).")
+            raise bad_parameter(owner, "estimator", "an alphavb estimator instance",
+                                self.estimator, fix)
         if "alpha" not in self.estimator.get_params(deep=False):
             raise bad_parameter(owner, "estimator", "an estimator with an 'alpha' parameter",
                                 type(self.estimator).__name__)
@@ -189,8 +220,15 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         alphas = _check_alphas(self.alphas)
         return family, X, y, alphas, check_random_state(self.random_state)
 
-    def _first_prefix(self, family, X, y):
-        first, fix = family.first_prefix(X, y, self.min_prefix)
+    def _first_prefix(self, family, X, y, permutation=0):
+        try:
+            first, fix = family.first_prefix(X, y, self.min_prefix)
+        except ValueError as error:
+            if permutation == 0:
+                raise
+            raise type(error)(f"{error} (in permutation {permutation} of the rows, "
+                              f"n_permutations={self.n_permutations}: lower min_prefix or "
+                              "leave it None so that each order gets its own)") from None
         n = X.shape[0]
         if first >= n:
             raise bad_parameter("AlphaSelector", "min_prefix", f"below the number of rows "
@@ -205,15 +243,18 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         for permutation in range(self.n_permutations):
             order = np.arange(X.shape[0]) if permutation == 0 else rng.permutation(X.shape[0])
             Xo, yo = X[order], _take(y, order)
-            first = self._first_prefix(family, Xo, yo)
+            first = self._first_prefix(family, Xo, yo, permutation)
             if family.exact:
                 losses = linear_prequential_losses(self.estimator, Xo, yo, alphas, first,
                                                    self.method)
             else:
                 losses = refit_prequential_losses(self.estimator, Xo, yo, alphas, first,
-                                                  self.prefix_growth, self.method, seed)
-                fits += len(alphas) * (len(prefix_schedule(X.shape[0], first,
-                                                           self.prefix_growth)) - 1)
+                                                  self.prefix_growth, self.method, seed,
+                                                  self._on_fit)
+                prefixes = len(prefix_schedule(X.shape[0], first, self.prefix_growth)) - 1
+                # a warm-started prefix is also fitted afresh (refit_prequential_losses)
+                warm = "warm_start" in self.estimator.get_params(deep=False)
+                fits += len(alphas) * (2 * prefixes - 1 if warm else prefixes)
             if not np.all(np.isfinite(losses)):
                 raise FloatingPointError("AlphaSelector: a prequential loss is not finite "
                                          "(a prefix fit with no finite noise variance); "
@@ -232,7 +273,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         alpha that drops selections counts as not reaching the level, and the downward
         scan stops there (coverage is not monotone in alpha: a spike-and-slab q at a small
         alpha drops its variables and "covers" with the atom at 0)."""
-        target = family.target(_fit_quietly(self.estimator, 1.0, X, y), X)
+        target = family.target(_fit_quietly(self.estimator, 1.0, X, y, self._on_fit), X)
         n = X.shape[0]
         resamples = [rng.randint(n, size=n) for _ in range(self.n_bootstrap)]
         evaluated, eligible = {}, {1.0: True}
@@ -241,7 +282,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             if "included" not in target:  # a model without selections: nothing to keep
                 return True
             if alpha not in eligible:
-                full = _fit_quietly(self.estimator, alpha, X, y)
+                full = _fit_quietly(self.estimator, alpha, X, y, self._on_fit)
                 eligible[alpha] = family.keeps_selections(full, target)
             return eligible[alpha]
 
@@ -249,7 +290,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             if alpha not in evaluated:
                 hits = []
                 for rows in resamples:
-                    model = _fit_quietly(self.estimator, alpha, X[rows], _take(y, rows))
+                    model = _fit_quietly(self.estimator, alpha, X[rows], _take(y, rows),
+                                         self._on_fit)
                     values = family.estimates(model, target, self.level)
                     hits.append(np.mean((values["lower"] <= values["true"])
                                         & (values["true"] <= values["upper"])))
@@ -318,7 +360,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         score = np.zeros(len(alphas))
         for a, alpha in enumerate(alphas):
             for train, test in folds:
-                model = _fit_quietly(self.estimator, alpha, X[train], _take(y, train))
+                model = _fit_quietly(self.estimator, alpha, X[train], _take(y, train),
+                                     self._on_fit)
                 score[a] += np.sum(family.log_predictive(model, X[test], _take(y, test), seed))
         score /= X.shape[0]
         return float(alphas[np.argmax(score)]), score, len(alphas) * len(folds)
@@ -335,22 +378,31 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         y : array-like of shape (n_samples,) or None
             The response or labels; None for AlphaGaussianMixture and AlphaLDA.
         """
+        from tqdm.auto import tqdm
+
         X_given, y_given = X, y
         family, X, y, alphas, rng = self._check(X, y)
         for name in ("calibration_alphas_", "feature_names_in_"):  # set below if they apply
             self.__dict__.pop(name, None)
-        if self.method in ("safebayes", "safebayes-ilog"):
-            alpha, criterion, fits = self._safebayes(family, X, y, alphas, rng)
-        elif self.method == "information":
-            value = family.information(X, y)
-            alpha, criterion = min(1.0, value), np.array([value])
-            alphas, fits = np.array([alpha]), 0 if family.supervised else 1
-        elif self.method == "calibrate":
-            alpha, criterion, fits = self._calibrate(family, X, y, alphas, rng)
-            order = np.argsort(-self.calibration_alphas_, kind="stable")
-            alphas, criterion = self.calibration_alphas_[order], criterion[order]
-        else:
-            alpha, criterion, fits = self._cross_validate(family, X, y, alphas, rng)
+        bar = tqdm(disable=not self.verbose, unit="fit",
+                   desc=f"AlphaSelector(method={self.method!r})")
+        self._on_fit = bar.update
+        try:
+            if self.method in ("safebayes", "safebayes-ilog"):
+                alpha, criterion, fits = self._safebayes(family, X, y, alphas, rng)
+            elif self.method == "information":
+                value = family.information(X, y)
+                alpha, criterion = min(1.0, value), np.array([value])
+                alphas, fits = np.array([alpha]), 0 if family.supervised else 1
+            elif self.method == "calibrate":
+                alpha, criterion, fits = self._calibrate(family, X, y, alphas, rng)
+                order = np.argsort(-self.calibration_alphas_, kind="stable")
+                alphas, criterion = self.calibration_alphas_[order], criterion[order]
+            else:
+                alpha, criterion, fits = self._cross_validate(family, X, y, alphas, rng)
+        finally:
+            bar.close()
+            del self._on_fit
         self.alphas_, self.criterion_, self.n_fits_ = alphas, criterion, fits
         self.alpha_ = alpha
         # refit on the data as given, so that a DataFrame's column names reach the model

@@ -96,6 +96,17 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _native(value):
+    """A grid value in Python's own types: numpy scalars as Python numbers (np.int64(3) drew
+    other seeds than 3 under the same cache key), arrays and tuples as lists of them, so
+    that a value's seeds, cache key and cached row are those of its JSON form."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_native(v) for v in value]
+    return _plain(value)
+
+
 def _json_floats(values):
     """Floats for JSON: a non-finite value becomes None (NaN in the frame)."""
     return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=float)]
@@ -174,6 +185,9 @@ def _run_cell(study, point, replication):
                                                 problem.estimates(model, truth, study.level))
                 record["estimates"] = {"parameter": names,
                                        **{k: _json_floats(v) for k, v in arrays.items()}}
+            if risk < 0 or error < 0:  # a divergence and a distance: a bug in the problem
+                raise ValueError(f"the problem's risk ({risk}) or error ({error}) is "
+                                 "negative; both must be >= 0 (a divergence and a distance)")
             if not (np.isfinite(risk) and np.isfinite(error)):
                 if study.on_error == "raise":
                     raise FloatingPointError(
@@ -217,7 +231,7 @@ def _record_check(point, replication):
                 and all(v is None or finite_number(v)
                         for name in ESTIMATE_FIELDS for v in value[name]))
 
-    checks = {**{name: _plain(value) for name, value in point.items()},
+    checks = {**dict(point.items()),
               "replication": replication, "status": lambda v: v in ("ok", *FAILED),
               "risk": _optional(non_negative_number), "error": _optional(non_negative_number),
               "fit_seconds": _optional(non_negative_number),
@@ -271,24 +285,34 @@ def _check_shard(shard):
     return int(shard[0]), int(shard[1])
 
 
+_ELSEWHERE = object()  # a cell of another shard: it neither fails nor ends a run
+
+
 def _point_records(records, point_index, n_replications):
-    """The records of one grid point in replication order (None where unknown): the jobs
-    are laid out point by point, ``n_replications`` each."""
+    """The records of one grid point in replication order (``records`` maps job indices,
+    which are laid out point by point, ``n_replications`` each; a cell outside ``records``,
+    another shard's, is ``_ELSEWHERE``)."""
     start = point_index * n_replications
-    return [records.get(i) for i in range(start, start + n_replications)]
+    return [records.get(i, _ELSEWHERE) for i in range(start, start + n_replications)]
 
 
 def _first_stop(records, max_errors):
-    """The replication after which a grid point stops: the last of the first
-    ``max_errors`` consecutive failures (None if there is no such run). ``records`` is the
-    point's list in replication order; an unknown record (None) ends a run."""
+    """``(first, last)``: the replications of the first run of ``max_errors`` consecutive
+    failures (None if there is no such run). ``records`` is the point's list in replication
+    order; an unknown record (None) ends a run; another shard's cell is skipped, so that a
+    shard stops on its own consecutive failures (every K-th replication)."""
     if max_errors is None:
         return None
-    run = 0
+    run, first = 0, None
     for replication, record in enumerate(records):
-        run = run + 1 if record is not None and record["status"] in FAILED else 0
+        if record is _ELSEWHERE:
+            continue
+        if record is not None and record["status"] in FAILED:
+            run, first = run + 1, first if run else replication
+        else:
+            run = 0
         if run >= max_errors:
-            return replication
+            return first, replication
     return None
 
 
@@ -313,7 +337,8 @@ def _check_study(owner, problem, estimator, grid, n_replications, random_state, 
     study = _Study(problem, estimator, routes, int(random_state), n_draws, n_init, level,
                    on_error)
     names = list(grid)
-    points = [dict(zip(names, values)) for values in itertools.product(*grid.values())]
+    points = [dict(zip(names, map(_native, values)))
+              for values in itertools.product(*grid.values())]
     jobs = [(p, point, r) for p, point in enumerate(points) for r in range(n_replications)]
     from .. import __version__
 
@@ -401,10 +426,10 @@ def _assemble(names, points, jobs, indices, records, max_errors, n_replications)
             index = p * n_replications + r
             if index not in records:
                 continue
-            if stop is not None and r > stop:
+            if stop is not None and r > stop[1]:
                 record = _blank_record(point, r, "skipped",
-                                       f"not run: replications {stop - max_errors + 1} to "
-                                       f"{stop} failed in a row (max_errors={max_errors})")
+                                       f"not run: replications {stop[0]} to {stop[1]} failed "
+                                       f"in a row (max_errors={max_errors})")
             elif record is None:
                 record = _blank_record(point, r, "missing", "not in cache_dir")
             final[index] = record

@@ -361,3 +361,25 @@ def test_integer_sample_weights_are_repeated_rows(n_features, learned_noise):
                                    rtol=1e-7, atol=1e-12, err_msg=name)
     np.testing.assert_allclose(weighted.predict(X[:3], return_std=True)[1],
                                repeated.predict(X[:3], return_std=True)[1], rtol=1e-7)
+
+
+def test_summary_rows_keep_distinct_names_when_a_feature_is_named_like_them():
+    """A feature named "intercept" or "sigma2", or a covariate named as a feature, repeated
+    a label in summary_frame (so .loc returned two rows); the model's row goes in
+    parentheses instead."""
+    import pandas as pd
+
+    from alphavb import AlphaSpikeSlabRegression
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 3)), columns=["intercept", "sigma2", "a"])
+    y = X.sum(axis=1) + rng.normal(size=40)
+    frame = AlphaLinearRegression().fit(X, y).summary_frame()
+    assert list(frame.index) == ["intercept", "sigma2", "a", "(intercept)", "(sigma2)"]
+    Z = pd.DataFrame(rng.normal(size=(40, 1)), columns=["a"])
+    model = AlphaSpikeSlabRegression().fit(X, y, covariates=Z)
+    frame = model.summary_frame()
+    assert frame.index.is_unique and list(frame.index[3:]) == ["(intercept)", "(a)",
+                                                               "(sigma2)"]
+    assert frame.loc["(a)", "coef"] == pytest.approx(float(np.ravel(model.covariate_coef_)[0]))
+    assert "(sigma2)" in str(model.summary())
