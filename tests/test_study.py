@@ -433,3 +433,16 @@ def test_numpy_and_tuple_grid_values_are_their_python_selves(tmp_path, monkeypat
     assert counter.calls == calls  # read back, not refitted
     assert (first.status == "ok").all()
     pd.testing.assert_frame_equal(_without_times(first), _without_times(again))
+
+
+def test_fewer_fitted_than_true_components_is_said():
+    """A mixture or LDA fitted with fewer components than the truth ended in a reshape
+    error of the matching."""
+    problem = gaussian_mixture_problem(3, 2, means_seed=0)
+    with pytest.raises(ValueError, match="fitted mixture has 2 components and the truth 3"):
+        study_cell(problem, AlphaGaussianMixture(2), {"n_samples": 200}, 0)
+    fits = run_study(problem, AlphaGaussianMixture(2), {"n_samples": [200]}, n_replications=1,
+                     progress=False)
+    assert fits.status.iloc[0] == "error" and "n_components >= 3" in fits.message.iloc[0]
+    with pytest.raises(ValueError, match="2 topics and the truth 3"):
+        study_cell(lda_problem(30, 3, 20), AlphaLDA(2), {"n_samples": 30}, 0)

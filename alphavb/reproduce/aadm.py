@@ -46,7 +46,8 @@ PAPER_STEPS = {"learning_rate": AADM_PAPER_SETTINGS["learning_rate"],
 # the paper's toy set-up (Rodríguez-Santana & Hernández-Lobato 2022, Sec. 5.1): 1,000
 # training points, batch 10, 3,000 epochs of which the first 500 warm up the KL; float32 as
 # the authors' TensorFlow code trains
-AADM_TOY_SETTINGS = {"batch_size": 10, "n_epochs": 3000, "warmup_fraction": 500 / 3000,
+AADM_TOY_SETTINGS = {"hidden_layer_sizes": (50, 50), "batch_size": 10, "n_epochs": 3000,
+                     "warmup_fraction": 500 / 3000,
                      "tol": None, "dtype": "float32", **PAPER_STEPS}
 
 

@@ -160,6 +160,10 @@ def _match_means(true_means, fitted_means):
     minimizes the total squared distance (labels are arbitrary)."""
     from scipy.optimize import linear_sum_assignment
 
+    if len(fitted_means) < len(true_means):
+        raise ValueError(f"the fitted mixture has {len(fitted_means)} components and the truth "
+                         f"{len(true_means)}: fit n_components >= {len(true_means)} so that "
+                         "every true component has a fitted one to match")
     cost = np.sum((true_means[:, None] - fitted_means[None]) ** 2, axis=-1)
     rows, cols = linear_sum_assignment(cost)
     return cols[np.argsort(rows)], cost[rows, cols]
@@ -198,6 +202,10 @@ def topic_word_estimates(model, truth, level):
 
     true = np.asarray(truth["topic_word"])
     lam = np.asarray(model.components_, dtype=float)
+    if len(lam) < len(true):
+        raise ValueError(f"the fitted model has {len(lam)} topics and the truth {len(true)}: "
+                         f"fit n_components >= {len(true)} so that every true topic has a "
+                         "fitted one to match")
     totals = lam.sum(axis=1, keepdims=True)
     cost = np.array([hellinger_categorical(lam / totals, row[None]) for row in true])
     rows, cols = linear_sum_assignment(cost)

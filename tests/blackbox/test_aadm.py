@@ -408,3 +408,24 @@ def test_float32_training_tracks_float64(estimator, rng):
     loss, gradient = objective.adversary_value_and_grad(adversary, params, batch, draws)
     values, gradients = objective.value_and_grad(params, adversary, batch, draws, 1.0)
     assert {a.dtype for a in [loss, values, *gradient, *gradients]} == {np.dtype(np.float32)}
+
+
+def test_the_default_budget_is_interactive_and_the_papers_is_one_argument_away():
+    """AADMRegressor() on diabetes (353 rows) ran the paper's 2,000 epochs at batch 10 (72,000
+    steps, over 5 minutes with no progress bar). The default budget is DEFAULT_AADM_STEPS
+    Adam steps (benchmarks/bench_aadm_defaults.py times it); AADM_PAPER_SETTINGS is the
+    paper's UCI protocol."""
+    from alphavb.blackbox import AADM_PAPER_SETTINGS
+    from alphavb.blackbox._aadm import DEFAULT_AADM_STEPS
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(353, 10)), rng.normal(size=353)
+    steps_per_epoch = -(-353 // 50)
+    prepared = AADMRegressor()._prepare_fit(X, y)
+    assert prepared.n_epochs == -(-DEFAULT_AADM_STEPS // steps_per_epoch)
+    assert prepared.n_epochs * steps_per_epoch <= DEFAULT_AADM_STEPS + steps_per_epoch
+    paper = AADMRegressor(**AADM_PAPER_SETTINGS)
+    assert paper._prepare_fit(X, y).n_epochs == 2000
+    assert paper.get_params()["batch_size"] == 10 and paper.get_params()["tol"] is None
+    assert paper.get_params()["hidden_layer_sizes"] == (50, 50)
+    assert AADMRegressor(n_epochs=7)._prepare_fit(X, y).n_epochs == 7
