@@ -214,6 +214,26 @@ class ProbabilityGrid:
         return "a 1-D array-like of floats in (0, 1) (a grid)"
 
 
+class TemperatureGrid:
+    """Likelihood temperatures in (0, 1]: one number or a non-empty 1-D list, tuple or array
+    of them (no string, bool, dict or complex: ``"0.5"`` and ``True`` were taken as grids)."""
+
+    def is_satisfied_by(self, value):
+        if isinstance(value, (list, tuple, np.ndarray)):
+            values = list(np.ravel(np.asarray(value, dtype=object))) if np.ndim(value) == 1 \
+                else None
+        else:
+            values = [value]
+        if not values or not all(isinstance(v, numbers.Real) and not _is_bool(v)
+                                 for v in values):
+            return False
+        grid = np.asarray(values, dtype=float)
+        return bool(np.all(np.isfinite(grid) & (grid > 0) & (grid <= 1)))
+
+    def __str__(self):
+        return "None or a non-empty list of likelihood temperatures in (0, 1]"
+
+
 class FiniteArray:
     """A numeric array-like (a scalar included) of finite values; ``positive`` asks for
     every entry > 0. Its shape is checked where the data is known."""

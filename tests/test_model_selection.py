@@ -280,8 +280,8 @@ def test_labels_and_prefixes_that_cannot_be_fitted_are_named():
         AlphaSelector(AlphaGaussianMixture(2), min_prefix=1).fit(X)
     labels = np.r_[0, 1, np.zeros(29, dtype=int), np.ones(29, dtype=int)]
     with pytest.raises(ValueError, match="'min_prefix'.*in permutation [1-9] of the rows"):
-        AlphaSelector(AlphaSpikeSlabClassifier(), min_prefix=2, n_permutations=10,
-                      random_state=0).fit(X, labels)
+        AlphaSelector(AlphaSpikeSlabClassifier(), alphas=[1.0], min_prefix=2,
+                      prefix_growth=3.0, n_permutations=10, random_state=0).fit(X, labels)
 
 
 def test_information_uses_a_known_noise_variance_and_is_unit_free():

@@ -28,6 +28,7 @@ from alphavb._validation import (
     ProbabilityGrid,
     RandomState,
     Real,
+    TemperatureGrid,
 )
 
 
@@ -88,6 +89,8 @@ def candidates(constraint):
         return [(0,), (5, -1), "ab", 2.5, None]
     if isinstance(constraint, ProbabilityGrid):
         return [[0.5, 1.0], [[0.1, 0.2]], [], "ab", [0.0], [0.5, np.nan], None]
+    if isinstance(constraint, TemperatureGrid):
+        return [True, "0.5", [], [0.0], [1.5], [0.5, np.nan], [0.5 + 1j], {1: 0.5}, [[0.5]]]
     if isinstance(constraint, FiniteArray):
         return ["ab", np.nan, [1.0, np.inf], [], None, *([-1.0] if constraint.positive else [])]
     raise AssertionError(f"no bad values for {constraint!r}")

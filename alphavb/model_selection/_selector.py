@@ -1,7 +1,6 @@
 """AlphaSelector: the scikit-learn meta-estimator that chooses alpha (the criteria are
 described in the package docstring, :mod:`alphavb.model_selection`)."""
 
-import numbers
 import warnings
 from typing import ClassVar
 
@@ -17,6 +16,7 @@ from .._validation import (
     Options,
     RandomState,
     Real,
+    TemperatureGrid,
     ValidatedParametersMixin,
     bad_parameter,
 )
@@ -32,24 +32,9 @@ def default_alphas():
 
 
 def _check_alphas(alphas):
-    """The grid, largest first: None (the default grid), a number or a list of numbers in
-    (0, 1]; a string, a bool, a dict or a complex number is refused by name."""
-    if alphas is None:
-        return default_alphas()
-    values = (np.ravel(np.asarray(alphas, dtype=object))
-              if isinstance(alphas, (list, tuple, np.ndarray)) or np.ndim(alphas) == 0
-              else None)
-    if (values is None or isinstance(alphas, (str, bytes, dict))
-            or not all(isinstance(a, numbers.Real) and not isinstance(a, (bool, np.bool_))
-                       for a in values)):
-        raise bad_parameter("AlphaSelector", "alphas", "None or a non-empty list of "
-                            "likelihood temperatures in (0, 1]", alphas,
-                            "e.g. alphas=[1.0, 0.5, 0.25].")
-    grid = values.astype(float)
-    if grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0) or np.any(grid > 1):
-        raise bad_parameter("AlphaSelector", "alphas", "a non-empty list of likelihood "
-                            "temperatures in (0, 1]", alphas)
-    return np.unique(grid)[::-1]  # largest first: ties go to the larger alpha
+    """The grid (declared by ``TemperatureGrid``), largest first: ties go to the larger."""
+    grid = default_alphas() if alphas is None else np.asarray(alphas, dtype=float).ravel()
+    return np.unique(grid)[::-1]
 
 
 # ------------------------------------------------------------------- the meta-estimator
@@ -171,6 +156,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
 
     _parameter_constraints: ClassVar[dict] = {
         "method": [Options(*METHODS)],
+        "alphas": [None, TemperatureGrid()],
         "n_permutations": [Integer(1, None)],
         "min_prefix": [None, Integer(1, None)],
         "prefix_growth": [Real(1.0, None, closed="neither")],
