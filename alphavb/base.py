@@ -521,18 +521,15 @@ class CoefficientSummaryMixin:
                 (f"{objective_name}:", f"{self.elbo_:.4f}"),
                 ("Sweeps (converged):", f"{self.n_iter_} ({self.converged_})"),
             ]
-        result = Summary()
-        result.tables.append(SimpleTable(
-            [[value] for _, value in header], stubs=[name for name, _ in header],
-            title="alpha-VB posterior summary",
-        ))
-        result.tables.append(SimpleTable(data, headers=names, stubs=stubs))
         others = self._distinct_other_rows(level)
+        specs = [([[value] for _, value in header], None, [name for name, _ in header],
+                  "alpha-VB posterior summary"), (data, names, stubs, None)]
         if others:
-            result.tables.append(SimpleTable(
-                [["" if row.get(name) is None or not np.isfinite(row[name])
-                  else f"{row[name]:.4f}" for name in names] for _, row in others],
-                headers=names, stubs=[name for name, _ in others]))
+            specs.append(([["" if row.get(name) is None or not np.isfinite(row[name])
+                            else f"{row[name]:.4f}" for name in names] for _, row in others],
+                          names, [name for name, _ in others], None))
+        result = Summary()
+        result.tables.extend(_equal_width_tables(SimpleTable, specs))
         note = (f"Intervals are equal-tailed {level:.0%} credible intervals of the variational "
                 "posterior q.")
         if others:
@@ -548,6 +545,27 @@ class CoefficientSummaryMixin:
 
     def _summary_row_names(self):
         return feature_labels(self)
+
+
+def _equal_width_tables(SimpleTable, specs):
+    """statsmodels tables of ``(data, headers, stubs, title)``, their stub column widened
+    so that every table's rules have the width of the widest (they were 41, 43 and 48
+    characters in one summary)."""
+    def build(data, headers, stubs, title, width=0):
+        stubs = [str(stub).ljust(width) for stub in stubs]
+        return SimpleTable(data, headers=headers, stubs=stubs, title=title)
+
+    def rule_width(table):
+        return max(len(line) for line in table.as_text().splitlines())
+
+    tables = [build(*spec) for spec in specs]
+    target = max(rule_width(table) for table in tables)
+    for index, (spec, table) in enumerate(zip(specs, tables)):
+        missing = target - rule_width(table)
+        if missing > 0:
+            stub_width = max((len(str(stub)) for stub in spec[2]), default=0)
+            tables[index] = build(*spec, width=stub_width + missing)
+    return tables
 
 
 def fitted_model(estimator):

@@ -383,3 +383,16 @@ def test_summary_rows_keep_distinct_names_when_a_feature_is_named_like_them():
                                                                "(sigma2)"]
     assert frame.loc["(a)", "coef"] == pytest.approx(float(np.ravel(model.covariate_coef_)[0]))
     assert "(sigma2)" in str(model.summary())
+
+
+def test_the_summarys_rules_have_one_width():
+    """The header, coefficient and intercept tables were 41, 43 and 48 characters wide."""
+    from alphavb import AlphaSpikeSlabRegression
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 4))
+    y = X[:, 0] * 300.0 + rng.normal(size=50) * 50
+    for model in (AlphaLinearRegression(), AlphaSpikeSlabRegression()):
+        text = str(model.fit(X, y).summary(max_rows=2))
+        rules = [line for line in text.splitlines() if line and set(line) <= set("=-")]
+        assert len(rules) >= 5 and len({len(rule) for rule in rules}) == 1, text
