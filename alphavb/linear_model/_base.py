@@ -44,6 +44,9 @@ from ..base import CAVIEstimator, CoefficientSummaryMixin
 # of y, so that a fit on c y is the fit on y with sigma2 scaled by c^2; and the share of
 # q(sigma2)'s scale above which the prior's scale is said to set the noise level
 AUTO_NOISE_SHAPE = 1e-6
+# sample weights are row counts; a larger total overflowed the objective (1e200 per row
+# did, 1e150 per row did not, on 60 rows)
+MAX_WEIGHT_TOTAL = 1e150
 PRIOR_SCALE_SHARE = 0.01
 
 
@@ -186,6 +189,12 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
             if not weight.sum() > 0:
                 raise bad_parameter(type(self).__name__, "sample_weight", "weights with a "
                                     "positive sum", "all zeros")
+            if not weight.sum() <= MAX_WEIGHT_TOTAL:  # the objective scales with it
+                raise bad_parameter(type(self).__name__, "sample_weight", "row counts (w_i "
+                                    f"copies of row i) summing to at most {MAX_WEIGHT_TOTAL:g}",
+                                    f"weights summing to {weight.sum():.3g}",
+                                    "The objective grows with the total and left float64's "
+                                    "range; divide relative weights by a constant.")
         if self.fit_intercept:
             X_offset = np.average(X, axis=0, weights=None if sample_weight is None else weight)
             y_offset = float(np.average(y, weights=None if sample_weight is None else weight))

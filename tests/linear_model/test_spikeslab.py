@@ -618,3 +618,18 @@ def test_integer_sample_weights_are_repeated_rows(settings, with_covariates):
                                rtol=1e-6)
     with pytest.raises(ValueError, match="sample_weight"):
         AlphaSpikeSlabRegression().fit(X, y, sample_weight=-weight - 1)
+
+
+def test_sample_weights_beyond_float_range_are_refused_by_name():
+    """Weights of 1e200 per row ended in ZeroDivisionError, later in 'the objective became
+    inf ... standardise X and y', advice about the wrong input."""
+    from alphavb import AlphaLinearRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = X @ [1.0, -1.0, 0.5] + rng.normal(size=60)
+    for model in (AlphaSpikeSlabRegression(), AlphaLinearRegression()):
+        with pytest.raises(ValueError, match="'sample_weight'.*divide relative weights"):
+            model.fit(X, y, sample_weight=np.full(60, 1e200))
+        # below the bound the fit is finite (1e100 copies of each row: q is a point mass)
+        assert np.all(np.isfinite(model.fit(X, y, sample_weight=np.full(60, 1e100)).coef_))
