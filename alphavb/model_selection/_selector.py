@@ -254,8 +254,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         """Bisection on log alpha for the alpha whose bootstrap coverage of the full-data
         estimate is ``level``, among the alphas whose full-data fit keeps the alpha = 1
         fit's selections (:meth:`_Family.keeps_selections`; every alpha for models that
-        select nothing): between the grid's ends when they bracket the level, otherwise
-        between the first grid alpha (from the top) that reaches it and the one above. An
+        select nothing), between the first grid alpha (from the top) that reaches the level
+        and the grid alpha above it (the grid is scanned downwards until one does). An
         alpha that drops selections counts as not reaching the level, and the downward
         scan stops there (coverage is not monotone in alpha: a spike-and-slab q at a small
         alpha drops its variables and "covers" with the atom at 0)."""
