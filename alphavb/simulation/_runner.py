@@ -91,11 +91,6 @@ def _split_grid(owner, grid, estimator, problem):
     return routes
 
 
-def _plain(value):
-    """A JSON-friendly Python scalar for numpy scalars."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _native(value):
     """A grid value in Python's own types: numpy scalars as Python numbers (np.int64(3) drew
     other seeds than 3 under the same cache key), arrays and tuples as lists of them, so
@@ -104,7 +99,7 @@ def _native(value):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
         return [_native(v) for v in value]
-    return _plain(value)
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _json_floats(values):
@@ -318,7 +313,7 @@ def _first_stop(records, max_errors):
 
 def _blank_record(point, replication, status, message=""):
     """A cell's record before (or without) a fit: the grid values, no results."""
-    return {**{k: _plain(v) for k, v in point.items()}, "replication": replication,
+    return {**point, "replication": replication,
             "risk": None, "error": None, "fit_seconds": None, "n_iter": None,
             "converged": None, "status": status, "message": message, "warnings": "",
             "estimates": None}
@@ -448,7 +443,7 @@ def _assemble(names, points, jobs, indices, records, max_errors, n_replications)
     for i in indices:
         record, (p, point, r) = final[i], jobs[i]
         estimates = record["estimates"]
-        keys = {**{k: _plain(v) for k, v in point.items()}, "replication": r}
+        keys = {**point, "replication": r}
         if estimates is None:
             long_rows += [{**keys, "parameter": name, "status": record["status"]}
                           for name in point_names.get(p, [])]
