@@ -568,6 +568,23 @@ def _equal_width_tables(SimpleTable, specs):
     return tables
 
 
+def column_standard_deviations(X, sqrt_weight=None, offset=0.0):
+    """The (weighted) standard deviation of each column of ``X`` about its mean, as
+    ``StandardScaler`` and susieR compute it, from the rows times ``sqrt(w_i)`` (``None``: no
+    weights). 1 for a column that is constant up to rounding (a deviation below ``1e-12``
+    times the column's root mean square, e.g. 0.1 + 0.2 beside 0.3); ``offset`` is the mean
+    that was taken off a centred ``X``, so that the root mean square is the raw column's."""
+    if sqrt_weight is None:
+        sqrt_weight = np.ones(X.shape[0])
+    total = float(sqrt_weight @ sqrt_weight)
+    mean = sqrt_weight @ X / total
+    # two passes (sum_i w_i (x_i - mean)^2 = sum_i (sqrt(w_i) x_i - sqrt(w_i) mean)^2), as
+    # np.std, not E[x^2] - mean^2, which cancels on a column far from 0
+    scale = np.sqrt(np.sum((X - sqrt_weight[:, None] * mean) ** 2, axis=0) / total)
+    size = np.sqrt(np.sum(X * X, axis=0) / total + np.square(offset))
+    return np.where(scale > 1e-12 * size, scale, 1.0)
+
+
 def fitted_model(estimator):
     """The fitted model ``estimator`` stands in for: the ``best_estimator_`` of a fitted
     :class:`~alphavb.model_selection.AlphaSelector` (or of scikit-learn's ``GridSearchCV``),

@@ -672,7 +672,7 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
         fix = "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or prior_variance"
         vb._blame = (type(self).__name__, fix)
         if self.standardize:
-            from ..linear_model._base import column_standard_deviations
+            from ..base import column_standard_deviations
 
             self.column_offset_ = X.mean(axis=0) if self.fit_intercept else np.zeros(n_features)
             self.column_scale_ = column_standard_deviations(X - self.column_offset_, None,

@@ -108,21 +108,10 @@ def weighted_variance(rows, sqrt_weight):
     return np.maximum(np.sum(rows * rows, axis=0) / total - mean * mean, 0.0)
 
 
-def column_standard_deviations(X, sqrt_weight=None, offset=0.0):
-    """The (weighted) standard deviation of each column of ``X`` about its mean, as
-    ``StandardScaler`` and susieR compute it, from the rows times ``sqrt(w_i)`` (``None``: no
-    weights). 1 for a column that is constant up to rounding (a deviation below ``1e-12``
-    times the column's root mean square, e.g. 0.1 + 0.2 beside 0.3); ``offset`` is the mean
-    that was taken off a centred ``X``, so that the root mean square is the raw column's."""
-    if sqrt_weight is None:
-        sqrt_weight = np.ones(X.shape[0])
-    total = float(sqrt_weight @ sqrt_weight)
-    mean = sqrt_weight @ X / total
-    # two passes (sum_i w_i (x_i - mean)^2 = sum_i (sqrt(w_i) x_i - sqrt(w_i) mean)^2), as
-    # np.std, not E[x^2] - mean^2, which cancels on a column far from 0
-    scale = np.sqrt(np.sum((X - sqrt_weight[:, None] * mean) ** 2, axis=0) / total)
-    size = np.sqrt(np.sum(X * X, axis=0) / total + np.square(offset))
-    return np.where(scale > 1e-12 * size, scale, 1.0)
+def auto_noise_prior(variance):
+    """``noise_prior="auto"``: ``InvGamma(a0, a0 v)`` with ``a0 = AUTO_NOISE_SHAPE`` and ``v``
+    the variance of the response (1 when it is 0), as ``(shape, scale)``."""
+    return AUTO_NOISE_SHAPE, AUTO_NOISE_SHAPE * (variance if variance > 0.0 else 1.0)
 
 
 def response_variance(y):
@@ -239,9 +228,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         variance of the response ``y`` as :meth:`_prepare_data` returns it."""
         fixed = None if self.noise_variance is None else float(self.noise_variance)
         if isinstance(self.noise_prior, str):  # "auto"
-            variance = float(weighted_variance(y, self._sqrt_weight))
-            shape = AUTO_NOISE_SHAPE
-            scale = shape * (variance if variance > 0.0 else 1.0)
+            shape, scale = auto_noise_prior(float(weighted_variance(y, self._sqrt_weight)))
         else:
             shape, scale = np.asarray(self.noise_prior, dtype=float)
         self.noise_prior_ = (float(shape), float(scale))

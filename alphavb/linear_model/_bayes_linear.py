@@ -38,10 +38,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._special import kl_gaussian_diag_prior
 from .._validation import Boolean, FiniteArray, Options, Real, validate_params
+from ..base import column_standard_deviations
 from ._base import (
     AlphaRegressionBase,
     NoiseFactor,
-    column_standard_deviations,
     expected_gaussian_loglik,
     fixed_noise_start,
     noise_block,

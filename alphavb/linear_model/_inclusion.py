@@ -40,7 +40,7 @@ from .._validation import (
     bad_parameter,
     validate_params,
 )
-from ._base import column_standard_deviations
+from ..base import column_standard_deviations
 
 
 @dataclass(frozen=True)

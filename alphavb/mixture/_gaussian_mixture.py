@@ -107,7 +107,7 @@ from .._validation import (
     is_dask_collection,
     validate_params,
 )
-from ..base import CAVIEstimator, StochasticStepsMixin
+from ..base import CAVIEstimator, StochasticStepsMixin, column_standard_deviations
 from ._dask import (
     as_row_blocks,
     check_weight_scale,
@@ -134,11 +134,11 @@ def _in_memory(value):
 
 
 def _unit_columns(X):
-    """``X`` with every column divided by its standard deviation (a constant column kept),
-    where the k-means start runs, so that the start does not depend on the units of the
-    features (scikit-learn's mixtures run k-means on the raw columns)."""
-    scale = np.std(X, axis=0)
-    return X / np.where(scale > 0.0, scale, 1.0)
+    """``X`` with every column divided by its standard deviation (a column constant up to
+    rounding kept: :func:`~alphavb.base.column_standard_deviations`), where the k-means
+    start runs, so that the start does not depend on the units of the features
+    (scikit-learn's mixtures run k-means on the raw columns)."""
+    return X / column_standard_deviations(X)
 
 
 class _MixtureData(NamedTuple):

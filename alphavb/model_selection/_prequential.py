@@ -30,11 +30,8 @@ def linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
 
 
 def _linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
-    from ..linear_model._base import (
-        AUTO_NOISE_SHAPE,
-        column_standard_deviations,
-        response_variance,
-    )
+    from ..base import column_standard_deviations
+    from ..linear_model._base import auto_noise_prior, response_variance
     from ..linear_model._bayes_linear import resolve_prior_precision
     from ..linear_model._kernels import linear_prefix_fixed_points
 
@@ -56,9 +53,7 @@ def _linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
                  else np.ones(d))
         whiten = 1.0 / (np.sqrt(precision) * scale)
         if isinstance(params["noise_prior"], str):  # "auto": InvGamma(a0, a0 Var(y))
-            y_variance = float(np.var(yp))
-            a0 = AUTO_NOISE_SHAPE
-            b0 = a0 * (y_variance if y_variance > 0.0 else 1.0)
+            a0, b0 = auto_noise_prior(float(np.var(yp)))
         else:
             a0, b0 = (float(v) for v in params["noise_prior"])
         Xc = Xc * whiten
