@@ -1,20 +1,15 @@
 """matplotlib figures: the paper's examples, and a fitted model on real data (PIPs, a forest
 of credible intervals, the objective's trace)."""
 
-import numbers
-
 import numpy as np
 
-from ._validation import bad_parameter
+from ._validation import CallableValue, Integer, bad_parameter, check_parameter
 from .base import feature_labels, fitted_model
 
 
 def _check_top(owner, top):
     """``top``: None or an int >= 1 (``top=-1`` showed all but the last row)."""
-    if top is not None and (isinstance(top, bool) or not isinstance(top, numbers.Integral)
-                            or top < 1):
-        raise bad_parameter(owner, "top", "None or an int >= 1", top,
-                            "None shows every row.")
+    check_parameter(owner, "top", top, [None, Integer(1, None)], "None shows every row.")
 
 
 def _check_sort_by(owner, sort_by, n_features):
@@ -279,9 +274,8 @@ def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=
     legend : bool, default=False
     """
     owner = "plot_mixture_density"
-    if not callable(log_density):
-        raise bad_parameter(owner, "log_density", "a callable of an (m, 2) array of points",
-                            log_density, "e.g. a fitted mixture's score_samples.")
+    check_parameter(owner, "log_density", log_density, [CallableValue()],
+                    "e.g. a fitted mixture's score_samples.")
     bounds = np.asarray(limits, dtype=float) if np.ndim(limits) == 1 else np.empty(0)
     if bounds.shape != (4,) or not np.all(np.isfinite(bounds)) \
             or not (bounds[0] < bounds[1] and bounds[2] < bounds[3]):
@@ -294,8 +288,7 @@ def plot_mixture_density(ax, log_density, X, labels, limits, title=None, n_grid=
     if np.shape(labels) != (X.shape[0],):
         raise bad_parameter(owner, "labels", f"one label per row of X ({X.shape[0]})",
                             f"an array of shape {np.shape(labels)}")
-    if isinstance(n_grid, bool) or not isinstance(n_grid, numbers.Integral) or n_grid < 2:
-        raise bad_parameter(owner, "n_grid", "an int >= 2", n_grid)
+    check_parameter(owner, "n_grid", n_grid, [Integer(2, None)])
     limits = bounds
     grid_x = np.linspace(limits[0], limits[1], n_grid)
     grid_y = np.linspace(limits[2], limits[3], n_grid)
@@ -344,8 +337,8 @@ def plot_risk_rate(ax, df, rate, by="alpha", x="n_samples", y="risk", fits=None,
     """
     by = [by] if isinstance(by, str) else list(by)
     _check_columns("plot_risk_rate", df, by=by, x=x, y=y)
-    if not callable(rate):
-        raise bad_parameter("plot_risk_rate", "rate", "a callable rate(n)", rate)
+    check_parameter("plot_risk_rate", "rate", rate, [CallableValue()],
+                    "e.g. rate=lambda n: np.log(n) / n.")
     anchor = None
     for color, key, label, part in _series(df, by):
         stats = part.groupby(x)[y].agg(["mean", "std", "count"])
