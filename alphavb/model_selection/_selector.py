@@ -21,7 +21,7 @@ from .._validation import (
     bad_parameter,
 )
 from ._families import family_of
-from ._prequential import linear_prequential_losses, prefix_schedule, refit_prequential_losses
+from ._prequential import linear_prequential_losses, refit_prequential_losses
 
 METHODS = ("safebayes", "safebayes-ilog", "information", "calibrate", "cv")
 
@@ -224,7 +224,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
     # ------------------------------------------------------------------ criteria
 
     def _safebayes(self, family, X, y, alphas, rng):
-        total, fits = np.zeros(len(alphas)), 0
+        total = np.zeros(len(alphas))
         seed = None if family.exact else rng.randint(2**31 - 1)  # draws of q for R-log
         for permutation in range(self.n_permutations):
             order = np.arange(X.shape[0]) if permutation == 0 else rng.permutation(X.shape[0])
@@ -237,10 +237,6 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                 losses = refit_prequential_losses(self.estimator, Xo, yo, alphas, first,
                                                   self.prefix_growth, self.method, seed,
                                                   self._on_fit)
-                prefixes = len(prefix_schedule(X.shape[0], first, self.prefix_growth)) - 1
-                # a warm-started prefix is also fitted afresh (refit_prequential_losses)
-                warm = "warm_start" in self.estimator.get_params(deep=False)
-                fits += len(alphas) * (2 * prefixes - 1 if warm else prefixes)
             if not np.all(np.isfinite(losses)):
                 raise FloatingPointError("AlphaSelector: a prequential loss is not finite "
                                          "(a prefix fit with no finite noise variance); "
@@ -248,7 +244,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                                          "noise_prior.")
             total += losses.sum(axis=1)
         criterion = total / self.n_permutations
-        return float(alphas[np.argmin(criterion)]), criterion, fits
+        return float(alphas[np.argmin(criterion)]), criterion
 
     def _calibrate(self, family, X, y, alphas, rng):
         """Bisection on log alpha for the alpha whose bootstrap coverage of the full-data
@@ -289,7 +285,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
 
         high, low = float(alphas[0]), None
         if reaches(high):
-            return self._calibrated(high, evaluated, eligible)
+            return self._calibrated(high, evaluated)
         for alpha in (float(a) for a in alphas[1:]):
             if not keeps(alpha):
                 break  # smaller alphas drop the selections too, or the search would
@@ -298,15 +294,14 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                 break
             high = alpha
         if low is None:
-            return self._calibrated(self._highest_coverage(evaluated, eligible), evaluated,
-                                    eligible)
+            return self._calibrated(self._highest_coverage(evaluated, eligible), evaluated)
         for _ in range(self.calibration_steps):  # reaches(low), not reaches(high)
             middle = float(np.sqrt(low * high))
             if reaches(middle):
                 low = middle
             else:
                 high = middle
-        return self._calibrated(low, evaluated, eligible)
+        return self._calibrated(low, evaluated)
 
     def _highest_coverage(self, evaluated, eligible):
         """No alpha reaches the level: the alpha of the highest coverage among those that
@@ -327,13 +322,10 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                       "data better, may be reachable.", UserWarning, stacklevel=3)
         return best
 
-    def _calibrated(self, chosen, evaluated, eligible):
-        """The calibration's result: alpha, the coverage at each alpha evaluated, and the
-        fits: the alpha = 1 fit, the bootstrap fits, the full-data fits that checked
-        selections."""
+    def _calibrated(self, chosen, evaluated):
+        """The calibration's result: alpha and the coverage at each alpha evaluated."""
         self.calibration_alphas_ = np.array(list(evaluated))
-        fits = 1 + len(evaluated) * self.n_bootstrap + len(eligible) - 1
-        return chosen, np.array(list(evaluated.values())), fits
+        return chosen, np.array(list(evaluated.values()))
 
     def _cross_validate(self, family, X, y, alphas, rng):
         from sklearn.base import is_classifier
@@ -350,7 +342,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                                      self._on_fit)
                 score[a] += np.sum(family.log_predictive(model, X[test], _take(y, test), seed))
         score /= X.shape[0]
-        return float(alphas[np.argmax(score)]), score, len(alphas) * len(folds)
+        return float(alphas[np.argmax(score)]), score
 
     # ----------------------------------------------------------------------- API
 
@@ -372,20 +364,28 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             self.__dict__.pop(name, None)
         bar = tqdm(disable=not self.verbose, unit="fit",
                    desc=f"AlphaSelector(method={self.method!r})")
-        self._on_fit = bar.update
+        fits = 0
+
+        def on_fit():  # every fit of the selection reports here: the bar and n_fits_
+            nonlocal fits
+            fits += 1
+            bar.update()
+
+        self._on_fit = on_fit
         try:
             if self.method in ("safebayes", "safebayes-ilog"):
-                alpha, criterion, fits = self._safebayes(family, X, y, alphas, rng)
+                alpha, criterion = self._safebayes(family, X, y, alphas, rng)
             elif self.method == "information":
                 value = family.information(X, y)
                 alpha, criterion = min(1.0, value), np.array([value])
-                alphas, fits = np.array([alpha]), 0 if family.supervised else 1
+                alphas = np.array([alpha])
+                fits += 0 if family.supervised else 1  # the mixture's alpha = 1 start
             elif self.method == "calibrate":
-                alpha, criterion, fits = self._calibrate(family, X, y, alphas, rng)
+                alpha, criterion = self._calibrate(family, X, y, alphas, rng)
                 order = np.argsort(-self.calibration_alphas_, kind="stable")
                 alphas, criterion = self.calibration_alphas_[order], criterion[order]
             else:
-                alpha, criterion, fits = self._cross_validate(family, X, y, alphas, rng)
+                alpha, criterion = self._cross_validate(family, X, y, alphas, rng)
         finally:
             bar.close()
             del self._on_fit
