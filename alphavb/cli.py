@@ -66,11 +66,6 @@ def _target_name(text):
     return text
 
 
-def _parallel_targets():
-    """The targets whose function takes ``n_jobs`` (listed, so that the help imports none)."""
-    return list(PARALLEL_TARGETS)
-
-
 def _check_out(parser, out, label="--out"):
     """``--out`` (or the default folder, ``label``) must be (or become) a writable folder:
     say so in one line otherwise."""
@@ -121,7 +116,7 @@ def main(argv=None, show_rows=False):
                                 "about 4 minutes)")
     reproduce.add_argument("--jobs", type=_integer(1, allow_all_cores=True), default=1,
                            help="parallel worker processes, for the targets that use them ("
-                                f"{', '.join(_parallel_targets())}); the others run in one "
+                                f"{', '.join(PARALLEL_TARGETS)}); the others run in one "
                                 "process and accept it")
     reproduce.add_argument("--epochs", type=_integer(1), default=None,
                            help="training epochs instead of the paper's (aadm-toy, aadm-uci)")
