@@ -285,6 +285,12 @@ class AlphaLinearRegression(AlphaRegressionBase):
         -------
         self
         """
+        self._fit_cavi(self._prepare_fit(X, y, sample_weight))
+        return self
+
+    def _prepare_fit(self, X, y, sample_weight=None):
+        """Validate the parameters and the data; the (centred) data and resolved priors the
+        sweeps read (also what :func:`alphavb.exact.sample_exact` samples from)."""
         self._validate_params()
         X, y, _ = self._prepare_data(X, y, sample_weight=sample_weight)
         fixed_variance, noise_prior = self._noise_parameters(y)
@@ -297,10 +303,9 @@ class AlphaLinearRegression(AlphaRegressionBase):
             gram = (X / self.prior_precision_) @ X.T
         else:
             gram = X.T @ X
-        self._fit_cavi(_LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior,
-                                   self.prior_precision_, self._weight_total,
-                                   self.coef_prior == "conjugate"))
-        return self
+        return _LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior,
+                           self.prior_precision_, self._weight_total,
+                           self.coef_prior == "conjugate")
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:

@@ -1,0 +1,218 @@
+"""The exact alpha-posterior beside a variational fit (``pip install "alphavb[exact]"``).
+
+:func:`sample_exact` draws from ``p_alpha(theta | y) ∝ p(theta) p(y | theta)^alpha``, the
+target that alpha-VB approximates (Yang, Pati & Bhattacharya 2020, eq. 2.6), for the
+estimator's own model, priors and hyper-parameters; :func:`compare_to_exact` puts it beside
+the variational ``q`` parameter by parameter. Samplers:
+
+* :class:`~alphavb.AlphaLinearRegression`: the normal-inverse-gamma closed form (conjugate
+  prior or known noise; independent draws), Gibbs for the independent prior
+  (:mod:`alphavb.exact._linear`);
+* :class:`~alphavb.AlphaSpikeSlabRegression`: collapsed Gibbs over the inclusion indicators
+  with swap moves, a grid of prior settings sampled with its exact weights
+  (:mod:`alphavb.exact._spike_slab`, numba kernel in :mod:`alphavb.exact._kernels`).
+
+The other estimators have no exact sampler here yet; passing one raises a ``ValueError``
+that lists those that do.
+"""
+
+import numpy as np
+
+from .._validation import Integer, Real, bad_parameter, validate_params
+from ._draws import MixingWarning
+
+__all__ = ["MixingWarning", "compare_to_exact", "sample_exact"]
+
+_SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression")
+
+
+def _sampler(estimator):
+    """The sampler of ``estimator``'s model, and the fit parameters it reads."""
+    from ..linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
+    from ._linear import sample_linear
+    from ._spike_slab import sample_spike_slab
+
+    if isinstance(estimator, AlphaSpikeSlabRegression):
+        return sample_spike_slab, ("covariates", "sample_weight")
+    if isinstance(estimator, AlphaLinearRegression):
+        return sample_linear, ("sample_weight",)
+    raise bad_parameter("sample_exact", "estimator", f"one of {', '.join(_SAMPLED)}",
+                        type(estimator).__name__,
+                        fix="No exact sampler of this model is in alphavb.exact yet.")
+
+
+def _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin, random_state):
+    from sklearn.utils import check_random_state
+
+    from ..base import fitted_model
+
+    estimator = fitted_model(estimator)  # a fitted AlphaSelector: its chosen model
+    sampler, accepted = _sampler(estimator)
+    unknown = sorted(set(fit_params) - set(accepted))
+    if unknown:
+        raise bad_parameter("sample_exact", unknown[0], f"one of the fit parameters of "
+                            f"{type(estimator).__name__} ({', '.join(accepted)})",
+                            fit_params[unknown[0]])
+    rng = check_random_state(random_state)
+    exact = sampler(estimator, X, y, n_draws=int(n_draws), n_chains=int(n_chains),
+                    n_tune=int(n_tune), thin=int(thin), rng=rng, **fit_params)
+    return estimator, exact, rng
+
+
+_SAMPLING_PARAMETERS = {"n_draws": [Integer(1, None)], "n_chains": [Integer(1, None)],
+                        "n_tune": [Integer(0, None)], "thin": [Integer(1, None)]}
+
+
+@validate_params(_SAMPLING_PARAMETERS)
+def sample_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1000, thin=1,
+                 random_state=None, **fit_params):
+    """Draws from the exact alpha-posterior of an estimator's model.
+
+    The target is ``p(theta) p(y | theta)^alpha`` with the estimator's prior, its
+    hyper-parameters and its handling of the data (``fit_intercept``, ``standardize``,
+    ``sample_weight``, covariates, a grid of prior inclusion settings), whether or not the
+    estimator is fitted (it is cloned; a fitted ``AlphaSelector`` gives its chosen model).
+
+    Parameters
+    ----------
+    estimator : AlphaLinearRegression or AlphaSpikeSlabRegression
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_draws : int, default=2000
+        Draws kept per chain.
+    n_chains : int, default=4
+        Independent chains from dispersed starts (R-hat needs more than one).
+    n_tune : int, default=1000
+        Sweeps discarded at the start of each Markov chain (unused by the closed forms).
+    thin : int, default=1
+        Keep every ``thin``-th sweep.
+    random_state : int, RandomState or None, default=None
+    **fit_params
+        What the estimator's ``fit`` takes besides ``X`` and ``y`` (``sample_weight``;
+        ``covariates`` for the spike-and-slab model).
+
+    Returns
+    -------
+    arviz.InferenceData
+        ``posterior`` with the variables and dimensions of :func:`alphavb.to_inference_data`
+        (``coef``, ``intercept``, ``noise_variance``, ``inclusion``, ...), ``sample_stats``
+        for the Markov chains (``log_posterior``, ``model_size``), and in the posterior's
+        attributes the sampler, ``max_rhat`` and ``min_ess_bulk``.
+
+    Warns
+    -----
+    MixingWarning
+        When R-hat exceeds 1.01 or the bulk ESS is under 100 per chain for some parameter
+        (Vehtari et al. 2021); the message names it and the remedy.
+    """
+    _, exact, _ = _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin,
+                        random_state)
+    exact.warn_if_not_mixed()
+    return exact.to_inference_data()
+
+
+@validate_params({**_SAMPLING_PARAMETERS, "level": [Real(0.0, 1.0, closed="neither")],
+                  "n_vb_draws": [Integer(100, None)]})
+def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1000, thin=1,
+                     level=0.95, n_vb_draws=4000, random_state=None, **fit_params):
+    """How far the variational posterior is from the exact alpha-posterior, per parameter.
+
+    Fits a clone of ``estimator`` (alpha-VB) and draws from the exact alpha-posterior of
+    the same model (:func:`sample_exact`), then compares them parameter by parameter.
+
+    Parameters
+    ----------
+    estimator, X, y, n_draws, n_chains, n_tune, thin, random_state, **fit_params
+        As for :func:`sample_exact`.
+    level : float in (0, 1), default=0.95
+        Mass of the variational equal-tailed credible intervals.
+    n_vb_draws : int, default=4000
+        Draws from ``q`` for the Wasserstein distance.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per parameter (the rows of the estimator's ``summary_frame``: features,
+        intercept, covariates, ``sigma2``), columns ``vb_mean``, ``exact_mean``,
+        ``exact_mean_se``, ``vb_sd``, ``exact_sd``, ``exact_sd_se``, ``mean_error`` (``(vb
+        - exact) / exact sd``), ``sd_ratio`` (vb / exact), ``vb_pip``, ``exact_pip``,
+        ``exact_pip_se`` (spike-and-slab), ``wasserstein`` (the 1-Wasserstein distance
+        between the two marginals, from ``n_vb_draws`` draws of ``q`` and the exact draws)
+        and its ``wasserstein_se`` (the spread over chains), ``interval_mass`` (the exact
+        probability of the variational interval) and ``interval_mass_se``. Its
+        ``attrs["summary"]`` is one line: the largest PIP error, the median sd ratio and the
+        smallest interval mass; ``attrs`` also holds those three numbers.
+    """
+    import pandas as pd
+    from scipy.stats import wasserstein_distance
+    from sklearn.base import clone
+
+    from ._draws import mcse_mean, mcse_sd
+
+    estimator, exact, rng = _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune,
+                                  thin, random_state)
+    exact.warn_if_not_mixed()
+    vb = clone(estimator).fit(X, y, **fit_params)
+    frame = vb.summary_frame(level)
+    vb_draws = vb.sample_posterior(n_vb_draws, random_state=rng)
+    exact_columns, vb_columns = _parameter_columns(exact.draws, vb_draws, frame.index)
+    rows = {}
+    for name, values, vb_values in zip(frame.index, exact_columns, vb_columns, strict=True):
+        lower, upper = frame.loc[name, "lower"], frame.loc[name, "upper"]
+        inside = ((values >= lower) & (values <= upper)).astype(float)
+        per_chain = [wasserstein_distance(chain, vb_values) for chain in values]
+        mean = float(values.mean())
+        sd = float(values.std())
+        rows[name] = {
+            "vb_mean": float(frame.loc[name, "coef"]), "exact_mean": mean,
+            "exact_mean_se": float(mcse_mean(values[..., None])[0]),
+            "vb_sd": float(frame.loc[name, "sd"]), "exact_sd": sd,
+            "exact_sd_se": float(mcse_sd(values[..., None])[0]),
+            "wasserstein": float(wasserstein_distance(values.ravel(), vb_values)),
+            "wasserstein_se": (float(np.std(per_chain, ddof=1) / np.sqrt(len(per_chain)))
+                               if len(per_chain) > 1 else np.nan),
+            "interval_mass": float(inside.mean()),
+            "interval_mass_se": float(mcse_mean(inside[..., None])[0]),
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out.insert(6, "mean_error", (out["vb_mean"] - out["exact_mean"]) / out["exact_sd"])
+        out.insert(7, "sd_ratio", out["vb_sd"] / out["exact_sd"])
+    if "inclusion" in exact.draws:
+        pip, pip_se = exact.inclusion_probabilities()
+        n_features = pip.shape[0]
+        for column, values in (("vb_pip", vb.inclusion_probabilities_), ("exact_pip", pip),
+                               ("exact_pip_se", pip_se)):
+            out[column] = np.concatenate([values, np.full(len(out) - n_features, np.nan)])
+        largest_pip_error = float(np.max(np.abs(out["vb_pip"] - out["exact_pip"])))
+    else:
+        largest_pip_error = np.nan
+    median_sd_ratio = float(np.nanmedian(out["sd_ratio"].replace([np.inf], np.nan)))
+    smallest_mass = float(out["interval_mass"].min())
+    out.attrs.update({
+        "largest_pip_error": largest_pip_error, "median_sd_ratio": median_sd_ratio,
+        "smallest_interval_mass": smallest_mass,
+        "summary": (f"{type(estimator).__name__} (alpha={float(estimator.alpha):g}) against "
+                    f"its exact alpha-posterior ({exact.method}): largest PIP error "
+                    f"{largest_pip_error:.3f}, median sd ratio {median_sd_ratio:.3f}, "
+                    f"smallest exact mass of a {level:.0%} VB interval {smallest_mass:.3f}"),
+    })
+    return out
+
+
+def _parameter_columns(exact_draws, vb_draws, index):
+    """The (chain, draw) arrays of the exact draws and the flat arrays of q's draws, in the
+    order of the rows of ``summary_frame`` (``index``): features, intercept (with one),
+    covariates, ``sigma2`` (when learned)."""
+    exact = list(np.moveaxis(exact_draws["coef"], 2, 0))
+    vb = list(np.asarray(vb_draws["coef"]).T)
+    if "intercept" in index:
+        exact.append(exact_draws["intercept"])
+        vb.append(np.asarray(vb_draws["intercept"]))
+    if "covariate_coef" in exact_draws:
+        exact.extend(np.moveaxis(exact_draws["covariate_coef"], 2, 0))
+        vb.extend(np.asarray(vb_draws["covariate_coef"]).T)
+    if "sigma2" in index:
+        exact.append(exact_draws["noise_variance"])
+        vb.append(np.asarray(vb_draws["noise_variance"]))
+    return exact, vb

@@ -1,0 +1,159 @@
+"""Exact alpha-posterior of :class:`~alphavb.AlphaSpikeSlabRegression` by collapsed Gibbs.
+
+The model (Yang, Pati & Bhattacharya 2020, Cor. 4.2) with the likelihood raised to ``alpha``:
+``z_j ~ Bernoulli(pi)``, ``beta_j | z_j = 1 ~ N(0, nu sigma2)``, ``sigma2 ~ InvGamma(a0, b0)``
+or known, a flat intercept and flat covariates. The slab coefficients, the intercept, the
+covariates and (when learned) ``sigma2`` are integrated out in closed form; with the rows
+of ``X`` and ``y`` multiplied by ``sqrt(alpha)``, ``A = X_z' X_z + I / nu`` and ``Q = b'
+A^{-1} b``, ``b = X_z' y``::
+
+    p(z | y) ∝ p(z) nu^{-|z|/2} |A|^{-1/2} (b0 + (y'y - Q) / 2)^{-(a0 + (alpha n - k) / 2)},
+
+``k`` the number of flat columns (intercept and covariates: each integrated flat parameter
+takes ``1/2`` off the shape, the exact count, which the variational fit's ``a0 + alpha n /
+2`` does not take for the intercept); with ``sigma2`` known the last factor is ``exp(Q / (2
+sigma2))``. ``pi`` with a Beta prior is integrated out too (``p(z) = B(a + |z|, b + d -
+|z|) / B(a, b)``), and a grid of prior settings ``h`` is a discrete parameter with its exact
+conditional ``p(h | z, y)``, so the draws of ``h`` average the settings with the exact
+marginal-likelihood weights. The sampler (kernel
+:func:`~alphavb.exact._kernels.collapsed_gibbs`) updates each ``z_j`` from its conditional
+and proposes swaps of a variable in the model for one of its ``n_neighbours`` most
+correlated variables outside it (single-site updates stick where two columns are strongly
+correlated, Carbonetto & Stephens 2012, Sec. 3); each kept draw adds ``sigma2 | z`` and
+``beta_z | z, sigma2 ~ N(A^{-1} b, sigma2 A^{-1})`` and the flat parameters given ``beta``.
+"""
+
+import numpy as np
+from sklearn.base import clone
+
+from .._validation import bad_parameter
+from ._draws import ExactDraws
+
+# the largest model (variables in it) the kernel makes room for; a chain that outgrows it
+# stops with an error that says so
+MAX_MODEL_SIZE = 1000
+# columns above which the neighbour search (an O(n d^2) pass) and a sweep get slow
+MAX_FEATURES = 20000
+
+
+def correlated_neighbours(X, n_neighbours, block=512):
+    """The ``n_neighbours`` columns of ``X`` most correlated with each column (by |corr|,
+    itself left out), an int array of shape (d, n_neighbours); -1 pads when d is small."""
+    n_features = X.shape[1]
+    width = min(n_neighbours, n_features - 1)
+    out = np.full((n_features, max(width, 0)), -1, dtype=np.int64)
+    if width <= 0:
+        return out
+    norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+    unit = X / np.where(norms > 0.0, norms, 1.0)
+    for start in range(0, n_features, block):
+        stop = min(start + block, n_features)
+        corr = np.abs(unit[:, start:stop].T @ unit)
+        corr[np.arange(stop - start), np.arange(start, stop)] = -1.0
+        top = np.argpartition(-corr, width - 1, axis=1)[:, :width]
+        order = np.argsort(-np.take_along_axis(corr, top, axis=1), axis=1, kind="stable")
+        out[start:stop] = np.take_along_axis(top, order, axis=1)
+    return out
+
+
+def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
+                      covariates=None, sample_weight=None, n_neighbours=10):
+    """Draws of the exact alpha-posterior of an :class:`AlphaSpikeSlabRegression`'s model
+    (module docstring); an :class:`~alphavb.exact._draws.ExactDraws`."""
+    from ._kernels import collapsed_gibbs
+
+    model = clone(estimator)
+    data = model._prepare_fit(X, y, covariates, sample_weight)
+    n_samples, n_features = data.X.shape
+    if n_features > MAX_FEATURES:
+        raise bad_parameter("sample_exact", "X", f"at most {MAX_FEATURES} candidate variables "
+                            "for the spike-and-slab sampler", f"{n_features} columns")
+    settings, pi_prior, log_prior = model._inclusion_parameters(n_features)
+    alpha = float(model.alpha)
+    root = np.sqrt(alpha)
+    design = np.asfortranarray(root * data.X)
+    response = root * data.y
+    n_flat = int(model.fit_intercept) + model.n_covariates_in_
+    n_observations = n_samples if data.n_observations is None else data.n_observations
+    if data.fixed_variance is None:
+        mode, noise = 1, data.noise_prior[0] + 0.5 * (alpha * n_observations - n_flat)
+        prior_scale = data.noise_prior[1]
+    else:
+        mode, noise, prior_scale = 0, data.fixed_variance, 0.0
+    prior_pi = np.array([np.nan if pi is None else pi for pi, _ in settings])
+    slabs = np.array([sa for _, sa in settings])
+    beta_a, beta_b = pi_prior if pi_prior is not None else (1.0, 1.0)
+    neighbours = correlated_neighbours(data.X, n_neighbours)
+    capacity = min(n_features, MAX_MODEL_SIZE)
+    n_batches = 20 if n_draws * thin >= 20 else 1
+    names = ("inclusion", "setting", "coef", "noise", "log_posterior")
+    chains = {name: [] for name in names}
+    rao_blackwell = np.zeros((n_chains, n_batches, n_features))
+    swaps = np.zeros(n_chains, dtype=np.int64)
+    start_size = min(10.0, 0.5 * n_features)
+    for chain in range(n_chains):
+        # dispersed starts (each variable in with probability 10 / d), for R-hat
+        inclusion = (rng.random_sample(n_features) < start_size / n_features).astype(np.int8)
+        setting = np.array([rng.randint(len(settings))], dtype=np.int64)
+        out = {"inclusion": np.zeros((n_draws, n_features), dtype=np.int8),
+               "setting": np.zeros(n_draws, dtype=np.int64),
+               "coef": np.zeros((n_draws, n_features)), "noise": np.zeros(n_draws),
+               "log_posterior": np.zeros(n_draws)}
+        accepted = np.zeros(1, dtype=np.int64)
+        status = collapsed_gibbs(
+            design, response, 0, inclusion, setting, slabs, log_prior, prior_pi,
+            float(beta_a), float(beta_b), mode, float(noise), float(prior_scale), neighbours,
+            n_draws * thin, n_tune, thin, int(rng.randint(2**31 - 1)), capacity,
+            out["inclusion"], out["setting"], out["coef"], out["noise"],
+            out["log_posterior"], rao_blackwell[chain], accepted)
+        if status != 0:
+            raise ValueError(f"sample_exact: a chain reached {capacity} variables in the "
+                             "model, the most the sampler makes room for; the posterior is "
+                             "not sparse at this prior (lower prior_inclusion).")
+        swaps[chain] = accepted[0]
+        for name in names:
+            chains[name].append(out[name])
+    stacked = {name: np.stack(values) for name, values in chains.items()}
+    coef = stacked["coef"] / model.column_scale_  # back to the original columns
+    noise_draws = stacked["noise"]
+    flat = flat_parameters(model, coef, noise_draws, rng)
+    draws = {"coef": coef, "inclusion": stacked["inclusion"], **flat,
+             "noise_variance": noise_draws}
+    if pi_prior is not None:  # pi | z ~ Beta(a + |z|, b + d - |z|)
+        size = stacked["inclusion"].sum(axis=2)
+        draws["prior_inclusion"] = rng.beta(beta_a + size, beta_b + n_features - size)
+    if len(settings) > 1:
+        draws["setting"] = stacked["setting"]
+    per_batch = n_draws * thin / n_batches
+    return ExactDraws(
+        model, draws, method="collapsed Gibbs with swap moves",
+        stats={"log_posterior": stacked["log_posterior"],
+               "model_size": stacked["inclusion"].sum(axis=2)},
+        rao_blackwell_pip=rao_blackwell / per_batch,
+        info={"n_tune": n_tune, "thin": thin, "n_neighbours": n_neighbours,
+              "swap_acceptances": swaps.tolist()})
+
+
+def flat_parameters(model, coef, noise_variance, rng):
+    """The flat-prior intercept and covariates given each draw of ``beta`` and ``sigma2``:
+    ``gamma ~ N(b_y - B_x beta, (sigma2 / alpha) (Z_c'Z_c)^{-1})``, then the intercept
+    ``N(mean(y) - mean(X)' beta - mean(Z)' gamma, sigma2 / (alpha n))`` (the conditionals of
+    :meth:`AlphaSpikeSlabRegression.sample_posterior`, which are exact)."""
+    shape = noise_variance.shape
+    out = {}
+    if model.fit_intercept:
+        leverage = model._intercept_leverage()
+        intercept = (model._y_offset - coef @ model._X_offset
+                     + np.sqrt(noise_variance * leverage) * rng.standard_normal(shape))
+    else:
+        intercept = np.zeros(shape)
+    if getattr(model, "n_covariates_in_", 0):
+        offset, coef_on_x, coef_on_y, inverse_triangle = model._covariate_solve
+        scale = np.sqrt(noise_variance / model.alpha)[..., None]
+        gamma = (coef_on_y - coef @ coef_on_x.T + scale * (
+            rng.standard_normal((*shape, model.n_covariates_in_)) @ inverse_triangle.T))
+        out["covariate_coef"] = gamma
+        if model.fit_intercept:
+            intercept = intercept - gamma @ offset
+    out["intercept"] = intercept
+    return out
