@@ -8,10 +8,16 @@ import numpy as np
 import pytest
 from scipy.special import gammaln, logsumexp
 
-from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression, InvalidParameterError
+from alphavb import (
+    AlphaLinearRegression,
+    AlphaLogisticRegression,
+    AlphaSpikeSlabClassifier,
+    AlphaSpikeSlabRegression,
+    InvalidParameterError,
+)
 
 pytest.importorskip("arviz")
-from alphavb.exact import MixingWarning, compare_to_exact, sample_exact
+from alphavb.exact import MixingWarning, _draw, compare_to_exact, sample_exact
 from alphavb.exact._spike_slab import sample_spike_slab
 
 
@@ -256,3 +262,66 @@ def test_unmixed_chains_warn_with_the_remedy():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sample_exact(AlphaLinearRegression(), X, y, n_draws=200, random_state=0)
+
+
+def logistic_data(n=60, seed=8):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    X[:, 1] = 0.6 * X[:, 0] + 0.8 * X[:, 1]
+    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-1.2 * X[:, 0]))).astype(int)
+    return X, y
+
+
+def log_tempered_logistic(X, y, coef, alpha):
+    """``alpha sum_i log p(y_i | x_i' coef)`` on a grid of coefficients (last axis)."""
+    t = np.tensordot(coef, X.T, axes=([coef.ndim - 1], [0]))
+    return alpha * np.sum(y * t - np.logaddexp(0.0, t), axis=-1)
+
+
+def test_polya_gamma_logistic_matches_quadrature():
+    pytest.importorskip("polyagamma")
+    X, y = logistic_data()
+    x = X[:, :1]
+    alpha, v = 0.5, 2.0
+    model = AlphaLogisticRegression(alpha=alpha, prior_variance=v, fit_intercept=False,
+                                    standardize=False)
+    idata = sample_exact(model, x, y, n_draws=2000, n_tune=200, random_state=8)
+    grid = np.linspace(-3.0, 5.0, 4001)[:, None]
+    log_p = log_tempered_logistic(x, y, grid, alpha) - 0.5 * grid[:, 0] ** 2 / v
+    p = np.exp(log_p - log_p.max())
+    p /= p.sum()
+    mean = p @ grid[:, 0]
+    sd = np.sqrt(p @ (grid[:, 0] - mean) ** 2)
+    coef = idata.posterior["coef"].values
+    from alphavb.exact._draws import mcse_mean, mcse_sd
+
+    assert abs(coef.mean() - mean) <= 4.0 * mcse_mean(coef)[0]
+    assert abs(coef.std() - sd) <= 4.0 * mcse_sd(coef)[0]
+
+
+def test_polya_gamma_spike_slab_classifier_matches_quadrature():
+    pytest.importorskip("polyagamma")
+    X, y = logistic_data(seed=9)
+    alpha, sa, pi = 0.5, 1.5, 0.3
+    model = AlphaSpikeSlabClassifier(alpha=alpha, slab_variance=sa, prior_inclusion=pi,
+                                     fit_intercept=False, standardize=False)
+    exact = _draw(model, X, y, {}, 2000, 4, 200, 1, 9)[1]
+    pip, se = exact.inclusion_probabilities()
+    # the marginal likelihood of each of the 4 models by quadrature on a grid
+    g = np.linspace(-4.0, 4.0, 321)
+    step = g[1] - g[0]
+    slab = -0.5 * g**2 / sa - 0.5 * np.log(2 * np.pi * sa)
+    log_ml = {(0, 0): log_tempered_logistic(X, y, np.zeros((1, 2)), alpha)[0]}
+    for j in (0, 1):
+        coef = np.zeros((len(g), 2))
+        coef[:, j] = g
+        log_ml[(j == 0, j == 1)] = logsumexp(log_tempered_logistic(X, y, coef, alpha) + slab
+                                             + np.log(step))
+    both = np.stack(np.meshgrid(g, g, indexing="ij"), axis=-1)
+    log_ml[(1, 1)] = logsumexp(log_tempered_logistic(X, y, both, alpha) + slab[:, None]
+                               + slab[None, :] + 2 * np.log(step))
+    models = np.array(list(log_ml), dtype=float)
+    log_post = np.array([log_ml[key] for key in log_ml]) + models.sum(1) * np.log(pi) + (
+        2 - models.sum(1)) * np.log1p(-pi)
+    want = np.exp(log_post - logsumexp(log_post)) @ models
+    assert np.all(np.abs(pip - want) <= 4.0 * se + 2e-3)

@@ -653,6 +653,31 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
 
     def fit(self, X, y):
         """Fit ``q`` over ``(coef, intercept)`` to ``X`` and binary labels ``y``."""
+        design, labels = self._prepare_fit(X, y)
+        n_features = design.shape[1] - bool(self.fit_intercept)
+        prior_variance = float(self.prior_variance)
+        vb = AlphaGaussianVB(
+            _logistic_log_likelihood, n_features + bool(self.fit_intercept), alpha=self.alpha,
+            family=self.family, n_components=self.n_components, prior_variance=prior_variance,
+            optimizer=self.optimizer, n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
+            random_state=self.random_state)
+        fix = "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or prior_variance"
+        vb._blame = (type(self).__name__, fix)
+        self.vb_ = vb.fit(design, labels.astype(float))
+        mean = self._original_scale(self.vb_.weights_ @ self.vb_.mean_)
+        self.coef_ = mean[None, :n_features]
+        self.intercept_ = mean[n_features:] if self.fit_intercept else np.zeros(1)
+        self.n_iter_ = self.vb_.n_iter_
+        self.converged_ = self.vb_.converged_
+        self._predict_draws = self.vb_.sample(self.n_predict_samples,
+                                              random_state=check_random_state(
+                                                  self.random_state).randint(2**31 - 1))
+        return self
+
+    def _prepare_fit(self, X, y):
+        """Validate; set ``classes_`` and the standardization; the design ``q`` is fitted
+        on and the 0/1 labels (also what :func:`alphavb.exact.sample_exact` samples
+        from)."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
@@ -663,14 +688,6 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
                              "it needs 2. For more classes fit one model per class (e.g. "
                              "sklearn.multiclass.OneVsRestClassifier).")
         n_features = X.shape[1]
-        prior_variance = float(self.prior_variance)
-        vb = AlphaGaussianVB(
-            _logistic_log_likelihood, n_features + bool(self.fit_intercept), alpha=self.alpha,
-            family=self.family, n_components=self.n_components, prior_variance=prior_variance,
-            optimizer=self.optimizer, n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
-            random_state=self.random_state)
-        fix = "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or prior_variance"
-        vb._blame = (type(self).__name__, fix)
         if self.standardize:
             from ..base import column_standard_deviations
 
@@ -679,16 +696,7 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
                                                             self.column_offset_)
         else:
             self.column_offset_, self.column_scale_ = np.zeros(n_features), np.ones(n_features)
-        self.vb_ = vb.fit(self._model_design(X), labels.astype(float))
-        mean = self._original_scale(self.vb_.weights_ @ self.vb_.mean_)
-        self.coef_ = mean[None, :n_features]
-        self.intercept_ = mean[n_features:] if self.fit_intercept else np.zeros(1)
-        self.n_iter_ = self.vb_.n_iter_
-        self.converged_ = self.vb_.converged_
-        self._predict_draws = self.vb_.sample(self.n_predict_samples,
-                                              random_state=check_random_state(
-                                                  self.random_state).randint(2**31 - 1))
-        return self
+        return self._model_design(X), labels
 
     def _model_design(self, X):
         """The design ``q`` is fitted on: the standardized columns, then the ones."""

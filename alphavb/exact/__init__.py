@@ -23,19 +23,29 @@ from ._draws import MixingWarning
 
 __all__ = ["MixingWarning", "compare_to_exact", "sample_exact"]
 
-_SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression")
+_SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression", "AlphaSpikeSlabClassifier",
+            "AlphaLogisticRegression")
 
 
 def _sampler(estimator):
     """The sampler of ``estimator``'s model, and the fit parameters it reads."""
-    from ..linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
+    from ..linear_model import (
+        AlphaLinearRegression,
+        AlphaSpikeSlabClassifier,
+        AlphaSpikeSlabRegression,
+    )
     from ._linear import sample_linear
+    from ._polya_gamma import sample_logistic, sample_spike_slab_logistic
     from ._spike_slab import sample_spike_slab
 
     if isinstance(estimator, AlphaSpikeSlabRegression):
         return sample_spike_slab, ("covariates", "sample_weight")
     if isinstance(estimator, AlphaLinearRegression):
         return sample_linear, ("sample_weight",)
+    if isinstance(estimator, AlphaSpikeSlabClassifier):
+        return sample_spike_slab_logistic, ("covariates",)
+    if type(estimator).__name__ == "AlphaLogisticRegression":  # autograd loads only here
+        return sample_logistic, ()
     raise bad_parameter("sample_exact", "estimator", f"one of {', '.join(_SAMPLED)}",
                         type(estimator).__name__,
                         fix="No exact sampler of this model is in alphavb.exact yet.")
@@ -153,8 +163,9 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
                                   thin, random_state)
     exact.warn_if_not_mixed()
     vb = clone(estimator).fit(X, y, **fit_params)
-    frame = vb.summary_frame(level)
     vb_draws = vb.sample_posterior(n_vb_draws, random_state=rng)
+    frame = (vb.summary_frame(level) if hasattr(vb, "summary_frame")
+             else _summary_from_draws(vb, vb_draws, level))
     exact_columns, vb_columns = _parameter_columns(exact.draws, vb_draws, frame.index)
     rows = {}
     for name, values, vb_values in zip(frame.index, exact_columns, vb_columns, strict=True):
@@ -198,6 +209,24 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
                     f"smallest exact mass of a {level:.0%} VB interval {smallest_mass:.3f}"),
     })
     return out
+
+
+def _summary_from_draws(vb, vb_draws, level):
+    """``summary_frame``'s columns from draws of ``q`` (for a model without closed-form
+    marginals, the Gaussian alpha-VB of :class:`AlphaLogisticRegression`)."""
+    import pandas as pd
+
+    from ..base import feature_labels
+
+    columns = {name: values for name, values in zip(
+        feature_labels(vb), np.asarray(vb_draws["coef"]).T, strict=True)}
+    if getattr(vb, "fit_intercept", False):
+        columns["intercept"] = np.asarray(vb_draws["intercept"])
+    tail = 0.5 - 0.5 * level
+    return pd.DataFrame.from_dict(
+        {name: {"coef": values.mean(), "sd": values.std(), "lower": np.quantile(values, tail),
+                "upper": np.quantile(values, 1.0 - tail)} for name, values in columns.items()},
+        orient="index")
 
 
 def _parameter_columns(exact_draws, vb_draws, index):
