@@ -325,3 +325,15 @@ def test_polya_gamma_spike_slab_classifier_matches_quadrature():
         2 - models.sum(1)) * np.log1p(-pi)
     want = np.exp(log_post - logsumexp(log_post)) @ models
     assert np.all(np.abs(pip - want) <= 4.0 * se + 2e-3)
+
+
+def test_wasserstein_equals_scipy_on_empirical_distributions():
+    from scipy.stats import wasserstein_distance
+
+    from alphavb.exact import wasserstein
+
+    rng = np.random.default_rng(10)
+    a = rng.normal(size=(800, 3))
+    b = np.where(rng.random((400, 3)) < 0.3, 0.0, rng.standard_t(3, size=(400, 3)))
+    want = [wasserstein_distance(a[:, j], b[:, j]) for j in range(3)]
+    assert np.allclose(wasserstein(a, b), want, rtol=1e-12, atol=1e-14)
