@@ -17,7 +17,7 @@ NOTE = ("Independent draws from the variational posterior q (alpha-VB); the chai
         "independent sets of draws, so R-hat and ESS describe this sampling, not an MCMC run.")
 
 
-def _dimensions(estimator, draws):
+def draw_dimensions(estimator, draws):
     """Dimension names (and coordinates) of each draw's axes after ``(chain, draw)``."""
     from .mixture import AlphaGaussianMixture
     from .topics import AlphaLDA
@@ -125,7 +125,7 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
         if values.dtype == bool:
             values = values.astype(np.int8)
         posterior[name] = values.reshape(n_chains, n_draws, *values.shape[1:])
-    default_dims, default_coords = _dimensions(estimator, draws)
+    default_dims, default_coords = draw_dimensions(estimator, draws)
     groups = {} if X is None else _data_groups(estimator, draws, X, y, covariates, n_chains,
                                                n_draws, rng)
     data = az.from_dict(posterior=posterior, **groups,

@@ -554,3 +554,28 @@ def test_reproduce_leukemia_quick(tmp_path):
         assert sum(weights) == pytest.approx(1.0, abs=1e-5)  # written to 6 digits
         included = [float(row["expected_included"]) for row in settings if row["alpha"] == alpha]
         assert included == sorted(included)  # a larger prior pi includes more
+
+
+def test_reproduce_vb_vs_exact_quick(tmp_path):
+    pytest.importorskip("polyagamma")
+    from alphavb.datasets import get_data_home
+
+    if not ((get_data_home() / "leukemia" / "X.csv").exists()
+            and (get_data_home() / "susie" / "N3finemapping_X.csv").exists()):
+        pytest.skip("the Leukemia and susie data are not in the data home (set ALPHAVB_DATA)")
+    assert main(["reproduce", "vb-vs-exact", "--quick", "--out", str(tmp_path)]) == 0
+    assert png_description(tmp_path / "vb_vs_exact.png") == "quick run: 2 of the alphas"
+    with open(tmp_path / "vb_vs_exact.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(row["problem"].split(" ")[0], float(row["alpha"])) for row in rows] == [
+        (name, alpha) for name in ("figure-1", "N3finemapping", "Leukemia")
+        for alpha in (0.5, 1.0)]
+    for row in rows:
+        assert 0.0 <= float(row["smallest_interval_mass"]) <= 1.0
+        assert float(row["median_sd_ratio"]) > 0.0
+        if not row["problem"].startswith("Leukemia"):
+            # independent columns and a clear signal: VB's PIPs are the exact ones
+            assert float(row["largest_pip_error"]) < 0.05
+    with open(tmp_path / "vb_vs_exact_parameters.csv", newline="") as handle:
+        parameters = list(csv.DictReader(handle))
+    assert len(parameters) == 2 * ((500 + 2) + (200 + 2) + (3571 + 1))

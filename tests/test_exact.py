@@ -337,3 +337,38 @@ def test_wasserstein_equals_scipy_on_empirical_distributions():
     b = np.where(rng.random((400, 3)) < 0.3, 0.0, rng.standard_t(3, size=(400, 3)))
     want = [wasserstein_distance(a[:, j], b[:, j]) for j in range(3)]
     assert np.allclose(wasserstein(a, b), want, rtol=1e-12, atol=1e-14)
+
+
+def test_polya_gamma_spike_slab_classifier_with_flat_intercept_matches_quadrature():
+    pytest.importorskip("polyagamma")
+    X, y = logistic_data(seed=11)
+    x = X[:, 1:] - 0.6 * X[:, :1]    # the part of the second column the labels do not see
+    alpha, sa, pi = 0.8, 1.0, 0.4
+    model = AlphaSpikeSlabClassifier(alpha=alpha, slab_variance=sa, prior_inclusion=pi,
+                                     standardize=False)
+    exact = _draw(model, x, y, {}, 2000, 4, 200, 1, 11)[1]
+    pip, se = exact.inclusion_probabilities()
+    g = np.linspace(-5.0, 5.0, 401)
+    step = g[1] - g[0]
+    ones = np.ones((len(y), 1))
+    # the flat intercept integrated on the grid in both models (its constant cancels)
+    without = logsumexp(log_tempered_logistic(ones, y, g[:, None], alpha) + np.log(step))
+    both = np.stack(np.meshgrid(g, g, indexing="ij"), axis=-1)
+    with_x = logsumexp(log_tempered_logistic(np.hstack([ones, x]), y, both, alpha)
+                       - 0.5 * g[None, :] ** 2 / sa - 0.5 * np.log(2 * np.pi * sa)
+                       + 2 * np.log(step))
+    log_odds = with_x - without + np.log(pi) - np.log1p(-pi)
+    want = 1.0 / (1.0 + np.exp(-log_odds))
+    assert 0.05 < want < 0.95
+    assert abs(pip[0] - want) <= 4.0 * se[0] + 2e-3
+    # the intercept's draws: its posterior mean by the same quadrature, mixed over models
+    w0 = np.exp(log_tempered_logistic(ones, y, g[:, None], alpha))
+    mean_without = (w0 * g).sum() / w0.sum()
+    w1 = np.exp(log_tempered_logistic(np.hstack([ones, x]), y, both, alpha)
+                - 0.5 * both[..., 1] ** 2 / sa)
+    mean_with = (w1 * both[..., 0]).sum() / w1.sum()
+    intercept = exact.draws["intercept"]
+    from alphavb.exact._draws import mcse_mean
+
+    expected = want * mean_with + (1 - want) * mean_without
+    assert abs(intercept.mean() - expected) <= 4.0 * mcse_mean(intercept[..., None])[0] + 0.01

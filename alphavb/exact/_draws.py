@@ -19,7 +19,10 @@ class MixingWarning(UserWarning):
 
 def _arviz():
     try:
-        import arviz as az
+        with warnings.catch_warnings():  # arviz 0.2x's notice of its 1.0 refactor
+            warnings.filterwarnings("ignore", message="ArviZ is undergoing",
+                                    category=FutureWarning)
+            import arviz as az
     except ImportError as error:
         raise ImportError('alphavb.exact needs ArviZ: pip install "alphavb[exact]"') \
             from error
@@ -27,16 +30,65 @@ def _arviz():
 
 
 def _varying(values):
-    """The entries of a (chain, draw, ...) array that are not constant over all draws (R-hat
-    and ESS are undefined for a constant)."""
+    """The entries of a (chain, draw, ...) array as (chain, draw, entry) floats, and which of
+    them are not constant over all draws (R-hat and ESS are undefined for a constant)."""
     flat = values.reshape(values.shape[0], values.shape[1], -1).astype(float)
     return flat, np.ptp(flat, axis=(0, 1)) > 0.0
 
 
+def _split(flat):
+    """Each chain cut in two halves (split chains), shape (2 chains, draw // 2, entry)."""
+    half = flat.shape[1] // 2
+    return np.concatenate([flat[:, :half], flat[:, flat.shape[1] - half:]], axis=0)
+
+
+def _rank_normal(flat):
+    """Rank-normalised draws: ``Phi^{-1}((rank - 3/8) / (S + 1/4))`` over all draws of each
+    entry (average ranks for ties), Vehtari et al. (2021), eq. 14."""
+    from scipy.stats import norm, rankdata
+
+    shape = flat.shape
+    ranks = rankdata(flat.reshape(-1, shape[2]), axis=0)
+    return norm.ppf((ranks - 0.375) / (ranks.shape[0] + 0.25)).reshape(shape)
+
+
+def _rhat(flat):
+    """Split R-hat of (chain, draw, entry) draws (Gelman et al. 2013, eq. 11.4)."""
+    chains = _split(flat)
+    n = chains.shape[1]
+    within = chains.var(axis=1, ddof=1).mean(axis=0)
+    between = n * chains.mean(axis=1).var(axis=0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt(((n - 1) / n * within + between / n) / within)
+
+
+def effective_sample_size(flat):
+    """ESS of each entry of (chain, draw, entry) draws: the autocorrelations of all chains
+    combined (Vehtari et al. 2021, eq. 10, by FFT) summed in Geyer's (1992) initial monotone
+    sequence of pairs."""
+    n_chains, n_draws, _ = flat.shape
+    centred = flat - flat.mean(axis=1, keepdims=True)
+    size = 1 << (2 * n_draws - 1).bit_length()
+    spectrum = np.fft.rfft(centred, n=size, axis=1)
+    autocov = np.fft.irfft(spectrum * np.conj(spectrum), n=size, axis=1)[:, :n_draws] / n_draws
+    within = autocov[:, 0].mean(axis=0) * n_draws / (n_draws - 1)
+    variance = (n_draws - 1) / n_draws * within
+    if n_chains > 1:
+        variance = variance + flat.mean(axis=1).var(axis=0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = 1.0 - (within - autocov.mean(axis=0)) / variance       # (lag, entry)
+        n_pairs = n_draws // 2
+        pairs = rho[:2 * n_pairs:2] + rho[1:2 * n_pairs:2]
+        positive = np.cumprod(pairs > 0.0, axis=0).astype(bool)
+        pairs = np.minimum.accumulate(np.where(positive, pairs, np.inf), axis=0)
+        tau = -1.0 + 2.0 * np.sum(np.where(positive, pairs, 0.0), axis=0)
+        return n_chains * n_draws / np.maximum(tau, 1.0 / np.log10(n_chains * n_draws))
+
+
 def chain_diagnostics(draws):
-    """Per variable: rank-normalised split R-hat and bulk ESS of every non-constant entry
-    (NaN for a constant one), as a dict name -> (rhat, ess) of arrays of the entry shape."""
-    az = _arviz()
+    """Per variable: rank-normalised split R-hat (the larger of the bulk and the folded
+    draws') and bulk ESS (Vehtari et al. 2021) of every non-constant entry (NaN for a
+    constant one), as a dict name -> (rhat, ess) of arrays of the entry shape."""
     out = {}
     for name, values in draws.items():
         values = np.asarray(values)
@@ -45,23 +97,23 @@ def chain_diagnostics(draws):
         ess = np.full(flat.shape[2], np.nan)
         if varying.any() and values.shape[1] >= 4:
             chosen = flat[:, :, varying]
-            dataset = az.convert_to_dataset({"v": chosen})
-            rhat[varying] = np.asarray(az.rhat(dataset)["v"])
-            ess[varying] = np.asarray(az.ess(dataset, method="bulk")["v"])
+            folded = np.abs(chosen - np.median(chosen, axis=(0, 1)))
+            rhat[varying] = np.fmax(_rhat(_rank_normal(chosen)),
+                                    _rhat(_rank_normal(folded)))
+            ess[varying] = effective_sample_size(_split(_rank_normal(chosen)))
         out[name] = (rhat.reshape(values.shape[2:]), ess.reshape(values.shape[2:]))
     return out
 
 
 def mcse_mean(values):
-    """Monte Carlo standard error of the mean of each entry of a (chain, draw, ...) array
-    (ArviZ's, from the ESS; 0 for a constant entry)."""
-    az = _arviz()
+    """Monte Carlo standard error of the mean of each entry of a (chain, draw, ...) array:
+    ``sd / sqrt(ESS)`` (0 for a constant entry)."""
     values = np.asarray(values, dtype=float)
     flat, varying = _varying(values)
     out = np.zeros(flat.shape[2])
     if varying.any():
-        out[varying] = np.asarray(az.mcse(az.convert_to_dataset({"v": flat[:, :, varying]}),
-                                          method="mean")["v"])
+        chosen = flat[:, :, varying]
+        out[varying] = chosen.std(axis=(0, 1)) / np.sqrt(effective_sample_size(chosen))
     return out.reshape(values.shape[2:])
 
 
@@ -148,12 +200,12 @@ class ExactDraws:
         statistics), and in the posterior's attributes the estimator, ``alpha``, the
         sampler, and the largest R-hat and smallest bulk ESS."""
         az = _arviz()
-        from ..inference_data import _dimensions
+        from ..inference_data import draw_dimensions
 
         posterior = {name: (values.astype(np.int8) if values.dtype == bool else values)
                      for name, values in self.draws.items()}
-        # one chain's draws: the (sample, ...) shape that _dimensions reads
-        dims, coords = _dimensions(self.model, {name: np.asarray(values)[0]
+        # one chain's draws: the (sample, ...) shape that draw_dimensions reads
+        dims, coords = draw_dimensions(self.model, {name: np.asarray(values)[0]
                                                 for name, values in self.draws.items()})
         data = az.from_dict(posterior=posterior, sample_stats=self.stats or None, dims=dims,
                             coords=coords)

@@ -17,6 +17,8 @@ One module per paper, one place for outputs, one registry:
   (``bbalpha-modes``);
 * :mod:`~alphavb.reproduce.varbvs`: varbvs's Leukemia vignette at several alpha
   (``leukemia``);
+* :mod:`~alphavb.reproduce.vb_vs_exact`: alpha-VB against the exact alpha-posterior of
+  :mod:`alphavb.exact` (``vb-vs-exact``);
 * :mod:`~alphavb.reproduce.aadm`: Rodríguez-Santana & Hernández-Lobato (2022), the toy
   problems, the UCI comparison and an ablation (``aadm-*``);
 * ``_output`` writes figures and tables, ``_uci`` fits the UCI benchmarks; fitted rows are
@@ -44,6 +46,7 @@ _TARGET_SOURCES = {
                                           "lda-rate", "logistic-rate")},
     "coverage": ("coverage", "reproduce_coverage"),
     "misspecified": ("misspecified", "reproduce_misspecified"),
+    "vb-vs-exact": ("vb_vs_exact", "reproduce_vb_vs_exact"),
 }
 # the targets whose function takes n_jobs (for the command line's help, which must not
 # import them; tests/test_cli.py checks it against their signatures)
@@ -114,6 +117,8 @@ TARGET_HELP = {
                 "(linear, misspecified linear, spike-and-slab, logistic, mixture means)",
     "misspecified": "choosing alpha: Grunwald & van Ommen's wrong-model regression (risk and "
                     "selected alpha against n) and Wu & Martin's coverage comparison",
+    "vb-vs-exact": "alpha-VB against the exact alpha-posterior at alpha 0.25-1: Figure 1 "
+                   "design, N3finemapping, Leukemia (needs the susie and Leukemia data)",
 }
 
 # the target functions by name, and RATE_STUDIES, on first use
@@ -145,4 +150,5 @@ __all__ = [
     "reproduce_leukemia",
     "reproduce_misspecified",
     "reproduce_rate",
+    "reproduce_vb_vs_exact",
 ]

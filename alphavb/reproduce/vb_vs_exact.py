@@ -1,0 +1,153 @@
+"""How far alpha-VB is from the exact alpha-posterior it approximates, at several alpha.
+
+For each problem and each ``alpha`` the variational fit and the exact sampler of
+:mod:`alphavb.exact` run on the same model, prior and data (:func:`alphavb.exact.
+compare_to_exact`), and the summary keeps the largest PIP error, the median sd ratio
+(variational over exact), the smallest exact mass of a variational 95% interval, and the
+times. Problems: the paper's Figure 1 design (spike-and-slab regression, n = 100, d = 500,
+Yang, Pati & Bhattacharya 2020, Sec. 5.1), susieR's N3finemapping genotypes with its two
+responses (574 x 1,001, real LD; Wang et al. 2020), and varbvs's Leukemia data (logistic
+spike-and-slab, 72 x 3,571, the vignette's slab ``sa = 1`` on the raw columns and its 21
+prior log-odds). Whether tempering brings mean-field VB closer to its own target is the
+question the papers leave open.
+"""
+
+import time
+import warnings
+
+import numpy as np
+
+from ..datasets import load_leukemia, make_sparse_regression
+from ..linear_model import AlphaSpikeSlabClassifier, AlphaSpikeSlabRegression
+from ._output import FEWER_ALPHAS_STAMP, _prepare_output, _save_figure, _write_csv
+
+VB_VS_EXACT_ALPHAS = (0.25, 0.5, 0.8, 1.0)
+VIGNETTE_LOG_ODDS = np.round(np.arange(-3.5, -1.45, 0.1), 10)
+
+
+def load_n3finemapping(data_home=None):
+    """susieR's N3finemapping data exported as CSV (``susie/N3finemapping_X.csv``, 574 x
+    1,001 genotypes; ``_Y.csv``, two responses; ``_true_coef.csv``, their true effects) under
+    the data home; returns ``X``, ``Y`` and the true coefficients."""
+    from pathlib import Path
+
+    from ..datasets import get_data_home
+
+    folder = Path(get_data_home(data_home)) / "susie"
+    try:
+        return tuple(np.loadtxt(folder / f"N3finemapping_{part}.csv", delimiter=",")
+                     for part in ("X", "Y", "true_coef"))
+    except OSError as error:
+        raise OSError(f"susieR's N3finemapping CSV files are not under {folder}: set "
+                      "ALPHAVB_DATA (or data_home) to the folder that holds susie/.") \
+            from error
+
+
+def _problems(quick, data_home, random_state):
+    """(name, estimator at alpha -> model, X, y, sampling settings)."""
+    X, y, _ = make_sparse_regression(random_state=random_state)
+    problems = [("figure-1 (100 x 500)",
+                 lambda alpha: AlphaSpikeSlabRegression(alpha=alpha,
+                                                        random_state=random_state),
+                 X, y, {"n_draws": 500 if quick else 2000, "thin": 1 if quick else 5})]
+    genotypes, responses, _ = load_n3finemapping(data_home)
+    if quick:  # the first 200 variables of the region
+        genotypes = genotypes[:, :200]
+    for k in range(1 if quick else responses.shape[1]):
+        n_rows, n_columns = genotypes.shape
+        problems.append((f"N3finemapping y{k + 1} ({n_rows} x {n_columns})",
+                         lambda alpha: AlphaSpikeSlabRegression(alpha=alpha,
+                                                                random_state=random_state),
+                         genotypes, responses[:, k],
+                         {"n_draws": 300 if quick else 2000, "thin": 1 if quick else 5}))
+    leukemia = load_leukemia(data_home)
+    grid = VIGNETTE_LOG_ODDS[::5] if quick else VIGNETTE_LOG_ODDS
+    problems.append((f"Leukemia ({leukemia.data.shape[0]} x {leukemia.data.shape[1]})",
+                     lambda alpha: AlphaSpikeSlabClassifier(
+                         alpha=alpha, prior_log_odds=grid, slab_variance=1.0,
+                         standardize=False, random_state=random_state),
+                     leukemia.data, leukemia.target,
+                     {"n_draws": 300 if quick else 2000, "thin": 1 if quick else 5}))
+    return problems
+
+
+def reproduce_vb_vs_exact(out_dir="results/vb-vs-exact", random_state=0,
+                          alphas=VB_VS_EXACT_ALPHAS, quick=False, data_home=None):
+    """Variational against exact alpha-posteriors (module docstring), at each ``alpha``.
+
+    Every comparison runs 4 chains (10,000 sweeps each after 1,000 of tuning, every fifth
+    kept: 2,000 draws per chain) and 4,000 draws of ``q``. Writes ``vb_vs_exact.csv`` (one
+    row per problem and alpha), ``vb_vs_exact_parameters.csv`` (every parameter's row of
+    :func:`~alphavb.exact.compare_to_exact`) and ``vb_vs_exact.png`` (the three measures
+    against alpha, a line per problem). ``quick=True``: alpha 0.5 and 1, 300-500 draws per
+    chain without thinning, 200 tuning sweeps, the first response and 200 variables of
+    N3finemapping, every fifth log-odds of Leukemia's grid.
+
+    Returns
+    -------
+    dict with ``"files"`` and ``"rows"``.
+    """
+    from ..exact import MixingWarning, compare_to_exact
+
+    out_dir, plt = _prepare_output(out_dir)
+    alphas = (0.5, 1.0) if quick else tuple(alphas)
+    n_tune = 200 if quick else 1000
+    rows, parameters = [], []
+    for name, make, X, y, sampling in _problems(quick, data_home, random_state):
+        for alpha in alphas:
+            start = time.perf_counter()
+            vb_seconds = _time_fit(make(alpha), X, y)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", MixingWarning)
+                frame = compare_to_exact(make(alpha), X, y, n_tune=n_tune,
+                                         random_state=random_state, **sampling)
+            total = time.perf_counter() - start
+            rows.append({
+                "problem": name, "alpha": alpha,
+                "largest_pip_error": frame.attrs["largest_pip_error"],
+                "median_sd_ratio": frame.attrs["median_sd_ratio"],
+                "smallest_interval_mass": frame.attrs["smallest_interval_mass"],
+                "mean_abs_pip_error": float(np.nanmean(np.abs(frame["vb_pip"]
+                                                               - frame["exact_pip"]))),
+                "largest_pip_error_se": float(frame["exact_pip_se"].max()),
+                "vb_seconds": vb_seconds, "exact_seconds": total - 2 * vb_seconds,
+                "n_draws": sampling["n_draws"] * 4, "thin": sampling["thin"],
+                "mixing_warning": "; ".join(str(w.message) for w in caught
+                                            if issubclass(w.category, MixingWarning)),
+            })
+            parameters.extend({"problem": name, "alpha": alpha, "parameter": index,
+                               **frame.loc[index].to_dict()} for index in frame.index)
+            print(f"{name}, alpha={alpha}: {frame.attrs['summary']}")
+    files = [out_dir / "vb_vs_exact.csv", out_dir / "vb_vs_exact_parameters.csv",
+             out_dir / "vb_vs_exact.png"]
+    _write_csv(files[0], rows)
+    _write_csv(files[1], parameters)
+    _figure(plt, rows, files[2], FEWER_ALPHAS_STAMP if quick else None)
+    return {"files": files, "rows": rows}
+
+
+def _time_fit(model, X, y):
+    start = time.perf_counter()
+    model.fit(X, y)
+    return time.perf_counter() - start
+
+
+def _figure(plt, rows, path, stamp):
+    measures = (("largest_pip_error", "largest |PIP error|"),
+                ("median_sd_ratio", "median sd ratio (VB / exact)"),
+                ("smallest_interval_mass", "smallest exact mass of a 95% VB interval"))
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    for problem in dict.fromkeys(row["problem"] for row in rows):
+        mine = [row for row in rows if row["problem"] == problem]
+        for ax, (key, _) in zip(axes, measures, strict=True):
+            ax.plot([row["alpha"] for row in mine], [row[key] for row in mine], "o-",
+                    label=problem)
+    for ax, (_, label) in zip(axes, measures, strict=True):
+        ax.set_xlabel("alpha")
+        ax.set_title(label, fontsize=10)
+    axes[1].axhline(1.0, color="grey", lw=0.8)
+    axes[2].axhline(0.95, color="grey", lw=0.8)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("alpha-VB against its exact alpha-posterior")
+    _save_figure(plt, fig, path, stamp)
+    plt.close(fig)
