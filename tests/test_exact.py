@@ -415,3 +415,25 @@ def test_covariates_are_integrated_out_exactly():
     assert gamma.shape == (4, 3000, 2)
     assert np.all(np.abs(gamma.mean(axis=(0, 1)) - weights @ np.array(gammas))
                   <= 4.0 * mcse_mean(gamma))
+
+
+def test_too_large_a_model_says_the_size_that_fits(monkeypatch):
+    import alphavb.exact._linear as linear
+    import alphavb.exact._spike_slab as spike_slab
+
+    X, y = correlated_design(n=30, d=4)
+    monkeypatch.setattr(linear, "MAX_FEATURES", 3)
+    monkeypatch.setattr(spike_slab, "MAX_FEATURES", 3)
+    for model in (AlphaLinearRegression(), AlphaSpikeSlabRegression()):
+        with pytest.raises(ValueError, match="at most 3"):
+            sample_exact(model, X, y, n_draws=10)
+
+
+def test_a_fitted_selector_samples_its_chosen_model():
+    from alphavb.model_selection import AlphaSelector
+
+    X, y = correlated_design(n=40, d=4, seed=13)
+    selector = AlphaSelector(AlphaLinearRegression(), alphas=[0.25, 1.0],
+                             method="information").fit(X, y)
+    idata = sample_exact(selector, X, y, n_draws=200, random_state=0)
+    assert idata.posterior.attrs["alpha"] == selector.alpha_
