@@ -1,8 +1,9 @@
 """Speed of the exact spike-and-slab samplers (alphavb.exact) against their floor.
 
 One sweep of the collapsed Gibbs kernel reads every column of X once (the score of each flip
-needs ``X_g' x_j``, with the model's few columns in cache) and does ``O(n k)`` work per
-variable, ``k`` the model size; the Polya-Gamma sweep of the classifier also writes the
+needs ``X_g' x_j``, with the model's few columns in cache) and does ``O(n k + k^2)`` work
+per variable, ``k`` the model size (``2 d (n k + k^2)`` FLOPs a sweep, which the bytes'
+floor ignores and which dominates once ``k`` is in the tens); the Polya-Gamma sweep of the classifier also writes the
 reweighted copy ``sqrt(omega) X`` (read X, write the copy, which the kernel then reads). The
 floor per sweep is those bytes over the machine's copy bandwidth
 (``benchmarks/machine_floor.py``'s ``copy_bandwidth``), and the arithmetic ``2 n k d``
@@ -62,6 +63,10 @@ def main():
                          leukemia["data"], leukemia["target"], 3))
         problems.append(("Leukemia, classifier alpha=0.5", AlphaSpikeSlabClassifier(alpha=0.5),
                          leukemia["data"], leukemia["target"], 3))
+        # varbvs's vignette prior (sa = 1 on the raw columns, 21 log-odds): larger models
+        problems.append(("Leukemia, vignette grid", AlphaSpikeSlabClassifier(
+            alpha=1.0, prior_log_odds=np.round(np.arange(-3.5, -1.45, 0.1), 10),
+            slab_variance=1.0, standardize=False), leukemia["data"], leukemia["target"], 3))
         try:
             X, y = load_n3finemapping()
             problems.append(("N3finemapping y1", AlphaSpikeSlabRegression(alpha=1.0), X, y, 1))
