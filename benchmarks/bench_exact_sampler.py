@@ -26,19 +26,8 @@ from machine_floor import copy_bandwidth
 from threadpoolctl import threadpool_limits
 
 from alphavb import AlphaSpikeSlabClassifier, AlphaSpikeSlabRegression
-from alphavb.datasets import load_leukemia, make_sparse_regression
+from alphavb.datasets import load_leukemia, load_n3finemapping, make_sparse_regression
 from alphavb.exact import _draw
-
-
-def load_n3finemapping():
-    from pathlib import Path
-
-    from alphavb.datasets import get_data_home
-
-    folder = Path(get_data_home()) / "susie"
-    X = np.loadtxt(folder / "N3finemapping_X.csv", delimiter=",")
-    Y = np.loadtxt(folder / "N3finemapping_Y.csv", delimiter=",")
-    return X, Y[:, 0]
 
 
 def time_sampler(estimator, X, y, sweeps):
@@ -68,7 +57,8 @@ def main():
             alpha=1.0, prior_log_odds=np.round(np.arange(-3.5, -1.45, 0.1), 10),
             slab_variance=1.0, standardize=False), leukemia["data"], leukemia["target"], 3))
         try:
-            X, y = load_n3finemapping()
+            n3 = load_n3finemapping()
+            X, y = n3.data, n3.target[:, 0]
             problems.append(("N3finemapping y1", AlphaSpikeSlabRegression(alpha=1.0), X, y, 1))
         except OSError as error:
             print(f"N3finemapping skipped: {error}")

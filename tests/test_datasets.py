@@ -365,3 +365,23 @@ def test_load_ap_keeps_one_document_per_line(tmp_path):
     (tmp_path / "ap" / "ap.dat").write_text("1 0:1\n1 10000000000000000000000:1\n")
     with pytest.raises(ValueError, match=r"line 2: word 10000000000000000000000 .* \[0, 3\)"):
         load_ap(data_home=tmp_path)
+
+
+def test_load_n3finemapping_reads_the_csv_files_and_names_what_is_missing(tmp_path):
+    from alphavb.datasets import get_data_home, load_n3finemapping
+
+    with pytest.raises(FileNotFoundError, match="N3finemapping_X.csv"):
+        load_n3finemapping(tmp_path)
+    folder = tmp_path / "susie"
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    for part, shape in (("X", (574, 1001)), ("Y", (574, 2)), ("true_coef", (1001, 2))):
+        np.savetxt(folder / f"N3finemapping_{part}.csv", rng.normal(size=shape), delimiter=",")
+    data = load_n3finemapping(tmp_path)
+    assert data.data.shape == (574, 1001) and data.target.shape == (574, 2)
+    np.savetxt(folder / "N3finemapping_Y.csv", rng.normal(size=(574, 3)), delimiter=",")
+    with pytest.raises(ValueError, match="not susieR's N3finemapping"):
+        load_n3finemapping(tmp_path)
+    if (get_data_home() / "susie" / "N3finemapping_X.csv").exists():  # the real data
+        real = load_n3finemapping()
+        assert np.count_nonzero(real.true_coef[:, 0]) >= 1

@@ -17,30 +17,12 @@ import warnings
 
 import numpy as np
 
-from ..datasets import load_leukemia, make_sparse_regression
+from ..datasets import load_leukemia, load_n3finemapping, make_sparse_regression
 from ..linear_model import AlphaSpikeSlabClassifier, AlphaSpikeSlabRegression
 from ._output import FEWER_ALPHAS_STAMP, _prepare_output, _save_figure, _write_csv
 
 VB_VS_EXACT_ALPHAS = (0.25, 0.5, 0.8, 1.0)
 VIGNETTE_LOG_ODDS = np.round(np.arange(-3.5, -1.45, 0.1), 10)
-
-
-def load_n3finemapping(data_home=None):
-    """susieR's N3finemapping data exported as CSV (``susie/N3finemapping_X.csv``, 574 x
-    1,001 genotypes; ``_Y.csv``, two responses; ``_true_coef.csv``, their true effects) under
-    the data home; returns ``X``, ``Y`` and the true coefficients."""
-    from pathlib import Path
-
-    from ..datasets import get_data_home
-
-    folder = Path(get_data_home(data_home)) / "susie"
-    try:
-        return tuple(np.loadtxt(folder / f"N3finemapping_{part}.csv", delimiter=",")
-                     for part in ("X", "Y", "true_coef"))
-    except OSError as error:
-        raise OSError(f"susieR's N3finemapping CSV files are not under {folder}: set "
-                      "ALPHAVB_DATA (or data_home) to the folder that holds susie/.") \
-            from error
 
 
 def _problems(quick, data_home, random_state):
@@ -50,7 +32,8 @@ def _problems(quick, data_home, random_state):
                  lambda alpha: AlphaSpikeSlabRegression(alpha=alpha,
                                                         random_state=random_state),
                  X, y, {"n_draws": 500 if quick else 2000, "thin": 1 if quick else 5})]
-    genotypes, responses, _ = load_n3finemapping(data_home)
+    n3 = load_n3finemapping(data_home)
+    genotypes, responses = n3.data, n3.target
     if quick:  # the first 200 variables of the region
         genotypes = genotypes[:, :200]
     for k in range(1 if quick else responses.shape[1]):
