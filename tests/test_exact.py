@@ -437,3 +437,12 @@ def test_a_fitted_selector_samples_its_chosen_model():
                              method="information").fit(X, y)
     idata = sample_exact(selector, X, y, n_draws=200, random_state=0)
     assert idata.posterior.attrs["alpha"] == selector.alpha_
+
+
+def test_missing_polyagamma_names_the_extra(monkeypatch):
+    import sys
+
+    X, y = logistic_data()
+    monkeypatch.setitem(sys.modules, "polyagamma", None)
+    with pytest.raises(ImportError, match=r"alphavb\[exact\]"):
+        sample_exact(AlphaLogisticRegression(), X, y, n_draws=10)

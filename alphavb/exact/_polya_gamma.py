@@ -28,20 +28,27 @@ from ._draws import ExactDraws
 from ._spike_slab import MAX_MODEL_SIZE, correlated_neighbours
 
 
-def _polya_gamma(shape, psi, rng):
+def _polya_gamma_sampler():
+    """``polyagamma.random_polyagamma``, or an ImportError naming the extra (before any
+    work is done)."""
     try:
         from polyagamma import random_polyagamma
     except ImportError as error:
         raise ImportError('sample_exact of a logistic model draws Polya-Gamma variables: '
                           'pip install "alphavb[exact]" (the polyagamma package)') from error
-    return random_polyagamma(shape, psi, random_state=np.random.default_rng(
-        rng.randint(2**31 - 1)))
+    return random_polyagamma
+
+
+def _polya_gamma(draw, shape, psi, rng):
+    """``PG(shape, psi_i)`` draws, seeded from the RandomState ``rng``."""
+    return draw(shape, psi, random_state=np.random.default_rng(rng.randint(2**31 - 1)))
 
 
 def sample_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
     """Gibbs ``omega | theta``, ``theta | omega`` for :class:`AlphaLogisticRegression`."""
     from scipy.linalg import cho_solve, cholesky, solve_triangular
 
+    draw = _polya_gamma_sampler()
     model = clone(estimator)
     design, labels = model._prepare_fit(X, y)
     alpha = float(model.alpha)
@@ -53,7 +60,7 @@ def sample_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
         theta = 0.5 * rng.standard_normal(n_parameters)
         kept = 0
         for sweep in range(n_tune + n_draws * thin):
-            omega = _polya_gamma(alpha, design @ theta, rng)
+            omega = _polya_gamma(draw, alpha, design @ theta, rng)
             precision = (design * omega[:, None]).T @ design
             precision[np.diag_indices_from(precision)] += prior_precision
             chol = cholesky(precision, lower=True)
@@ -77,6 +84,7 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
     :class:`AlphaSpikeSlabClassifier` (module docstring)."""
     from ._kernels import collapsed_gibbs
 
+    draw = _polya_gamma_sampler()
     model = clone(estimator)
     data = model._prepare_fit(X, y, covariates)
     n_samples, n_features = data.X.shape
@@ -122,7 +130,7 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
                 raise ValueError(f"sample_exact: a chain reached {capacity - n_fixed} "
                                  "variables, the most the sampler makes room for; lower "
                                  "prior_inclusion.")
-            omega = _polya_gamma(alpha, columns @ one["coef"][0], rng)
+            omega = _polya_gamma(draw, alpha, columns @ one["coef"][0], rng)
             if sweep >= n_tune:
                 done = sweep - n_tune
                 rao_blackwell[chain, done * n_batches // n_sweeps] += conditional[0]
