@@ -446,3 +446,24 @@ def test_missing_polyagamma_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "polyagamma", None)
     with pytest.raises(ImportError, match=r"alphavb\[exact\]"):
         sample_exact(AlphaLogisticRegression(), X, y, n_draws=10)
+
+
+def test_rhat_and_ess_agree_with_arviz_on_autoregressive_chains():
+    import warnings as _warnings
+
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore", FutureWarning)
+        import arviz as az
+    from alphavb.exact._draws import chain_diagnostics
+
+    rng = np.random.default_rng(14)
+    phi = np.array([0.0, 0.5, 0.9, -0.3])
+    draws = np.zeros((4, 1000, 4))
+    for t in range(1, 1000):
+        draws[:, t] = phi * draws[:, t - 1] + rng.normal(size=(4, 4))
+    draws[1, :, 2] += 0.5  # one chain off: R-hat above 1.01
+    rhat, ess = chain_diagnostics({"v": draws})["v"]
+    dataset = az.convert_to_dataset({"v": draws})
+    assert np.allclose(rhat, az.rhat(dataset)["v"].values, rtol=1e-8)
+    assert np.allclose(ess, az.ess(dataset, method="bulk")["v"].values, rtol=0.02)
+    assert rhat[2] > 1.01 > rhat[0]

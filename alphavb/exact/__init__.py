@@ -10,10 +10,13 @@ the variational ``q`` parameter by parameter. Samplers:
   (:mod:`alphavb.exact._linear`);
 * :class:`~alphavb.AlphaSpikeSlabRegression`: collapsed Gibbs over the inclusion indicators
   with swap moves, a grid of prior settings sampled with its exact weights
-  (:mod:`alphavb.exact._spike_slab`, numba kernel in :mod:`alphavb.exact._kernels`).
+  (:mod:`alphavb.exact._spike_slab`, numba kernel in :mod:`alphavb.exact._kernels`);
+* :class:`~alphavb.AlphaLogisticRegression` and :class:`~alphavb.AlphaSpikeSlabClassifier`:
+  Polya-Gamma Gibbs, ``PG(alpha, psi)`` for the tempered likelihood, with the same collapsed
+  spike-and-slab sweep given the Polya-Gamma weights (:mod:`alphavb.exact._polya_gamma`).
 
-The other estimators have no exact sampler here yet; passing one raises a ``ValueError``
-that lists those that do.
+The Gaussian mixture and LDA have no exact sampler here yet; passing one (or any other
+estimator) raises a ``ValueError`` that lists those that do.
 """
 
 import numpy as np
@@ -21,7 +24,7 @@ import numpy as np
 from .._validation import Integer, Real, bad_parameter, validate_params
 from ._draws import MixingWarning
 
-__all__ = ["MixingWarning", "compare_to_exact", "sample_exact"]
+__all__ = ["MixingWarning", "compare_to_exact", "sample_exact", "wasserstein"]
 
 _SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression", "AlphaSpikeSlabClassifier",
             "AlphaLogisticRegression")

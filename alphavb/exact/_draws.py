@@ -66,7 +66,9 @@ def effective_sample_size(flat):
     """ESS of each entry of (chain, draw, entry) draws: the autocorrelations of all chains
     combined (Vehtari et al. 2021, eq. 10, by FFT) summed in Geyer's (1992) initial monotone
     sequence of pairs."""
-    n_chains, n_draws, _ = flat.shape
+    n_chains, n_draws, n_entries = flat.shape
+    if n_draws < 4:  # no autocorrelation to estimate
+        return np.full(n_entries, np.nan)
     centred = flat - flat.mean(axis=1, keepdims=True)
     size = 1 << (2 * n_draws - 1).bit_length()
     spectrum = np.fft.rfft(centred, n=size, axis=1)
