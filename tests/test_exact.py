@@ -467,3 +467,13 @@ def test_rhat_and_ess_agree_with_arviz_on_autoregressive_chains():
     assert np.allclose(rhat, az.rhat(dataset)["v"].values, rtol=1e-8)
     assert np.allclose(ess, az.ess(dataset, method="bulk")["v"].values, rtol=0.02)
     assert rhat[2] > 1.01 > rhat[0]
+
+
+def test_rao_blackwell_batches_of_unequal_size_still_average():
+    X, y = correlated_design(d=5, seed=15)
+    exact = run_sampler(AlphaSpikeSlabRegression(alpha=0.5, prior_inclusion=0.3), X, y,
+                        n_draws=1013)   # 1,013 sweeps in 20 batches of 50 or 51
+    pip, _ = exact.inclusion_probabilities()
+    want, _, _ = enumerate_spike_slab(X, y, 0.5, [(0.3, 1.0)])
+    assert np.all((pip >= 0.0) & (pip <= 1.0))
+    assert np.allclose(pip, want, atol=0.03)

@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ._draws import ExactDraws
-from ._spike_slab import MAX_MODEL_SIZE, correlated_neighbours
+from ._spike_slab import MAX_MODEL_SIZE, batch_sizes, correlated_neighbours
 
 
 def _polya_gamma_sampler():
@@ -156,6 +156,6 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
         model, draws, method="Polya-Gamma Gibbs with collapsed spike-and-slab sweeps",
         stats={"log_posterior": kept_log_posterior,
                "model_size": kept_inclusion.sum(axis=2)},
-        rao_blackwell_pip=rao_blackwell / (n_sweeps / n_batches),
+        rao_blackwell_pip=rao_blackwell / batch_sizes(n_sweeps, n_batches)[:, None],
         info={"n_tune": n_tune, "thin": thin, "n_neighbours": n_neighbours,
               "swap_acceptances": swaps.tolist()})

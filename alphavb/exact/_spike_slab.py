@@ -124,14 +124,19 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
         draws["prior_inclusion"] = rng.beta(beta_a + size, beta_b + n_features - size)
     if len(settings) > 1:
         draws["setting"] = stacked["setting"]
-    per_batch = n_draws * thin / n_batches
     return ExactDraws(
         model, draws, method="collapsed Gibbs with swap moves",
         stats={"log_posterior": stacked["log_posterior"],
                "model_size": stacked["inclusion"].sum(axis=2)},
-        rao_blackwell_pip=rao_blackwell / per_batch,
+        rao_blackwell_pip=rao_blackwell / batch_sizes(n_draws * thin, n_batches)[:, None],
         info={"n_tune": n_tune, "thin": thin, "n_neighbours": n_neighbours,
               "swap_acceptances": swaps.tolist()})
+
+
+def batch_sizes(n_sweeps, n_batches):
+    """Sweeps in each batch of the Rao-Blackwellised sums (sweep ``t`` goes to batch ``t
+    n_batches // n_sweeps``, as the kernel puts it)."""
+    return np.bincount(np.arange(n_sweeps) * n_batches // n_sweeps, minlength=n_batches)
 
 
 def flat_parameters(model, coef, noise_variance, rng):
