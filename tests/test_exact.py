@@ -477,3 +477,16 @@ def test_rao_blackwell_batches_of_unequal_size_still_average():
     want, _, _ = enumerate_spike_slab(X, y, 0.5, [(0.3, 1.0)])
     assert np.all((pip >= 0.0) & (pip <= 1.0))
     assert np.allclose(pip, want, atol=0.03)
+
+
+@pytest.mark.parametrize("coef_prior", ["conjugate", "independent"])
+def test_linear_weights_equal_repeated_rows(coef_prior):
+    X, y = correlated_design(n=30, d=4, seed=16)
+    weights = np.random.default_rng(16).integers(1, 4, size=30)
+    model = AlphaLinearRegression(alpha=0.5, coef_prior=coef_prior)
+    weighted = sample_exact(model, X, y, sample_weight=weights, n_draws=300, n_tune=50,
+                            random_state=16).posterior
+    repeated = sample_exact(model, np.repeat(X, weights, axis=0), np.repeat(y, weights),
+                            n_draws=300, n_tune=50, random_state=16).posterior
+    for name in ("coef", "intercept", "noise_variance"):  # the same draws from one stream
+        assert np.allclose(weighted[name].values, repeated[name].values, rtol=1e-8)
