@@ -21,13 +21,13 @@ Run: ALPHAVB_DATA=../shared/data python benchmarks/bench_exact_sampler.py [--swe
 import argparse
 import time
 
-import numpy as np
 from machine_floor import copy_bandwidth
 from threadpoolctl import threadpool_limits
 
 from alphavb import AlphaSpikeSlabClassifier, AlphaSpikeSlabRegression
 from alphavb.datasets import load_leukemia, load_n3finemapping, make_sparse_regression
 from alphavb.exact import _draw
+from alphavb.reproduce.varbvs import VIGNETTE_LOG_ODDS
 
 
 def time_sampler(estimator, X, y, sweeps):
@@ -54,7 +54,7 @@ def main():
                          leukemia["data"], leukemia["target"], 3))
         # varbvs's vignette prior (sa = 1 on the raw columns, 21 log-odds): larger models
         problems.append(("Leukemia, vignette grid", AlphaSpikeSlabClassifier(
-            alpha=1.0, prior_log_odds=np.round(np.arange(-3.5, -1.45, 0.1), 10),
+            alpha=1.0, prior_log_odds=VIGNETTE_LOG_ODDS,
             slab_variance=1.0, standardize=False), leukemia["data"], leukemia["target"], 3))
         try:
             n3 = load_n3finemapping()

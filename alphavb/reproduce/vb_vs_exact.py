@@ -20,9 +20,9 @@ import numpy as np
 from ..datasets import load_leukemia, load_n3finemapping, make_sparse_regression
 from ..linear_model import AlphaSpikeSlabClassifier, AlphaSpikeSlabRegression
 from ._output import FEWER_ALPHAS_STAMP, _prepare_output, _save_figure, _write_csv
+from .varbvs import VIGNETTE_LOG_ODDS
 
 VB_VS_EXACT_ALPHAS = (0.25, 0.5, 0.8, 1.0)
-VIGNETTE_LOG_ODDS = np.round(np.arange(-3.5, -1.45, 0.1), 10)
 
 
 def _problems(quick, data_home, random_state):
