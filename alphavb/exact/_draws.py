@@ -3,6 +3,7 @@
 
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -164,7 +165,10 @@ class ExactDraws:
         inclusion = self.draws["inclusion"]
         return inclusion.mean(axis=(0, 1)), mcse_mean(inclusion)
 
+    @cached_property
     def diagnostics(self):
+        """:func:`chain_diagnostics` of the draws (computed once: the warning and the
+        InferenceData's attributes both read it)."""
         return chain_diagnostics(self.draws)
 
     def warn_if_not_mixed(self):
@@ -173,7 +177,7 @@ class ExactDraws:
         if self.iid or self.n_chains < 2:
             return
         worst_rhat, worst_ess = (1.0, ""), (np.inf, "")
-        for name, (rhat, ess) in self.diagnostics().items():
+        for name, (rhat, ess) in self.diagnostics.items():
             if np.isfinite(rhat).any():
                 at = int(np.nanargmax(rhat.ravel()))
                 if rhat.ravel()[at] > worst_rhat[0]:
@@ -212,7 +216,7 @@ class ExactDraws:
         data = az.from_dict(posterior=posterior, sample_stats=self.stats or None, dims=dims,
                             coords=coords)
         rhats, esses = [], []
-        for rhat, ess in self.diagnostics().values():
+        for rhat, ess in self.diagnostics.values():
             rhats.extend(np.ravel(rhat)[np.isfinite(np.ravel(rhat))])
             esses.extend(np.ravel(ess)[np.isfinite(np.ravel(ess))])
         data.posterior.attrs.update({
