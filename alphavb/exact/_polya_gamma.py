@@ -25,7 +25,14 @@ import numpy as np
 from sklearn.base import clone
 
 from ._draws import ExactDraws
-from ._spike_slab import MAX_MODEL_SIZE, batch_sizes, correlated_neighbours
+from ._spike_slab import (
+    MAX_MODEL_SIZE,
+    correlated_neighbours,
+    dispersed_start,
+    grid_arrays,
+    outgrown,
+    spike_slab_result,
+)
 
 
 def _polya_gamma_sampler():
@@ -94,9 +101,7 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
     flat = data.Z
     n_fixed = flat.shape[1]
     columns = np.asfortranarray(np.hstack([flat, data.X]))
-    prior_pi = np.array([np.nan if pi is None else pi for pi, _ in settings])
-    slabs = np.array([sa for _, sa in settings])
-    beta_a, beta_b = pi_prior if pi_prior is not None else (1.0, 1.0)
+    prior_pi, slabs, beta_a, beta_b = grid_arrays(settings, pi_prior)
     neighbours = correlated_neighbours(data.X - data.X.mean(axis=0), n_neighbours)
     capacity = min(n_features, MAX_MODEL_SIZE) + n_fixed
     n_sweeps = n_draws * thin
@@ -112,9 +117,7 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
            "noise": np.zeros(1), "log_posterior": np.zeros(1)}
     conditional = np.zeros((1, n_features))
     for chain in range(n_chains):
-        inclusion = (rng.random_sample(n_features)
-                     < min(10.0, 0.5 * n_features) / n_features).astype(np.int8)
-        setting = np.array([rng.randint(len(settings))], dtype=np.int64)
+        inclusion, setting = dispersed_start(rng, n_features, len(settings))
         omega = np.full(n_samples, 0.25 * alpha)  # PG(alpha, 0)'s mean
         accepted = np.zeros(1, dtype=np.int64)
         for sweep in range(n_tune + n_sweeps):
@@ -122,14 +125,12 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
             conditional[:] = 0.0
             status = collapsed_gibbs(
                 np.asfortranarray(columns * root[:, None]), kappa / root, n_fixed, inclusion,
-                setting, slabs, log_prior, prior_pi, float(beta_a), float(beta_b), 0, 1.0,
+                setting, slabs, log_prior, prior_pi, beta_a, beta_b, 0, 1.0,
                 0.0, neighbours, 1, 0, 1, int(rng.randint(2**31 - 1)), capacity,
                 one["inclusion"], one["setting"], one["coef"], one["noise"],
                 one["log_posterior"], conditional, accepted)
             if status != 0:
-                raise ValueError(f"sample_exact: a chain reached {capacity - n_fixed} "
-                                 "variables, the most the sampler makes room for; lower "
-                                 "prior_inclusion.")
+                raise outgrown(capacity - n_fixed)
             omega = _polya_gamma(draw, alpha, columns @ one["coef"][0], rng)
             if sweep >= n_tune:
                 done = sweep - n_tune
@@ -147,15 +148,10 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
                            else np.zeros((n_chains, n_draws)))}
     if model.n_covariates_in_:
         draws["covariate_coef"] = kept_coef[..., int(model.fit_intercept):n_fixed]
-    if pi_prior is not None:
-        size = kept_inclusion.sum(axis=2)
-        draws["prior_inclusion"] = rng.beta(beta_a + size, beta_b + n_features - size)
-    if len(settings) > 1:
-        draws["setting"] = kept_setting
-    return ExactDraws(
-        model, draws, method="Polya-Gamma Gibbs with collapsed spike-and-slab sweeps",
-        stats={"log_posterior": kept_log_posterior,
-               "model_size": kept_inclusion.sum(axis=2)},
-        rao_blackwell_pip=rao_blackwell / batch_sizes(n_sweeps, n_batches)[:, None],
+    return spike_slab_result(
+        model, draws, inclusion=kept_inclusion, setting=kept_setting,
+        log_posterior=kept_log_posterior, rao_blackwell=rao_blackwell, n_sweeps=n_sweeps,
+        pi_prior=pi_prior, n_settings=len(settings), rng=rng,
+        method="Polya-Gamma Gibbs with collapsed spike-and-slab sweeps",
         info={"n_tune": n_tune, "thin": thin, "n_neighbours": n_neighbours,
               "swap_acceptances": swaps.tolist()})

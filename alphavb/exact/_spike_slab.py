@@ -56,6 +56,52 @@ def correlated_neighbours(X, n_neighbours, block=512):
     return out
 
 
+def grid_arrays(settings, pi_prior):
+    """The kernel's view of the prior grid: each setting's ``pi`` (NaN where ``pi`` has a
+    Beta prior, integrated out), each setting's slab variance, and the Beta prior ``(a, b)``
+    (``(1, 1)``, unused, without one)."""
+    prior_pi = np.array([np.nan if pi is None else pi for pi, _ in settings])
+    slabs = np.array([sa for _, sa in settings])
+    beta_a, beta_b = pi_prior if pi_prior is not None else (1.0, 1.0)
+    return prior_pi, slabs, float(beta_a), float(beta_b)
+
+
+def dispersed_start(rng, n_features, n_settings):
+    """A chain's first state, dispersed for R-hat: each variable in with probability ``10 /
+    d`` (at most 1/2), a setting drawn uniformly."""
+    inclusion = (rng.random_sample(n_features)
+                 < min(10.0, 0.5 * n_features) / n_features).astype(np.int8)
+    return inclusion, np.array([rng.randint(n_settings)], dtype=np.int64)
+
+
+def outgrown(capacity):
+    """The error of a chain that reached ``capacity`` variables (the kernel's -1)."""
+    return ValueError(f"sample_exact: a chain reached {capacity} variables in the model, the "
+                      "most the sampler makes room for; the posterior is not sparse at this "
+                      "prior (lower prior_inclusion).")
+
+
+def spike_slab_result(model, draws, *, inclusion, setting, log_posterior, rao_blackwell,
+                      n_sweeps, pi_prior, n_settings, rng, method, info):
+    """The ``ExactDraws`` of a spike-and-slab sampler: ``draws`` (coefficients, indicators,
+    flat parameters) with ``pi | z ~ Beta(a + |z|, b + d - |z|)`` when ``pi`` is learned
+    and the settings' draws over a grid, the per-draw statistics and the Rao-Blackwellised
+    sums divided by their batches' sizes."""
+    n_features = inclusion.shape[2]
+    size = inclusion.sum(axis=2)
+    if pi_prior is not None:
+        beta_a, beta_b = pi_prior
+        draws["prior_inclusion"] = rng.beta(beta_a + size, beta_b + n_features - size)
+    if n_settings > 1:
+        draws["setting"] = setting
+    n_batches = rao_blackwell.shape[1]
+    return ExactDraws(model, draws, method=method,
+                      stats={"log_posterior": log_posterior, "model_size": size},
+                      rao_blackwell_pip=rao_blackwell
+                      / batch_sizes(n_sweeps, n_batches)[:, None],
+                      info=info)
+
+
 def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
                       covariates=None, sample_weight=None, n_neighbours=10):
     """Draws of the exact alpha-posterior of an :class:`AlphaSpikeSlabRegression`'s model
@@ -80,9 +126,7 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
         prior_scale = data.noise_prior[1]
     else:
         mode, noise, prior_scale = 0, data.fixed_variance, 0.0
-    prior_pi = np.array([np.nan if pi is None else pi for pi, _ in settings])
-    slabs = np.array([sa for _, sa in settings])
-    beta_a, beta_b = pi_prior if pi_prior is not None else (1.0, 1.0)
+    prior_pi, slabs, beta_a, beta_b = grid_arrays(settings, pi_prior)
     neighbours = correlated_neighbours(data.X, n_neighbours)
     capacity = min(n_features, MAX_MODEL_SIZE)
     n_batches = 20 if n_draws * thin >= 20 else 1
@@ -90,26 +134,21 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     chains = {name: [] for name in names}
     rao_blackwell = np.zeros((n_chains, n_batches, n_features))
     swaps = np.zeros(n_chains, dtype=np.int64)
-    start_size = min(10.0, 0.5 * n_features)
     for chain in range(n_chains):
-        # dispersed starts (each variable in with probability 10 / d), for R-hat
-        inclusion = (rng.random_sample(n_features) < start_size / n_features).astype(np.int8)
-        setting = np.array([rng.randint(len(settings))], dtype=np.int64)
+        inclusion, setting = dispersed_start(rng, n_features, len(settings))
         out = {"inclusion": np.zeros((n_draws, n_features), dtype=np.int8),
                "setting": np.zeros(n_draws, dtype=np.int64),
                "coef": np.zeros((n_draws, n_features)), "noise": np.zeros(n_draws),
                "log_posterior": np.zeros(n_draws)}
         accepted = np.zeros(1, dtype=np.int64)
         status = collapsed_gibbs(
-            design, response, 0, inclusion, setting, slabs, log_prior, prior_pi,
-            float(beta_a), float(beta_b), mode, float(noise), float(prior_scale), neighbours,
+            design, response, 0, inclusion, setting, slabs, log_prior, prior_pi, beta_a,
+            beta_b, mode, float(noise), float(prior_scale), neighbours,
             n_draws * thin, n_tune, thin, int(rng.randint(2**31 - 1)), capacity,
             out["inclusion"], out["setting"], out["coef"], out["noise"],
             out["log_posterior"], rao_blackwell[chain], accepted)
         if status != 0:
-            raise ValueError(f"sample_exact: a chain reached {capacity} variables in the "
-                             "model, the most the sampler makes room for; the posterior is "
-                             "not sparse at this prior (lower prior_inclusion).")
+            raise outgrown(capacity)
         swaps[chain] = accepted[0]
         for name in names:
             chains[name].append(out[name])
@@ -119,16 +158,11 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     flat = flat_parameters(model, coef, noise_draws, rng)
     draws = {"coef": coef, "inclusion": stacked["inclusion"], **flat,
              "noise_variance": noise_draws}
-    if pi_prior is not None:  # pi | z ~ Beta(a + |z|, b + d - |z|)
-        size = stacked["inclusion"].sum(axis=2)
-        draws["prior_inclusion"] = rng.beta(beta_a + size, beta_b + n_features - size)
-    if len(settings) > 1:
-        draws["setting"] = stacked["setting"]
-    return ExactDraws(
-        model, draws, method="collapsed Gibbs with swap moves",
-        stats={"log_posterior": stacked["log_posterior"],
-               "model_size": stacked["inclusion"].sum(axis=2)},
-        rao_blackwell_pip=rao_blackwell / batch_sizes(n_draws * thin, n_batches)[:, None],
+    return spike_slab_result(
+        model, draws, inclusion=stacked["inclusion"], setting=stacked["setting"],
+        log_posterior=stacked["log_posterior"], rao_blackwell=rao_blackwell,
+        n_sweeps=n_draws * thin, pi_prior=pi_prior, n_settings=len(settings), rng=rng,
+        method="collapsed Gibbs with swap moves",
         info={"n_tune": n_tune, "thin": thin, "n_neighbours": n_neighbours,
               "swap_acceptances": swaps.tolist()})
 
