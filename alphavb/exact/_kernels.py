@@ -305,10 +305,10 @@ def collapsed_gibbs(X, y, n_fixed, inclusion, setting, slab_variances, log_hyper
                 inclusion[entering] = 1
                 quadratic, log_det, score = q_swap, log_det_swap, score_swap
                 n_swap_accepted[0] += 1
-                for c in range(n_columns):
-                    position[c] = -1
-                for r in range(k):
-                    position[active[r]] = r
+                # the removal moved the last column to p; the entering one is last
+                position[n_fixed + leaving] = -1
+                position[active[p]] = p
+                position[column] = k - 1
             else:
                 inverse[:k, :k] = saved_inverse
                 mean[:k] = saved_mean
