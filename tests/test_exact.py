@@ -18,6 +18,7 @@ from alphavb import (
 
 pytest.importorskip("arviz")
 from alphavb.exact import MixingWarning, _draw, compare_to_exact, sample_exact
+from alphavb.exact._draws import chain_diagnostics, mcse_mean, mcse_sd
 from alphavb.exact._spike_slab import sample_spike_slab
 
 
@@ -95,8 +96,6 @@ def test_spike_slab_sampler_matches_enumeration(noise_variance):
     assert np.all(np.abs(pip - want) <= 4.0 * se + 2e-3)
     sigma = exact.draws["noise_variance"]
     if noise_variance is None:
-        from alphavb.exact._draws import mcse_mean
-
         se_sigma = mcse_mean(sigma[..., None])[0]
         assert abs(sigma.mean() - want_sigma) <= 4.0 * se_sigma
     else:
@@ -192,8 +191,6 @@ def test_independent_prior_gibbs_matches_two_dimensional_quadrature():
     p = np.exp(log_density - log_density.max())
     p /= p.sum()
     coef = idata.posterior["coef"].values[..., 0]
-    from alphavb.exact._draws import mcse_mean
-
     assert abs(coef.mean() - (p * beta).sum()) <= 4.0 * mcse_mean(coef[..., None])[0]
     noise = idata.posterior["noise_variance"].values
     assert abs(noise.mean() - (p * sigma2).sum()) <= 4.0 * mcse_mean(noise[..., None])[0]
@@ -293,8 +290,6 @@ def test_polya_gamma_logistic_matches_quadrature():
     mean = p @ grid[:, 0]
     sd = np.sqrt(p @ (grid[:, 0] - mean) ** 2)
     coef = idata.posterior["coef"].values
-    from alphavb.exact._draws import mcse_mean, mcse_sd
-
     assert abs(coef.mean() - mean) <= 4.0 * mcse_mean(coef)[0]
     assert abs(coef.std() - sd) <= 4.0 * mcse_sd(coef)[0]
 
@@ -368,8 +363,6 @@ def test_polya_gamma_spike_slab_classifier_with_flat_intercept_matches_quadratur
                 - 0.5 * both[..., 1] ** 2 / sa)
     mean_with = (w1 * both[..., 0]).sum() / w1.sum()
     intercept = exact.draws["intercept"]
-    from alphavb.exact._draws import mcse_mean
-
     expected = want * mean_with + (1 - want) * mean_without
     assert abs(intercept.mean() - expected) <= 4.0 * mcse_mean(intercept[..., None])[0] + 0.01
 
@@ -409,8 +402,6 @@ def test_covariates_are_integrated_out_exactly():
     weights = np.exp(log_post - logsumexp(log_post))
     want = weights @ np.array(models, float)
     assert np.all(np.abs(pip - want) <= 4.0 * se + 2e-3)
-    from alphavb.exact._draws import mcse_mean
-
     gamma = exact.draws["covariate_coef"]
     assert gamma.shape == (4, 3000, 2)
     assert np.all(np.abs(gamma.mean(axis=(0, 1)) - weights @ np.array(gammas))
@@ -454,8 +445,6 @@ def test_rhat_and_ess_agree_with_arviz_on_autoregressive_chains():
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore", FutureWarning)
         import arviz as az
-    from alphavb.exact._draws import chain_diagnostics
-
     rng = np.random.default_rng(14)
     phi = np.array([0.0, 0.5, 0.9, -0.3])
     draws = np.zeros((4, 1000, 4))
