@@ -29,7 +29,7 @@ def draw_dimensions(estimator, draws):
         coords = {"component": np.arange(estimator.n_components),
                   "feature": features, "feature_bis": features}
     elif isinstance(estimator, AlphaLDA):
-        dims = {"topic_word": ["topic", "word"]}
+        dims = {"topic_word": ["topic", "word"], "doc_topic": ["document", "topic"]}
         coords = {"topic": np.arange(estimator.n_components),
                   "word": [f"w{v}" for v in range(estimator.n_features_in_)]}
     else:  # regressions and the black-box models: per-feature or per-parameter vectors

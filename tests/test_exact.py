@@ -225,10 +225,10 @@ def test_compare_where_vb_is_not_exact_collinear_spike_slab():
 
 def test_bad_input():
     X, y = correlated_design(n=30, d=4)
-    from alphavb import AlphaGaussianMixture
+    from sklearn.linear_model import LinearRegression
 
-    with pytest.raises(ValueError, match="estimator.*AlphaLinearRegression"):
-        sample_exact(AlphaGaussianMixture(), X)
+    with pytest.raises(ValueError, match="estimator.*AlphaLinearRegression.*AlphaLDA"):
+        sample_exact(LinearRegression(), X, y)
     with pytest.raises(ValueError, match="covariates"):
         sample_exact(AlphaLinearRegression(), X, y, covariates=X[:, :1])
     with pytest.raises(InvalidParameterError, match="n_draws"):

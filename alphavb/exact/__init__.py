@@ -13,10 +13,13 @@ the variational ``q`` parameter by parameter. Samplers:
   (:mod:`alphavb.exact._spike_slab`, numba kernel in :mod:`alphavb.exact._kernels`);
 * :class:`~alphavb.AlphaLogisticRegression` and :class:`~alphavb.AlphaSpikeSlabClassifier`:
   Polya-Gamma Gibbs, ``PG(alpha, psi)`` for the tempered likelihood, with the same collapsed
-  spike-and-slab sweep given the Polya-Gamma weights (:mod:`alphavb.exact._polya_gamma`).
+  spike-and-slab sweep given the Polya-Gamma weights (:mod:`alphavb.exact._polya_gamma`);
+* :class:`~alphavb.AlphaGaussianMixture` and :class:`~alphavb.AlphaLDA`: NUTS in NumPyro on
+  the parameters with the allocations (the tokens' topics) summed out, components matched to
+  the fitted ones (:mod:`alphavb.exact._mixture`, :mod:`alphavb.exact._topics`,
+  :mod:`alphavb.exact._nuts`); small problems.
 
-The Gaussian mixture and LDA have no exact sampler here yet; passing one (or any other
-estimator) raises a ``ValueError`` that lists those that do.
+Any other estimator raises a ``ValueError`` that lists those with a sampler.
 """
 
 import numpy as np
@@ -27,7 +30,7 @@ from ._draws import MixingWarning
 __all__ = ["MixingWarning", "compare_to_exact", "sample_exact", "wasserstein"]
 
 _SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression", "AlphaSpikeSlabClassifier",
-            "AlphaLogisticRegression")
+            "AlphaLogisticRegression", "AlphaGaussianMixture", "AlphaLDA")
 
 
 def _sampler(estimator):
@@ -37,9 +40,13 @@ def _sampler(estimator):
         AlphaSpikeSlabClassifier,
         AlphaSpikeSlabRegression,
     )
+    from ..mixture import AlphaGaussianMixture
+    from ..topics import AlphaLDA
     from ._linear import sample_linear
+    from ._mixture import sample_mixture
     from ._polya_gamma import sample_logistic, sample_spike_slab_logistic
     from ._spike_slab import sample_spike_slab
+    from ._topics import sample_lda
 
     if isinstance(estimator, AlphaSpikeSlabRegression):
         return sample_spike_slab, ("covariates", "sample_weight")
@@ -49,6 +56,10 @@ def _sampler(estimator):
         return sample_spike_slab_logistic, ("covariates",)
     if type(estimator).__name__ == "AlphaLogisticRegression":  # autograd loads only here
         return sample_logistic, ()
+    if isinstance(estimator, AlphaGaussianMixture):
+        return sample_mixture, ("sample_weight",)
+    if isinstance(estimator, AlphaLDA):
+        return sample_lda, ()
     raise bad_parameter("sample_exact", "estimator", f"one of {', '.join(_SAMPLED)}",
                         type(estimator).__name__,
                         fix="No exact sampler of this model is in alphavb.exact yet.")
@@ -88,9 +99,14 @@ def sample_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1000,
 
     Parameters
     ----------
-    estimator : AlphaLinearRegression or AlphaSpikeSlabRegression
+    estimator : alphavb estimator
+        ``AlphaLinearRegression``, ``AlphaSpikeSlabRegression``,
+        ``AlphaSpikeSlabClassifier``, ``AlphaLogisticRegression``, ``AlphaGaussianMixture``
+        or ``AlphaLDA``.
     X : array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
+        (LDA: the document-word counts.)
+    y : array-like of shape (n_samples,), default=None
+        The responses or labels (none for the mixture and LDA).
     n_draws : int, default=2000
         Draws kept per chain.
     n_chains : int, default=4
@@ -102,21 +118,24 @@ def sample_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1000,
     random_state : int, RandomState or None, default=None
     **fit_params
         What the estimator's ``fit`` takes besides ``X`` and ``y`` (``sample_weight``;
-        ``covariates`` for the spike-and-slab model).
+        ``covariates`` for the spike-and-slab models).
 
     Returns
     -------
     arviz.InferenceData
         ``posterior`` with the variables and dimensions of :func:`alphavb.to_inference_data`
-        (``coef``, ``intercept``, ``noise_variance``, ``inclusion``, ...), ``sample_stats``
-        for the Markov chains (``log_posterior``, ``model_size``), and in the posterior's
-        attributes the sampler, ``max_rhat`` and ``min_ess_bulk``.
+        (``coef``, ``intercept``, ``noise_variance``, ``inclusion``, ...; a mixture's
+        ``weights``, ``means``, ``precisions``, ``covariances``; LDA's ``topic_word`` and
+        ``doc_topic``), ``sample_stats`` for the Markov chains (``log_posterior``;
+        ``model_size`` for spike-and-slab, ``diverging`` and ``n_steps`` for NUTS), and in
+        the posterior's attributes the sampler, ``max_rhat`` and ``min_ess_bulk``.
 
     Warns
     -----
     MixingWarning
         When R-hat exceeds 1.01 or the bulk ESS is under 100 per chain for some parameter
-        (Vehtari et al. 2021); the message names it and the remedy.
+        (Vehtari et al. 2021), or NUTS made divergent transitions; the message names it and
+        the remedy.
     """
     _, exact, _ = _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin,
                         random_state)
@@ -131,7 +150,8 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
     """How far the variational posterior is from the exact alpha-posterior, per parameter.
 
     Fits a clone of ``estimator`` (alpha-VB) and draws from the exact alpha-posterior of
-    the same model (:func:`sample_exact`), then compares them parameter by parameter.
+    the same model (:func:`sample_exact`), then compares them parameter by parameter (for
+    a mixture and LDA, the fit whose components the draws were matched to).
 
     Parameters
     ----------
@@ -146,7 +166,9 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
     -------
     pandas.DataFrame
         One row per parameter (the rows of the estimator's ``summary_frame``: features,
-        intercept, covariates, ``sigma2``), columns ``vb_mean``, ``exact_mean``,
+        intercept, covariates, ``sigma2``; a mixture's learned ``weights[k]``, ``means[k, feature]``
+        and ``covariances[k, ...]`` (a full matrix's upper triangle); LDA's
+        ``topic_word[k, w<v>]``), columns ``vb_mean``, ``exact_mean``,
         ``exact_mean_se``, ``vb_sd``, ``exact_sd``, ``exact_sd_se``, ``mean_error`` (``(vb
         - exact) / exact sd``), ``sd_ratio`` (vb / exact), ``vb_pip``, ``exact_pip``,
         ``exact_pip_se`` (spike-and-slab), ``wasserstein`` (the 1-Wasserstein distance
@@ -154,7 +176,8 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
         and its ``wasserstein_se`` (the spread over chains), ``interval_mass`` (the exact
         probability of the variational interval) and ``interval_mass_se``. Its
         ``attrs["summary"]`` is one line: the largest PIP error, the median sd ratio and the
-        smallest interval mass; ``attrs`` also holds those three numbers.
+        smallest interval mass (no PIPs: the largest ``|mean_error|`` instead); ``attrs``
+        holds those numbers.
     """
     import pandas as pd
     from sklearn.base import clone
@@ -164,11 +187,16 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
     estimator, exact, rng = _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune,
                                   thin, random_state)
     exact.warn_if_not_mixed()
-    vb = clone(estimator).fit(X, y, **fit_params)
+    vb = (exact.reference_fit if exact.reference_fit is not None
+          else clone(estimator).fit(X, y, **fit_params))
     vb_draws = vb.sample_posterior(n_vb_draws, random_state=rng)
-    frame = (vb.summary_frame(level) if hasattr(vb, "summary_frame")
-             else _summary_from_draws(vb, vb_draws, level))
-    exact_columns, vb_columns = _parameter_columns(exact.draws, vb_draws, frame.index)
+    if hasattr(vb, "summary_frame"):
+        frame = vb.summary_frame(level)
+        exact_columns, vb_columns = _parameter_columns(exact.draws, vb_draws, frame.index)
+    else:
+        labels, vb_columns = _draw_rows(vb, vb_draws)
+        exact_columns = _draw_rows(vb, exact.draws)[1]
+        frame = _summary_from_columns(labels, vb_columns, level)
     exact_values = np.stack(exact_columns, axis=-1)          # (chain, draw, parameter)
     vb_values = np.stack(vb_columns, axis=-1)                # (draw, parameter)
     lower, upper = frame["lower"].to_numpy(), frame["upper"].to_numpy()
@@ -200,13 +228,17 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
         largest_pip_error = np.nan
     median_sd_ratio = float(np.nanmedian(out["sd_ratio"].replace([np.inf], np.nan)))
     smallest_mass = float(out["interval_mass"].min())
+    largest_mean_error = float(np.nanmax(np.abs(out["mean_error"].replace(
+        [np.inf, -np.inf], np.nan))))
+    first = (f"largest PIP error {largest_pip_error:.3f}" if np.isfinite(largest_pip_error)
+             else f"largest |mean error| {largest_mean_error:.2f} exact sds")
     out.attrs.update({
-        "largest_pip_error": largest_pip_error, "median_sd_ratio": median_sd_ratio,
-        "smallest_interval_mass": smallest_mass,
+        "largest_pip_error": largest_pip_error, "largest_mean_error": largest_mean_error,
+        "median_sd_ratio": median_sd_ratio, "smallest_interval_mass": smallest_mass,
         "summary": (f"{type(estimator).__name__} (alpha={float(estimator.alpha):g}) against "
-                    f"its exact alpha-posterior ({exact.method}): largest PIP error "
-                    f"{largest_pip_error:.3f}, median sd ratio {median_sd_ratio:.3f}, "
-                    f"smallest exact mass of a {level:.0%} VB interval {smallest_mass:.3f}"),
+                    f"its exact alpha-posterior ({exact.method}): {first}, median sd ratio "
+                    f"{median_sd_ratio:.3f}, smallest exact mass of a {level:.0%} VB interval "
+                    f"{smallest_mass:.3f}"),
     })
     return out
 
@@ -226,22 +258,39 @@ def wasserstein(a, b):
     return np.mean(np.abs(quantiles(a) - quantiles(b)), axis=0)
 
 
-def _summary_from_draws(vb, vb_draws, level):
-    """``summary_frame``'s columns from draws of ``q`` (for a model without closed-form
-    marginals, the Gaussian alpha-VB of :class:`AlphaLogisticRegression`)."""
+def _draw_rows(vb, draws):
+    """Row labels and the (..., row) columns of the compared parameters of a model without
+    ``summary_frame``, from draws with any leading axes (q's (draw,), the exact (chain,
+    draw)): a logistic model's coefficients and intercept, a mixture's weights, means and
+    covariances, LDA's topics."""
+    from ..base import feature_labels
+    from ..mixture import AlphaGaussianMixture
+    from ..topics import AlphaLDA
+    from ._mixture import mixture_rows
+    from ._topics import topic_rows
+
+    if isinstance(vb, AlphaGaussianMixture):
+        return mixture_rows(vb, draws)
+    if isinstance(vb, AlphaLDA):
+        return topic_rows(vb, draws)
+    coef = np.asarray(draws["coef"])
+    labels, columns = feature_labels(vb), list(np.moveaxis(coef, -1, 0))
+    if getattr(vb, "fit_intercept", False):
+        labels = [*labels, "intercept"]
+        columns.append(np.asarray(draws["intercept"]))
+    return labels, columns
+
+
+def _summary_from_columns(labels, columns, level):
+    """``summary_frame``'s columns (``coef``, ``sd``, ``lower``, ``upper``) from flat
+    draws of ``q``, one per row label."""
     import pandas as pd
 
-    from ..base import feature_labels
-
-    columns = {name: values for name, values in zip(
-        feature_labels(vb), np.asarray(vb_draws["coef"]).T, strict=True)}
-    if getattr(vb, "fit_intercept", False):
-        columns["intercept"] = np.asarray(vb_draws["intercept"])
+    values = np.stack(columns, axis=-1)
     tail = 0.5 - 0.5 * level
-    return pd.DataFrame.from_dict(
-        {name: {"coef": values.mean(), "sd": values.std(), "lower": np.quantile(values, tail),
-                "upper": np.quantile(values, 1.0 - tail)} for name, values in columns.items()},
-        orient="index")
+    return pd.DataFrame({"coef": values.mean(axis=0), "sd": values.std(axis=0),
+                         "lower": np.quantile(values, tail, axis=0),
+                         "upper": np.quantile(values, 1.0 - tail, axis=0)}, index=labels)
 
 
 def _parameter_columns(exact_draws, vb_draws, index):

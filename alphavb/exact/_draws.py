@@ -138,7 +138,9 @@ class ExactDraws:
     maps the names of its ``sample_posterior`` to arrays of shape (chain, draw, ...);
     ``stats`` holds per-draw sampler statistics of the same leading shape;
     ``rao_blackwell_pip`` (spike-and-slab) the conditional inclusion probabilities averaged
-    over batches of sweeps, shape (chain, batch, feature).
+    over batches of sweeps, shape (chain, batch, feature); ``reference_fit`` (mixtures, LDA)
+    the variational fit whose components the draws' were matched to, which
+    ``compare_to_exact`` then reads instead of fitting again.
     """
 
     model: object
@@ -148,6 +150,7 @@ class ExactDraws:
     rao_blackwell_pip: np.ndarray | None = None
     info: dict = field(default_factory=dict)
     iid: bool = False
+    reference_fit: object | None = None
 
     @property
     def n_chains(self):
@@ -193,12 +196,15 @@ class ExactDraws:
         if worst_ess[0] < ESS_PER_CHAIN * self.n_chains:
             problems.append(f"bulk ESS {worst_ess[0]:.0f} < {ESS_PER_CHAIN} per chain for "
                             f"{worst_ess[1]}")
+        n_divergent = int(np.sum(self.stats.get("diverging", 0)))
+        if n_divergent:  # NUTS: the draws may miss a region of high curvature
+            problems.append(f"{n_divergent} divergent transitions")
         if problems:
             warnings.warn(
                 f"sample_exact ({self.method}): the chains have not mixed: "
                 f"{'; '.join(problems)}. Draw more (n_draws={n_draws} now), thin them "
                 "(thin=), or tune longer (n_tune=) before reading the draws.",
-                MixingWarning, stacklevel=3)
+                MixingWarning, stacklevel=4)
 
     def to_inference_data(self):
         """The draws as ``arviz.InferenceData``: ``posterior`` (the names and dimensions of

@@ -1,0 +1,243 @@
+"""Exact alpha-posterior of :class:`~alphavb.AlphaGaussianMixture`'s model, by NUTS.
+
+The target is the posterior of the parameters with the allocations summed out, the one
+alpha-VB approximates (Yang, Pati & Bhattacharya 2020, eq. 2.6 maximised over ``q(S)`` for
+fixed parameters gives the marginal likelihood)::
+
+    p(pi) prod_k p(mu_k, Lambda_k) prod_i [sum_k pi_k N(x_i | mu_k, Lambda_k^{-1})
+                                           exp(-r tr(Lambda_k) / 2)]^(alpha w_i)
+
+with the estimator's priors (module docstring of :mod:`alphavb.mixture._gaussian_mixture`),
+sample weights ``w_i`` and ``reg_covar = r``; for ``objective="fractional"`` the factor of
+row ``i`` is ``sum_k [pi_k N(...) ...]^alpha`` instead (eq. 2 maximised over ``q(S)``).
+Choices, as the fit makes them:
+
+* ``"dirichlet_process"``: ``pi_k = v_k prod_{j<k} (1 - v_j)`` from ``K`` sticks ``v_k ~
+  Beta(1, w0)``, the rows restricted to the first ``K`` components as the fit's ``q(S)`` is
+  (so ``sum_k pi_k < 1``); the reported ``weights`` are renormalised over the ``K``, as
+  ``weights_`` is;
+* ``"tied"``: the ``"full"`` model, ``K`` precision matrices with the Wishart prior: the
+  tied fit approximates that model with one shared factor (its module docstring);
+* the data-dependent priors ``m0`` and ``Psi0`` are the fit's (``mean_prior_``,
+  ``covariance_prior_``).
+
+The chains start from draws of the fitted ``q``; each draw's components are then matched to
+the fitted components by their means in units of each feature's sd (label switching).
+"""
+
+import numpy as np
+from sklearn.base import clone
+
+from .._special import LOG_2PI
+from .._validation import bad_parameter, is_dask_collection
+from ..base import feature_labels
+from ..mixture._families import family_class
+from ._draws import ExactDraws
+from ._nuts import check_size, match_components, numpyro_modules, relabel, run_nuts
+
+
+def _log_weights(model, n_components):
+    """The weight prior's sample site, and ``log pi`` (inside a NumPyro model)."""
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    if model.fixed_weights_ is not None:
+        return jnp.log(jnp.asarray(model.fixed_weights_))
+    w0 = model.weight_concentration_prior_
+    if model.weight_concentration_prior_type == "dirichlet_distribution":
+        return jnp.log(numpyro.sample("weights", dist.Dirichlet(jnp.full(n_components, w0))))
+    sticks = numpyro.sample("sticks", dist.Beta(jnp.ones(n_components),
+                                                jnp.full(n_components, w0)))
+    rest = jnp.cumsum(jnp.log1p(-sticks))
+    return jnp.log(sticks) + jnp.concatenate((jnp.zeros(1), rest[:-1]))
+
+
+def _component_log_density(model, X):
+    """The sample sites of the components and ``log N(x_i | mu_k, Lambda_k^{-1}) - r
+    tr(Lambda_k) / 2`` of every row under every component, (n, K) (inside a NumPyro model)."""
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    n_components, n_features = model.means_.shape
+    m0, b0, r = model.mean_prior_, model.mean_precision_prior_, model.reg_covar
+    family = family_class(model.covariance_type)
+    if family.known_covariance:
+        means = numpyro.sample("means", dist.Normal(jnp.asarray(m0), 1.0 / np.sqrt(b0))
+                               .expand([n_components, n_features]).to_event(2))
+        precision_chol = np.linalg.cholesky(np.linalg.inv(model.fixed_covariance_))
+        diff = X[:, None, :] - means[None]
+        maha = jnp.sum((diff @ precision_chol) ** 2, axis=-1)
+        log_det = np.linalg.slogdet(model.fixed_covariance_)[1]
+        return -0.5 * (n_features * LOG_2PI + log_det + maha)
+    nu0, psi0 = model.degrees_of_freedom_prior_, model.covariance_prior_
+    if family.wishart:  # full, and tied (module docstring)
+        chol = numpyro.sample("precision_cholesky", dist.WishartCholesky(
+            nu0, scale_matrix=jnp.asarray(np.linalg.inv(psi0))).expand([n_components]))
+        precision = chol @ jnp.swapaxes(chol, -1, -2)
+        means = numpyro.sample("means", dist.MultivariateNormal(
+            jnp.asarray(m0), precision_matrix=b0 * precision))
+        diff = X[:, None, :] - means[None]
+        maha = jnp.sum(jnp.einsum("nkp,kpq->nkq", diff, chol) ** 2, axis=-1)
+        log_det = 2.0 * jnp.sum(jnp.log(jnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+        trace = jnp.sum(chol**2, axis=(-2, -1))
+        return -0.5 * (n_features * LOG_2PI - log_det + maha + r * trace)
+    if family.per_feature:  # diag
+        precision = numpyro.sample("precisions", dist.Gamma(
+            0.5 * nu0, 0.5 * jnp.asarray(psi0)).expand([n_components, n_features]).to_event(2))
+        spread = precision
+    else:  # spherical: lambda_k ~ Gamma(p nu0 / 2, rate p psi0 / 2)
+        precision = numpyro.sample("precisions", dist.Gamma(
+            0.5 * n_features * nu0, 0.5 * n_features * psi0).expand([n_components])
+            .to_event(1))
+        spread = precision[:, None] * jnp.ones(n_features)
+    means = numpyro.sample("means", dist.Normal(jnp.asarray(m0), 1.0 / jnp.sqrt(b0 * spread))
+                           .to_event(2))
+    diff = X[:, None, :] - means[None]
+    return -0.5 * (n_features * LOG_2PI - jnp.sum(jnp.log(spread), axis=-1)
+                   + jnp.sum(spread * diff**2, axis=-1) + r * jnp.sum(spread, axis=-1))
+
+
+def _mixture_model(model):
+    """The NumPyro model of the tempered mixture (module docstring) with ``model``'s priors."""
+    import jax.numpy as jnp
+    import numpyro
+    from jax.scipy.special import logsumexp
+
+    alpha = float(model.alpha)
+    fractional = model.objective == "fractional"
+
+    def mixture(X, weight):
+        joint = _log_weights(model, model.n_components) + _component_log_density(model, X)
+        per_row = (logsumexp(alpha * joint, axis=1) if fractional
+                   else alpha * logsumexp(joint, axis=1))
+        numpyro.factor("tempered_likelihood", jnp.sum(weight * per_row))
+
+    return mixture
+
+
+def _starts(model, n_chains, rng):
+    """One draw of the fitted ``q`` per chain, as the NumPyro sites' (constrained) values."""
+    draws = model.sample_posterior(n_chains, random_state=rng)
+    family = family_class(model.covariance_type)
+    starts = [{"means": draws["means"][c]} for c in range(n_chains)]
+    for c, start in enumerate(starts):
+        if not family.known_covariance:
+            precisions = draws["precisions"][c]
+            if family.wishart:
+                start["precision_cholesky"] = np.linalg.cholesky(precisions)
+            else:
+                start["precisions"] = precisions
+        if model.fixed_weights_ is not None:
+            continue
+        if model.weight_concentration_prior_type == "dirichlet_distribution":
+            start["weights"] = np.clip(draws["weights"][c], 1e-12, None)
+        else:
+            start["sticks"] = np.clip(rng.beta(*model.weight_concentration_), 1e-12,
+                                      1.0 - 1e-12)
+    return starts
+
+
+def _n_parameters(estimator, n_features):
+    """The free parameters of the mixture on ``n_features`` features."""
+    family = family_class(estimator.covariance_type)
+    if family.known_covariance:
+        per_component = n_features
+    elif family.wishart:
+        per_component = n_features + n_features * (n_features + 1) // 2
+    else:
+        per_component = n_features + (n_features if family.per_feature else 1)
+    n_weights = 0 if estimator.fixed_weights is not None else estimator.n_components
+    return estimator.n_components * per_component + n_weights
+
+
+def _parameters(model, samples):
+    """The draws under ``sample_posterior``'s names and shapes, (chain, draw, ...)."""
+    means = samples["means"]
+    shape = means.shape[:3]
+    if model.fixed_weights_ is not None:
+        weights = np.broadcast_to(model.fixed_weights_, shape).copy()
+    elif "weights" in samples:
+        weights = samples["weights"]
+    else:
+        sticks = samples["sticks"]
+        rest = np.cumprod(1.0 - sticks, axis=-1)
+        weights = sticks * np.concatenate((np.ones(shape[:2] + (1,)), rest[..., :-1]), axis=-1)
+        weights = weights / weights.sum(axis=-1, keepdims=True)
+    if "precision_cholesky" in samples:
+        chol = samples["precision_cholesky"]
+        precisions = chol @ np.swapaxes(chol, -1, -2)
+        covariances = np.linalg.inv(precisions)
+    elif "precisions" in samples:
+        precisions = samples["precisions"]
+        covariances = 1.0 / precisions
+    else:  # fixed
+        covariances = np.broadcast_to(model.fixed_covariance_,
+                                      shape + model.fixed_covariance_.shape).copy()
+        precisions = np.linalg.inv(covariances)
+    return {"weights": weights, "means": means, "precisions": precisions,
+            "covariances": covariances}
+
+
+def sample_mixture(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
+                   sample_weight=None):
+    """NUTS draws of the mixture's exact alpha-posterior (module docstring); an
+    ``ExactDraws`` whose ``reference_fit`` is the fit its components were matched to."""
+    numpyro_modules()
+    if is_dask_collection(X):
+        raise bad_parameter("sample_exact", "X", "an in-memory array for the mixture's exact "
+                            "sampler", type(X).__name__, fix="Compute the dask array first "
+                            "(NUTS here is for small problems).")
+    check_size("mixture", _n_parameters(estimator, np.shape(X)[1] if np.ndim(X) == 2 else 0),
+               "Use fewer components or features.")
+    model = clone(estimator).fit(X, sample_weight=sample_weight)
+    data = model._validate_input(X, sample_weight, reset=False)
+    samples, stats = run_nuts(_mixture_model(model), _starts(model, n_chains, rng),
+                              n_draws=n_draws, n_tune=n_tune, thin=thin, rng=rng,
+                              X=data.X, weight=data.weight)
+    draws = _parameters(model, samples)
+    scale = data.X.std(axis=0)
+    scale = np.where(scale > 0.0, scale, 1.0)
+    order = match_components(draws["means"] / scale, model.means_ / scale)
+    draws = {name: relabel(values, order) for name, values in draws.items()}
+    return ExactDraws(
+        model, draws, method="NUTS (NumPyro), allocations summed out, components matched "
+        "to the fit", stats=stats, reference_fit=model,
+        info={"n_tune": n_tune, "thin": thin,
+              "n_divergent": int(stats["diverging"].sum()),
+              "n_relabelled": int(np.sum(np.any(order != np.arange(order.shape[-1]),
+                                                axis=-1)))})
+
+
+def mixture_rows(model, draws):
+    """Row labels and flat (..., row) values of the mixture's compared parameters: the
+    learned weights, the means and the learned covariances (a full matrix's upper
+    triangle)."""
+    features = feature_labels(model)
+    labels, columns = [], []
+    if model.fixed_weights_ is None and model.n_components > 1:  # else not a parameter
+        for k in range(model.n_components):
+            labels.append(f"weights[{k}]")
+            columns.append(draws["weights"][..., k])
+    for k in range(model.n_components):
+        for j, feature in enumerate(features):
+            labels.append(f"means[{k}, {feature}]")
+            columns.append(draws["means"][..., k, j])
+    if family_class(model.covariance_type).known_covariance:
+        return labels, columns
+    covariances = np.asarray(draws["covariances"])
+    n_axes = covariances.ndim - np.asarray(draws["means"]).ndim + 1  # 2: matrices, 1, 0
+    for k in range(model.n_components):
+        if n_axes == 2:
+            for i, j in zip(*np.triu_indices(len(features)), strict=True):
+                labels.append(f"covariances[{k}, {features[i]}, {features[j]}]")
+                columns.append(covariances[..., k, i, j])
+        elif n_axes == 1:
+            for j, feature in enumerate(features):
+                labels.append(f"covariances[{k}, {feature}]")
+                columns.append(covariances[..., k, j])
+        else:
+            labels.append(f"covariances[{k}]")
+            columns.append(covariances[..., k])
+    return labels, columns

@@ -1,0 +1,111 @@
+"""NUTS chains in NumPyro for the models whose exact alpha-posterior has no conjugate
+sweep (the Gaussian mixture and LDA), and the matching of their components to the
+variational ones (label switching).
+
+The models sum the latent allocations out and put the likelihood, raised to ``alpha``, in
+one ``numpyro.factor`` site (the same as ``numpyro.handlers.scale(scale=alpha)`` on it).
+The chains run in 64-bit precision inside ``jax.enable_x64`` (the caller's JAX setting is
+left as it was), one after another, each from its own draw of the variational posterior.
+"""
+
+import numpy as np
+
+from .._validation import bad_parameter
+
+# NUTS here is for small problems: the largest number of free parameters it takes
+MAX_PARAMETERS = 5000
+# the step size is adapted to this acceptance rate (numpyro's default 0.8 leaves
+# divergences in the funnels of the mixtures' precisions)
+TARGET_ACCEPT = 0.9
+
+
+def numpyro_modules():
+    """``(jax, numpyro)``, or an ImportError naming the extra (before any work is done)."""
+    try:
+        import jax
+        import numpyro
+    except ImportError as error:
+        raise ImportError('sample_exact of a Gaussian mixture or LDA runs NUTS in NumPyro: '
+                          'pip install "alphavb[exact]" (numpyro and jax)') from error
+    return jax, numpyro
+
+
+def check_size(owner, n_parameters, remedy):
+    """A ValueError when the model has more free parameters than NUTS takes here."""
+    if n_parameters > MAX_PARAMETERS:
+        raise bad_parameter("sample_exact", "X", f"data whose {owner} has at most "
+                            f"{MAX_PARAMETERS} free parameters", f"{n_parameters} of them",
+                            fix=remedy)
+
+
+def run_nuts(model, initial_values, *, n_draws, n_tune, thin, rng, **data):
+    """NUTS chains of the NumPyro ``model(**data)``, chain ``c`` started at the constrained
+    site values ``initial_values[c]``.
+
+    Returns
+    -------
+    samples : dict of str to ndarray
+        Each sample site's draws, shape (chain, draw, ...).
+    stats : dict of str to ndarray
+        ``log_posterior`` (minus NUTS's potential energy: the log density of the
+        unconstrained parameters, up to a constant), ``diverging`` and ``n_steps``
+        (leapfrog steps), shape (chain, draw).
+    """
+    jax, _ = numpyro_modules()
+    from numpyro.infer import MCMC, NUTS
+    from numpyro.infer.util import unconstrain_fn
+
+    with jax.enable_x64(True):
+        data = {name: jax.numpy.asarray(value) for name, value in data.items()}
+        starts = [unconstrain_fn(model, (), data, {name: jax.numpy.asarray(value)
+                                                   for name, value in values.items()})
+                  for values in initial_values]
+        init = jax.tree_util.tree_map(lambda *chains: jax.numpy.stack(chains), *starts)
+        mcmc = MCMC(NUTS(model, target_accept_prob=TARGET_ACCEPT), num_warmup=n_tune,
+                    num_samples=n_draws * thin, thinning=thin, num_chains=len(initial_values),
+                    chain_method="sequential", progress_bar=False)
+        mcmc.run(jax.random.PRNGKey(rng.randint(2**31 - 1)), init_params=init,
+                 extra_fields=("potential_energy", "diverging", "num_steps"), **data)
+        samples = {name: np.asarray(value)
+                   for name, value in mcmc.get_samples(group_by_chain=True).items()}
+        fields = {name: np.asarray(value)
+                  for name, value in mcmc.get_extra_fields(group_by_chain=True).items()}
+    stats = {"log_posterior": -fields["potential_energy"], "diverging": fields["diverging"],
+             "n_steps": fields["num_steps"]}
+    return samples, stats
+
+
+def match_components(signatures, reference):
+    """The relabelling of every draw's components that best matches the variational ones.
+
+    Parameters
+    ----------
+    signatures : ndarray of shape (chain, draw, K, m)
+        What identifies a component in a draw (a mixture's means, a topic's word
+        distribution), on a common scale.
+    reference : ndarray of shape (K, m)
+        The same for the variational components.
+
+    Returns
+    -------
+    ndarray of shape (chain, draw, K)
+        ``order[c, s, j]``: the component of draw ``(c, s)`` matched to variational
+        component ``j`` (the assignment of least total squared distance, Stephens 2000's
+        relabelling against a fixed reference).
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    n_chains, n_draws, n_components = signatures.shape[:3]
+    flat = signatures.reshape(-1, n_components, signatures.shape[3])
+    cost = np.sum((flat[:, :, None, :] - reference[None, None, :, :]) ** 2, axis=-1)
+    order = np.empty((flat.shape[0], n_components), dtype=np.intp)
+    for draw, matrix in enumerate(cost):
+        rows, columns = linear_sum_assignment(matrix)
+        order[draw, columns] = rows
+    return order.reshape(n_chains, n_draws, n_components)
+
+
+def relabel(values, order):
+    """``values`` (chain, draw, K, ...) with its components in the order ``order``."""
+    index = order.reshape(order.shape + (1,) * (values.ndim - 3))
+    return np.take_along_axis(values, index, axis=2)
