@@ -568,14 +568,22 @@ def test_reproduce_vb_vs_exact_quick(tmp_path):
     with open(tmp_path / "vb_vs_exact.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [(row["problem"].split(" ")[0], float(row["alpha"])) for row in rows] == [
-        (name, alpha) for name in ("figure-1", "N3finemapping", "Leukemia")
+        (name, alpha) for name in ("figure-1", "N3finemapping", "Leukemia", "Figure-2",
+                                   "LDA,")
         for alpha in (0.5, 1.0)]
     for row in rows:
         assert 0.0 <= float(row["smallest_interval_mass"]) <= 1.0
         assert float(row["median_sd_ratio"]) > 0.0
-        if not row["problem"].startswith("Leukemia"):
+        if row["problem"].split(" ")[0] in ("figure-1", "N3finemapping"):
             # independent columns and a clear signal: VB's PIPs are the exact ones
             assert float(row["largest_pip_error"]) < 0.05
+        if row["problem"].startswith("Figure-2"):
+            # well-separated clusters, known weights and covariance: VB is near exact
+            assert float(row["largest_mean_error"]) < 0.5
+            assert float(row["smallest_interval_mass"]) > 0.85
     with open(tmp_path / "vb_vs_exact_parameters.csv", newline="") as handle:
         parameters = list(csv.DictReader(handle))
-    assert len(parameters) == 2 * ((500 + 2) + (200 + 2) + (3571 + 1))
+    lda_rows = [row for row in parameters if row["problem"].startswith("LDA")]
+    n_words = int(rows[-1]["problem"].split("x ")[1].split(",")[0])
+    assert len(lda_rows) == 2 * 3 * n_words
+    assert len(parameters) == 2 * ((500 + 2) + (200 + 2) + (3571 + 1) + 6) + len(lda_rows)
