@@ -12,8 +12,9 @@ FLOPs over one core's scalar rate is beside it. Problems: varbvs's Leukemia (log
 N3finemapping genotypes (574 x 1,001, the first response) and the paper's Figure 1 design
 (n = 100, d = 500).
 
-No public sampler of this model runs here side by side: neither BoomSpikeSlab nor BGLR is in
-Debian's packages (``apt-cache policy r-cran-boomspikeslab r-cran-bglr``: none).
+The side-by-side run with a public sampler of the same model (BGLR's BayesC, built from its
+source: neither it nor BoomSpikeSlab is in Debian's packages) is
+``benchmarks/bench_exact_vs_bglr.py``.
 
 Run: ALPHAVB_DATA=../shared/data python benchmarks/bench_exact_sampler.py [--sweeps S]
 """
