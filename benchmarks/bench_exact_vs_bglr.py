@@ -121,9 +121,15 @@ def main():
               f"{mine[0] / theirs[0]:6.3f} {gap.max():9.3f} "
               f"{both:>5d} of {int(np.sum(theirs[1] > 0.5))}")
         worst = int(np.argmax(gap))
+        correlation = np.abs(X.T @ X[:, worst]) / n
+        correlation[worst] = 0.0
+        partner = int(np.argmax(correlation))
         print(f"    largest gap at column {worst}: alphavb {mine[1][worst]:.3f} "
-              f"(SE {mine[2][worst]:.3f}), BGLR {theirs[1][worst]:.3f}; BGLR {theirs[2]}, "
-              f"{args.sweeps} sweeps after {args.burn}; noise variance {s2:.4g}")
+              f"(SE {mine[2][worst]:.3f}), BGLR {theirs[1][worst]:.3f}; its most correlated "
+              f"column {partner} (|r| = {correlation[partner]:.3f}): alphavb "
+              f"{mine[1][partner]:.3f}, BGLR {theirs[1][partner]:.3f}")
+        print(f"    BGLR {theirs[2]}, {args.sweeps} sweeps after {args.burn}; noise variance "
+              f"{s2:.4g}")
         print(f"    BGLR's two seeds differ by up to {np.abs(again[1] - theirs[1]).max():.3f} "
               f"in a PIP (column {int(np.argmax(np.abs(again[1] - theirs[1])))})")
 
