@@ -561,8 +561,11 @@ def test_reproduce_vb_vs_exact_quick(tmp_path):
     from alphavb.datasets import get_data_home
 
     if not ((get_data_home() / "leukemia" / "X.csv").exists()
-            and (get_data_home() / "susie" / "N3finemapping_X.csv").exists()):
-        pytest.skip("the Leukemia and susie data are not in the data home (set ALPHAVB_DATA)")
+            and (get_data_home() / "susie" / "N3finemapping_X.csv").exists()
+            and (get_data_home() / "ap" / "ap.dat").exists()):
+        pytest.skip("the Leukemia, susie and AP data are not in the data home (set "
+                    "ALPHAVB_DATA)")
+    pytest.importorskip("numpyro")
     assert main(["reproduce", "vb-vs-exact", "--quick", "--out", str(tmp_path)]) == 0
     assert png_description(tmp_path / "vb_vs_exact.png") == "quick run: 2 of the alphas"
     with open(tmp_path / "vb_vs_exact.csv", newline="") as handle:
