@@ -171,12 +171,9 @@ def test_nuts_samplers_check_size_data_and_dependency(monkeypatch):
         sample_exact(AlphaLDA(2), X)
 
 
-# the default prior's broad component makes a few hundred draws mix slowly (ESS ~ 80 for
-# a covariance): what this test reads does not depend on it
-@pytest.mark.filterwarnings("ignore::alphavb.exact.MixingWarning")
 def test_mixture_draws_as_inference_data_and_caller_arrays_unchanged():
     rng = np.random.default_rng(8)
-    X = np.concatenate([rng.normal(-3.0, 1.0, (15, 2)), rng.normal(3.0, 1.0, (15, 2))])
+    X = np.concatenate([rng.normal(-3.0, 1.0, (50, 2)), rng.normal(3.0, 1.0, (50, 2))])
     before = X.copy()
     fitted = AlphaGaussianMixture(2, random_state=0).fit(X)
     idata = sample_exact(AlphaGaussianMixture(2, random_state=0), X, random_state=0,
@@ -186,8 +183,27 @@ def test_mixture_draws_as_inference_data_and_caller_arrays_unchanged():
     assert posterior["means"].dims == ("chain", "draw", "component", "feature")
     assert posterior["covariances"].shape == (2, 1000, 2, 2, 2)
     # labels matched to the fit: the draws' component k sits at the fit's cluster k (the
-    # clusters are 8.5 sds apart; some draws put one broad component over both, a mode of
-    # the exact posterior under the default prior that the fit does not have)
+    # clusters are 8.5 sds apart; with 15 rows each, some draws put one broad component
+    # over both, a mode of the exact posterior under the default prior that the fit lacks)
     assert np.median(np.abs(posterior["means"].values - fitted.means_)) < 0.5
-    assert posterior.attrs["max_rhat"] < 1.05
+    assert posterior.attrs["max_rhat"] < 1.01
     assert set(idata.sample_stats) >= {"log_posterior", "diverging", "n_steps"}
+
+
+def test_mixture_in_years_and_dollars_samples_as_well_as_standardized_data():
+    """Columns in years and dollars (scales 5 and 9,000): the sampler works in standardized
+    units, so NUTS's trees stay short (in the raw units they hit the 1,023-step limit and
+    R-hat was 2.4), and the draws in the data's units equal the standardized data's draws
+    mapped back, within their Monte Carlo error."""
+    rng = np.random.default_rng(9)
+    group = rng.integers(0, 2, 150)
+    X = np.column_stack([np.where(group, 55.0, 30.0) + 5.0 * rng.normal(size=150),
+                         np.where(group, 80e3, 35e3) + 9e3 * rng.normal(size=150)])
+    centre, scale = X.mean(axis=0), X.std(axis=0)
+    raw = exact_draws(AlphaGaussianMixture(2, random_state=0), X)
+    standardized = exact_draws(AlphaGaussianMixture(2, random_state=0), (X - centre) / scale)
+    assert raw.stats["n_steps"].mean() < 64
+    assert max(np.nanmax(rhat) for rhat, _ in raw.diagnostics.values()) < 1.01
+    mapped = centre + scale * standardized.draws["means"]
+    error = np.abs(raw.draws["means"].mean(axis=(0, 1)) - mapped.mean(axis=(0, 1)))
+    assert np.all(error <= 4.0 * np.hypot(mcse_mean(raw.draws["means"]), mcse_mean(mapped)))

@@ -21,9 +21,13 @@ Choices, as the fit makes them:
 * the data-dependent priors ``m0`` and ``Psi0`` are the fit's (``mean_prior_``,
   ``covariance_prior_``).
 
-The chains start from draws of the fitted ``q``; each draw's components are then matched to
-the fitted components by their means in units of each feature's sd (label switching).
+NUTS runs on the data standardized column by column (:class:`_Units`: the priors mapped to
+those units exactly, the draws mapped back), so that data in any units sample alike. The
+chains start from draws of the fitted ``q``; each draw's components are then matched to the
+fitted components by their standardized means (label switching).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import clone
@@ -53,36 +57,82 @@ def _log_weights(model, n_components):
     return jnp.log(sticks) + jnp.concatenate((jnp.zeros(1), rest[:-1]))
 
 
-def _component_log_density(model, X):
-    """The sample sites of the components and ``log N(x_i | mu_k, Lambda_k^{-1}) - r
-    tr(Lambda_k) / 2`` of every row under every component, (n, K) (inside a NumPyro model)."""
+class _Units(NamedTuple):
+    """The units NUTS samples in, ``z = (x - centre) / scale``, and the priors there.
+
+    In the data's own units (dollars beside years) the precisions' scales differ by orders of
+    magnitude and NUTS's trees reach their 1,023-step limit; an affine change of the data
+    maps each conjugate prior to one of the same family: ``m0 -> (m0 - centre) / scale``,
+    ``Psi0 -> D^{-1} Psi0 D^{-1}`` (``D = diag(scale)``; ``psi0 / scale^2`` for the Gamma
+    families), ``b0`` and ``nu0`` unchanged, ``r tr(Lambda)`` -> ``sum_j (r / scale_j^2)
+    (Lambda_z)_jj``, the known covariance ``D^{-1} Sigma D^{-1}``. The likelihood changes by
+    the constant Jacobian ``|D|`` only. ``"spherical"`` keeps ``Lambda = lambda I`` with one
+    common scale."""
+
+    centre: np.ndarray
+    scale: np.ndarray
+    mean_prior: np.ndarray
+    covariance_prior: object
+    reg_covar: np.ndarray
+    fixed_covariance: np.ndarray | None
+
+
+def _units(model, X):
+    """:class:`_Units` of the fitted ``model`` on its data ``X``."""
+    family = family_class(model.covariance_type)
+    centre = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale = np.where(scale > 0.0, scale, 1.0)
+    if not (family.known_covariance or family.wishart or family.per_feature):  # spherical
+        scale = np.full_like(scale, np.sqrt(np.mean(scale**2)))
+    covariance_prior = fixed_covariance = None
+    if family.known_covariance:
+        fixed_covariance = model.fixed_covariance_ / np.outer(scale, scale)
+    elif family.wishart:
+        covariance_prior = model.covariance_prior_ / np.outer(scale, scale)
+    else:  # a Gamma per feature, or one common one
+        covariance_prior = model.covariance_prior_ / _gamma_scale(family, scale)
+    return _Units(centre, scale, (model.mean_prior_ - centre) / scale, covariance_prior,
+                  model.reg_covar / scale**2, fixed_covariance)
+
+
+def _gamma_scale(family, scale):
+    """What a Gamma family's precisions are multiplied by in the sampler's units:
+    ``scale_j^2`` per feature (diag), the common ``scale^2`` (spherical)."""
+    return scale**2 if family.per_feature else scale[0] ** 2
+
+
+def _component_log_density(model, units, Z):
+    """The sample sites of the components and ``log N(z_i | mu_k, Lambda_k^{-1}) -
+    sum_j r_j (Lambda_k)_jj / 2`` of every row under every component, (n, K), in the
+    sampler's units (:class:`_Units`; inside a NumPyro model)."""
     import jax.numpy as jnp
     import numpyro
     import numpyro.distributions as dist
 
     n_components, n_features = model.means_.shape
-    m0, b0, r = model.mean_prior_, model.mean_precision_prior_, model.reg_covar
+    m0, b0, r = jnp.asarray(units.mean_prior), model.mean_precision_prior_, units.reg_covar
     family = family_class(model.covariance_type)
-    if family.known_covariance:
-        means = numpyro.sample("means", dist.Normal(jnp.asarray(m0), 1.0 / np.sqrt(b0))
+    if family.known_covariance:  # mu_k ~ N(m0, I / b0) in x: sd 1 / (sqrt(b0) scale) in z
+        means = numpyro.sample("means", dist.Normal(m0, 1.0 / (np.sqrt(b0) * units.scale))
                                .expand([n_components, n_features]).to_event(2))
-        precision_chol = np.linalg.cholesky(np.linalg.inv(model.fixed_covariance_))
-        diff = X[:, None, :] - means[None]
+        precision_chol = np.linalg.cholesky(np.linalg.inv(units.fixed_covariance))
+        diff = Z[:, None, :] - means[None]
         maha = jnp.sum((diff @ precision_chol) ** 2, axis=-1)
-        log_det = np.linalg.slogdet(model.fixed_covariance_)[1]
+        log_det = np.linalg.slogdet(units.fixed_covariance)[1]
         return -0.5 * (n_features * LOG_2PI + log_det + maha)
-    nu0, psi0 = model.degrees_of_freedom_prior_, model.covariance_prior_
+    nu0, psi0 = model.degrees_of_freedom_prior_, units.covariance_prior
     if family.wishart:  # full, and tied (module docstring)
         chol = numpyro.sample("precision_cholesky", dist.WishartCholesky(
             nu0, scale_matrix=jnp.asarray(np.linalg.inv(psi0))).expand([n_components]))
         precision = chol @ jnp.swapaxes(chol, -1, -2)
         means = numpyro.sample("means", dist.MultivariateNormal(
-            jnp.asarray(m0), precision_matrix=b0 * precision))
-        diff = X[:, None, :] - means[None]
+            m0, precision_matrix=b0 * precision))
+        diff = Z[:, None, :] - means[None]
         maha = jnp.sum(jnp.einsum("nkp,kpq->nkq", diff, chol) ** 2, axis=-1)
         log_det = 2.0 * jnp.sum(jnp.log(jnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
-        trace = jnp.sum(chol**2, axis=(-2, -1))
-        return -0.5 * (n_features * LOG_2PI - log_det + maha + r * trace)
+        penalty = jnp.sum(r * jnp.sum(chol**2, axis=-1), axis=-1)  # sum_j r_j Lambda_jj
+        return -0.5 * (n_features * LOG_2PI - log_det + maha + penalty)
     if family.per_feature:  # diag
         precision = numpyro.sample("precisions", dist.Gamma(
             0.5 * nu0, 0.5 * jnp.asarray(psi0)).expand([n_components, n_features]).to_event(2))
@@ -92,15 +142,15 @@ def _component_log_density(model, X):
             0.5 * n_features * nu0, 0.5 * n_features * psi0).expand([n_components])
             .to_event(1))
         spread = precision[:, None] * jnp.ones(n_features)
-    means = numpyro.sample("means", dist.Normal(jnp.asarray(m0), 1.0 / jnp.sqrt(b0 * spread))
-                           .to_event(2))
-    diff = X[:, None, :] - means[None]
+    means = numpyro.sample("means", dist.Normal(m0, 1.0 / jnp.sqrt(b0 * spread)).to_event(2))
+    diff = Z[:, None, :] - means[None]
     return -0.5 * (n_features * LOG_2PI - jnp.sum(jnp.log(spread), axis=-1)
-                   + jnp.sum(spread * diff**2, axis=-1) + r * jnp.sum(spread, axis=-1))
+                   + jnp.sum(spread * diff**2, axis=-1) + jnp.sum(r * spread, axis=-1))
 
 
-def _mixture_model(model):
-    """The NumPyro model of the tempered mixture (module docstring) with ``model``'s priors."""
+def _mixture_model(model, units):
+    """The NumPyro model of the tempered mixture (module docstring) with ``model``'s priors,
+    on the data in the sampler's units."""
     import jax.numpy as jnp
     import numpyro
     from jax.scipy.special import logsumexp
@@ -108,8 +158,9 @@ def _mixture_model(model):
     alpha = float(model.alpha)
     fractional = model.objective == "fractional"
 
-    def mixture(X, weight):
-        joint = _log_weights(model, model.n_components) + _component_log_density(model, X)
+    def mixture(Z, weight):
+        joint = (_log_weights(model, model.n_components)
+                 + _component_log_density(model, units, Z))
         per_row = (logsumexp(alpha * joint, axis=1) if fractional
                    else alpha * logsumexp(joint, axis=1))
         numpyro.factor("tempered_likelihood", jnp.sum(weight * per_row))
@@ -117,25 +168,27 @@ def _mixture_model(model):
     return mixture
 
 
-def _starts(model, n_chains, rng):
-    """One draw of the fitted ``q`` per chain, as the NumPyro sites' (constrained) values."""
+def _starts(model, units, n_chains, rng):
+    """One draw of the fitted ``q`` per chain, as the NumPyro sites' (constrained) values in
+    the sampler's units (``Lambda_z = D Lambda D``)."""
     draws = model.sample_posterior(n_chains, random_state=rng)
     family = family_class(model.covariance_type)
-    starts = [{"means": draws["means"][c]} for c in range(n_chains)]
+    scale = units.scale
+    starts = [{"means": (draws["means"][c] - units.centre) / scale} for c in range(n_chains)]
     for c, start in enumerate(starts):
-        if not family.known_covariance:
-            precisions = draws["precisions"][c]
-            if family.wishart:
-                start["precision_cholesky"] = np.linalg.cholesky(precisions)
-            else:
-                start["precisions"] = precisions
-        if model.fixed_weights_ is not None:
-            continue
-        if model.weight_concentration_prior_type == "dirichlet_distribution":
+        if model.fixed_weights_ is None and model.weight_concentration_prior_type == \
+                "dirichlet_distribution":
             start["weights"] = np.clip(draws["weights"][c], 1e-12, None)
-        else:
+        elif model.fixed_weights_ is None:
             start["sticks"] = np.clip(rng.beta(*model.weight_concentration_), 1e-12,
                                       1.0 - 1e-12)
+        if family.known_covariance:
+            continue
+        if family.wishart:
+            start["precision_cholesky"] = np.linalg.cholesky(
+                draws["precisions"][c] * np.outer(scale, scale))
+        else:  # a Gamma per feature, or one common one
+            start["precisions"] = draws["precisions"][c] * _gamma_scale(family, scale)
     return starts
 
 
@@ -152,9 +205,11 @@ def _n_parameters(estimator, n_features):
     return estimator.n_components * per_component + n_weights
 
 
-def _parameters(model, samples):
-    """The draws under ``sample_posterior``'s names and shapes, (chain, draw, ...)."""
-    means = samples["means"]
+def _parameters(model, units, samples):
+    """The draws under ``sample_posterior``'s names and shapes, (chain, draw, ...), back in
+    the data's units."""
+    scale = units.scale
+    means = units.centre + scale * samples["means"]
     shape = means.shape[:3]
     if model.fixed_weights_ is not None:
         weights = np.broadcast_to(model.fixed_weights_, shape).copy()
@@ -167,10 +222,11 @@ def _parameters(model, samples):
         weights = weights / weights.sum(axis=-1, keepdims=True)
     if "precision_cholesky" in samples:
         chol = samples["precision_cholesky"]
-        precisions = chol @ np.swapaxes(chol, -1, -2)
+        precisions = chol @ np.swapaxes(chol, -1, -2) / np.outer(scale, scale)
         covariances = np.linalg.inv(precisions)
     elif "precisions" in samples:
-        precisions = samples["precisions"]
+        precisions = samples["precisions"] / _gamma_scale(family_class(model.covariance_type),
+                                                          scale)
         covariances = 1.0 / precisions
     else:  # fixed
         covariances = np.broadcast_to(model.fixed_covariance_,
@@ -193,13 +249,13 @@ def sample_mixture(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
                "Use fewer components or features.")
     model = clone(estimator).fit(X, sample_weight=sample_weight)
     data = model._validate_input(X, sample_weight, reset=False)
-    samples, stats = run_nuts(_mixture_model(model), _starts(model, n_chains, rng),
-                              n_draws=n_draws, n_tune=n_tune, thin=thin, rng=rng,
-                              X=data.X, weight=data.weight)
-    draws = _parameters(model, samples)
-    scale = data.X.std(axis=0)
-    scale = np.where(scale > 0.0, scale, 1.0)
-    order = match_components(draws["means"] / scale, model.means_ / scale)
+    units = _units(model, data.X)
+    samples, stats = run_nuts(_mixture_model(model, units),
+                              _starts(model, units, n_chains, rng), n_draws=n_draws,
+                              n_tune=n_tune, thin=thin, rng=rng,
+                              Z=(data.X - units.centre) / units.scale, weight=data.weight)
+    order = match_components(samples["means"], (model.means_ - units.centre) / units.scale)
+    draws = _parameters(model, units, samples)
     draws = {name: relabel(values, order) for name, values in draws.items()}
     return ExactDraws(
         model, draws, method="NUTS (NumPyro), allocations summed out, components matched "
