@@ -166,9 +166,9 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
     -------
     pandas.DataFrame
         One row per parameter (the rows of the estimator's ``summary_frame``: features,
-        intercept, covariates, ``sigma2``; a mixture's learned ``weights[k]``, ``means[k, feature]``
-        and ``covariances[k, ...]`` (a full matrix's upper triangle); LDA's
-        ``topic_word[k, w<v>]``), columns ``vb_mean``, ``exact_mean``,
+        intercept, covariates, ``sigma2``; a mixture's learned ``weights[k]``, its
+        ``means[k, feature]`` and learned ``covariances[k, ...]`` (a full matrix's upper
+        triangle); LDA's ``topic_word[k, w<v>]``), columns ``vb_mean``, ``exact_mean``,
         ``exact_mean_se``, ``vb_sd``, ``exact_sd``, ``exact_sd_se``, ``mean_error`` (``(vb
         - exact) / exact sd``), ``sd_ratio`` (vb / exact), ``vb_pip``, ``exact_pip``,
         ``exact_pip_se`` (spike-and-slab), ``wasserstein`` (the 1-Wasserstein distance

@@ -139,7 +139,7 @@ class ExactDraws:
     ``stats`` holds per-draw sampler statistics of the same leading shape;
     ``rao_blackwell_pip`` (spike-and-slab) the conditional inclusion probabilities averaged
     over batches of sweeps, shape (chain, batch, feature); ``reference_fit`` (mixtures, LDA)
-    the variational fit whose components the draws' were matched to, which
+    the variational fit whose components the draws were matched to, which
     ``compare_to_exact`` then reads instead of fitting again.
     """
 

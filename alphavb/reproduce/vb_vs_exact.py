@@ -11,7 +11,7 @@ spike-and-slab, 72 x 3,571, the vignette's slab ``sa = 1`` on the raw columns an
 prior log-odds), the paper's Figure 2 mixture (n = 1000, K = 3; its model with known
 weights and covariance, and beside it full covariances with Dirichlet weights) and LDA on
 the first 5 AP documents (the paper's Table 1 corpus, on the 673 words they use, K = 3:
-NUTS does not mix over the 6,700 parameters of the paper's K = 10). Mixtures and LDA have no
+NUTS does not mix over the 6,765 parameters of the paper's K = 10). Mixtures and LDA have no
 PIPs; their first measure is the largest error of a variational mean in exact sds. Whether
 tempering brings mean-field VB closer to its own target is the question the papers leave
 open.
