@@ -162,19 +162,23 @@ def _figure(plt, rows, path, stamp):
                 ("largest_mean_error", "largest |VB mean - exact mean| / exact sd"),
                 ("median_sd_ratio", "median sd ratio (VB / exact)"),
                 ("smallest_interval_mass", "smallest exact mass of a 95% VB interval"))
-    fig, axes = plt.subplots(1, 4, figsize=(18, 4.4))
+    # a fifth, empty panel holds the legend (on the curves it hid them)
+    fig, axes = plt.subplots(1, 5, figsize=(21, 4.4),
+                             gridspec_kw={"width_ratios": [1, 1, 1, 1, 0.9]})
     for problem in dict.fromkeys(row["problem"] for row in rows):
         mine = [row for row in rows if row["problem"] == problem]
-        for ax, (key, _) in zip(axes, measures, strict=True):
+        for ax, (key, _) in zip(axes[:4], measures, strict=True):
             ax.plot([row["alpha"] for row in mine], [row[key] for row in mine], "o-",
                     label=problem)
-    for ax, (_, label) in zip(axes, measures, strict=True):
+    for ax, (_, label) in zip(axes[:4], measures, strict=True):
         ax.set_xlabel("alpha")
         ax.set_title(label, fontsize=10)
     axes[1].set_yscale("log")
     axes[2].axhline(1.0, color="grey", lw=0.8)
     axes[3].axhline(0.95, color="grey", lw=0.8)
-    axes[0].legend(fontsize=7)
+    axes[4].axis("off")
+    axes[4].legend(*axes[0].get_legend_handles_labels(), loc="center left", fontsize=8,
+                   frameon=False)
     fig.suptitle("alpha-VB against its exact alpha-posterior")
     _save_figure(plt, fig, path, stamp)
     plt.close(fig)
