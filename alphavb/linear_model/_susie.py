@@ -109,10 +109,11 @@ def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prio
     return SingleEffect(alpha, mean, variance + mean**2, float(prior_variance), log_evidence)
 
 
-class IBSSResult(NamedTuple):
-    """A fitted sum of single effects: (L, p) ``alpha``, ``mean``, ``second_moment``, the
-    (L,) prior variances and KLs, ``sigma2``, the objective after every sweep, and whether
-    its change fell below ``tol``."""
+class IBSSState(NamedTuple):
+    """The variational parameters of the sum of single effects and what a sweep reuses:
+    (L, p) ``alpha``, ``mean``, ``second_moment``; (L,) ``prior_variance`` and ``kl``;
+    ``residual_variance`` (``sigma2``, untempered); ``fit = Z E[b]`` (n,); ``erss`` (``E
+    ||y - Z b||^2`` at the end of the last sweep, None before the first)."""
 
     alpha: np.ndarray
     mean: np.ndarray
@@ -120,70 +121,85 @@ class IBSSResult(NamedTuple):
     prior_variance: np.ndarray
     kl: np.ndarray
     residual_variance: float
-    objective: list
-    converged: bool
+    fit: np.ndarray
+    erss: float | None
 
 
-def expected_residual_sum_of_squares(Z, y, d, fit, alpha, mean, second_moment):
+class IBSSData(NamedTuple):
+    """What every sweep reads: the centred (scaled) ``Z`` (n, p) and ``y`` (n,), ``d =
+    diag(Z'Z)``, the prior weights ``pi`` and ``log(pi + sqrt(eps))``, ``Var(y)`` (with
+    ``n - 1``)."""
+
+    Z: np.ndarray
+    y: np.ndarray
+    d: np.ndarray
+    prior_weights: np.ndarray
+    log_prior: np.ndarray
+    variance_y: float
+
+
+def ibss_data(Z, y, prior_weights=None):
+    """:class:`IBSSData` of ``Z`` and ``y`` (uniform ``pi`` unless ``prior_weights``)."""
+    p = Z.shape[1]
+    weights = np.full(p, 1.0 / p) if prior_weights is None else np.asarray(prior_weights)
+    return IBSSData(Z, y, np.einsum("ij,ij->j", Z, Z), weights,
+                    np.log(weights + PRIOR_WEIGHT_FLOOR), float(np.var(y, ddof=1)))
+
+
+def initial_state(data, n_effects, residual_variance=None, scaled_prior_variance=0.2):
+    """susieR's start: every ``alpha_l = pi``, means 0, ``V_l = scaled_prior_variance
+    Var(y)``, ``sigma2 = Var(y)`` unless ``residual_variance`` is given."""
+    n, p = data.Z.shape
+    sigma2 = data.variance_y if residual_variance is None else float(residual_variance)
+    return IBSSState(np.tile(data.prior_weights, (n_effects, 1)), np.zeros((n_effects, p)),
+                     np.zeros((n_effects, p)),
+                     np.full(n_effects, scaled_prior_variance * data.variance_y),
+                     np.zeros(n_effects), sigma2, np.zeros(n), None)
+
+
+def expected_residual_sum_of_squares(data, fit, alpha, mean, second_moment):
     """``E_q ||y - Z b||^2`` (``fit = Z E[b]``): the squared residual of the mean, less
     the cross terms of each effect with itself, plus every effect's second moments."""
-    per_effect = (alpha * mean) @ Z.T                     # (L, n)
-    return (float(np.sum((y - fit) ** 2)) - float(np.sum(per_effect**2))
-            + float(np.sum(d * (alpha * second_moment))))
+    per_effect = (alpha * mean) @ data.Z.T                 # (L, n)
+    return (float(np.sum((data.y - fit) ** 2)) - float(np.sum(per_effect**2))
+            + float(np.sum(data.d * (alpha * second_moment))))
 
 
-def fit_ibss(Z, y, *, n_effects, alpha=1.0, prior_weights=None, residual_variance=None,
-             scaled_prior_variance=0.2, estimate_prior_variance=True,
-             estimate_residual_variance=True, max_iter=100, tol=1e-3):
-    """Iterative Bayesian stepwise selection on the alpha-VB objective (module docstring).
-
-    ``Z`` (n, p) and ``y`` (n,) are centred (and ``Z`` scaled) as the caller wants them;
-    the start is susieR's: every ``alpha_l = pi``, means 0, ``V_l = scaled_prior_variance
-    Var(y)``, ``sigma2 = Var(y)`` (``Var`` with ``n - 1``) unless ``residual_variance`` is
-    given. The objective is evaluated after each sweep over the effects, before ``sigma2``
-    is updated, as susieR does; the fit stops when it rises by less than ``tol``.
-    """
-    n, p = Z.shape
-    d = np.einsum("ij,ij->j", Z, Z)
-    variance_y = float(np.var(y, ddof=1))
-    weights = np.full(p, 1.0 / p) if prior_weights is None else np.asarray(prior_weights)
-    log_prior = np.log(weights + PRIOR_WEIGHT_FLOOR)
-    sigma2 = variance_y if residual_variance is None else float(residual_variance)
-    prior_variance = np.full(n_effects, scaled_prior_variance * variance_y)
-    probabilities = np.tile(weights, (n_effects, 1))
-    mean = np.zeros((n_effects, p))
-    second_moment = np.zeros((n_effects, p))
-    kl = np.zeros(n_effects)
-    fit = np.zeros(n)
-    objective, converged = [], False
-    for _ in range(max_iter):
-        tempered = sigma2 / alpha
-        for effect in range(n_effects):
-            fit -= Z @ (probabilities[effect] * mean[effect])
-            residual = y - fit
-            single = single_effect_regression(Z.T @ residual, d, tempered,
-                                              prior_variance[effect], log_prior,
-                                              estimate_prior_variance)
-            probabilities[effect], mean[effect] = single.alpha, single.mean
-            second_moment[effect] = single.second_moment
-            prior_variance[effect] = single.prior_variance
-            effect_fit = Z @ (single.alpha * single.mean)
-            # KL = -(log evidence + log N(r | 0, s2)) + E_q[log N(r | Z b_l, s2)]
-            kl[effect] = -single.log_evidence + (
-                2.0 * float(residual @ effect_fit)
-                - float(np.sum(d * single.alpha * single.second_moment))) / (2.0 * tempered)
-            fit += effect_fit
-        erss = expected_residual_sum_of_squares(Z, y, d, fit, probabilities, mean,
-                                                second_moment)
-        objective.append(alpha * (-0.5 * n * (LOG_2PI + np.log(sigma2)) - 0.5 * erss / sigma2)
-                         - float(kl.sum()))
-        if len(objective) > 1 and objective[-1] - objective[-2] < tol:
-            converged = True
-            break
-        if estimate_residual_variance:
-            sigma2 = max(variance_y / 1e4, erss / n)
-    return IBSSResult(probabilities, mean, second_moment, prior_variance, kl, sigma2,
-                      objective, converged)
+def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
+               estimate_residual_variance=True):
+    """One sweep of iterative Bayesian stepwise selection on the alpha-VB objective (module
+    docstring): ``sigma2`` from the last sweep's ``E RSS`` (not before the first sweep),
+    then each effect's SER in turn. Returns the new state and the objective ``F`` after the
+    sweep, at the ``sigma2`` it used (susieR's order: its loop updates ``sigma2`` after
+    checking the objective, so a converged fit keeps the ``sigma2`` of its last sweep)."""
+    Z, y, d = data.Z, data.y, data.d
+    sigma2 = state.residual_variance
+    if estimate_residual_variance and state.erss is not None:
+        sigma2 = max(data.variance_y / 1e4, state.erss / y.shape[0])  # susieR's floor
+    tempered = sigma2 / alpha
+    probabilities, mean = state.alpha.copy(), state.mean.copy()
+    second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
+    kl, fit = state.kl.copy(), state.fit.copy()
+    for effect in range(probabilities.shape[0]):
+        fit -= Z @ (probabilities[effect] * mean[effect])
+        residual = y - fit
+        single = single_effect_regression(Z.T @ residual, d, tempered, prior_variance[effect],
+                                          data.log_prior, estimate_prior_variance)
+        probabilities[effect], mean[effect] = single.alpha, single.mean
+        second_moment[effect] = single.second_moment
+        prior_variance[effect] = single.prior_variance
+        effect_fit = Z @ (single.alpha * single.mean)
+        # KL = -(log evidence + log N(r | 0, s2)) + E_q[log N(r | Z b_l, s2)]
+        kl[effect] = -single.log_evidence + (
+            2.0 * float(residual @ effect_fit)
+            - float(np.sum(d * single.alpha * single.second_moment))) / (2.0 * tempered)
+        fit += effect_fit
+    erss = expected_residual_sum_of_squares(data, fit, probabilities, mean, second_moment)
+    n = y.shape[0]
+    objective = (alpha * (-0.5 * n * (LOG_2PI + np.log(sigma2)) - 0.5 * erss / sigma2)
+                 - float(kl.sum()))
+    return IBSSState(probabilities, mean, second_moment, prior_variance, kl, sigma2, fit,
+                     erss), objective
 
 
 def inclusion_probabilities(alpha, prior_variance):

@@ -12,12 +12,29 @@ from scipy.stats import norm
 
 from alphavb.linear_model._susie import (
     credible_sets,
-    fit_ibss,
+    ibss_data,
+    ibss_sweep,
     inclusion_probabilities,
+    initial_state,
     single_effect_regression,
 )
 
 REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_n3finemapping.json"
+
+
+def fit(Z, y, n_effects, *, alpha=1.0, residual_variance=None, tol=1e-3, max_iter=100,
+        **sweep):
+    """Sweeps from susieR's start until the objective rises by less than ``tol`` (susieR's
+    rule): the final state and the objective after every sweep."""
+    data = ibss_data(Z, y)
+    state = initial_state(data, n_effects, residual_variance)
+    objective = []
+    for _ in range(max_iter):
+        state, value = ibss_sweep(data, state, alpha=alpha, **sweep)
+        objective.append(value)
+        if len(objective) > 1 and objective[-1] - objective[-2] < tol:
+            break
+    return state, np.array(objective)
 
 
 def standardized(X, y):
@@ -61,15 +78,16 @@ def test_alpha_one_is_susier(response):
     data = load_n3finemapping()
     X = data.data
     Z, y = standardized(X, data.target[:, response])
-    fit = fit_ibss(Z, y, n_effects=10)
-    assert np.all(np.diff(fit.objective) >= -1e-9)
-    assert len(fit.objective) == reference["niter"]
-    assert np.allclose(fit.objective, reference["elbo_trace"], atol=1e-3)
-    assert np.isclose(fit.residual_variance, reference["sigma2"], rtol=1e-6)
-    assert np.allclose(fit.prior_variance, reference["prior_variance"], rtol=1e-5, atol=1e-9)
-    pip = inclusion_probabilities(fit.alpha, fit.prior_variance)
+    state, objective = fit(Z, y, 10)
+    assert np.all(np.diff(objective) >= -1e-9)
+    assert len(objective) == reference["niter"]
+    assert np.allclose(objective, reference["elbo_trace"], atol=1e-3)
+    assert np.isclose(state.residual_variance, reference["sigma2"], rtol=1e-6)
+    assert np.allclose(state.prior_variance, reference["prior_variance"], rtol=1e-5,
+                       atol=1e-9)
+    pip = inclusion_probabilities(state.alpha, state.prior_variance)
     assert np.max(np.abs(pip - reference["pip"])) < 1e-6
-    sets = credible_sets(fit.alpha, fit.prior_variance, X)
+    sets = credible_sets(state.alpha, state.prior_variance, X)
     assert [found["variables"] for found in sets] == reference["cs"]
     assert np.allclose([found["coverage"] for found in sets], reference["coverage"], rtol=1e-6)
     assert np.allclose([[found["min_abs_corr"], found["mean_abs_corr"],
@@ -85,9 +103,9 @@ def test_objective_never_falls_at_alpha_below_one():
     X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=120)
     y = 1.5 * X[:, 0] - X[:, 7] + rng.normal(size=120)
     Z, y = standardized(X, y)
-    fit = fit_ibss(Z, y, n_effects=5, alpha=0.5, tol=1e-10)
-    assert len(fit.objective) > 3
-    assert np.all(np.diff(fit.objective) >= -1e-8), np.diff(fit.objective)
+    _, objective = fit(Z, y, 5, alpha=0.5, tol=1e-10)
+    assert len(objective) > 3
+    assert np.all(np.diff(objective) >= -1e-8), np.diff(objective)
 
 
 def test_tempering_is_the_residual_variance_over_alpha():
@@ -97,10 +115,10 @@ def test_tempering_is_the_residual_variance_over_alpha():
     X = rng.normal(size=(80, 20))
     y = X[:, 3] + rng.normal(size=80)
     Z, y = standardized(X, y)
-    tempered = fit_ibss(Z, y, n_effects=3, alpha=0.25, residual_variance=1.2,
-                        estimate_residual_variance=False)
-    rescaled = fit_ibss(Z, y, n_effects=3, alpha=1.0, residual_variance=1.2 / 0.25,
-                        estimate_residual_variance=False)
+    tempered, _ = fit(Z, y, 3, alpha=0.25, residual_variance=1.2,
+                      estimate_residual_variance=False)
+    rescaled, _ = fit(Z, y, 3, alpha=1.0, residual_variance=1.2 / 0.25,
+                      estimate_residual_variance=False)
     assert np.allclose(tempered.alpha, rescaled.alpha, atol=1e-10)
     assert np.allclose(tempered.mean, rescaled.mean, atol=1e-10)
 
