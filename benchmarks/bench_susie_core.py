@@ -7,40 +7,29 @@ A sweep runs, per effect, two products with the (n, p) standardized genotypes, `
 floors are those over this machine's 1-thread matrix-vector rate and copy bandwidth
 (``machine_floor.py``); a matrix-vector product reads each entry of ``Z`` once for two FLOPs,
 so the bytes, not the FLOPs, bound it. Both fits are timed on one thread (susieR with R's
-reference BLAS, as Debian ships it), from the raw genotypes to the PIPs; the core's time
-includes its standardization of ``X``. The first part of issue 44 has no estimator yet, so
+reference BLAS, as Debian ships it; ``bench_varbvs_parity.run_susie``, timed inside R),
+medians of the repeats, from the raw genotypes to the PIPs; the core's time includes its
+standardization of ``X``. The first part of issue 44 has no estimator yet, so
 this measures the math module only.
 
 Run: ALPHAVB_DATA=../shared/data python benchmarks/bench_susie_core.py [--repeats R]
 """
 
 import argparse
-import os
-import subprocess
-import time
 
 import numpy as np
+from bench_spikeslab import median_seconds  # benchmarks/ is the script's folder
+from bench_varbvs_parity import run_susie
 from machine_floor import copy_bandwidth
 from threadpoolctl import threadpool_limits
 
-from alphavb.datasets import get_data_home, load_n3finemapping
+from alphavb.datasets import load_n3finemapping
 from alphavb.linear_model._susie import (
     ibss_data,
     ibss_sweep,
     inclusion_probabilities,
     initial_state,
 )
-
-R_SCRIPT = """
-suppressMessages(library(susieR))
-X <- as.matrix(read.csv("{folder}/N3finemapping_X.csv", header = FALSE))
-Y <- as.matrix(read.csv("{folder}/N3finemapping_Y.csv", header = FALSE))
-for (k in 1:2) {{
-  times <- sapply(1:{repeats}, function(r)
-    system.time(fit <<- susie(X, Y[, k], L = 10))[["elapsed"]])
-  cat(k, min(times), fit$niter, "\\n")
-}}
-"""
 
 
 def fit_core(X, y, n_effects=10, tol=1e-3, max_iter=100):
@@ -66,13 +55,6 @@ def main():
     data = load_n3finemapping()
     X = data.data
     n, p = X.shape
-    run = subprocess.run(["Rscript", "-e", R_SCRIPT.format(folder=get_data_home() / "susie",
-                                                            repeats=args.repeats)],
-                         check=True, capture_output=True, text=True,
-                         env={**os.environ, "OMP_NUM_THREADS": "1",
-                              "OPENBLAS_NUM_THREADS": "1"})
-    theirs = {int(k): (float(s), int(i)) for k, s, i in
-              (line.split() for line in run.stdout.strip().splitlines())}
     with threadpool_limits(1):
         bandwidth = copy_bandwidth(3)
         print(f"copy bandwidth (1 thread): {bandwidth:.1f} GB/s; sweep floor "
@@ -81,14 +63,15 @@ def main():
               f"{'susieR s':>9s} {'iter':>5s} {'ratio':>6s}")
         for k in (1, 2):
             y = data.target[:, k - 1]
-            best = np.inf
-            for _ in range(args.repeats):
-                start = time.perf_counter()
-                _, sweeps = fit_core(X, y)
-                best = min(best, time.perf_counter() - start)
-            seconds, iterations = theirs[k]
-            print(f"y{k:<8d} {best:10.3f} {sweeps:6d} {1e3 * best / sweeps:9.2f} "
-                  f"{seconds:9.3f} {iterations:5d} {best / seconds:6.2f}")
+            theirs = run_susie(X, y, args.repeats)
+            if theirs is None:
+                print(f"y{k}: susieR did not run")
+                continue
+            _, seconds, iterations, _ = theirs
+            sweeps = fit_core(X, y)[1]
+            ours = median_seconds(lambda y=y: fit_core(X, y), args.repeats)
+            print(f"y{k:<8d} {ours:10.3f} {sweeps:6d} {1e3 * ours / sweeps:9.2f} "
+                  f"{seconds:9.3f} {iterations:5d} {ours / seconds:6.2f}")
 
 
 if __name__ == "__main__":
