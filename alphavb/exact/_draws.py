@@ -156,6 +156,11 @@ class ExactDraws:
     def n_chains(self):
         return next(iter(self.draws.values())).shape[0]
 
+    @property
+    def n_divergent(self):
+        """NUTS's divergent transitions over all chains (0 for the Gibbs samplers)."""
+        return int(np.sum(self.stats.get("diverging", 0)))
+
     def inclusion_probabilities(self):
         """PIPs and their Monte Carlo SEs: the Rao-Blackwellised average of the conditional
         probabilities, its SE from the spread of the batch means (chains x batches), or the
@@ -196,9 +201,8 @@ class ExactDraws:
         if worst_ess[0] < ESS_PER_CHAIN * self.n_chains:
             problems.append(f"bulk ESS {worst_ess[0]:.0f} < {ESS_PER_CHAIN} per chain for "
                             f"{worst_ess[1]}")
-        n_divergent = int(np.sum(self.stats.get("diverging", 0)))
-        if n_divergent:  # NUTS: the draws may miss a region of high curvature
-            problems.append(f"{n_divergent} divergent transitions")
+        if self.n_divergent:  # NUTS: the draws may miss a region of high curvature
+            problems.append(f"{self.n_divergent} divergent transitions")
         if problems:
             warnings.warn(
                 f"sample_exact ({self.method}): the chains have not mixed: "
@@ -231,6 +235,7 @@ class ExactDraws:
             "sampler": self.method,
             "max_rhat": float(max(rhats)) if rhats else np.nan,
             "min_ess_bulk": float(min(esses)) if esses else np.nan,
+            **({"n_divergent": self.n_divergent} if "diverging" in self.stats else {}),
             **{key: value for key, value in self.info.items()
                if isinstance(value, (int, float, str))},
         })

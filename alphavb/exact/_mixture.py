@@ -261,7 +261,6 @@ def sample_mixture(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
         model, draws, method="NUTS (NumPyro), allocations summed out, components matched "
         "to the fit", stats=stats, reference_fit=model,
         info={"n_tune": n_tune, "thin": thin,
-              "n_divergent": int(stats["diverging"].sum()),
               "n_relabelled": int(np.sum(np.any(order != np.arange(order.shape[-1]),
                                                 axis=-1)))})
 

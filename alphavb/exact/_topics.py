@@ -85,7 +85,7 @@ def sample_lda(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
     return ExactDraws(
         model, draws, method="NUTS (NumPyro), topics of the tokens summed out, topics "
         "matched to the fit", stats=stats, reference_fit=model,
-        info={"n_tune": n_tune, "thin": thin, "n_divergent": int(stats["diverging"].sum())})
+        info={"n_tune": n_tune, "thin": thin})
 
 
 def topic_rows(model, draws):
