@@ -157,11 +157,11 @@ def initial_state(data, n_effects, residual_variance=None, scaled_prior_variance
                      np.zeros(n_effects), sigma2, np.zeros(n), None)
 
 
-def expected_residual_sum_of_squares(data, fit, alpha, mean, second_moment):
+def expected_residual_sum_of_squares(data, fit, effect_squares, alpha, second_moment):
     """``E_q ||y - Z b||^2`` (``fit = Z E[b]``): the squared residual of the mean, less
-    the cross terms of each effect with itself, plus every effect's second moments."""
-    per_effect = (alpha * mean) @ data.Z.T                 # (L, n)
-    return (float(np.sum((data.y - fit) ** 2)) - float(np.sum(per_effect**2))
+    each effect's square ``||Z E[b_l]||^2`` (``effect_squares``, kept by the sweep, which
+    computed ``Z E[b_l]``), plus every effect's second moments."""
+    return (float(np.sum((data.y - fit) ** 2)) - float(np.sum(effect_squares))
             + float(np.sum(data.d * (alpha * second_moment))))
 
 
@@ -180,6 +180,7 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
     probabilities, mean = state.alpha.copy(), state.mean.copy()
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     kl, fit = state.kl.copy(), state.fit.copy()
+    effect_squares = np.empty(probabilities.shape[0])
     for effect in range(probabilities.shape[0]):
         fit -= Z @ (probabilities[effect] * mean[effect])
         residual = y - fit
@@ -193,8 +194,10 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
         kl[effect] = -single.log_evidence + (
             2.0 * float(residual @ effect_fit)
             - float(np.sum(d * single.alpha * single.second_moment))) / (2.0 * tempered)
+        effect_squares[effect] = float(effect_fit @ effect_fit)
         fit += effect_fit
-    erss = expected_residual_sum_of_squares(data, fit, probabilities, mean, second_moment)
+    erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities,
+                                            second_moment)
     n = y.shape[0]
     objective = (alpha * (-0.5 * n * (LOG_2PI + np.log(sigma2)) - 0.5 * erss / sigma2)
                  - float(kl.sum()))
