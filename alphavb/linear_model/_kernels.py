@@ -233,3 +233,93 @@ def linear_prefix_fixed_points(alphas, eigenvalues, z, w, yy, n_rows, a0, b0, ta
             variance += r * w[j] * w[j]
         taus[a], means[a], variances[a] = tau, mean, variance
     return taus, means, variances
+
+
+# ----------------------------------------------------------------- alpha-SuSiE's single effect
+
+_SQRT_EPS = math.sqrt(2.220446049250313e-16)
+_GOLDEN = 0.5 * (3.0 - math.sqrt(5.0))
+
+
+@numba.njit(cache=True)
+def ser_log_evidence(log_v, betahat, shat2, log_prior):
+    """``log sum_j pi_j BF_j(V)`` at ``V = exp(log_v)`` (the single effect's evidence,
+    :mod:`alphavb.linear_model._susie`), by log-sum-exp."""
+    v = math.exp(log_v)
+    p = betahat.shape[0]
+    terms = np.empty(p)
+    largest = -np.inf
+    for j in range(p):
+        ratio = v / shat2[j]
+        z2 = betahat[j] * betahat[j] / shat2[j]
+        value = -0.5 * math.log1p(ratio) + 0.5 * z2 * ratio / (1.0 + ratio) + log_prior[j]
+        terms[j] = value
+        largest = max(largest, value)
+    total = 0.0
+    for j in range(p):
+        total += math.exp(terms[j] - largest)
+    return largest + math.log(total)
+
+
+@numba.njit(cache=True)
+def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol):
+    """The ``log V`` in ``[lower, upper]`` maximising :func:`ser_log_evidence`, by Brent's
+    bounded search (golden sections and parabolic steps; Brent 1973, ch. 5, the rule of
+    scipy's ``minimize_scalar(method="bounded")`` and R's ``optimize``), to ``xatol``.
+    Returns ``(log V, log evidence there)``."""
+    a, b = lower, upper
+    x = w = v = a + _GOLDEN * (b - a)
+    fx = fw = fv = -ser_log_evidence(x, betahat, shat2, log_prior)
+    step = previous_step = 0.0
+    middle = 0.5 * (a + b)
+    tol1 = _SQRT_EPS * abs(x) + xatol / 3.0
+    tol2 = 2.0 * tol1
+    for _ in range(500):
+        if abs(x - middle) <= tol2 - 0.5 * (b - a):
+            break
+        use_golden = True
+        if abs(previous_step) > tol1:  # try a parabola through x, w, v
+            r = (x - w) * (fx - fv)
+            q = (x - v) * (fx - fw)
+            p = (x - v) * q - (x - w) * r
+            q = 2.0 * (q - r)
+            if q > 0.0:
+                p = -p
+            q = abs(q)
+            older = previous_step
+            previous_step = step
+            if abs(p) < abs(0.5 * q * older) and q * (a - x) < p < q * (b - x):
+                use_golden = False
+                step = p / q
+                if (x + step - a) < tol2 or (b - x - step) < tol2:
+                    step = tol1 if middle >= x else -tol1
+        if use_golden:
+            previous_step = (a - x) if x >= middle else (b - x)
+            step = _GOLDEN * previous_step
+        if abs(step) >= tol1:
+            u = x + step
+        else:
+            u = x + (tol1 if step >= 0.0 else -tol1)
+        fu = -ser_log_evidence(u, betahat, shat2, log_prior)
+        if fu <= fx:
+            if u >= x:
+                a = x
+            else:
+                b = x
+            v, fv = w, fw
+            w, fw = x, fx
+            x, fx = u, fu
+        else:
+            if u < x:
+                a = u
+            else:
+                b = u
+            if fu <= fw or w == x:
+                v, fv = w, fw
+                w, fw = u, fu
+            elif fu <= fv or v == x or v == w:
+                v, fv = u, fu
+        middle = 0.5 * (a + b)
+        tol1 = _SQRT_EPS * abs(x) + xatol / 3.0
+        tol2 = 2.0 * tol1
+    return x, -fx

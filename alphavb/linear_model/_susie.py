@@ -39,7 +39,6 @@ correlation between two of its variables) is at least ``min_abs_corr`` (susieR's
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 from scipy.special import logsumexp
 
 from .._special import LOG_2PI
@@ -72,22 +71,16 @@ def log_bayes_factors(betahat, shat2, prior_variance):
     return -0.5 * np.log1p(ratio) + 0.5 * betahat**2 / shat2 * ratio / (1.0 + ratio)
 
 
-def _log_evidence(prior_variance, betahat, shat2, log_prior):
-    return logsumexp(log_bayes_factors(betahat, shat2, prior_variance) + log_prior)
-
-
 def optimal_prior_variance(betahat, shat2, log_prior):
-    """The ``V`` maximising the SER's log evidence over ``log V`` in ``[-30, 15]``, or 0
-    when ``V = 0`` is at least as good."""
-    found = minimize_scalar(lambda log_v: -_log_evidence(np.exp(log_v), betahat, shat2,
-                                                         log_prior),
-                            bounds=LOG_PRIOR_VARIANCE_BOUNDS, method="bounded",
-                            options={"xatol": 1e-8})
-    best = float(np.exp(found.x))
-    if _log_evidence(0.0, betahat, shat2, log_prior) >= _log_evidence(best, betahat, shat2,
-                                                                      log_prior):
+    """The ``V`` maximising the SER's log evidence over ``log V`` in ``[-30, 15]`` (Brent's
+    bounded search, numba kernel), or 0 when ``V = 0`` is at least as good."""
+    from ._kernels import ser_best_log_prior_variance  # numba loads on the first fit
+
+    log_v, best = ser_best_log_prior_variance(betahat, shat2, log_prior,
+                                              *LOG_PRIOR_VARIANCE_BOUNDS, 1e-8)
+    if float(logsumexp(log_prior)) >= best:  # the evidence at V = 0
         return 0.0
-    return best
+    return float(np.exp(log_v))
 
 
 def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prior,
