@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._special import LOG_2PI
 
@@ -162,3 +163,121 @@ def gaussian_covariates(owner, Z, fit_intercept, alpha, sqrt_weight=None):
             f"({alpha * n_observations:g}): integrating them out uses that many of the data's "
             "observations. Fit more rows or fewer covariates.")
     return Covariates(offset, basis, triangle, float(2.0 * np.sum(np.log(diagonal))))
+
+
+class GaussianCovariatesMixin:
+    """Covariates for the Gaussian regression estimators (on
+    :class:`~alphavb.linear_model._base.AlphaRegressionBase`): take them out of ``X`` and
+    ``y`` before the fit, publish ``covariate_coef_`` and the intercept, and predict,
+    summarise and draw with them (module docstring: given ``beta`` and ``sigma2``, ``gamma
+    ~ N((Z_c'Z_c)^{-1} Z_c'(y - X beta), (sigma2 / alpha) (Z_c'Z_c)^{-1})``)."""
+
+    def _take_out_covariates(self, X, y, covariates, weighted):
+        """Check ``covariates`` (the rows' ``Z``) and project them out of the centred (and
+        weighted) ``X`` and ``y``: returns ``(P X, P y, Covariates)`` (``X``, ``y``, None
+        without covariates) and keeps what the fitted attributes need."""
+        Z = check_covariates(type(self).__name__, covariates, X.shape[0])
+        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
+        self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
+        self._covariate_solve = None
+        if not self.n_covariates_in_:
+            return X, y, None
+        found = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
+                                    float(self.alpha), self._sqrt_weight if weighted else None)
+        # gamma(beta) = by - Bx beta on the centred data (beta on the original scale)
+        self._covariate_solve = (found.offset, found.coefficients(X), found.coefficients(y),
+                                 solve_triangular(found.triangle,
+                                                  np.eye(self.n_covariates_in_)))
+        return found.project(X), found.project(y), found
+
+    def _covariate_attributes(self, coef):
+        """``intercept_`` and ``covariate_coef_``: the flat-prior posterior means given
+        ``E[beta] = coef`` (``(Z_c'Z_c)^{-1} Z_c'(y - X coef)``, then the intercept from the
+        means)."""
+        intercept = self._intercept(coef)
+        if self._covariate_solve is None:
+            return {"covariate_coef_": np.zeros(0), "intercept_": intercept}
+        offset, coef_on_x, coef_on_y, _ = self._covariate_solve
+        covariate_coef = coef_on_y - coef_on_x @ coef
+        if self.fit_intercept:
+            intercept -= float(offset @ covariate_coef)
+        return {"covariate_coef_": covariate_coef, "intercept_": intercept}
+
+    def predict(self, X, return_std=False, covariates=None):
+        """Posterior-predictive mean (and standard deviation) under ``q``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_std : bool, default=False
+            Also return the standard deviation of a new response, ``sqrt(Var_q(x' beta +
+            z' gamma) + E_q[sigma2])``; over a grid, of the mixture ``sum_h w_h q_h``.
+        covariates : array-like of shape (n_samples, n_covariates), default=None
+            The covariates ``Z`` of these rows, when the model was fitted with some.
+
+        Returns
+        -------
+        y_mean : ndarray of shape (n_samples,)
+        y_std : ndarray of shape (n_samples,), only when ``return_std``
+        """
+        check_is_fitted(self)
+        if covariates is None and not self.n_covariates_in_:
+            return super().predict(X, return_std=return_std)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        Z = check_covariates(type(self).__name__, covariates, X.shape[0],
+                             self.n_covariates_in_)
+        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
+        y_mean = X @ self.coef_ + Z @ self.covariate_coef_ + self.intercept_
+        if not return_std:
+            return y_mean
+        Z_c = Z - offset if self.fit_intercept else Z
+        # x' beta + z' gamma(beta) = (x - Bx' z)' beta + const; gamma's own spread beside it
+        rows = (X - self._X_offset) - Z_c @ coef_on_x
+        leverage = np.sum((Z_c @ inverse_triangle) ** 2, axis=1)
+        variance = (self._coef_variance_along(rows) + self.noise_variance_
+                    * (1.0 + leverage / self.alpha + self._intercept_leverage()))
+        return y_mean, np.sqrt(variance)
+
+    def _flat_parameter_moments(self):
+        """With covariates: ``gamma = b_y - B_x beta + N(0, sigma2 (Z_c'Z_c)^{-1} / alpha)``
+        and the intercept ``mean(y) - mean(X)' beta - mean(Z)' gamma + e`` (module
+        _covariates), so ``Var(gamma_k) = Var(B_xk' beta) + E[sigma2] [(Z_c'Z_c)^{-1}]_kk /
+        alpha`` and ``Var(intercept) = Var(c' beta) + E[sigma2] (mean(Z)' (Z_c'Z_c)^{-1}
+        mean(Z) / alpha + 1 / (alpha n))``, ``c = mean(X) - B_x' mean(Z)``."""
+        if not self.n_covariates_in_:
+            return super()._flat_parameter_moments()
+        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
+        noise = self.noise_variance_ / self.alpha
+        names, means = list(self._covariate_names), list(self.covariate_coef_)
+        variances = list(self._coef_variance_along(coef_on_x)
+                         + noise * np.sum(inverse_triangle ** 2, axis=1))
+        if self.fit_intercept:
+            along = (self._X_offset - offset @ coef_on_x)[None, :]
+            variances.insert(0, float(self._coef_variance_along(along)[0]
+                                      + noise * np.sum((offset @ inverse_triangle) ** 2)
+                                      + self.noise_variance_ * self._intercept_leverage()))
+            names.insert(0, "intercept")
+            means.insert(0, self.intercept_)
+        return names, np.array(means), np.sqrt(variances)
+
+    def score(self, X, y, sample_weight=None, covariates=None):
+        """R^2 of :meth:`predict` on ``X`` (and ``covariates``) against ``y``."""
+        from sklearn.metrics import r2_score
+
+        return r2_score(y, self.predict(X, covariates=covariates), sample_weight=sample_weight)
+
+    def _draw_covariates(self, draws, rng):
+        """Add ``"covariate_coef"``, ``gamma | beta, sigma2`` (module docstring), to the
+        draws, and take ``mean(Z)' gamma`` off their intercepts."""
+        if not self.n_covariates_in_:
+            return draws
+        offset, coef_on_x, coef_on_y, inverse_triangle = self._covariate_solve
+        n_samples = draws["coef"].shape[0]
+        scale = np.sqrt(draws["noise_variance"] / self.alpha)[:, None]
+        gamma = (coef_on_y - draws["coef"] @ coef_on_x.T
+                 + scale * rng.standard_normal((n_samples, self.n_covariates_in_))
+                 @ inverse_triangle.T)
+        draws["covariate_coef"] = gamma
+        if self.fit_intercept:
+            draws["intercept"] = draws["intercept"] - gamma @ offset
+        return draws

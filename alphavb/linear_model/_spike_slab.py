@@ -45,9 +45,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from scipy.linalg import solve_triangular
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import Options
 from ._base import (
@@ -59,7 +57,7 @@ from ._base import (
     response_variance,
     weighted_variance,
 )
-from ._covariates import Covariates, check_covariates, covariate_names, gaussian_covariates
+from ._covariates import Covariates, GaussianCovariatesMixin
 from ._inclusion import InclusionFactor, SpikeSlabMixin, inclusion_factor, inclusion_kl
 
 # Noise variance of the first sweep, as fractions of Var(y), for the deterministic starts;
@@ -98,7 +96,7 @@ class _SpikeSlabState:
     pi: InclusionFactor
 
 
-class AlphaSpikeSlabRegression(SpikeSlabMixin, AlphaRegressionBase):
+class AlphaSpikeSlabRegression(SpikeSlabMixin, GaussianCovariatesMixin, AlphaRegressionBase):
     """Spike-and-slab linear regression fitted by alpha-VB.
 
     Maximises the alpha-ELBO (Yang, Pati & Bhattacharya 2020, eq. 2.6 and Cor. 4.2) over the
@@ -327,25 +325,9 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         X, y, col_sq_norms = self._prepare_data(X, y, order="F", sample_weight=sample_weight)
         y_response = y  # the (weighted, centred) response before covariates are projected out
         weighted = sample_weight is not None
-        Z = check_covariates(type(self).__name__, covariates, X.shape[0])
-        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
-        self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
-        covariates = None
-        self._covariate_solve = None
         scale = self._column_scales(X, self._sqrt_weight if weighted else None,
                                     self._X_offset)
-        if self.n_covariates_in_:
-            covariates = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
-                                             float(self.alpha),
-                                             self._sqrt_weight if weighted else None)
-            # gamma(beta) = by - Bx beta on the centred data (beta on the original scale);
-            # then project X and y
-            self._covariate_solve = (covariates.offset, covariates.coefficients(X),
-                                     covariates.coefficients(y),
-                                     solve_triangular(covariates.triangle,
-                                                      np.eye(self.n_covariates_in_)))
-            X = covariates.project(X)
-            y = covariates.project(y)
+        X, y, covariates = self._take_out_covariates(X, y, covariates, weighted)
         if self.n_covariates_in_ or self.standardize:
             X = np.asfortranarray(X / scale)
             col_sq_norms = np.einsum("ij,ij->j", X, X)
@@ -354,19 +336,6 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
                               self._scalar_slab_variance(), None, None, gram, covariates,
                               self._weight_total if weighted else None)
-
-    def _covariate_attributes(self, coef):
-        """``intercept_`` and ``covariate_coef_``: the flat-prior posterior means given
-        ``E[beta] = coef`` (``(Z_c'Z_c)^{-1} Z_c'(y - X coef)``, then the intercept from the
-        means)."""
-        intercept = self._intercept(coef)
-        if self._covariate_solve is None:
-            return {"covariate_coef_": np.zeros(0), "intercept_": intercept}
-        offset, coef_on_x, coef_on_y, _ = self._covariate_solve
-        covariate_coef = coef_on_y - coef_on_x @ coef
-        if self.fit_intercept:
-            intercept -= float(offset @ covariate_coef)
-        return {"covariate_coef_": covariate_coef, "intercept_": intercept}
 
     def _n_starts(self):
         return 1 if self.algorithm == "paper" else self.n_init
@@ -485,90 +454,17 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         return {**blocks, **self._covariate_attributes(blocks["coef_"]),
                 **self._noise_attributes(state.noise)}
 
-
     def _coef_variance_along(self, X_centred):
         means, variances = self._coef_moments_along(X_centred)
         spread = (means - self.hyper_weights_ @ means) ** 2
         return self.hyper_weights_ @ (variances + spread)
-
-    def predict(self, X, return_std=False, covariates=None):
-        """Posterior-predictive mean (and standard deviation) under ``q``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        return_std : bool, default=False
-            Also return the standard deviation of a new response, ``sqrt(Var_q(x' beta +
-            z' gamma) + E_q[sigma2])``; over a grid, of the mixture ``sum_h w_h q_h``.
-        covariates : array-like of shape (n_samples, n_covariates), default=None
-            The covariates ``Z`` of these rows, when the model was fitted with some.
-
-        Returns
-        -------
-        y_mean : ndarray of shape (n_samples,)
-        y_std : ndarray of shape (n_samples,), only when ``return_std``
-        """
-        check_is_fitted(self)
-        if covariates is None and not self.n_covariates_in_:
-            return super().predict(X, return_std=return_std)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        Z = check_covariates(type(self).__name__, covariates, X.shape[0],
-                             self.n_covariates_in_)
-        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
-        y_mean = X @ self.coef_ + Z @ self.covariate_coef_ + self.intercept_
-        if not return_std:
-            return y_mean
-        Z_c = Z - offset if self.fit_intercept else Z
-        # x' beta + z' gamma(beta) = (x - Bx' z)' beta + const; gamma's own spread beside it
-        rows = (X - self._X_offset) - Z_c @ coef_on_x
-        leverage = np.sum((Z_c @ inverse_triangle) ** 2, axis=1)
-        variance = (self._coef_variance_along(rows) + self.noise_variance_
-                    * (1.0 + leverage / self.alpha + self._intercept_leverage()))
-        return y_mean, np.sqrt(variance)
-
-    def _flat_parameter_moments(self):
-        """With covariates: ``gamma = b_y - B_x beta + N(0, sigma2 (Z_c'Z_c)^{-1} / alpha)``
-        and the intercept ``mean(y) - mean(X)' beta - mean(Z)' gamma + e`` (module
-        _covariates), so ``Var(gamma_k) = Var(B_xk' beta) + E[sigma2] [(Z_c'Z_c)^{-1}]_kk /
-        alpha`` and ``Var(intercept) = Var(c' beta) + E[sigma2] (mean(Z)' (Z_c'Z_c)^{-1}
-        mean(Z) / alpha + 1 / (alpha n))``, ``c = mean(X) - B_x' mean(Z)``."""
-        if not self.n_covariates_in_:
-            return super()._flat_parameter_moments()
-        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
-        noise = self.noise_variance_ / self.alpha
-        names, means = list(self._covariate_names), list(self.covariate_coef_)
-        variances = list(self._coef_variance_along(coef_on_x)
-                         + noise * np.sum(inverse_triangle ** 2, axis=1))
-        if self.fit_intercept:
-            along = (self._X_offset - offset @ coef_on_x)[None, :]
-            variances.insert(0, float(self._coef_variance_along(along)[0]
-                                      + noise * np.sum((offset @ inverse_triangle) ** 2)
-                                      + self.noise_variance_ * self._intercept_leverage()))
-            names.insert(0, "intercept")
-            means.insert(0, self.intercept_)
-        return names, np.array(means), np.sqrt(variances)
-
-    def score(self, X, y, sample_weight=None, covariates=None):
-        """R^2 of :meth:`predict` on ``X`` (and ``covariates``) against ``y``."""
-        from sklearn.metrics import r2_score
-
-        return r2_score(y, self.predict(X, covariates=covariates), sample_weight=sample_weight)
 
     def sample_posterior(self, n_samples=1, random_state=None):
         rng = check_random_state(random_state)
         draws = super().sample_posterior(n_samples, rng)
         if self.inclusion_posterior_ is not None:
             draws["prior_inclusion"] = rng.beta(*self.inclusion_posterior_, size=n_samples)
-        if self.n_covariates_in_:  # gamma | beta, sigma2 (module _covariates)
-            offset, coef_on_x, coef_on_y, inverse_triangle = self._covariate_solve
-            scale = np.sqrt(draws["noise_variance"] / self.alpha)[:, None]
-            gamma = (coef_on_y - draws["coef"] @ coef_on_x.T
-                     + scale * rng.standard_normal((n_samples, self.n_covariates_in_))
-                     @ inverse_triangle.T)
-            draws["covariate_coef"] = gamma
-            if self.fit_intercept:
-                draws["intercept"] = draws["intercept"] - gamma @ offset
-        return draws
+        return self._draw_covariates(draws, rng)
 
     sample_posterior.__doc__ = AlphaRegressionBase.sample_posterior.__doc__
 
