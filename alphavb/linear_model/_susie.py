@@ -39,7 +39,6 @@ correlation between two of its variables) is at least ``min_abs_corr`` (susieR's
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._special import LOG_2PI
 
@@ -71,6 +70,11 @@ def log_bayes_factors(betahat, shat2, prior_variance):
     return -0.5 * np.log1p(ratio) + 0.5 * betahat**2 / shat2 * ratio / (1.0 + ratio)
 
 
+def _log_sum_exp(values):
+    largest = float(values.max())
+    return largest + float(np.log(np.sum(np.exp(values - largest))))
+
+
 def optimal_prior_variance(betahat, shat2, log_prior):
     """The ``V`` maximising the SER's log evidence over ``log V`` in ``[-30, 15]`` (Brent's
     bounded search, numba kernel), or 0 when ``V = 0`` is at least as good."""
@@ -78,7 +82,7 @@ def optimal_prior_variance(betahat, shat2, log_prior):
 
     log_v, best = ser_best_log_prior_variance(betahat, shat2, log_prior,
                                               *LOG_PRIOR_VARIANCE_BOUNDS, 1e-8)
-    if float(logsumexp(log_prior)) >= best:  # the evidence at V = 0
+    if _log_sum_exp(log_prior) >= best:  # the evidence at V = 0
         return 0.0
     return float(np.exp(log_v))
 
@@ -92,7 +96,7 @@ def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prio
     if estimate_prior_variance:
         prior_variance = optimal_prior_variance(betahat, shat2, log_prior)
     log_posterior = log_bayes_factors(betahat, shat2, prior_variance) + log_prior
-    log_evidence = float(logsumexp(log_posterior))
+    log_evidence = _log_sum_exp(log_posterior)
     alpha = np.exp(log_posterior - log_evidence)
     if prior_variance > 0.0:
         variance = 1.0 / (1.0 / prior_variance + d / residual_variance)
@@ -105,8 +109,9 @@ def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prio
 class IBSSState(NamedTuple):
     """The variational parameters of the sum of single effects and what a sweep reuses:
     (L, p) ``alpha``, ``mean``, ``second_moment``; (L,) ``prior_variance`` and ``kl``;
-    ``residual_variance`` (``sigma2``, untempered); ``fit = Z E[b]`` (n,); ``erss`` (``E
-    ||y - Z b||^2`` at the end of the last sweep, None before the first)."""
+    ``residual_variance`` (``sigma2``, untempered); ``fit``, ``Z E[b]`` (n,) on individual
+    data or ``Z'Z E[b]`` (p,) on sufficient statistics; ``erss`` (``E ||y - Z b||^2`` at the
+    end of the last sweep, None before the first)."""
 
     alpha: np.ndarray
     mean: np.ndarray
@@ -119,83 +124,153 @@ class IBSSState(NamedTuple):
 
 
 class IBSSData(NamedTuple):
-    """What every sweep reads: the centred (scaled) ``Z`` (n, p) and ``y`` (n,), ``d =
-    diag(Z'Z)``, the prior weights ``pi`` and ``log(pi + sqrt(eps))``, ``Var(y)`` (with
-    ``n - 1``)."""
+    """What every sweep reads: the centred (scaled) ``Z`` (n, p) and ``y`` (n,) of
+    individual data, or (``Z`` and ``y`` None) their sufficient statistics ``gram = Z'Z``,
+    ``zty = Z'y`` and ``yty = y'y``; ``d = diag(Z'Z)``, the prior weights ``pi`` and
+    ``log(pi + sqrt(eps))``, ``Var(y)`` (with ``n - 1``), the number of observations ``n``
+    (the total weight of weighted rows) and the
+    :class:`~alphavb.linear_model._covariates.Covariates` projected out of ``Z`` and ``y``
+    (None without)."""
 
-    Z: np.ndarray
-    y: np.ndarray
+    Z: np.ndarray | None
+    y: np.ndarray | None
     d: np.ndarray
     prior_weights: np.ndarray
     log_prior: np.ndarray
     variance_y: float
+    n_samples: float
+    gram: np.ndarray | None = None
+    zty: np.ndarray | None = None
+    yty: float | None = None
+    covariates: object = None
 
 
-def ibss_data(Z, y, prior_weights=None):
-    """:class:`IBSSData` of ``Z`` and ``y`` (uniform ``pi`` unless ``prior_weights``)."""
-    p = Z.shape[1]
+def _prior_weights(p, prior_weights):
+    """``pi`` and its log as susieR takes it, ``log(pi + sqrt(eps))``; ``-inf`` where ``pi``
+    is 0 (a variable that cannot be an effect's)."""
     weights = np.full(p, 1.0 / p) if prior_weights is None else np.asarray(prior_weights)
-    return IBSSData(Z, y, np.einsum("ij,ij->j", Z, Z), weights,
-                    np.log(weights + PRIOR_WEIGHT_FLOOR), float(np.var(y, ddof=1)))
+    with np.errstate(divide="ignore"):
+        return weights, np.where(weights > 0, np.log(weights + PRIOR_WEIGHT_FLOOR), -np.inf)
+
+
+def ibss_data(Z, y, prior_weights=None, n_samples=None, covariates=None):
+    """:class:`IBSSData` of individual data ``Z`` and ``y``, centred (uniform ``pi`` unless
+    ``prior_weights``; ``n_samples`` the count of observations, ``len(y)`` unless weighted
+    rows count otherwise; ``covariates`` already projected out of both)."""
+    weights, log_prior = _prior_weights(Z.shape[1], prior_weights)
+    n = float(y.shape[0] if n_samples is None else n_samples)
+    d = np.einsum("ij,ij->j", Z, Z)
+    d = np.where(np.isinf(log_prior) & (d == 0), 1.0, d)  # an excluded constant column
+    return IBSSData(Z, y, d, weights, log_prior,
+                    float(y @ y) / (n - 1.0), n, covariates=covariates)
+
+
+def sufficient_statistics_data(gram, zty, yty, n_samples, prior_weights=None):
+    """:class:`IBSSData` of the sufficient statistics ``Z'Z``, ``Z'y``, ``y'y`` of ``n``
+    centred observations (susieR's ``susie_suff_stat``): the sweep then runs on them, with
+    the same numbers as on the data they summarise."""
+    weights, log_prior = _prior_weights(gram.shape[0], prior_weights)
+    n = float(n_samples)
+    return IBSSData(None, None, np.diag(gram).copy(), weights, log_prior,
+                    float(yty) / (n - 1.0), n, gram, zty, float(yty))
 
 
 def initial_state(data, n_effects, residual_variance=None, scaled_prior_variance=0.2):
     """susieR's start: every ``alpha_l = pi``, means 0, ``V_l = scaled_prior_variance
     Var(y)``, ``sigma2 = Var(y)`` unless ``residual_variance`` is given."""
-    n, p = data.Z.shape
+    p = data.d.shape[0]
     sigma2 = data.variance_y if residual_variance is None else float(residual_variance)
+    fit = np.zeros(p if data.Z is None else data.Z.shape[0])
     return IBSSState(np.tile(data.prior_weights, (n_effects, 1)), np.zeros((n_effects, p)),
                      np.zeros((n_effects, p)),
                      np.full(n_effects, scaled_prior_variance * data.variance_y),
-                     np.zeros(n_effects), sigma2, np.zeros(n), None)
+                     np.zeros(n_effects), sigma2, fit, None)
 
 
-def expected_residual_sum_of_squares(data, fit, effect_squares, alpha, second_moment):
-    """``E_q ||y - Z b||^2`` (``fit = Z E[b]``): the squared residual of the mean, less
-    each effect's square ``||Z E[b_l]||^2`` (``effect_squares``, kept by the sweep, which
-    computed ``Z E[b_l]``), plus every effect's second moments."""
-    return (float(np.sum((data.y - fit) ** 2)) - float(np.sum(effect_squares))
+def _times_design(data, coef):
+    """``Z coef`` on individual data, ``Z'Z coef`` on sufficient statistics (the form the
+    state's ``fit`` has)."""
+    return data.Z @ coef if data.gram is None else data.gram @ coef
+
+
+def _correlation_with_residual(data, fit):
+    """``Z'(y - Z b)`` from the ``fit`` of ``b``."""
+    return data.Z.T @ (data.y - fit) if data.gram is None else data.zty - fit
+
+
+def _squared_norm(data, coef, times_design):
+    """``||Z coef||^2`` from ``times_design = _times_design(data, coef)``."""
+    return float(times_design @ (times_design if data.gram is None else coef))
+
+
+def expected_residual_sum_of_squares(data, fit, effect_squares, alpha, mean, second_moment):
+    """``E_q ||y - Z b||^2`` (``fit`` of ``E[b] = sum_l alpha_l mean_l``): the squared
+    residual of the mean (``y'y - 2 E[b]'Z'y + E[b]'Z'Z E[b]`` on sufficient statistics),
+    less each effect's square ``||Z E[b_l]||^2`` (``effect_squares``, kept by the sweep,
+    which computed ``Z E[b_l]``), plus every effect's second moments."""
+    if data.gram is None:
+        residual_squares = float(np.sum((data.y - fit) ** 2))
+    else:
+        coef = np.sum(alpha * mean, axis=0)
+        residual_squares = data.yty - 2.0 * float(coef @ data.zty) + float(coef @ fit)
+    return (residual_squares - float(np.sum(effect_squares))
             + float(np.sum(data.d * (alpha * second_moment))))
+
+
+def ibss_objective(data, erss, sigma2, kl, alpha):
+    """``F = alpha E_q[log N(y | Z b, sigma2 I)] - sum_l KL_l``, plus, with covariates
+    projected out, what integrating their flat prior adds (module docstring;
+    :mod:`alphavb.linear_model._covariates`)."""
+    objective = (alpha * (-0.5 * data.n_samples * (LOG_2PI + np.log(sigma2))
+                          - 0.5 * erss / sigma2) - float(np.sum(kl)))
+    if data.covariates is not None:
+        objective += data.covariates.objective_constant(alpha, -np.log(sigma2))
+    return objective
+
+
+def residual_variance_update(data, erss, alpha):
+    """The ``sigma2`` maximising ``F``: ``E RSS / (n - k / alpha)`` (``k`` covariates; the
+    ``alpha`` cancels without them), floored at ``Var(y) / 10^4`` as susieR does."""
+    k = 0 if data.covariates is None else data.covariates.n_columns
+    return max(data.variance_y / 1e4, erss / (data.n_samples - k / alpha))
 
 
 def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
                estimate_residual_variance=True):
     """One sweep of iterative Bayesian stepwise selection on the alpha-VB objective (module
-    docstring): ``sigma2`` from the last sweep's ``E RSS`` (not before the first sweep),
-    then each effect's SER in turn. Returns the new state and the objective ``F`` after the
-    sweep, at the ``sigma2`` it used (susieR's order: its loop updates ``sigma2`` after
-    checking the objective, so a converged fit keeps the ``sigma2`` of its last sweep)."""
-    Z, y, d = data.Z, data.y, data.d
+    docstring), on individual data or sufficient statistics: ``sigma2`` from the last
+    sweep's ``E RSS`` (not before the first sweep), then each effect's SER in turn. Returns
+    the new state and the objective ``F`` after the sweep, at the ``sigma2`` it used
+    (susieR's order: its loop updates ``sigma2`` after checking the objective, so a
+    converged fit keeps the ``sigma2`` of its last sweep)."""
     sigma2 = state.residual_variance
     if estimate_residual_variance and state.erss is not None:
-        sigma2 = max(data.variance_y / 1e4, state.erss / y.shape[0])  # susieR's floor
+        sigma2 = residual_variance_update(data, state.erss, alpha)
     tempered = sigma2 / alpha
     probabilities, mean = state.alpha.copy(), state.mean.copy()
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     kl, fit = state.kl.copy(), state.fit.copy()
     effect_squares = np.empty(probabilities.shape[0])
     for effect in range(probabilities.shape[0]):
-        fit -= Z @ (probabilities[effect] * mean[effect])
-        residual = y - fit
-        single = single_effect_regression(Z.T @ residual, d, tempered, prior_variance[effect],
+        fit -= _times_design(data, probabilities[effect] * mean[effect])
+        xtr = _correlation_with_residual(data, fit)
+        single = single_effect_regression(xtr, data.d, tempered, prior_variance[effect],
                                           data.log_prior, estimate_prior_variance)
         probabilities[effect], mean[effect] = single.alpha, single.mean
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
-        effect_fit = Z @ (single.alpha * single.mean)
+        coef = single.alpha * single.mean
+        effect_fit = _times_design(data, coef)
         # KL = -(log evidence + log N(r | 0, s2)) + E_q[log N(r | Z b_l, s2)]
         kl[effect] = -single.log_evidence + (
-            2.0 * float(residual @ effect_fit)
-            - float(np.sum(d * single.alpha * single.second_moment))) / (2.0 * tempered)
-        effect_squares[effect] = float(effect_fit @ effect_fit)
+            2.0 * float(xtr @ coef)
+            - float(np.sum(data.d * single.alpha * single.second_moment))) / (2.0 * tempered)
+        effect_squares[effect] = _squared_norm(data, coef, effect_fit)
         fit += effect_fit
-    erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities,
+    erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities, mean,
                                             second_moment)
-    n = y.shape[0]
-    objective = (alpha * (-0.5 * n * (LOG_2PI + np.log(sigma2)) - 0.5 * erss / sigma2)
-                 - float(kl.sum()))
-    return IBSSState(probabilities, mean, second_moment, prior_variance, kl, sigma2, fit,
-                     erss), objective
+    return (IBSSState(probabilities, mean, second_moment, prior_variance, kl, sigma2, fit,
+                      erss), ibss_objective(data, erss, sigma2, kl, alpha))
 
 
 def inclusion_probabilities(alpha, prior_variance):
@@ -204,11 +279,16 @@ def inclusion_probabilities(alpha, prior_variance):
     return 1.0 - np.prod(1.0 - kept, axis=0)
 
 
-def credible_sets(alpha, prior_variance, X, coverage=0.95, min_abs_corr=0.5):
+def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5, *,
+                  correlation=None):
     """susieR's ``susie_get_cs``: per effect with ``V_l > 1e-9``, its fewest variables
     whose ``alpha_lj`` reach ``coverage``; duplicates dropped (the first kept); each set's
-    purity (min, mean, median absolute correlation of its variables' columns of ``X``; 1
-    for one variable); the sets with purity at least ``min_abs_corr``, purest first.
+    purity (min, mean, median absolute correlation of its variables; 1 for one variable);
+    the sets with purity at least ``min_abs_corr``, purest first.
+
+    The correlations are those of the columns of ``X`` (Pearson's), or
+    ``correlation(variables)``, the matrix of absolute correlations of a list of variables
+    (from an LD matrix, or data already centred).
 
     Returns
     -------
@@ -216,6 +296,9 @@ def credible_sets(alpha, prior_variance, X, coverage=0.95, min_abs_corr=0.5):
         ``effect``, ``variables`` (sorted), ``coverage`` (their summed ``alpha_l``),
         ``min_abs_corr``, ``mean_abs_corr``, ``median_abs_corr``.
     """
+    if correlation is None:
+        def correlation(variables):
+            return np.abs(np.corrcoef(X[:, variables], rowvar=False))
     sets, seen = [], set()
     for effect in np.flatnonzero(prior_variance > PRIOR_VARIANCE_TOLERANCE):
         order = np.argsort(-alpha[effect], kind="stable")
@@ -227,8 +310,7 @@ def credible_sets(alpha, prior_variance, X, coverage=0.95, min_abs_corr=0.5):
         if len(variables) == 1:
             purity = (1.0, 1.0, 1.0)
         else:
-            correlation = np.abs(np.corrcoef(X[:, list(variables)], rowvar=False))
-            upper = correlation[np.triu_indices(len(variables), 1)]
+            upper = correlation(list(variables))[np.triu_indices(len(variables), 1)]
             purity = (float(upper.min()), float(upper.mean()), float(np.median(upper)))
         if purity[0] >= min_abs_corr:
             sets.append({"effect": int(effect), "variables": list(variables),
@@ -236,3 +318,35 @@ def credible_sets(alpha, prior_variance, X, coverage=0.95, min_abs_corr=0.5):
                          "min_abs_corr": purity[0], "mean_abs_corr": purity[1],
                          "median_abs_corr": purity[2]})
     return sorted(sets, key=lambda found: -found["min_abs_corr"])
+
+
+# components of the mixture q(b_j) lighter than this are dropped (their mass is the error)
+MIXTURE_WEIGHT_FLOOR = 1e-12
+
+
+def coefficient_marginals(alpha, mean, variance):
+    """The marginal ``q(b_j)`` of ``b_j = sum_l gamma_lj beta_lj`` over the given effects
+    (L, p): the ``L`` effects are independent, so it is the mixture over the subsets ``S``
+    of effects holding ``j``, weight ``prod_{l in S} alpha_lj prod_{l not in S} (1 -
+    alpha_lj)``, of ``N(sum_S mean_lj, sum_S variance_lj)`` (the empty set: the atom at 0,
+    variance 0). Built one effect at a time, dropping components below
+    :data:`MIXTURE_WEIGHT_FLOOR`.
+
+    Returns
+    -------
+    weights, means, variances : ndarray of shape (p, M)
+        Padded with weight-0 components.
+    """
+    p = alpha.shape[1]
+    weights, means, variances = np.ones((p, 1)), np.zeros((p, 1)), np.zeros((p, 1))
+    for a, m, v in zip(alpha, mean, variance, strict=True):
+        weights = np.hstack([weights * (1.0 - a)[:, None], weights * a[:, None]])
+        means = np.hstack([means, means + m[:, None]])
+        variances = np.hstack([variances, variances + v[:, None]])
+        kept = weights > MIXTURE_WEIGHT_FLOOR
+        width = int(kept.sum(axis=1).max())
+        order = np.argsort(~kept, axis=1, kind="stable")[:, :width]
+        weights, means, variances = (np.take_along_axis(array, order, axis=1)
+                                     for array in (weights, means, variances))
+        weights = np.where(np.take_along_axis(kept, order, axis=1), weights, 0.0)
+    return weights, means, variances
