@@ -14,7 +14,7 @@ How each estimator's predictive is computed:
   ``q(sigma2)``, so given ``sigma2`` the predictive is ``N(yhat, Var_q(x' beta) + sigma2 (1 +
   1 / (alpha n)))``; it is averaged over ``n_draws`` draws of ``q(sigma2)`` (exact with a
   known noise variance).
-* :class:`~alphavb.AlphaSpikeSlabRegression`: the Monte-Carlo mixture ``mean_s N(y | b_s +
+* :class:`~alphavb.AlphaSpikeSlabRegression` and :class:`~alphavb.AlphaSuSiE`: the Monte-Carlo mixture ``mean_s N(y | b_s +
   x' beta_s + z' gamma_s, sigma2_s)`` over ``n_draws`` draws of ``q`` (``x' beta`` is not
   normal under a spike-and-slab ``q``).
 * Classifiers (:class:`~alphavb.AlphaSpikeSlabClassifier`,
@@ -61,7 +61,7 @@ def log_predictive_density(estimator, X, y=None, *, covariates=None, n_draws=DEF
     ndarray of shape (n_samples,)
     """
     from .base import fitted_model
-    from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression
+    from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression, AlphaSuSiE
     from .mixture import AlphaGaussianMixture
 
     estimator = fitted_model(estimator)  # a fitted AlphaSelector: its best estimator
@@ -79,7 +79,7 @@ def log_predictive_density(estimator, X, y=None, *, covariates=None, n_draws=DEF
     extra = {"covariates": covariates} if fitted_covariates else {}
     if isinstance(estimator, AlphaLinearRegression):
         return _linear_regression_density(estimator, X, y, n_draws, random_state)
-    if isinstance(estimator, AlphaSpikeSlabRegression):
+    if isinstance(estimator, (AlphaSpikeSlabRegression, AlphaSuSiE)):
         return gaussian_draws_density(estimator, X, y, covariates, n_draws, random_state)
     if hasattr(estimator, "_row_log_predictive"):  # the BNN estimators
         return estimator._row_log_predictive(X, y)

@@ -125,14 +125,17 @@ def _selected_rows(model, values, top, sort_by):
 
 
 def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
-    """Posterior inclusion probabilities of a fitted spike-and-slab model, largest first.
+    """Posterior inclusion probabilities of a fitted spike-and-slab or SuSiE model, largest
+    first; the variables of each of an :class:`~alphavb.AlphaSuSiE`'s credible sets in their
+    own colour (legend: the set's size and purity), the others grey.
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
-    model : fitted AlphaSpikeSlabRegression or AlphaSpikeSlabClassifier
+    model : fitted AlphaSpikeSlabRegression, AlphaSpikeSlabClassifier or AlphaSuSiE
     top : int or None, default=20
-        Show the ``top`` largest PIPs (``None``: every feature, in the features' order).
+        Show the ``top`` largest PIPs (``None``: every feature, in the features' order, as
+        fine-mapping plots show positions).
     threshold : float or None, default=0.5
         A vertical reference line (the median-probability model's rule); ``None``: none.
     title : str or None
@@ -146,13 +149,23 @@ def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
     pips = np.asarray(model.inclusion_probabilities_, dtype=float)
     names, order = _selected_rows(model, pips, top, None)
     rows = np.arange(len(order))
-    ax.barh(rows, pips[order], color="0.35")
+    colours = np.array(["0.35"] * len(pips), dtype=object)
+    handles = []
+    for number, found in enumerate(getattr(model, "credible_sets_", [])):
+        colour = f"C{number % 10}"
+        colours[found["variables"]] = colour
+        handles.append(ax.barh([], [], color=colour,
+                               label=f"CS {number + 1}: {len(found['variables'])} variable(s), "
+                                     f"purity {found['min_abs_corr']:.2f}"))
+    ax.barh(rows, pips[order], color=list(colours[order]))
     ax.set_yticks(rows, list(names[order]), fontsize=7)
     ax.invert_yaxis()  # the largest on top
     ax.set_xlim(0.0, 1.0)
     ax.set_xlabel("posterior inclusion probability")
     if threshold is not None:
         ax.axvline(threshold, color="red", linewidth=0.8, linestyle="--")
+    if handles:
+        ax.legend(fontsize=7, loc="lower right")
     if title:
         ax.set_title(title, fontsize=9)
     return ax

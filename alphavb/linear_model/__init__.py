@@ -1,7 +1,10 @@
 """alpha-VB linear regression models."""
 
+from ._alpha_susie import AlphaSuSiE
 from ._bayes_linear import AlphaLinearRegression
 from ._spike_slab import AlphaSpikeSlabRegression
 from ._spike_slab_logistic import AlphaSpikeSlabClassifier
+from ._susie_rss import ld_mismatch_diagnostic
 
-__all__ = ["AlphaLinearRegression", "AlphaSpikeSlabClassifier", "AlphaSpikeSlabRegression"]
+__all__ = ["AlphaLinearRegression", "AlphaSpikeSlabClassifier", "AlphaSpikeSlabRegression",
+           "AlphaSuSiE", "ld_mismatch_diagnostic"]

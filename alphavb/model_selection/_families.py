@@ -103,7 +103,8 @@ class _Family:
 
 
 class GaussianRegression(_Family):
-    """AlphaLinearRegression (exact prequential pass) and AlphaSpikeSlabRegression."""
+    """AlphaLinearRegression (exact prequential pass), AlphaSpikeSlabRegression and
+    AlphaSuSiE (its sigma2 a point estimate: no q(sigma2) to average over)."""
 
     def __init__(self, estimator):
         from ..linear_model import AlphaLinearRegression
@@ -343,11 +344,13 @@ def family_of(estimator):
         AlphaLinearRegression,
         AlphaSpikeSlabClassifier,
         AlphaSpikeSlabRegression,
+        AlphaSuSiE,
     )
     from ..mixture import AlphaGaussianMixture
     from ..topics import AlphaLDA
 
-    families = ((GaussianRegression, (AlphaLinearRegression, AlphaSpikeSlabRegression)),
+    families = ((GaussianRegression, (AlphaLinearRegression, AlphaSpikeSlabRegression,
+                                      AlphaSuSiE)),
                 (LogisticRegression, (AlphaSpikeSlabClassifier, AlphaLogisticRegression)),
                 (GaussianMixture, (AlphaGaussianMixture,)), (TopicModel, (AlphaLDA,)))
     for family, types in families:
