@@ -14,6 +14,7 @@ from alphavb import (
     AlphaLogisticRegression,
     AlphaSpikeSlabClassifier,
     AlphaSpikeSlabRegression,
+    AlphaSuSiE,
     BBAlphaClassifier,
     BBAlphaRegressor,
 )
@@ -28,7 +29,9 @@ ESTIMATORS = [AlphaLinearRegression(), AlphaSpikeSlabRegression(), AlphaGaussian
               BBAlphaClassifier(hidden_layer_sizes=(5,), link="softmax", **FAST),
               AlphaLogisticRegression(n_mc_samples=20, random_state=0),
               AADMRegressor(hidden_layer_sizes=(5,), generator_hidden=(10,), noise_dim=5,
-                            discriminator_hidden=(10,), batch_size=50, **FAST)]
+                            discriminator_hidden=(10,), batch_size=50, **FAST),
+              # one effect: the checks' data sets have as few as one feature
+              AlphaSuSiE(n_effects=1, constant_columns="exclude")]
 
 ALPHA_IS_A_TEMPERATURE = (
     "check_regressors_train sets alpha=0.01 on the assumption that alpha is a regularisation "
@@ -41,7 +44,7 @@ ALPHA_IS_A_TEMPERATURE = (
 def expected_failed_checks(estimator):
     # AlphaLinearRegression passes it since its default prior scales with the noise
     # (beta | sigma2 ~ N(0, sigma2 / lambda)): at alpha = 0.01 the fit still follows the data
-    if not isinstance(estimator, AlphaSpikeSlabRegression):
+    if not isinstance(estimator, (AlphaSpikeSlabRegression, AlphaSuSiE)):
         return {}
     return {"check_regressors_train": ALPHA_IS_A_TEMPERATURE}
 
@@ -51,7 +54,8 @@ def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS[:2], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("estimator", [*ESTIMATORS[:2], AlphaSuSiE(n_effects=5)],
+                         ids=lambda e: type(e).__name__)
 def test_regressors_train_at_default_alpha(estimator):
     X, y = make_regression(n_samples=200, n_features=10, n_informative=3, noise=20.0,
                            random_state=0)

@@ -14,6 +14,7 @@ from alphavb import (
     AlphaLogisticRegression,
     AlphaSpikeSlabClassifier,
     AlphaSpikeSlabRegression,
+    AlphaSuSiE,
     BBAlphaClassifier,
     BBAlphaRegressor,
 )
@@ -173,6 +174,7 @@ def _function_cases():
 
     linear = _fitted(AlphaLinearRegression(), X_REG, Y_REG)
     spike = _fitted(AlphaSpikeSlabRegression(), X_REG, Y_REG)
+    susie = _fitted(AlphaSuSiE(n_effects=2), X_REG, Y_REG)
     logistic = _fitted(AlphaLogisticRegression(max_iter=200), X_REG, Y_CLASS)
     spike_class = _fitted(AlphaSpikeSlabClassifier(), X_REG, Y_CLASS)
     mixture = _fitted(AlphaGaussianMixture(2, random_state=0), X_REG)
@@ -237,6 +239,8 @@ def _function_cases():
         (linear.summary, {}),
         (linear.summary_frame, {}),
         (spike.credible_intervals, {}),
+        (susie.credible_intervals, {}),
+        (susie.sample_posterior, {"n_samples": 2}),
         (spike.select, {}),
         (lda.perplexity, {"X": COUNTS}),
         (network_classifier.sample_posterior, {"n_samples": 2}),

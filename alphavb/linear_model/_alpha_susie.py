@@ -220,6 +220,9 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         """
         self._validate_params()
         X, y, _ = self._prepare_data(X, y, sample_weight=sample_weight)
+        if self._weight_total <= 1.0:
+            raise ValueError(f"AlphaSuSiE needs more than one sample (Var(y) divides by n - "
+                             f"1); got n_samples = {self._weight_total:g}.")
         self._check_n_effects(X.shape[1])
         X, y, projected = self._take_out_covariates(X, y, covariates,
                                                     sample_weight is not None)
