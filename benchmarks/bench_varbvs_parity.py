@@ -46,26 +46,35 @@ cat(sprintf("%.6f %d %s\n", median(times), fit$niter,
 """
 
 
-def run_susie(X, y, repeats):
-    """susieR's ``susie(X, y, L = 10)`` through Rscript: (PIPs, median seconds, iterations,
-    version), or None when Rscript or susieR is missing."""
+def run_rscript(script, arrays, *args):
+    """Run an R ``script`` on one thread with ``arrays`` (name -> array, written as
+    little-endian doubles, column-major, to ``<folder>/<name>.bin``); its arguments are the
+    folder and ``args``. Returns (stdout, folder's ``pip.bin``) or None when Rscript is
+    missing or the script fails."""
     if shutil.which("Rscript") is None:
         return None
     with tempfile.TemporaryDirectory() as folder:
-        np.asfortranarray(X, dtype="<f8").T.tofile(Path(folder, "X.bin"))  # column-major
-        np.asarray(y, dtype="<f8").tofile(Path(folder, "y.bin"))
-        script = Path(folder, "susie.R")
-        script.write_text(R_SUSIE)
+        for name, array in arrays.items():
+            np.asfortranarray(array, dtype="<f8").T.tofile(Path(folder, f"{name}.bin"))
+        path = Path(folder, "script.R")
+        path.write_text(script)
         environment = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        result = subprocess.run(["Rscript", str(script), folder, str(X.shape[0]),
-                                 str(X.shape[1]), str(repeats)], capture_output=True,
-                                text=True, env=environment, check=False)
+        result = subprocess.run(["Rscript", str(path), folder, *map(str, args)],
+                                capture_output=True, text=True, env=environment, check=False)
         if result.returncode != 0:
-            print(f"susieR could not run: {result.stderr.strip()[-300:]}")
+            print(f"R could not run: {result.stderr.strip()[-300:]}")
             return None
-        seconds, iterations, version = result.stdout.split()
-        pips = np.fromfile(Path(folder, "pip.bin"), dtype="<f8")
-    return pips, float(seconds), int(iterations), version
+        return result.stdout, np.fromfile(Path(folder, "pip.bin"), dtype="<f8")
+
+
+def run_susie(X, y, repeats):
+    """susieR's ``susie(X, y, L = 10)`` through Rscript: (PIPs, median seconds, iterations,
+    version), or None when Rscript or susieR is missing."""
+    ran = run_rscript(R_SUSIE, {"X": X, "y": y}, X.shape[0], X.shape[1], repeats)
+    if ran is None:
+        return None
+    seconds, iterations, version = ran[0].split()
+    return ran[1], float(seconds), int(iterations), version
 
 
 def top(pips, k=5):

@@ -110,8 +110,10 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         ``"exclude"`` there.
     warm_start : bool, default=False
         Continue from the last fit's ``q`` (same ``n_effects`` and features).
-    random_state : None
-        Unused (the fit is deterministic); kept for the package's interface.
+    random_state : int, RandomState or None, default=None
+        The purity of a credible set of more than 100 variables is that of 100 of them drawn
+        at random (susieR's ``n_purity``); this seeds the draw (None: seed 0, so a fit is
+        reproducible). The fit itself is deterministic.
     verbose : int, default=0
 
     Attributes
@@ -136,7 +138,8 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         (their summed probability), ``min_abs_corr``, ``mean_abs_corr``,
         ``median_abs_corr``.
     lfsr_ : ndarray of shape (n_features,)
-        Local false sign rates ``min(q(b_j >= 0), q(b_j <= 0))``.
+        Local false sign rates ``min(q(b_j >= 0), q(b_j <= 0))`` (computed when first
+        read: it needs the mixture marginals).
     elbo_, elbo_history_, n_iter_, converged_ : the objective after the last sweep, after
         every sweep, the sweeps run, whether ``tol`` was met.
     covariate_coef_ : ndarray of shape (n_covariates,)
@@ -239,13 +242,22 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         self.column_scale_ = (norms / np.sqrt(self._weight_total - 1.0) if self.standardize
                               else np.ones(X.shape[1]))
         design = X / self.column_scale_
-        self._purity_columns = X / norms  # unit columns: their products are correlations
+        del X  # the centred copy: at most two (n, p) arrays besides the caller's
         self._summary_fit = False
-        data = ibss_data(design, y, self._prior_weights(X.shape[1], constant),
+        data = ibss_data(design, y, self._prior_weights(design.shape[1], constant),
                          self._weight_total, projected)
         self._estimate_sigma2 = self.estimate_residual_variance in ("auto", True)
-        self._fit_cavi(data)
+        self._fit_with(data)
         return self
+
+    def _fit_with(self, data):
+        """The CAVI loop on ``data``; the credible sets' purities read its design (or LD),
+        which the fitted model does not keep."""
+        self._data = data
+        try:
+            self._fit_cavi(data)
+        finally:
+            del self._data
 
     def fit_summary(self, z, R, n_samples, *, regularization=0.0):
         """Fit alpha-SuSiE to summary statistics: z-scores and an LD matrix (susieR's
@@ -290,13 +302,11 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         self._X_offset, self._y_offset = np.zeros(p), 0.0
         self.n_covariates_in_, self._covariate_names, self._covariate_solve = 0, [], None
         self.column_scale_ = np.ones(p)
-        self._purity_columns = None
-        self._ld = stats.correlation
         self._summary_fit = True
         self._estimate_sigma2 = self.estimate_residual_variance is True
         data = sufficient_statistics_data(stats.gram, stats.zty, stats.yty, n_samples,
                                           self._prior_weights(p))
-        self._fit_cavi(data)
+        self._fit_with(data)
         return self
 
     def _check_n_effects(self, n_features):
@@ -370,18 +380,31 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         self.__dict__.update(self._covariate_attributes(coef))
         names = self._feature_labels()
         sets = credible_sets(probabilities, state.prior_variance, coverage=self.coverage,
-                             min_abs_corr=self.min_abs_corr, correlation=self._correlation)
+                             min_abs_corr=self.min_abs_corr, correlation=self._correlation,
+                             random_state=self._purity_seed())
         for found in sets:
             found["names"] = [names[j] for j in found["variables"]]
         self.credible_sets_ = sets
-        self.lfsr_ = self._local_false_sign_rates()
+        self.__dict__.pop("_lfsr", None)  # lfsr_ is computed when it is first read
+
+    def _purity_seed(self):
+        """A seed for the purity subsample, from ``random_state`` (0 when None, so that a
+        fit is reproducible)."""
+        if self.random_state is None:
+            return 0
+        return check_random_state(self.random_state).randint(2**31 - 1)
 
     def _correlation(self, variables):
-        """The absolute correlations of the variables (indices) in the fitted data."""
-        if self._purity_columns is None:
-            return np.abs(self._ld[np.ix_(variables, variables)])
-        columns = self._purity_columns[:, variables]
-        return np.abs(columns.T @ columns)
+        """The absolute correlations of the variables (indices) in the data being fitted:
+        ``|x_j'x_k| / sqrt(d_j d_k)`` of its centred columns, or of ``Z'Z`` (``(n - 1)
+        R``)."""
+        data, index = self._data, np.asarray(variables)
+        if data.gram is None:
+            block = data.Z[:, index].T @ data.Z[:, index]
+        else:
+            block = data.gram[np.ix_(index, index)]
+        norms = np.sqrt(data.d[index])
+        return np.abs(block / np.outer(norms, norms))
 
     def _feature_labels(self):
         names = getattr(self, "feature_names_in_", None)
@@ -419,6 +442,15 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         second = (a * (v + m * m)) @ (X_centred * X_centred).T
         first = (a * m) @ X_centred.T
         return np.sum(second - first * first, axis=0)
+
+    @property
+    def lfsr_(self):
+        """Local false sign rates ``min(q(b_j >= 0), q(b_j <= 0))`` of the mixture
+        marginals (module docstring), computed when first read."""
+        check_is_fitted(self, "single_effect_probabilities_")
+        if "_lfsr" not in self.__dict__:
+            self._lfsr = self._local_false_sign_rates()
+        return self._lfsr
 
     def _local_false_sign_rates(self):
         weights, means, variances = self._marginals()

@@ -280,7 +280,7 @@ def inclusion_probabilities(alpha, prior_variance):
 
 
 def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5, *,
-                  correlation=None):
+                  correlation=None, n_purity=100, random_state=None):
     """susieR's ``susie_get_cs``: per effect with ``V_l > 1e-9``, its fewest variables
     whose ``alpha_lj`` reach ``coverage``; duplicates dropped (the first kept); each set's
     purity (min, mean, median absolute correlation of its variables; 1 for one variable);
@@ -288,7 +288,8 @@ def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5
 
     The correlations are those of the columns of ``X`` (Pearson's), or
     ``correlation(variables)``, the matrix of absolute correlations of a list of variables
-    (from an LD matrix, or data already centred).
+    (from an LD matrix, or data already centred). A set of more than ``n_purity`` variables
+    is judged by ``n_purity`` of them drawn at random (``random_state``), as susieR does.
 
     Returns
     -------
@@ -299,6 +300,7 @@ def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5
     if correlation is None:
         def correlation(variables):
             return np.abs(np.corrcoef(X[:, variables], rowvar=False))
+    rng = np.random.default_rng(random_state)
     sets, seen = [], set()
     for effect in np.flatnonzero(prior_variance > PRIOR_VARIANCE_TOLERANCE):
         order = np.argsort(-alpha[effect], kind="stable")
@@ -310,7 +312,10 @@ def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5
         if len(variables) == 1:
             purity = (1.0, 1.0, 1.0)
         else:
-            upper = correlation(list(variables))[np.triu_indices(len(variables), 1)]
+            judged = list(variables)
+            if len(judged) > n_purity:
+                judged = sorted(rng.choice(judged, size=n_purity, replace=False).tolist())
+            upper = correlation(judged)[np.triu_indices(len(judged), 1)]
             purity = (float(upper.min()), float(upper.mean()), float(np.median(upper)))
         if purity[0] >= min_abs_corr:
             sets.append({"effect": int(effect), "variables": list(variables),

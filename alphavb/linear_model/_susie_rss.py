@@ -30,8 +30,8 @@ from scipy.optimize import minimize_scalar
 
 from .._validation import bad_parameter
 
-# eigenvalues of R below this many times its largest count as 0; below minus it, R is
-# not positive semi-definite (susieR's r_tol, relative here)
+# eigenvalues of R below this count as 0 in the LD diagnostic (susieR's r_tol); R is
+# positive semi-definite when its smallest is above -p times it (p bounds the largest)
 EIGENVALUE_TOLERANCE = 1e-8
 
 
@@ -68,24 +68,34 @@ def check_ld(owner, R, n_features, regularization=0.0):
                             f"{diagonal.max():.4g}",
                             "Pass the correlations (e.g. np.corrcoef of the reference "
                             "genotypes), not covariances.")
-    eigenvalues = np.linalg.eigvalsh(R)
-    floor = -EIGENVALUE_TOLERANCE * max(float(eigenvalues[-1]), 1.0)
-    if eigenvalues[0] < floor and regularization == 0.0:
-        lam = float(-eigenvalues[0] / (1.0 - eigenvalues[0]))
+    tolerance = EIGENVALUE_TOLERANCE * n_features  # the largest eigenvalue is <= p
+    regularised = R if not regularization else \
+        (1.0 - regularization) * R + regularization * np.eye(n_features)
+    if _positive_semi_definite(regularised, tolerance):
+        return regularised
+    smallest = float(np.linalg.eigvalsh(R)[0])
+    if not regularization:
+        lam = -smallest / (1.0 - smallest)
         raise bad_parameter(owner, "R", "a positive semi-definite matrix",
-                            f"a smallest eigenvalue of {eigenvalues[0]:.3g} "
-                            f"({int(np.sum(eigenvalues < floor))} negative)",
+                            f"a smallest eigenvalue of {smallest:.3g}",
                             f"Pass regularization={lam:.2g} or more (R is then "
                             "(1 - lambda) R + lambda I, whose smallest eigenvalue is 0 at "
                             "that lambda), or an R from more reference samples.")
-    if regularization:
-        R = (1.0 - regularization) * R + regularization * np.eye(n_features)
-        smallest = (1.0 - regularization) * eigenvalues[0] + regularization
-        if smallest < floor:
-            raise bad_parameter(owner, "regularization", "a lambda that makes R positive "
-                                "semi-definite", regularization,
-                                f"Its smallest eigenvalue is still {smallest:.3g}.")
-    return R
+    raise bad_parameter(owner, "regularization", "a lambda that makes R positive "
+                        "semi-definite", regularization,
+                        f"Its smallest eigenvalue is still "
+                        f"{(1.0 - regularization) * smallest + regularization:.3g}; pass "
+                        f"at least {-smallest / (1.0 - smallest):.2g}.")
+
+
+def _positive_semi_definite(R, tolerance):
+    """Whether ``R + tolerance I`` has a Cholesky factor (``R``'s smallest eigenvalue is
+    above ``-tolerance``, up to rounding): a fifth of an eigendecomposition's work."""
+    try:
+        np.linalg.cholesky(R + tolerance * np.eye(R.shape[0]))
+    except np.linalg.LinAlgError:
+        return False
+    return True
 
 
 def check_z(owner, z):

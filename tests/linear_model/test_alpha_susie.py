@@ -63,6 +63,8 @@ def test_alpha_one_is_susier(n3, response):
     assert np.allclose(model.prior_variances_, reference["prior_variance"], rtol=1e-5,
                        atol=1e-9)
     assert sets_of(model) == reference["cs"]
+    assert np.allclose([found["coverage"] for found in model.credible_sets_],
+                       reference["coverage"], rtol=1e-6)
     assert np.allclose([[found["min_abs_corr"], found["mean_abs_corr"],
                          found["median_abs_corr"]] for found in model.credible_sets_],
                        reference["purity"], rtol=1e-6)

@@ -1,48 +1,17 @@
 """The sum-of-single-effects math of alpha-SuSiE (alphavb.linear_model._susie): the single
-effect against its closed form, alpha = 1 against susieR 0.12.35's numbers (stored from a
-run, tests/data/susier_n3finemapping.json), the objective monotone at alpha < 1, tempering
-as a rescaled residual variance, and credible sets against a hand-computed case."""
-
-import json
-from pathlib import Path
+effect against its closed form, the objective monotone at alpha < 1, tempering as a
+rescaled residual variance, and credible sets against a hand-computed case (susieR's
+numbers: test_alpha_susie.py)."""
 
 import numpy as np
-import pytest
 from scipy.stats import norm
 
+from alphavb import AlphaSuSiE
 from alphavb.linear_model._susie import (
     credible_sets,
-    ibss_data,
-    ibss_sweep,
     inclusion_probabilities,
-    initial_state,
     single_effect_regression,
 )
-
-REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_n3finemapping.json"
-
-
-def fit(Z, y, n_effects, *, alpha=1.0, residual_variance=None, tol=1e-3, max_iter=100,
-        **sweep):
-    """Sweeps from susieR's start until the objective rises by less than ``tol`` (susieR's
-    rule): the final state and the objective after every sweep."""
-    data = ibss_data(Z, y)
-    state = initial_state(data, n_effects, residual_variance)
-    objective = []
-    for _ in range(max_iter):
-        state, value = ibss_sweep(data, state, alpha=alpha, **sweep)
-        objective.append(value)
-        if len(objective) > 1 and objective[-1] - objective[-2] < tol:
-            break
-    return state, np.array(objective)
-
-
-def standardized(X, y):
-    """susieR's intercept and standardize: centred y, columns centred and scaled by their
-    sd with n - 1."""
-    scale = X.std(axis=0, ddof=1)
-    scale[scale == 0] = 1.0
-    return (X - X.mean(axis=0)) / scale, y - y.mean()
 
 
 def test_single_effect_equals_its_closed_form():
@@ -65,36 +34,6 @@ def test_single_effect_equals_its_closed_form():
     assert np.isclose(single.log_evidence, np.log(np.sum(bf / 6)), rtol=1e-12)
 
 
-@pytest.mark.parametrize("response", [0, 1])
-def test_alpha_one_is_susier(response):
-    """alpha = 1, L = 10, susieR's defaults on N3finemapping: PIPs, prior variances,
-    sigma2, the objective trace and the credible sets (variables, coverage, purity) equal
-    susieR 0.12.35's."""
-    from alphavb.datasets import get_data_home, load_n3finemapping
-
-    if not (get_data_home() / "susie" / "N3finemapping_X.csv").exists():
-        pytest.skip("the susie data are not in the data home (set ALPHAVB_DATA)")
-    reference = json.loads(REFERENCE.read_text())[f"y{response + 1}"]
-    data = load_n3finemapping()
-    X = data.data
-    Z, y = standardized(X, data.target[:, response])
-    state, objective = fit(Z, y, 10)
-    assert np.all(np.diff(objective) >= -1e-9)
-    assert len(objective) == reference["niter"]
-    assert np.allclose(objective, reference["elbo_trace"], atol=1e-3)
-    assert np.isclose(state.residual_variance, reference["sigma2"], rtol=1e-6)
-    assert np.allclose(state.prior_variance, reference["prior_variance"], rtol=1e-5,
-                       atol=1e-9)
-    pip = inclusion_probabilities(state.alpha, state.prior_variance)
-    assert np.max(np.abs(pip - reference["pip"])) < 1e-6
-    sets = credible_sets(state.alpha, state.prior_variance, X)
-    assert [found["variables"] for found in sets] == reference["cs"]
-    assert np.allclose([found["coverage"] for found in sets], reference["coverage"], rtol=1e-6)
-    assert np.allclose([[found["min_abs_corr"], found["mean_abs_corr"],
-                         found["median_abs_corr"]] for found in sets], reference["purity"],
-                       rtol=1e-6)
-
-
 def test_objective_never_falls_at_alpha_below_one():
     """alpha = 0.5 with sigma2 and every V_l estimated: F after each sweep never falls (the
     sigma2 update maximises F = alpha E log N(y | Xb, sigma2) - sum KL)."""
@@ -102,8 +41,8 @@ def test_objective_never_falls_at_alpha_below_one():
     X = rng.normal(size=(120, 40))
     X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=120)
     y = 1.5 * X[:, 0] - X[:, 7] + rng.normal(size=120)
-    Z, y = standardized(X, y)
-    _, objective = fit(Z, y, 5, alpha=0.5, tol=1e-10)
+    model = AlphaSuSiE(n_effects=5, alpha=0.5, tol=1e-10, objective="fractional").fit(X, y)
+    objective = model.elbo_history_
     assert len(objective) > 3
     assert np.all(np.diff(objective) >= -1e-8), np.diff(objective)
 
@@ -114,13 +53,13 @@ def test_tempering_is_the_residual_variance_over_alpha():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(80, 20))
     y = X[:, 3] + rng.normal(size=80)
-    Z, y = standardized(X, y)
-    tempered, _ = fit(Z, y, 3, alpha=0.25, residual_variance=1.2,
-                      estimate_residual_variance=False)
-    rescaled, _ = fit(Z, y, 3, alpha=1.0, residual_variance=1.2 / 0.25,
-                      estimate_residual_variance=False)
-    assert np.allclose(tempered.alpha, rescaled.alpha, atol=1e-10)
-    assert np.allclose(tempered.mean, rescaled.mean, atol=1e-10)
+    tempered = AlphaSuSiE(n_effects=3, alpha=0.25, residual_variance=1.2,
+                          estimate_residual_variance=False).fit(X, y)
+    rescaled = AlphaSuSiE(n_effects=3, alpha=1.0, residual_variance=1.2 / 0.25,
+                          estimate_residual_variance=False).fit(X, y)
+    assert np.allclose(tempered.single_effect_probabilities_,
+                       rescaled.single_effect_probabilities_, atol=1e-10)
+    assert np.allclose(tempered.effect_means_, rescaled.effect_means_, atol=1e-10)
 
 
 def test_credible_sets_and_purity_by_hand():
