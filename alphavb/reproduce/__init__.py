@@ -19,6 +19,8 @@ One module per paper, one place for outputs, one registry:
   (``leukemia``);
 * :mod:`~alphavb.reproduce.vb_vs_exact`: alpha-VB against the exact alpha-posterior of
   :mod:`alphavb.exact` (``vb-vs-exact``);
+* :mod:`~alphavb.reproduce.susie_calibration`: alpha-SuSiE's credible sets under
+  misspecification on real LD (``susie-calibration``);
 * :mod:`~alphavb.reproduce.aadm`: Rodríguez-Santana & Hernández-Lobato (2022), the toy
   problems, the UCI comparison and an ablation (``aadm-*``);
 * ``_output`` writes figures and tables, ``_uci`` fits the UCI benchmarks; fitted rows are
@@ -47,12 +49,14 @@ _TARGET_SOURCES = {
     "coverage": ("coverage", "reproduce_coverage"),
     "misspecified": ("misspecified", "reproduce_misspecified"),
     "vb-vs-exact": ("vb_vs_exact", "reproduce_vb_vs_exact"),
+    "susie-calibration": ("susie_calibration", "reproduce_susie_calibration"),
 }
 # the targets whose function takes n_jobs (for the command line's help, which must not
 # import them; tests/test_cli.py checks it against their signatures)
 PARALLEL_TARGETS = ("bbalpha-uci", "bbalpha-classification", "leukemia", "aadm-toy",
                     "aadm-uci", "aadm-ablation", "regression-rate", "spike-slab-rate",
-                    "gmm-rate", "lda-rate", "logistic-rate", "coverage", "misspecified")
+                    "gmm-rate", "lda-rate", "logistic-rate", "coverage", "misspecified",
+                    "susie-calibration")
 
 
 def _load_target(name):
@@ -119,6 +123,9 @@ TARGET_HELP = {
                     "selected alpha against n) and Wu & Martin's coverage comparison",
     "vb-vs-exact": "alpha-VB against the exact alpha-posterior at alpha 0.25-1: Figure 1 "
                    "design, N3finemapping, Leukemia (needs the susie and Leukemia data)",
+    "susie-calibration": "alpha-SuSiE's credible-set coverage, power and PIP calibration on "
+                         "N3finemapping's LD, correct and misspecified (needs the susie "
+                         "data)",
 }
 
 # the target functions by name, and RATE_STUDIES, on first use
@@ -150,5 +157,6 @@ __all__ = [
     "reproduce_leukemia",
     "reproduce_misspecified",
     "reproduce_rate",
+    "reproduce_susie_calibration",
     "reproduce_vb_vs_exact",
 ]
