@@ -259,7 +259,7 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         finally:
             del self._data
 
-    def fit_summary(self, z, R, n_samples, *, regularization=0.0):
+    def fit_summary(self, z, R=None, n_samples=None, *, reference_X=None, regularization=0.0):
         """Fit alpha-SuSiE to summary statistics: z-scores and an LD matrix (susieR's
         ``susie_rss`` with ``n``).
 
@@ -276,11 +276,15 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         ----------
         z : array-like of shape (n_features,)
             z-scores (no NaN: impute or drop the variable).
-        R : array-like of shape (n_features, n_features)
-            The variables' correlation matrix: symmetric, positive semi-definite (up to
-            ``1e-8`` of its largest eigenvalue), unit diagonal.
-        n_samples : int > 1
-            The number of rows behind ``z``.
+        R : array-like of shape (n_features, n_features), default=None
+            The variables' correlation matrix: symmetric, positive semi-definite (its
+            smallest eigenvalue above ``-1e-8 p``), unit diagonal. None: the correlations
+            of ``reference_X``.
+        n_samples : int > 2
+            The number of rows behind ``z`` (required).
+        reference_X : array-like of shape (n_reference, n_features), default=None
+            A reference panel's genotypes, whose correlations stand in for ``R`` (give
+            one of the two).
         regularization : float in [0, 1), default=0.0
             ``lambda``: fit with ``(1 - lambda) R + lambda I`` (susieR's ``lambda``), the
             fix for an ``R`` that is not positive semi-definite or does not match ``z``.
@@ -289,9 +293,16 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         -------
         self
         """
-        from ._susie_rss import summary_statistics
+        from ._susie_rss import reference_ld, summary_statistics
 
         self._validate_params()
+        if (R is None) == (reference_X is None):
+            raise bad_parameter(type(self).__name__, "R", "the LD matrix, or None with "
+                                "reference_X given", "both" if R is not None else "neither",
+                                "Pass R (correlations) or reference_X (a reference panel's "
+                                "genotypes), not both.")
+        if R is None:
+            R = reference_ld(type(self).__name__, reference_X)
         stats = summary_statistics(type(self).__name__, z, R, n_samples, regularization)
         p = stats.gram.shape[0]
         self._check_n_effects(p)

@@ -123,6 +123,21 @@ def check_n_samples(owner, n_samples):
     return float(n_samples)
 
 
+def reference_ld(owner, reference_X):
+    """The correlation matrix of a reference panel's columns; a constant column (no
+    correlation) is refused."""
+    from sklearn.utils import check_array
+
+    panel = check_array(reference_X, dtype=np.float64, input_name="reference_X")
+    constant = np.flatnonzero(panel.std(axis=0) <= 1e-12 * np.abs(panel).max(initial=1.0))
+    if constant.size or panel.shape[0] < 2:
+        raise bad_parameter(owner, "reference_X", "at least 2 rows and columns that vary",
+                            f"constant column(s) {constant[:5].tolist()}" if constant.size
+                            else f"{panel.shape[0]} row", "Drop those variants from z and "
+                            "the panel: their correlations are undefined.")
+    return np.corrcoef(panel, rowvar=False)
+
+
 def summary_statistics(owner, z, R, n_samples, regularization=0.0):
     """:class:`SummaryStatistics` of ``z``, ``R`` and ``n`` (module docstring), checked."""
     n = check_n_samples(owner, n_samples)

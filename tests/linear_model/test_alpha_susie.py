@@ -307,3 +307,22 @@ def test_bad_input_names_the_parameter_and_keeps_the_arrays():
         AlphaSuSiE(n_effects=3).fit_summary(z, R[:5, :5], 50)
     assert np.array_equal(X, X_copy) and np.array_equal(y, y_copy)
     assert np.array_equal(R, R_copy) and np.array_equal(z, z_copy)
+
+
+def test_summary_fit_from_a_reference_panel():
+    """``reference_X`` stands for ``R = corrcoef(reference_X)``: the same fit; a panel with
+    a constant column, or both R and a panel, are refused."""
+    X, y = simulated(n=200, p=30, seed=9)
+    z = z_scores(X[:100], y[:100])
+    panel = X[100:]
+    by_matrix = AlphaSuSiE(n_effects=3).fit_summary(z, np.corrcoef(panel, rowvar=False), 100)
+    by_panel = AlphaSuSiE(n_effects=3).fit_summary(z, n_samples=100, reference_X=panel)
+    assert np.array_equal(by_matrix.inclusion_probabilities_,
+                          by_panel.inclusion_probabilities_)
+    assert_monotone(by_panel.elbo_history_, rel=1e-9)
+    flat = panel.copy()
+    flat[:, 4] = 2.0
+    with pytest.raises(ValueError, match="reference_X"):
+        AlphaSuSiE(n_effects=3).fit_summary(z, n_samples=100, reference_X=flat)
+    with pytest.raises(ValueError, match="not both"):
+        AlphaSuSiE(n_effects=3).fit_summary(z, np.eye(30), 100, reference_X=panel)
