@@ -21,7 +21,6 @@ from scipy.stats import norm
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._special import bisect_quantile
 from .._validation import (
     Boolean,
     FiniteArray,
@@ -34,6 +33,7 @@ from .._validation import (
 from ..base import CAVIEstimator
 from ._base import AlphaRegressionBase
 from ._covariates import GaussianCovariatesMixin
+from ._inclusion import InclusionSummaryMixin, mixture_intervals
 from ._susie import (
     coefficient_marginals,
     credible_sets,
@@ -49,7 +49,7 @@ from ._susie import (
 _NOT_PARAMETERS = ("noise_variance", "noise_prior", "n_init")
 
 
-class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
+class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegressionBase):
     """Sum of single effects regression (SuSiE) fitted by alpha-VB: fine-mapping with
     credible sets.
 
@@ -490,30 +490,7 @@ class AlphaSuSiE(GaussianCovariatesMixin, AlphaRegressionBase):
         """
         check_is_fitted(self)
         weights, means, variances = self._marginals()
-        sd = np.sqrt(variances)
-        positive = sd > 0
-
-        def cdf(x):
-            column = x[:, None]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                slab = norm.cdf((column - means) / np.where(positive, sd, 1.0))
-            return np.sum(weights * np.where(positive, slab, column >= means), axis=1)
-
-        spread = np.where(positive, means + 40.0 * sd, 0.0)
-        low = np.minimum(np.min(np.where(positive, means - 40.0 * sd, 0.0), axis=1), 0.0)
-        high = np.maximum(np.max(spread, axis=1), 0.0)
-        tolerance = 1e-12 * np.maximum(np.max(sd, axis=1), 1e-300)
-        bounds = []
-        for p in (0.5 - 0.5 * level, 0.5 + 0.5 * level):
-            _, upper = bisect_quantile(cdf, p, low, high, tolerance)
-            bounds.append(np.where(np.abs(upper) <= tolerance, 0.0, upper))
-        return np.column_stack(bounds)
-
-    def _summary_columns(self, level):
-        interval = self.credible_intervals(level)
-        return {"coef": self.coef_, "sd": np.sqrt(self._coef_variances()),
-                "PIP": self.inclusion_probabilities_, "lfsr": self.lfsr_,
-                "lower": interval[:, 0], "upper": interval[:, 1]}
+        return mixture_intervals(weights, means, np.sqrt(variances), level)
 
     def _summary_row_names(self):
         return self._feature_labels()

@@ -87,7 +87,41 @@ def slab_kl(phi, mu, s2, slab_variance):
                                      + (mu * mu + s2) / slab_variance)))
 
 
-class SpikeSlabMixin:
+class InclusionSummaryMixin:
+    """The summary columns of a model with inclusion probabilities: ``coef``, ``sd``,
+    ``PIP``, ``lfsr`` and the credible interval (the model's ``credible_intervals``)."""
+
+    def _summary_columns(self, level):
+        interval = self.credible_intervals(level)
+        return {"coef": self.coef_, "sd": np.sqrt(self._coef_variances()),
+                "PIP": self.inclusion_probabilities_, "lfsr": self.lfsr_,
+                "lower": interval[:, 0], "upper": interval[:, 1]}
+
+
+def mixture_intervals(weights, means, sds, level):
+    """Equal-tailed ``level`` intervals of, per row, the mixture ``sum_m weights N(means,
+    sds^2)`` (arrays of shape (n_features, M); a component of sd 0 is an atom at its mean):
+    bisection of the mixture's distribution function to 1e-12 of its largest sd, a bound
+    within that of 0 set to 0 (the atom of a spike-and-slab marginal)."""
+    slab = sds > 0
+
+    def cdf(x):  # P(beta_j <= x), feature by feature
+        column = x[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            below = norm.cdf((column - means) / np.where(slab, sds, 1.0))
+        return np.sum(weights * np.where(slab, below, column >= means), axis=1)
+
+    low = np.min(np.where(slab, means - 40.0 * sds, 0.0), axis=1).clip(max=0.0)
+    high = np.max(np.where(slab, means + 40.0 * sds, 0.0), axis=1).clip(min=0.0)
+    tolerance = 1e-12 * np.max(sds, axis=1)
+    bounds = []
+    for p in (0.5 - 0.5 * level, 0.5 + 0.5 * level):
+        _, upper = bisect_quantile(cdf, p, low, high, tolerance)
+        bounds.append(np.where(np.abs(upper) <= tolerance, 0.0, upper))
+    return np.column_stack(bounds)
+
+
+class SpikeSlabMixin(InclusionSummaryMixin):
     """The inclusion prior, the grid average and the spike-and-slab marginals.
 
     The estimator provides ``_state_attributes(state)`` (the fitted attributes of one
@@ -376,26 +410,13 @@ class SpikeSlabMixin:
         tails = (0.5 - 0.5 * level, 0.5 + 0.5 * level)
         if phi.shape[0] == 1:
             return np.column_stack([_single_quantile(p, phi[0], mu[0], sd[0]) for p in tails])
+        # over a grid: per feature the mixture of each setting's atom and slab
         weights = self.hyper_weights_[:, None]
+        return mixture_intervals(
+            np.concatenate([(weights * (1.0 - phi)).T, (weights * phi).T], axis=1),
+            np.concatenate([np.zeros_like(mu).T, mu.T], axis=1),
+            np.concatenate([np.zeros_like(sd).T, sd.T], axis=1), level)
 
-        def cdf(x):  # the mixture's P(beta_j <= x), feature by feature
-            atom = np.where(x >= 0.0, 1.0 - phi, 0.0)
-            return np.sum(weights * (atom + phi * norm.cdf((x - mu) / sd)), axis=0)
-
-        low = np.min(mu - 40.0 * sd, axis=0).clip(max=0.0)
-        high = np.max(mu + 40.0 * sd, axis=0).clip(min=0.0)
-        tolerance = 1e-12 * np.max(sd, axis=0)
-        bounds = []
-        for p in tails:
-            _, hi = bisect_quantile(cdf, p, low, high, tolerance)
-            bounds.append(np.where(np.abs(hi) <= tolerance, 0.0, hi))
-        return np.column_stack(bounds)
-
-    def _summary_columns(self, level):
-        interval = self.credible_intervals(level)
-        return {"coef": self.coef_, "sd": np.sqrt(self._coef_variances()),
-                "PIP": self.inclusion_probabilities_, "lfsr": self.lfsr_,
-                "lower": interval[:, 0], "upper": interval[:, 1]}
 
 
 def _included_moments(weights, phi, mu, s2):
