@@ -6,8 +6,9 @@ when ``fit`` starts):
 * closed-form coordinate ascent (CAVI) on the alpha-fractional posterior (Yang, Pati &
   Bhattacharya 2020), where ``alpha`` is the likelihood's temperature in (0, 1] and 1 is
   ordinary VB: :class:`AlphaLinearRegression`, :class:`AlphaSpikeSlabRegression`,
-  :class:`AlphaSpikeSlabClassifier`, :class:`AlphaGaussianMixture`, :class:`AlphaLDA`, all
-  on the one fit loop of :class:`alphavb.base.CAVIEstimator`;
+  :class:`AlphaSpikeSlabClassifier`, :class:`AlphaSuSiE` (fine-mapping),
+  :class:`AlphaGaussianMixture`, :class:`AlphaLDA`, all on the one fit loop of
+  :class:`alphavb.base.CAVIEstimator`;
 * the black-box backend (:mod:`alphavb.blackbox`, autograd, imported on first use), where
   ``alpha`` is the divergence order >= 0 and 0 is VB: :class:`BBAlphaRegressor`,
   :class:`BBAlphaClassifier` (Hernández-Lobato et al. 2016), :class:`AADMRegressor`
