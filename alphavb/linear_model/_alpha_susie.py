@@ -37,6 +37,7 @@ from ._inclusion import InclusionSummaryMixin, mixture_intervals
 from ._susie import (
     coefficient_marginals,
     credible_sets,
+    design_times,
     ibss_data,
     ibss_sweep,
     inclusion_probabilities,
@@ -209,7 +210,8 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The candidate variables (e.g. genotypes); no column may be constant.
+            The candidate variables (e.g. genotypes); a constant column is refused unless
+            ``constant_columns="exclude"``.
         y : array-like of shape (n_samples,)
         covariates : array-like of shape (n_samples, n_covariates), default=None
             Unpenalised covariates with a flat prior, integrated out (projected out of
@@ -348,14 +350,10 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:
-            return previous._replace(fit=self._fit_of(data, previous), erss=None)
+            coef = np.sum(previous.alpha * previous.mean, axis=0)
+            return previous._replace(fit=design_times(data, coef), erss=None)
         return initial_state(data, self.n_effects, self.residual_variance,
                              self.scaled_prior_variance)
-
-    @staticmethod
-    def _fit_of(data, state):
-        coef = np.sum(state.alpha * state.mean, axis=0)
-        return data.Z @ coef if data.gram is None else data.gram @ coef
 
     def _state_fits(self, data):
         return self._state.alpha.shape == (self.n_effects, data.d.shape[0])
@@ -495,6 +493,11 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
     def _summary_row_names(self):
         return self._feature_labels()
 
+    def _other_summary_rows(self, level):
+        """The intercept and covariates; none after :meth:`fit_summary` (z-scores carry
+        no intercept)."""
+        return [] if self._summary_fit else super()._other_summary_rows(level)
+
     def _draw_coef(self, n_samples, rng):
         """Per draw and effect ``l`` (with ``V_l > 1e-9``), ``gamma_l ~ Mult(1, a_l)`` and
         ``beta_l ~ N(m_lj, v_lj)`` at its variable; ``b`` the sum."""
@@ -542,4 +545,7 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         :class:`~alphavb.AlphaSpikeSlabRegression` draws them)."""
         check_is_fitted(self)
         rng = check_random_state(random_state)
-        return self._draw_covariates(super().sample_posterior(n_samples, rng), rng)
+        draws = self._draw_covariates(super().sample_posterior(n_samples, rng), rng)
+        if self._summary_fit:  # z-scores carry no intercept
+            draws["intercept"] = np.zeros(n_samples)
+        return draws

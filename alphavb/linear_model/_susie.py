@@ -187,7 +187,7 @@ def initial_state(data, n_effects, residual_variance=None, scaled_prior_variance
                      np.zeros(n_effects), sigma2, fit, None)
 
 
-def _times_design(data, coef):
+def design_times(data, coef):
     """``Z coef`` on individual data, ``Z'Z coef`` on sufficient statistics (the form the
     state's ``fit`` has)."""
     return data.Z @ coef if data.gram is None else data.gram @ coef
@@ -199,7 +199,7 @@ def _correlation_with_residual(data, fit):
 
 
 def _squared_norm(data, coef, times_design):
-    """``||Z coef||^2`` from ``times_design = _times_design(data, coef)``."""
+    """``||Z coef||^2`` from ``times_design = design_times(data, coef)``."""
     return float(times_design @ (times_design if data.gram is None else coef))
 
 
@@ -252,7 +252,7 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
     kl, fit = state.kl.copy(), state.fit.copy()
     effect_squares = np.empty(probabilities.shape[0])
     for effect in range(probabilities.shape[0]):
-        fit -= _times_design(data, probabilities[effect] * mean[effect])
+        fit -= design_times(data, probabilities[effect] * mean[effect])
         xtr = _correlation_with_residual(data, fit)
         single = single_effect_regression(xtr, data.d, tempered, prior_variance[effect],
                                           data.log_prior, estimate_prior_variance)
@@ -260,7 +260,7 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
         coef = single.alpha * single.mean
-        effect_fit = _times_design(data, coef)
+        effect_fit = design_times(data, coef)
         # KL = -(log evidence + log N(r | 0, s2)) + E_q[log N(r | Z b_l, s2)]
         kl[effect] = -single.log_evidence + (
             2.0 * float(xtr @ coef)

@@ -101,6 +101,8 @@ def test_summary_fit_equals_individual_fit(n3, alpha):
     assert_monotone(summary.elbo_history_, rel=1e-9)
     with pytest.raises(ValueError, match="summary statistics"):
         summary.predict(X)
+    assert "intercept" not in summary.summary_frame().index  # z-scores carry none
+    assert np.all(summary.sample_posterior(3, random_state=0)["intercept"] == 0.0)
 
 
 def test_ld_mismatch_diagnostic_is_kriging_rss(n3):
