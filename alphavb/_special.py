@@ -28,6 +28,8 @@ __all__ = [
     "kl_inv_gamma",
     "kl_wishart",
     "log_multigamma",
+    "student_t_log_pdf",
+    "upper_cholesky_of_inverse",
     "wishart_expected_log_det",
 ]
 
@@ -244,3 +246,22 @@ def bisect_quantile(cdf, p, low, high, tolerance, max_iter=200):
         if np.all(high - low <= tolerance):
             break
     return low, high
+
+
+def upper_cholesky_of_inverse(matrix):
+    """Upper-triangular ``U`` with ``U U' = matrix^{-1}``, and ``log |matrix|``.
+
+    ``matrix`` may be a stack (..., p, p) of symmetric positive definite matrices.
+    """
+    lower = np.linalg.cholesky(matrix)
+    eye = np.broadcast_to(np.eye(matrix.shape[-1]), matrix.shape)
+    inverse_lower = np.tril(np.linalg.solve(lower, eye))
+    log_det = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
+    return np.swapaxes(inverse_lower, -1, -2), log_det
+
+
+def student_t_log_pdf(maha, dof, dim, log_det_scale):
+    """Log density of a ``dim``-variate Student-t with squared Mahalanobis distance ``maha``."""
+    return (log_gamma_ratio(0.5 * dof, 0.5 * dim)
+            - 0.5 * dim * np.log(dof * np.pi) - 0.5 * log_det_scale
+            - 0.5 * (dof + dim) * np.log1p(maha / dof))

@@ -47,6 +47,12 @@ def is_dask_collection(X):
     return type(X).__module__.split(".")[0] == "dask"
 
 
+def is_covariance_matrix(matrix, n_features):
+    """Whether ``matrix`` is a finite, symmetric, positive definite (p, p) array."""
+    return (matrix.shape == (n_features, n_features) and bool(np.all(np.isfinite(matrix)))
+            and np.allclose(matrix, matrix.T) and np.linalg.eigvalsh(matrix)[0] > 0)
+
+
 def bad_parameter(owner, name, requirement, value, fix=""):
     """The :class:`InvalidParameterError` of scikit-learn's template, plus how to fix it."""
     message = f"The '{name}' parameter of {owner} must be {requirement}. Got {value!r} instead."

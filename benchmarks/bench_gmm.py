@@ -34,7 +34,7 @@ from threadpoolctl import threadpool_limits
 
 from alphavb import AlphaGaussianMixture
 from alphavb.datasets import make_gmm
-from alphavb.mixture._local import Statistics as _Statistics
+from alphavb.mixture._estep import Statistics as _Statistics
 
 
 def problem(n, p, k):
@@ -48,7 +48,7 @@ def problem(n, p, k):
 
 def next_state(model, X, resp):
     """The global step of given responsibilities, and alphavb's exact objective there."""
-    stats = _Statistics.from_responsibilities(X, np.ones(len(X)), resp, False)
+    stats = _Statistics.from_responsibilities(X, np.ones(len(X)), resp)
     neg_entropy = float(np.sum(resp * np.log(np.where(resp > 0, resp, 1.0))))
     post = model._global_step(stats)
     return post, model._objective(post, stats, neg_entropy)

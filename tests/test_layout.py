@@ -183,21 +183,23 @@ def test_only_the_family_factory_reads_covariance_type():
 
 
 def test_the_dask_modules_and_the_estimators_share_one_compute_layer():
-    """The mixture's local step (mixture._local) and LDA's E-step (topics._estep) are
+    """The mixture's E-step (mixture._estep) and LDA's E-step (topics._estep) are
     imported by both the in-memory estimator and its dask block module, which are not handed
     the step as an argument; both compute modules split their work with alphavb._parallel."""
     graph = import_graph()
-    for compute, users in {"alphavb.mixture._local": ("alphavb.mixture._gaussian_mixture",
-                                                      "alphavb.mixture._dask"),
+    # the mixture's in-memory rows are chosen in mixture._preparation, which the estimator uses
+    for compute, users in {"alphavb.mixture._estep": ("alphavb.mixture._preparation",
+                                                      "alphavb.mixture._blocks"),
                            "alphavb.topics._estep": ("alphavb.topics._lda",
                                                      "alphavb.topics._blocks")}.items():
         assert "alphavb._parallel" in graph[compute]
         for user in users:
             assert compute in graph[user], (user, compute)
-    from alphavb.mixture import _dask
+    from alphavb.mixture import _blocks as _mixture_blocks
     from alphavb.topics import _blocks
 
-    for function in (_dask.block_sums, _dask.local_sums, _blocks.blockwise_e_step,
+    for function in (_mixture_blocks.block_sums, _mixture_blocks.local_sums,
+                     _blocks.blockwise_e_step,
                      _blocks.blockwise_bound):
         first = next(iter(inspect.signature(function).parameters))
         assert first in ("X_block", "X", "corpus"), (function.__name__, first)

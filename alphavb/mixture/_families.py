@@ -11,14 +11,14 @@ The model (priors, updates and objective) is in the docstring of
 * ``kl_terms``: the KL of the component factors to their prior, term by term;
 * ``log_predictive``: the posterior predictive log density of every row under every component;
 * ``sample_posterior`` and ``draw_rows``: draws of the parameters and of new rows;
-* ``publish``: the fitted attributes under scikit-learn's names and shapes;
+* ``fitted_attributes``: the fitted attributes under scikit-learn's names and shapes;
 
-and, as class attributes, what resolving the priors needs before they exist. The estimator
-keeps the loop, the weights and the public API; :func:`family_class` is the one place that
-reads ``covariance_type``.
+and, as class attributes, the layout of the sufficient statistics (``statistics``: the full
+scatter or its diagonal, :mod:`~alphavb.mixture._estep`) and what resolving the priors needs
+before they exist. The estimator keeps the loop and the public API, the weight prior is in
+:mod:`~alphavb.mixture._weights`; :func:`family_class` is the one place that reads
+``covariance_type``.
 """
-
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import wishart
@@ -29,50 +29,21 @@ from .._special import (
     kl_gamma,
     kl_gaussian_diag_prior,
     kl_wishart,
-    log_gamma_ratio,
+    student_t_log_pdf,
+    upper_cholesky_of_inverse,
     wishart_expected_log_det,
 )
+from .._validation import bad_parameter, is_covariance_matrix
+from ._estep import DiagonalStatistics, Statistics
 
 # the paper's prior variance of a component mean under a known covariance (mu_k ~ N(m0, 50 I))
 PAPER_MEAN_PRIOR_VARIANCE = 50.0
 
 
-@dataclass(frozen=True)
-class ComponentPriors:
-    """The resolved priors of the components: ``m0`` (p,), ``b0``, and for the learned
-    covariances ``nu0``, ``Psi0`` (the family's shape) and ``reg_covar``; for ``"fixed"``
-    the known covariance (p, p)."""
-
-    mean: np.ndarray
-    mean_precision: float
-    degrees_of_freedom: float | None = None
-    covariance: np.ndarray | float | None = None
-    reg_covar: float = 0.0
-    fixed_covariance: np.ndarray | None = None
-
-
-def upper_cholesky_of_inverse(matrix):
-    """Upper-triangular ``U`` with ``U U' = matrix^{-1}``, and ``log |matrix|``.
-
-    ``matrix`` may be a stack (..., p, p) of symmetric positive definite matrices.
-    """
-    lower = np.linalg.cholesky(matrix)
-    eye = np.broadcast_to(np.eye(matrix.shape[-1]), matrix.shape)
-    inverse_lower = np.tril(np.linalg.solve(lower, eye))
-    log_det = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
-    return np.swapaxes(inverse_lower, -1, -2), log_det
-
-
-def is_covariance_matrix(matrix, n_features):
-    """Whether ``matrix`` is a finite, symmetric, positive definite (p, p) array."""
-    return (matrix.shape == (n_features, n_features) and bool(np.all(np.isfinite(matrix)))
-            and np.allclose(matrix, matrix.T) and np.linalg.eigvalsh(matrix)[0] > 0)
-
-
 class _Family:
     """What every family shares: its priors and the predictive's loop over components."""
 
-    diagonal = False  # whether the statistics keep only the scatter's diagonal
+    statistics = Statistics  # the layout of the sufficient statistics (full scatter)
     known_covariance = False
 
     def __init__(self, priors):
@@ -99,6 +70,45 @@ class _ConjugateFamily(_Family):
     @classmethod
     def degrees_of_freedom_minimum(cls, n_features):
         return n_features - 1 if cls.wishart else 0
+
+    @classmethod
+    def resolved_parameters(cls, model, n_features):
+        """The component prior's parameters that depend on ``n_features``, checked, by
+        attribute name: ``nu0`` (``degrees_of_freedom_prior_``, default ``n_features``)."""
+        minimum = cls.degrees_of_freedom_minimum(n_features)
+        value = model.degrees_of_freedom_prior
+        if value is None:
+            return {"degrees_of_freedom_prior_": float(n_features)}
+        if value > minimum:
+            return {"degrees_of_freedom_prior_": float(value)}
+        raise ValueError(
+            f"{type(model).__name__}: The parameter 'degrees_of_freedom_prior' should be "
+            f"greater than {minimum}, but got {value:.3f}. It must exceed "
+            f"{cls.degrees_of_freedom_bound}; pass None for n_features.")
+
+    @classmethod
+    def resolved_data_priors(cls, model, X, weight, data_mean, total):
+        """The component prior's scale ``Psi0`` (``covariance_prior_``): the user's, checked,
+        or the default from the rows' weighted sample covariance."""
+        owner, n_features = type(model).__name__, X.shape[1]
+        if model.covariance_prior is None:
+            centred = X - data_mean
+            covariance = np.asarray((centred * weight[:, None]).T @ centred) / max(total - 1.0,
+                                                                                   1.0)
+            # A singular sample covariance (fewer rows than features, a constant or collinear
+            # feature) is not a proper prior scale: add a ridge of 1e-6 times each feature's
+            # variance, so that it scales with the feature's units (a constant feature: 1e-6
+            # times the average variance, or 1 when every feature is constant).
+            variances = np.diag(covariance)
+            fallback = np.mean(variances) or 1e6
+            ridge = 1e-6 * np.where(variances > 0.0, variances, fallback)
+            return {"covariance_prior_": cls.default_covariance_prior(covariance, ridge)}
+        prior = np.array(model.covariance_prior, dtype=float)
+        if not cls.valid_covariance_prior(prior, n_features):
+            raise bad_parameter(owner, "covariance_prior",
+                                f"{cls.covariance_prior_requirement} with p = {n_features}",
+                                model.covariance_prior)
+        return {"covariance_prior_": cls.user_covariance_prior(prior)}
 
     @classmethod
     def default_covariance_prior(cls, covariance, ridge):
@@ -272,12 +282,13 @@ class FullFamily(_ConjugateFamily):
         """``count`` rows from component ``k`` of the plug-in mixture."""
         return rng.multivariate_normal(model.means_[k], model.covariances_[k], count)
 
-    def publish(self, model, post):
-        model.mean_precision_ = post.mean_precision
-        model.degrees_of_freedom_ = post.degrees_of_freedom
-        model.precisions_ = post.precisions
-        model.covariances_ = post.psi / post.degrees_of_freedom[:, None, None]
-        model.precisions_cholesky_ = post.prec_chol
+    def fitted_attributes(self, post):
+        """The estimator's fitted attributes of ``q(mu, Lambda)``, by name."""
+        return {"mean_precision_": post.mean_precision,
+                "degrees_of_freedom_": post.degrees_of_freedom,
+                "precisions_": post.precisions,
+                "covariances_": post.psi / post.degrees_of_freedom[:, None, None],
+                "precisions_cholesky_": post.prec_chol}
 
 
 class TiedFamily(FullFamily):
@@ -300,18 +311,19 @@ class TiedFamily(FullFamily):
     def draw_rows(self, model, rng, k, count):
         return rng.multivariate_normal(model.means_[k], model.covariances_, count)
 
-    def publish(self, model, post):  # scikit-learn's shapes: one (p, p) matrix
-        model.mean_precision_ = post.mean_precision
-        model.degrees_of_freedom_ = float(post.degrees_of_freedom[0])
-        model.covariances_ = post.psi[0] / model.degrees_of_freedom_
-        model.precisions_ = post.precisions[0].copy()
-        model.precisions_cholesky_ = post.prec_chol[0].copy()
+    def fitted_attributes(self, post):  # scikit-learn's shapes: one (p, p) matrix
+        degrees_of_freedom = float(post.degrees_of_freedom[0])
+        return {"mean_precision_": post.mean_precision,
+                "degrees_of_freedom_": degrees_of_freedom,
+                "covariances_": post.psi[0] / degrees_of_freedom,
+                "precisions_": post.precisions[0].copy(),
+                "precisions_cholesky_": post.prec_chol[0].copy()}
 
 
 class _GammaFamily(_ConjugateFamily):
     """Diagonal precisions with Gamma factors (``"diag"``, ``"spherical"``)."""
 
-    diagonal = True
+    statistics = DiagonalStatistics  # only the scatter's diagonal
     covariance_prior_requirement = "a positive array of shape (p,)"
     per_feature = True  # a Gamma factor per feature ("diag") or one per component
 
@@ -349,12 +361,12 @@ class _GammaFamily(_ConjugateFamily):
         scale = np.sqrt(np.broadcast_to(model.covariances_[k], (n_features,)))
         return model.means_[k] + scale * rng.standard_normal((count, n_features))
 
-    def publish(self, model, post):
-        model.mean_precision_ = post.mean_precision
-        model.degrees_of_freedom_ = post.degrees_of_freedom
-        model.precisions_ = post.precisions
-        model.covariances_ = 1.0 / post.precisions
-        model.precisions_cholesky_ = np.sqrt(post.precisions)
+    def fitted_attributes(self, post):
+        return {"mean_precision_": post.mean_precision,
+                "degrees_of_freedom_": post.degrees_of_freedom,
+                "precisions_": post.precisions,
+                "covariances_": 1.0 / post.precisions,
+                "precisions_cholesky_": np.sqrt(post.precisions)}
 
 
 class DiagFamily(_GammaFamily):
@@ -503,6 +515,24 @@ class FixedFamily(_Family):
     known_covariance = True
     default_mean_precision = 1.0 / PAPER_MEAN_PRIOR_VARIANCE
 
+    @classmethod
+    def resolved_parameters(cls, model, n_features):
+        """The known covariance (``fixed_covariance_``; default the identity), checked."""
+        if model.fixed_covariance is None:
+            covariance = np.eye(n_features)
+        else:
+            covariance = np.array(model.fixed_covariance, dtype=float)
+        if not is_covariance_matrix(covariance, n_features):
+            raise bad_parameter(
+                type(model).__name__, "fixed_covariance",
+                f"a symmetric positive definite ({n_features}, {n_features}) array",
+                model.fixed_covariance, "Pass None for the identity.")
+        return {"fixed_covariance_": covariance}
+
+    @classmethod
+    def resolved_data_priors(cls, model, X, weight, data_mean, total):
+        return {}  # the known covariance has no prior
+
     def update(self, post, stats, tempered, alpha, log_weights):
         """``V_k = (b0 I + alpha N_k Sigma^{-1})^{-1}``, ``m_k = V_k (b0 m0 + alpha N_k
         Sigma^{-1} ybar_k)`` into ``post``; returns ``log rho``'s constant."""
@@ -562,11 +592,11 @@ class FixedFamily(_Family):
     def draw_rows(self, model, rng, k, count):
         return rng.multivariate_normal(model.means_[k], model.covariances_, count)
 
-    def publish(self, model, post):
-        model.mean_covariances_ = post.mean_covariances
-        model.covariances_ = self.priors.fixed_covariance
-        model.precisions_ = post.precisions[0].copy()
-        model.precisions_cholesky_ = post.prec_chol[0].copy()
+    def fitted_attributes(self, post):
+        return {"mean_covariances_": post.mean_covariances,
+                "covariances_": self.priors.fixed_covariance,
+                "precisions_": post.precisions[0].copy(),
+                "precisions_cholesky_": post.prec_chol[0].copy()}
 
 
 FAMILIES = {"full": FullFamily, "tied": TiedFamily, "diag": DiagFamily,
@@ -595,10 +625,3 @@ def _diagonal_matrices(diagonals):
     index = np.arange(n_features)
     matrices[:, index, index] = diagonals
     return matrices
-
-
-def student_t_log_pdf(maha, dof, dim, log_det_scale):
-    """Log density of a ``dim``-variate Student-t with squared Mahalanobis distance ``maha``."""
-    return (log_gamma_ratio(0.5 * dof, 0.5 * dim)
-            - 0.5 * dim * np.log(dof * np.pi) - 0.5 * log_det_scale
-            - 0.5 * (dof + dim) * np.log1p(maha / dof))

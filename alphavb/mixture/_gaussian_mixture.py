@@ -80,102 +80,31 @@ parameter is affine in ``(N_k, N_k ybar_k, C_k + N_k ybar_k ybar_k')``, blending
 the natural-gradient step.
 """
 
-from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import DensityMixin
-from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._parallel import thread_count
-from .._special import (
-    dirichlet_expected_log,
-    kl_beta,
-    kl_dirichlet,
-    stick_breaking_expected_log,
-    stick_breaking_mean,
+from .._validation import FiniteArray, Integer, Options, Real, validate_params
+from ..base import CAVIEstimator, StochasticStepsMixin
+from ._blocks import lazy_over_row_blocks
+from ._families import FAMILIES, family_class
+from ._preparation import (
+    initial_responsibilities,
+    resolved_data_priors,
+    resolved_parameters,
+    validated_rows,
 )
-from .._validation import (
-    FiniteArray,
-    Integer,
-    Options,
-    Real,
-    bad_parameter,
-    is_dask_collection,
-    validate_params,
-)
-from ..base import CAVIEstimator, StochasticStepsMixin, column_standard_deviations
-from ._dask import (
-    as_row_blocks,
-    check_weight_scale,
-    local_sums,
-    map_rows,
-    nearest_center_sums,
-    rows_of,
-)
-from ._families import FAMILIES, ComponentPriors, family_class, is_covariance_matrix
-from ._local import Statistics, local_step
+from ._state import ComponentPriors, MixturePosterior, MixtureState
+from ._weights import WEIGHT_PRIORS, weight_prior
 
 COVARIANCE_TYPES = tuple(FAMILIES)
-WEIGHT_PRIOR_TYPES = ("dirichlet_process", "dirichlet_distribution")
+WEIGHT_PRIOR_TYPES = tuple(WEIGHT_PRIORS)
 INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
-
-
-# rows of a dask X that k-means (or k-means++) starts from: all of them (read into memory,
-# the in-memory start exactly) up to this many, else a uniform sample of this many
-KMEANS_SAMPLE_ROWS = 100_000
-
-def _in_memory(value):
-    """A dask result computed (numpy values pass through)."""
-    return value.compute() if is_dask_collection(value) else value
-
-
-def _unit_columns(X):
-    """``X`` with every column divided by its standard deviation (a column constant up to
-    rounding kept: :func:`~alphavb.base.column_standard_deviations`), where the k-means
-    start runs, so that the start does not depend on the units of the features
-    (scikit-learn's mixtures run k-means on the raw columns)."""
-    return X / column_standard_deviations(X)
-
-
-class _MixtureData(NamedTuple):
-    """Validated rows, the weights every sum uses and the user's weights (or None)."""
-
-    X: np.ndarray
-    weight: np.ndarray
-    user_weight: np.ndarray | None
-
-
-@dataclass
-class _MixturePosterior:
-    """``q(theta)`` and what the local step reads from it. ``weight_concentration`` is None
-    for known weights; ``mean_covariances`` is set for ``"fixed"`` only, ``psi``,
-    ``mean_precision`` and ``degrees_of_freedom`` for the other covariance types."""
-
-    weights: np.ndarray = None
-    log_weights: np.ndarray = None
-    weight_concentration: np.ndarray | tuple | None = None  # (a, b) for the sticks
-    means: np.ndarray = None
-    precisions: np.ndarray = None
-    prec_chol: np.ndarray = None
-    log_const: np.ndarray = None
-    psi: np.ndarray | None = None
-    mean_precision: np.ndarray | None = None
-    degrees_of_freedom: np.ndarray | None = None
-    mean_covariances: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class _MixtureState:
-    """``q(theta)``, the statistics it was updated from (None before the first sweep) and
-    the total sample weight they stand for (``partial_fit``'s running sum)."""
-
-    posterior: _MixturePosterior
-    statistics: Statistics | None
-    seen: float
 
 
 class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
@@ -397,297 +326,86 @@ default="dirichlet_process"
     # ------------------------------------------------------------------ validation
 
     def _validate_input(self, X, sample_weight, reset):
-        owner = type(self).__name__
-        if is_dask_collection(X):  # blocks stay where they are (module _dask)
-            X, weight = as_row_blocks(owner, X, sample_weight)
-            if reset:
-                self.n_features_in_ = X.shape[1]
-                if hasattr(self, "feature_names_in_"):
-                    del self.feature_names_in_
-            elif X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but {owner} is expecting "
-                                 f"{self.n_features_in_} features as input.")
-            return _MixtureData(X, weight, None if sample_weight is None else weight)
-        X = validate_data(self, X, dtype=np.float64, reset=reset)
-        with np.errstate(over="ignore"):
-            squares_finite = np.all(np.isfinite(X * X))
-        if not squares_finite:
-            raise ValueError(f"{owner}: the squares of X overflow float64. Rescale X (e.g. "
-                             "standardise it) before fitting.")
-        if sample_weight is None:
-            return _MixtureData(X, np.ones(X.shape[0]), None)
-        weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                      ensure_non_negative=True)
-        with np.errstate(over="ignore", invalid="ignore"):
-            check_weight_scale(owner, weight.sum(), weight @ np.einsum("ij,ij->i", X, X))
-        return _MixtureData(X, weight, weight)
+        return validated_rows(self, X, sample_weight, reset)
 
     def _resolve_parameters(self, n_features):
         """The parameters whose check or default depends on ``n_features``, resolved into
         ``*_prior_`` and ``fixed_*_`` attributes (the declared constraints are checked)."""
-        owner = type(self).__name__
-        n_components = self.n_components
-        if self.fixed_weights is None:
-            self.fixed_weights_ = None
-            self.weight_concentration_prior_ = (
-                1.0 / n_components if self.weight_concentration_prior is None
-                else float(self.weight_concentration_prior))
-        else:
-            weights = np.array(self.fixed_weights, dtype=float)
-            if weights.shape != (n_components,) or abs(weights.sum() - 1.0) > 1e-8:
-                raise bad_parameter(
-                    owner, "fixed_weights",
-                    f"an array of {n_components} positive weights summing to 1",
-                    self.fixed_weights, "Divide the weights by their sum, or pass None to "
-                    "learn them.")
-            self.fixed_weights_ = weights / weights.sum()
-        family = family_class(self.covariance_type)
-        self.mean_precision_prior_ = (family.default_mean_precision
-                                      if self.mean_precision_prior is None
-                                      else float(self.mean_precision_prior))
-        if family.known_covariance:
-            if self.fixed_covariance is None:
-                covariance = np.eye(n_features)
-            else:
-                covariance = np.array(self.fixed_covariance, dtype=float)
-            if not is_covariance_matrix(covariance, n_features):
-                raise bad_parameter(
-                    owner, "fixed_covariance",
-                    f"a symmetric positive definite ({n_features}, {n_features}) array",
-                    self.fixed_covariance, "Pass None for the identity.")
-            self.fixed_covariance_ = covariance
-        else:
-            minimum = family.degrees_of_freedom_minimum(n_features)
-            if self.degrees_of_freedom_prior is None:
-                self.degrees_of_freedom_prior_ = float(n_features)
-            elif self.degrees_of_freedom_prior > minimum:
-                self.degrees_of_freedom_prior_ = float(self.degrees_of_freedom_prior)
-            else:
-                raise ValueError(
-                    f"{owner}: The parameter 'degrees_of_freedom_prior' should be greater than "
-                    f"{minimum}, but got {self.degrees_of_freedom_prior:.3f}. It must exceed "
-                    f"{family.degrees_of_freedom_bound}; pass None for n_features.")
+        self._set_attributes(resolved_parameters(self, n_features))
 
     def _resolve_data_priors(self, X, weight):
-        """Priors whose defaults depend on the data: ``m0`` and ``Psi0``."""
-        owner = type(self).__name__
-        n_features = X.shape[1]
-        total = float(weight.sum())
-        data_mean = _in_memory(weight @ X) / total
-        if self.mean_prior is None:
-            self.mean_prior_ = data_mean
-        else:
-            mean_prior = np.array(self.mean_prior, dtype=float)
-            if mean_prior.shape != (n_features,):
-                raise bad_parameter(owner, "mean_prior",
-                                     f"a finite array of shape ({n_features},)", self.mean_prior)
-            self.mean_prior_ = mean_prior
-        family = family_class(self.covariance_type)
-        if family.known_covariance:
-            return
-        if self.covariance_prior is None:
-            centred = X - data_mean
-            covariance = _in_memory((centred * weight[:, None]).T @ centred) / max(total - 1.0,
-                                                                                   1.0)
-            # A singular sample covariance (fewer rows than features, a constant or collinear
-            # feature) is not a proper prior scale: add a ridge of 1e-6 times each feature's
-            # variance, so that it scales with the feature's units (a constant feature: 1e-6
-            # times the average variance, or 1 when every feature is constant).
-            variances = np.diag(covariance)
-            fallback = np.mean(variances) or 1e6
-            ridge = 1e-6 * np.where(variances > 0.0, variances, fallback)
-            prior = family.default_covariance_prior(covariance, ridge)
-        else:
-            prior = np.array(self.covariance_prior, dtype=float)
-            if not family.valid_covariance_prior(prior, n_features):
-                raise bad_parameter(owner, "covariance_prior",
-                                     f"{family.covariance_prior_requirement} with p = "
-                                     f"{n_features}", self.covariance_prior)
-            prior = family.user_covariance_prior(prior)
-        self.covariance_prior_ = prior
+        """Priors whose defaults depend on the data (``m0`` and ``Psi0``), then the family and
+        the weight prior with every resolved prior."""
+        self._set_attributes(resolved_data_priors(self, X, weight))
+        self._build_priors()
 
-    # ------------------------------------------------------------------ the two steps
+    def _set_attributes(self, attributes):
+        for name, value in attributes.items():
+            setattr(self, name, value)
 
-    @property
-    def _diagonal(self):
-        """Whether the statistics keep only the scatter's diagonal (diag, spherical)."""
-        return family_class(self.covariance_type).diagonal
-
-    @property
-    def _family(self):
-        """The covariance family (:mod:`~alphavb.mixture._families`) with the resolved priors."""
-        return family_class(self.covariance_type)(ComponentPriors(
+    def _build_priors(self):
+        """The covariance family (:mod:`~alphavb.mixture._families`) and the weight prior
+        (:mod:`~alphavb.mixture._weights`) with the resolved priors, built once a fit."""
+        self._covariance_family = family_class(self.covariance_type)(ComponentPriors(
             mean=self.mean_prior_, mean_precision=self.mean_precision_prior_,
             degrees_of_freedom=getattr(self, "degrees_of_freedom_prior_", None),
             covariance=getattr(self, "covariance_prior_", None), reg_covar=self.reg_covar,
             fixed_covariance=getattr(self, "fixed_covariance_", None)))
+        self._weight_prior = weight_prior(self.weight_concentration_prior_type,
+                                          getattr(self, "weight_concentration_prior_", None),
+                                          self.fixed_weights_)
+
+    # ------------------------------------------------------------------ the two steps
 
     def _global_step(self, stats):
         """The conjugate updates (module docstring) from the statistics: the new ``q(theta)``."""
         tempered = self.alpha * stats.nk
-        post = _MixturePosterior()
-        if self.fixed_weights_ is None:
-            post.weight_concentration, post.weights, post.log_weights = self._weight_update(
-                tempered)
-        else:
-            post.weights = self.fixed_weights_
-            post.log_weights = np.log(self.fixed_weights_)
-        post.log_const = self._family.update(post, stats, tempered, self.alpha,
-                                             post.log_weights)
+        post = MixturePosterior()
+        post.weight_concentration, post.weights, post.log_weights = self._weight_prior.update(
+            tempered)
+        post.log_const = self._covariance_family.update(post, stats, tempered, self.alpha,
+                                                        post.log_weights)
         return post
-
-    def _weight_update(self, tempered):
-        """``q(pi)`` from the tempered counts ``alpha N_k``: its parameters (scikit-learn's
-        ``weight_concentration_``), ``weights_`` and ``E[log pi_k]``.
-
-        ``"dirichlet_distribution"``: ``Dirichlet(w0 + alpha N_k)``. ``"dirichlet_process"``:
-        the sticks ``v_k ~ Beta(1 + alpha N_k, w0 + alpha sum_{j>k} N_j)`` (module
-        docstring), returned as the pair of arrays ``(a, b)``; ``weights_`` is ``E[pi_k]``
-        renormalised over the ``K`` components, as scikit-learn reports it.
-        """
-        w0 = self.weight_concentration_prior_
-        if self.weight_concentration_prior_type == "dirichlet_process":
-            later = np.concatenate((np.cumsum(tempered[::-1])[-2::-1], [0.0]))
-            a, b = 1.0 + tempered, w0 + later
-            mean = stick_breaking_mean(a, b)
-            return (a, b), mean / mean.sum(), stick_breaking_expected_log(a, b)
-        concentration = w0 + tempered
-        return (concentration, concentration / concentration.sum(),
-                dirichlet_expected_log(concentration))
 
     def _kl_global(self, post):
         """Sum of ``KL(q || prior)`` over the global blocks."""
-        kl = 0.0
-        if self.fixed_weights_ is None:
-            w0 = self.weight_concentration_prior_
-            if self.weight_concentration_prior_type == "dirichlet_process":
-                a, b = post.weight_concentration
-                kl += np.sum(kl_beta(a, b, 1.0, w0))
-            else:
-                concentration = post.weight_concentration
-                kl += kl_dirichlet(concentration, np.full_like(concentration, w0))
-        for term in self._family.kl_terms(post):
+        kl = self._weight_prior.kl(post.weight_concentration)
+        for term in self._covariance_family.kl_terms(post):
             kl += term
         return kl
 
     def _objective(self, post, stats, neg_entropy):
         """The exact objective (module docstring) at ``q(S)`` with these statistics and ``q(theta) = post``."""
         expected_loglik = (np.dot(stats.nk, post.log_const)
-                           - 0.5 * np.sum(self._family.expected_quadratics(post, stats)))
+                           - 0.5 * np.sum(self._covariance_family.expected_quadratics(
+                               post, stats)))
         kl = self._kl_global(post)
         if self.objective == "fractional":
             return self.alpha * expected_loglik - neg_entropy - kl
         return expected_loglik - neg_entropy - kl / self.alpha
 
-    def _local(self, X, sample_weight, post, accumulate=True):
+    def _local(self, rows, post, accumulate=True):
+        """The local step of the row source ``rows`` (:class:`~alphavb.mixture._estep.MemoryRows`
+        or :class:`~alphavb.mixture._blocks.BlockRows`) at ``q(theta) = post``."""
         scale = float(self.alpha) if self.objective == "fractional" else 1.0
-        if is_dask_collection(X):  # block by block on the workers; no responsibilities kept
-            nk, sums, scatter, neg_entropy = local_sums(
-                X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
-                self._diagonal)
-            return (None, Statistics.from_shifted(post.means, nk, sums, scatter,
-                                                  self._diagonal), neg_entropy)
-        return local_step(X, sample_weight, post.means, post.prec_chol, post.log_const, scale,
-                          self._diagonal, accumulate,
-                          thread_count(self.n_jobs, type(self).__name__))
+        return rows.local_step(post, self._covariance_family.statistics, scale, accumulate,
+                               thread_count(self.n_jobs, type(self).__name__))
 
     # ------------------------------------------------------------------ CAVI driver hooks
 
     def _initial_responsibilities(self, X, weight, user_weight, random_state):
-        """The first responsibilities, drawn as scikit-learn's ``BaseMixture`` draws them."""
-        n_samples, n_components = X.shape[0], self.n_components
-        resp = np.zeros((n_samples, n_components))
-        if self.init_params == "kmeans":
-            labels = KMeans(n_clusters=n_components, n_init=1, random_state=random_state).fit(
-                _unit_columns(X), sample_weight=user_weight).labels_
-            resp[np.arange(n_samples), labels] = 1.0
-        elif self.init_params == "random":
-            resp = random_state.uniform(size=(n_samples, n_components))
-            resp /= resp.sum(axis=1)[:, None]
-        elif self.init_params == "random_from_data":
-            probabilities = None if user_weight is None else weight / weight.sum()
-            if np.count_nonzero(weight) < n_components:
-                raise ValueError(f"{type(self).__name__}: init_params='random_from_data' needs "
-                                 f"at least n_components={n_components} rows of positive "
-                                 "sample_weight.")
-            indices = random_state.choice(n_samples, size=n_components, replace=False,
-                                          p=probabilities)
-            resp[indices, np.arange(n_components)] = 1.0
-        else:
-            _, indices = kmeans_plusplus(_unit_columns(X), n_components,
-                                         sample_weight=user_weight, random_state=random_state)
-            resp[indices, np.arange(n_components)] = 1.0
-        return resp
+        """The first responsibilities (``init_params``), as scikit-learn draws them."""
+        return initial_responsibilities(self, X, weight, user_weight, random_state)
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:  # warm start: continue from the fitted q(theta)
-            return _MixtureState(previous.posterior, None, float(data.weight.sum()))
+            return MixtureState(previous.posterior, None, float(data.weight.sum()))
         stats = self._initial_statistics(data, random_state)
-        return _MixtureState(self._global_step(stats), None, float(data.weight.sum()))
+        return MixtureState(self._global_step(stats), None, float(data.weight.sum()))
 
     def _initial_statistics(self, data, random_state):
         """The statistics of the first responsibilities (``init_params``)."""
-        if is_dask_collection(data.X):
-            return self._initial_statistics_of_blocks(data, random_state)
-        resp = self._initial_responsibilities(data.X, data.weight, data.user_weight,
-                                              random_state)
-        return Statistics.from_responsibilities(data.X, data.weight, resp, self._diagonal)
-
-    def _initial_statistics_of_blocks(self, data, random_state):
-        """The start on a dask array. ``"random_from_data"``: the same rows, and so the same
-        statistics, as in memory (one row per component, weight ``w_i``, no scatter).
-        ``"kmeans"`` and ``"k-means++"``: the in-memory start on the rows themselves when
-        there are at most ``KMEANS_SAMPLE_ROWS`` (read once), else on a uniform sample of
-        that many rows (with their weights), every row then assigned, block by block, to
-        its nearest k-means center (``"k-means++"`` keeps its sampled rows alone, as in
-        memory)."""
-        owner = type(self).__name__
-        if self.init_params in ("kmeans", "k-means++"):
-            return self._kmeans_statistics_of_blocks(data, random_state)
-        if self.init_params != "random_from_data":
-            raise bad_parameter(owner, "init_params", "'kmeans', 'k-means++' or "
-                                "'random_from_data' for a dask array X", self.init_params,
-                                "Responsibilities drawn at random need the rows in memory.")
-        n_samples, n_components = data.X.shape[0], self.n_components
-        probabilities = None
-        if data.user_weight is not None:
-            weight = data.weight.compute()
-            if np.count_nonzero(weight) < n_components:
-                raise ValueError(f"{owner}: init_params='random_from_data' needs at least "
-                                 f"n_components={n_components} rows of positive "
-                                 "sample_weight.")
-            probabilities = weight / weight.sum()
-        indices = random_state.choice(n_samples, size=n_components, replace=False,
-                                      p=probabilities)
-        rows = rows_of(data.X, indices)
-        nk = rows_of(data.weight[:, None], indices)[:, 0]
-        scatter_shape = rows.shape if self._diagonal else (*rows.shape, rows.shape[1])
-        return Statistics(nk, rows, np.zeros(scatter_shape))
-
-    def _kmeans_statistics_of_blocks(self, data, random_state):
-        """``init_params`` "kmeans" or "k-means++" on a dask array (see
-        :meth:`_initial_statistics_of_blocks`)."""
-        n_samples = data.X.shape[0]
-        user_weight = None if data.user_weight is None else data.weight
-        if n_samples <= KMEANS_SAMPLE_ROWS:  # the rows fit: exactly the in-memory start
-            X, weight = data.X.compute(), data.weight.compute()
-            resp = self._initial_responsibilities(
-                X, weight, None if user_weight is None else weight, random_state)
-            return Statistics.from_responsibilities(X, weight, resp, self._diagonal)
-        indices = np.sort(random_state.choice(n_samples, size=KMEANS_SAMPLE_ROWS,
-                                              replace=False))
-        sample = rows_of(data.X, indices)
-        sample_weight = None if user_weight is None else rows_of(data.weight[:, None],
-                                                                 indices)[:, 0]
-        if self.init_params == "k-means++":
-            weight = np.ones(len(sample)) if sample_weight is None else sample_weight
-            resp = self._initial_responsibilities(sample, weight, sample_weight, random_state)
-            return Statistics.from_responsibilities(sample, weight, resp, self._diagonal)
-        centers = KMeans(n_clusters=self.n_components, n_init=1,
-                         random_state=random_state).fit(sample, sample_weight=sample_weight
-                                                        ).cluster_centers_
-        nk, sums, scatter = nearest_center_sums(data.X, data.weight, centers)
-        return Statistics.from_shifted(centers, nk, sums, scatter, self._diagonal)
+        return data.initial_statistics(self, self._covariance_family.statistics, random_state)
 
     def _stopping_value(self, data, state, objective):
         """The objective per row (:meth:`_has_converged` stops on its absolute change)."""
@@ -698,9 +416,9 @@ default="dirichlet_process"
 
     def _cavi_step(self, data, state):
         """The local step (responsibilities and their statistics), then the global step."""
-        _, stats, neg_entropy = self._local(data.X, data.weight, state.posterior)
+        _, stats, neg_entropy = self._local(data, state.posterior)
         post = self._global_step(stats)
-        return (_MixtureState(post, stats, state.seen),
+        return (MixtureState(post, stats, state.seen),
                 self._objective(post, stats, neg_entropy))
 
     def _set_parameters(self, state):
@@ -710,7 +428,7 @@ default="dirichlet_process"
         if post.weight_concentration is not None:
             self.weight_concentration_ = post.weight_concentration
         self.means_ = post.means
-        self._family.publish(self, post)
+        self._set_attributes(self._covariance_family.fitted_attributes(post))
 
     # ------------------------------------------------------------------ public API
 
@@ -763,6 +481,8 @@ default="dirichlet_process"
     def _batch_data(self, X, reset, sample_weight=None):
         data = self._validate_input(X, sample_weight, reset=reset)
         self._resolve_parameters(data.X.shape[1])
+        if not reset:  # the priors resolved at the first batch, with these parameters
+            self._build_priors()
         return data
 
     def _first_batch_state(self, data, random_state):
@@ -772,7 +492,7 @@ default="dirichlet_process"
                              f"least n_components={self.n_components} rows.")
         stats = self._initial_statistics(data, random_state).scaled(
             self._data_scale(data.weight, 0.0))
-        return _MixtureState(self._global_step(stats), stats, 0.0)
+        return MixtureState(self._global_step(stats), stats, 0.0)
 
     def _stochastic_step(self, data, state, step, random_state):
         """Blend the batch's statistics, scaled to the data size, into the running ones
@@ -783,18 +503,19 @@ default="dirichlet_process"
             # the data set has grown: the running statistics now stand for all rows seen
             running = running.scaled(seen / state.seen)
         scale = self._data_scale(data.weight, seen)
-        _, batch_stats, neg_entropy = self._local(data.X, data.weight, state.posterior)
+        _, batch_stats, neg_entropy = self._local(data, state.posterior)
         batch_stats = batch_stats.scaled(scale)
         running = running.blend(batch_stats, step)
         post = self._global_step(running)
         self.elbo_ = self.lower_bound_ = float(
             self._objective(post, batch_stats, scale * neg_entropy))
-        return _MixtureState(post, running, seen)
+        return MixtureState(post, running, seen)
 
     def _data_scale(self, weight, seen):
         total = seen if self.total_samples is None else float(self.total_samples)
         return max(total, float(weight.sum())) / float(weight.sum())
 
+    @lazy_over_row_blocks(n_columns=lambda model: model.n_components)
     def predict_proba(self, X):
         """Responsibilities ``q(S_i = k)`` of the local step at the fitted ``q(theta)``.
 
@@ -804,25 +525,15 @@ default="dirichlet_process"
             (a dask array, computed block by block when asked, for a dask ``X``)
         """
         check_is_fitted(self)
-        if is_dask_collection(X):
-            return self._blockwise(X, self.predict_proba, self.n_components)
-        X, weight, _ = self._validate_input(X, None, reset=False)
-        return self._local(X, weight, self._state.posterior, accumulate=False)[0]
+        rows = self._validate_input(X, None, reset=False)
+        return self._local(rows, self._state.posterior, accumulate=False)[0]
 
-    def _blockwise(self, X, method, n_columns):
-        """``method`` over the row blocks of a dask ``X`` (lazily, on the workers)."""
-        X, _ = as_row_blocks(type(self).__name__, X, None, check_values=False)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input.")
-        return map_rows(X, method, n_columns)
-
+    @lazy_over_row_blocks()
     def predict(self, X):
         """Most probable component of each row (argmax of :meth:`predict_proba`)."""
-        if is_dask_collection(X):
-            return self._blockwise(X, self.predict, None)
         return np.argmax(self.predict_proba(X), axis=1)
 
+    @lazy_over_row_blocks()
     def score_samples(self, X):
         """Log posterior-predictive density ``log p(x | data)`` of each row.
 
@@ -839,11 +550,9 @@ default="dirichlet_process"
             (a dask array for a dask ``X``)
         """
         check_is_fitted(self)
-        if is_dask_collection(X):
-            return self._blockwise(X, self.score_samples, None)
         X, _, _ = self._validate_input(X, None, reset=False)
         post = self._state.posterior
-        log_density = self._family.log_predictive(X, post)
+        log_density = self._covariance_family.log_predictive(X, post)
         return logsumexp(log_density + np.log(post.weights), axis=1)
 
     def score(self, X, y=None):
@@ -882,18 +591,9 @@ default="dirichlet_process"
         check_is_fitted(self)
         n = int(n_samples)
         rng = check_random_state(random_state)
-        K = self.means_.shape[0]
-        process = self.weight_concentration_prior_type == "dirichlet_process"
-        if self.fixed_weights_ is None and process:
-            sticks = rng.beta(*self.weight_concentration_, size=(n, K))
-            rest = np.cumprod(1.0 - sticks, axis=1)
-            weights = sticks * np.hstack((np.ones((n, 1)), rest[:, :-1]))
-            weights /= weights.sum(axis=1, keepdims=True)
-        elif self.fixed_weights_ is None:
-            weights = rng.dirichlet(self.weight_concentration_, size=n)
-        else:
-            weights = np.broadcast_to(self.weights_, (n, K)).copy()
-        means, precisions, covariances = self._family.sample_posterior(self, n, rng)
+        weights = self._weight_prior.draw(getattr(self, "weight_concentration_", None),
+                                          self.weights_, n, rng)
+        means, precisions, covariances = self._covariance_family.sample_posterior(self, n, rng)
         return {"weights": weights, "means": means, "precisions": precisions,
                 "covariances": covariances}
 
@@ -909,7 +609,7 @@ default="dirichlet_process"
         check_is_fitted(self)
         rng = check_random_state(self.random_state)
         counts = rng.multinomial(n_samples, self.weights_)
-        family = self._family
+        family = self._covariance_family
         draws = [family.draw_rows(self, rng, k, count) for k, count in enumerate(counts)]
         labels = np.repeat(np.arange(self.n_components), counts)
         return np.vstack(draws), labels

@@ -115,14 +115,14 @@ def test_a_sampled_kmeans_start_reaches_the_in_memory_fit(monkeypatch):
     """Above KMEANS_SAMPLE_ROWS (lowered to 300 of 3,000 rows here) k-means runs on a
     uniform sample and every row, block by block, joins its nearest center: on these data
     each of five seeds converges to the fit of the in-memory k-means start."""
-    from alphavb.mixture import _gaussian_mixture
+    from alphavb.mixture import _blocks
 
     X, weight = data(3000)
     # Dirichlet weights: the fit does not depend on the order of the components (a
     # stick-breaking prior's does), which k-means labels arbitrarily
     common = {"n_components": 3, "alpha": 0.7, "tol": 1e-12, "max_iter": 500,
               "weight_concentration_prior_type": "dirichlet_distribution"}
-    monkeypatch.setattr(_gaussian_mixture, "KMEANS_SAMPLE_ROWS", 300)
+    monkeypatch.setattr(_blocks, "KMEANS_SAMPLE_ROWS", 300)
     for seed in range(5):
         reference = AlphaGaussianMixture(random_state=seed, **common).fit(X, sample_weight=weight)
         ours = AlphaGaussianMixture(random_state=seed, **common).fit(

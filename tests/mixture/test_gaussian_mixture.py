@@ -14,7 +14,8 @@ from sklearn.mixture import BayesianGaussianMixture
 
 from alphavb import AlphaGaussianMixture
 from alphavb.datasets import make_gmm
-from alphavb.mixture._local import local_step as _local_step
+from alphavb.mixture._estep import DiagonalStatistics, MemoryRows, Statistics
+from alphavb.mixture._estep import local_step as _local_step
 from tests.conftest import assert_monotone, run_with_two_numba_threads
 from tests.naive import (
     fixed_covariance_log_evidence,
@@ -48,7 +49,7 @@ def iterate_map(model, X, weight, n_sweeps):
     """Apply the CAVI map (local step, then global step) ``n_sweeps`` more times."""
     post = model._get_parameters().posterior
     for _ in range(n_sweeps):
-        post = model._global_step(model._local(X, weight, post)[1])
+        post = model._global_step(model._local(MemoryRows(X, weight, None), post)[1])
     model._store(replace(model._get_parameters(), posterior=post))
     return model
 
@@ -69,7 +70,7 @@ def test_kernel_matches_the_numpy_reference(rng, diagonal, scale):
     precisions = prec_chol @ np.swapaxes(prec_chol, 1, 2)
     log_const = rng.normal(size=K)
     resp, stats, neg_entropy = _local_step(X, weight, means, prec_chol, log_const, scale,
-                                           diagonal)
+                                           DiagonalStatistics if diagonal else Statistics)
     ref_resp, nk, ybar, scatter, ref_neg_entropy = mixture_local_step(
         X, weight, means, precisions, log_const, scale)
     np.testing.assert_allclose(resp, ref_resp, rtol=1e-12, atol=1e-300)
@@ -87,9 +88,9 @@ def test_results_do_not_depend_on_the_thread_count():
         import numpy as np
         from sklearn.exceptions import ConvergenceWarning
         from alphavb import AlphaGaussianMixture
-        from alphavb.mixture import _local
+        from alphavb.mixture import _estep
 
-        _local.CHUNK_ROWS = 256
+        _estep.CHUNK_ROWS = 256
         X = np.random.default_rng(12345).normal(size=(5000, 3))
         model = AlphaGaussianMixture(4, random_state=0, max_iter=5, tol=0.0)
         fits = []
@@ -109,10 +110,10 @@ def test_n_jobs_sets_the_thread_count_and_not_the_results():
     run_with_two_numba_threads("""
         import numpy as np
         from alphavb import AlphaGaussianMixture
-        from alphavb.mixture import _local
+        from alphavb.mixture import _estep
         from tests.conftest import recording_pools
 
-        _local.CHUNK_ROWS = 256
+        _estep.CHUNK_ROWS = 256
         X = np.random.default_rng(7).normal(size=(3000, 2))
         fits = []
         with recording_pools() as pools:
@@ -226,8 +227,8 @@ def test_objective_equals_a_pointwise_evaluation(rng, covariance_type, weight_pr
         model.fit(X, sample_weight=weight)
     # one more sweep by hand: responsibilities at the current q(theta), then the update
     post = model._get_parameters().posterior
-    resp = model._local(X, np.ones(len(X)), post)[0]
-    stats = model._local(X, weight, post)[1]
+    resp = model._local(MemoryRows(X, np.ones(len(X)), None), post)[0]
+    stats = model._local(MemoryRows(X, weight, None), post)[1]
     new = model._global_step(stats)
     p = X.shape[1]
     if weight_prior == "dirichlet_process":
@@ -268,7 +269,7 @@ def test_objective_equals_a_pointwise_evaluation(rng, covariance_type, weight_pr
     entropy = -np.sum(weight[:, None] * resp * np.log(resp, where=resp > 0,
                                                        out=np.zeros_like(resp)))
     expected = weight @ expected_loglik + entropy - model._kl_global(new) / alpha
-    neg_entropy = model._local(X, weight, post)[2]
+    neg_entropy = model._local(MemoryRows(X, weight, None), post)[2]
     assert model._objective(new, stats, neg_entropy) == pytest.approx(expected, rel=1e-11)
 
 
@@ -334,8 +335,6 @@ def test_tied_diag_and_spherical_updates_are_averages_of_the_full_update():
     """scikit-learn's test_compare_covar_type through alphavb's own hooks: from the same
     responsibilities, tied Psi = mean_k of the full Psi_k (and nu the mean nu_k), diag Psi_k
     = the diagonal of full Psi_k, spherical = the mean of the diagonal."""
-    from alphavb.mixture._local import Statistics as _Statistics
-
     X = overlapping_blobs(200, 3)
     resp = np.random.default_rng(0).dirichlet(np.ones(4), size=len(X))
     psi0 = np.cov(X.T)
@@ -345,7 +344,8 @@ def test_tied_diag_and_spherical_updates_are_averages_of_the_full_update():
         model = AlphaGaussianMixture(4, alpha=0.7, covariance_type=kind, covariance_prior=prior)
         model._resolve_parameters(3)
         model._resolve_data_priors(X, np.ones(len(X)))
-        stats = _Statistics.from_responsibilities(X, np.ones(len(X)), resp, model._diagonal)
+        layout = model._covariance_family.statistics
+        stats = layout.from_responsibilities(X, np.ones(len(X)), resp)
         posts[kind] = model._global_step(stats)
     full = posts["full"]
     np.testing.assert_allclose(posts["tied"].psi[0], full.psi.mean(axis=0), rtol=1e-12)
@@ -446,17 +446,16 @@ def test_integer_weights_equal_repeated_rows(rng):
 def test_blending_statistics_equals_the_statistics_of_the_weighted_union(rng, diagonal):
     """The SVI step (1 - rho) S_a + rho S_b in natural parameters is the statistics of the
     two data sets pooled with weights 1 - rho and rho."""
-    from alphavb.mixture._local import Statistics as _Statistics
-
+    layout = DiagonalStatistics if diagonal else Statistics
     A, B = rng.normal(size=(30, 3)), rng.normal(2.0, 1.5, size=(20, 3))
     resp_a, resp_b = rng.dirichlet(np.ones(2), 30), rng.dirichlet(np.ones(2), 20)
     wa, wb = rng.uniform(0.5, 2, 30), rng.uniform(0.5, 2, 20)
     step = 0.3
-    blended = _Statistics.from_responsibilities(A, wa, resp_a, diagonal).blend(
-        _Statistics.from_responsibilities(B, wb, resp_b, diagonal), step)
-    pooled = _Statistics.from_responsibilities(
+    blended = layout.from_responsibilities(A, wa, resp_a).blend(
+        layout.from_responsibilities(B, wb, resp_b), step)
+    pooled = layout.from_responsibilities(
         np.vstack([A, B]), np.concatenate([(1 - step) * wa, step * wb]),
-        np.vstack([resp_a, resp_b]), diagonal)
+        np.vstack([resp_a, resp_b]))
     np.testing.assert_allclose(blended.nk, pooled.nk, rtol=1e-13)
     np.testing.assert_allclose(blended.means, pooled.means, rtol=1e-12)
     np.testing.assert_allclose(blended.scatter, pooled.scatter, rtol=1e-12)
@@ -673,9 +672,9 @@ def test_zero_weight_rows_are_ignored(rng):
     np.testing.assert_allclose(masked.means_, kept.means_[order], atol=1e-8)
     masked_post = masked._get_parameters().posterior
     kept_post = kept._get_parameters().posterior
-    assert masked._objective(masked_post, *masked._local(X, weight, masked_post)[1:]) \
+    assert masked._objective(masked_post, *masked._local(MemoryRows(X, weight, None), masked_post)[1:]) \
         == pytest.approx(kept._objective(kept_post, *kept._local(
-            X[weight > 0], np.ones(int(weight.sum())), kept_post)[1:]), rel=1e-10)
+            MemoryRows(X[weight > 0], np.ones(int(weight.sum())), None), kept_post)[1:]), rel=1e-10)
 
 
 # ---------------------------------------------------------------- bad input

@@ -9,12 +9,25 @@ sums on the client in block order; the global step is the in-memory one. Blocks 
 as the tasks run, so data larger than memory (a ``.npy`` memmap or a zarr store wrapped by
 dask) is streamed once per sweep. The sums differ from the in-memory fit's only in the order
 of additions (about 1e-15 relative).
+
+:class:`BlockRows` is the row source of such a fit (the in-memory one is
+:class:`~alphavb.mixture._estep.MemoryRows`), chosen once when the input is validated;
+:func:`lazy_over_row_blocks` makes a prediction method give a lazy dask array for a dask
+``X``.
 """
 
-import numpy as np
+import functools
+from typing import NamedTuple
 
-from .._validation import is_dask_collection
-from ._local import shifted_sums
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import bad_parameter, is_dask_collection
+from ._estep import shifted_sums
+
+# rows of a dask X that k-means (or k-means++) starts from: all of them (read into memory,
+# the in-memory start exactly) up to this many, else a uniform sample of this many
+KMEANS_SAMPLE_ROWS = 100_000
 
 
 def as_row_blocks(owner, X, sample_weight, check_values=True):
@@ -87,7 +100,7 @@ def check_weight_scale(owner, total_weight, weighted_squares):
 
 def block_sums(X_block, weight_block, means, prec_chol, log_const, scale, diagonal):
     """The local step of one block (on a worker, by the in-memory
-    :func:`~alphavb.mixture._local.shifted_sums` on the worker's numba threads): its shifted
+    :func:`~alphavb.mixture._estep.shifted_sums` on the worker's numba threads): its shifted
     sums ``(N_k, s_k, T_k)`` and ``sum_i w_i sum_k r_ik log r_ik``."""
     X_block = np.ascontiguousarray(X_block, dtype=np.float64)
     weight_block = np.ascontiguousarray(weight_block, dtype=np.float64)
@@ -177,3 +190,101 @@ def map_rows(X, function, n_columns):
     if n_columns is None:
         return X.map_blocks(function, drop_axis=1, dtype=np.float64)
     return X.map_blocks(function, chunks=(X.chunks[0], (n_columns,)), dtype=np.float64)
+
+
+def lazy_over_row_blocks(n_columns=None):
+    """Decorate a prediction method ``method(self, X)`` of a fitted mixture so that a dask
+    ``X`` gives a lazy dask array: the method over each row block, on the workers.
+
+    ``n_columns(model)`` is the number of output columns (None: one value per row)."""
+    def decorate(method):
+        @functools.wraps(method)
+        def over_blocks(model, X):
+            if not is_dask_collection(X):
+                return method(model, X)
+            check_is_fitted(model)
+            owner = type(model).__name__
+            X, _ = as_row_blocks(owner, X, None, check_values=False)
+            if X.shape[1] != model.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} features, but {owner} is expecting "
+                                 f"{model.n_features_in_} features as input.")
+            columns = None if n_columns is None else n_columns(model)
+            return map_rows(X, getattr(model, method.__name__), columns)
+        return over_blocks
+    return decorate
+
+
+class BlockRows(NamedTuple):
+    """A validated dask array of rows (one chunk across the features), its weights with the
+    same row chunks and the user's weights (or None): the row source of a fit on blocks."""
+
+    X: object
+    weight: object
+    user_weight: object | None
+
+    def local_step(self, post, statistics, scale, accumulate=True, n_threads=None):
+        """:func:`local_sums` over the blocks at ``q(theta) = post``: no responsibilities
+        are kept (None), then the statistics in the ``statistics`` layout and ``sum_i w_i
+        sum_k r_ik log r_ik``. ``accumulate`` and ``n_threads`` are the in-memory step's
+        (each worker uses its own numba threads)."""
+        nk, sums, scatter, neg_entropy = local_sums(
+            self.X, self.weight, post.means, post.prec_chol, post.log_const, scale,
+            statistics.keeps_diagonal)
+        return None, statistics.from_shifted(post.means, nk, sums, scatter), neg_entropy
+
+    def initial_statistics(self, model, statistics, random_state):
+        """The start of ``model`` (its ``init_params``) on a dask array, in the
+        ``statistics`` layout. ``"random_from_data"``: the same rows, and so the same
+        statistics, as in memory (one row per component, weight ``w_i``, no scatter).
+        ``"kmeans"`` and ``"k-means++"``: the in-memory start (the model's
+        ``_initial_responsibilities``) on the rows themselves when there are at most
+        ``KMEANS_SAMPLE_ROWS`` (read once), else on a uniform sample of that many rows
+        (with their weights), every row then assigned, block by block, to its nearest
+        k-means center (``"k-means++"`` keeps its sampled rows alone, as in memory)."""
+        owner, n_components = type(model).__name__, model.n_components
+        if model.init_params in ("kmeans", "k-means++"):
+            return self._kmeans_statistics(model, statistics, random_state)
+        if model.init_params != "random_from_data":
+            raise bad_parameter(owner, "init_params", "'kmeans', 'k-means++' or "
+                                "'random_from_data' for a dask array X", model.init_params,
+                                "Responsibilities drawn at random need the rows in memory.")
+        n_samples = self.X.shape[0]
+        probabilities = None
+        if self.user_weight is not None:
+            weight = self.weight.compute()
+            if np.count_nonzero(weight) < n_components:
+                raise ValueError(f"{owner}: init_params='random_from_data' needs at least "
+                                 f"n_components={n_components} rows of positive "
+                                 "sample_weight.")
+            probabilities = weight / weight.sum()
+        indices = random_state.choice(n_samples, size=n_components, replace=False,
+                                      p=probabilities)
+        return statistics.of_points(rows_of(self.X, indices),
+                                    rows_of(self.weight[:, None], indices)[:, 0])
+
+    def _kmeans_statistics(self, model, statistics, random_state):
+        """``init_params`` "kmeans" or "k-means++" (see :meth:`initial_statistics`)."""
+        from sklearn.cluster import KMeans
+
+        responsibilities = model._initial_responsibilities
+        n_samples = self.X.shape[0]
+        user_weight = None if self.user_weight is None else self.weight
+        if n_samples <= KMEANS_SAMPLE_ROWS:  # the rows fit: exactly the in-memory start
+            X, weight = self.X.compute(), self.weight.compute()
+            resp = responsibilities(X, weight, None if user_weight is None else weight,
+                                    random_state)
+            return statistics.from_responsibilities(X, weight, resp)
+        indices = np.sort(random_state.choice(n_samples, size=KMEANS_SAMPLE_ROWS,
+                                              replace=False))
+        sample = rows_of(self.X, indices)
+        sample_weight = None if user_weight is None else rows_of(self.weight[:, None],
+                                                                 indices)[:, 0]
+        if model.init_params == "k-means++":
+            weight = np.ones(len(sample)) if sample_weight is None else sample_weight
+            resp = responsibilities(sample, weight, sample_weight, random_state)
+            return statistics.from_responsibilities(sample, weight, resp)
+        centers = KMeans(n_clusters=model.n_components, n_init=1,
+                         random_state=random_state).fit(sample, sample_weight=sample_weight
+                                                        ).cluster_centers_
+        nk, sums, scatter = nearest_center_sums(self.X, self.weight, centers)
+        return statistics.from_shifted(centers, nk, sums, scatter)
