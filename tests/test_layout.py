@@ -182,6 +182,62 @@ def test_only_the_family_factory_reads_covariance_type():
                                                       "fixed"}
 
 
+# what a mixture's covariance family is made of: a branch on any of these outside the
+# families module would be a covariance-family switch
+FAMILY_TRAITS = {"diagonal", "_diagonal", "keeps_diagonal", "known_covariance", "wishart",
+                 "per_feature", "covariance_type"}
+
+
+def family_switches(tree, local_names=False):
+    """Lines of ``tree`` that branch on a covariance-family trait: an ``if``, conditional
+    expression, ``while``, boolean operation or comparison reading one as an attribute
+    (``family.known_covariance``; with ``local_names``, in the mixture's own modules, as a
+    plain name too), or an ``isinstance`` test against a family class."""
+    found = []
+    for node in ast.walk(tree):
+        tests = []
+        if isinstance(node, (ast.If, ast.IfExp, ast.While)):
+            tests.append(node.test)
+        elif isinstance(node, (ast.BoolOp, ast.Compare)):
+            tests.append(node)
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance"
+              and any("Family" in ast.unparse(arg) for arg in node.args[1:])):
+            found.append(node.lineno)
+        for test in tests:
+            names = {sub.attr for sub in ast.walk(test) if isinstance(sub, ast.Attribute)}
+            if local_names:
+                names |= {sub.id for sub in ast.walk(test) if isinstance(sub, ast.Name)}
+            if names & FAMILY_TRAITS:
+                found.append(node.lineno)
+    return found
+
+
+def test_no_covariance_family_switch_outside_the_families_module():
+    """Everything that depends on a mixture's covariance family is the family's (its
+    statistics' layout, its priors, its attributes) or a table keyed by it (the exact
+    sampler's sites): no module but ``mixture/_families.py`` branches on a family trait.
+    (``mixture/_kernels.py``'s numba step takes the layout's flag as a compile-time switch
+    of its inner loop.)"""
+    switches = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "mixture" and path.name in ("_families.py", "_kernels.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        switches += [f"{module_name(path)}:{line}"
+                     for line in family_switches(tree, path.parent.name == "mixture")]
+    assert not switches, switches
+    # the check finds the switches the estimator had before its families owned them
+    before = ast.parse("if self._diagonal:\n    pass\nif family.known_covariance:\n    pass\n"
+                       "x = a if isinstance(f, DiagFamily) else b\nif diagonal:\n    pass\n")
+    assert sorted(family_switches(before)) == [1, 3, 5]
+    assert sorted(family_switches(before, local_names=True)) == [1, 3, 5, 6]
+    # and the exact sampler's table covers every family
+    from alphavb.exact._mixture import SITES
+    from alphavb.mixture._families import FAMILIES
+
+    assert set(SITES) == set(FAMILIES.values())
+
+
 def test_the_dask_modules_and_the_estimators_share_one_compute_layer():
     """The mixture's E-step (mixture._estep) and LDA's E-step (topics._estep) are
     imported by both the in-memory estimator and its dask block module, which are not handed

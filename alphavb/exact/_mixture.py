@@ -35,7 +35,14 @@ from sklearn.base import clone
 from .._special import LOG_2PI
 from .._validation import bad_parameter, is_dask_collection
 from ..base import feature_labels
-from ..mixture._families import family_class
+from ..mixture._families import (
+    DiagFamily,
+    FixedFamily,
+    FullFamily,
+    SphericalFamily,
+    TiedFamily,
+    family_class,
+)
 from ._draws import ExactDraws
 from ._nuts import check_size, match_components, numpyro_modules, relabel, run_nuts
 
@@ -79,41 +86,40 @@ class _Units(NamedTuple):
 
 def _units(model, X):
     """:class:`_Units` of the fitted ``model`` on its data ``X``."""
-    family = family_class(model.covariance_type)
+    sites = _sites(model)
     centre = X.mean(axis=0)
     scale = X.std(axis=0)
-    scale = np.where(scale > 0.0, scale, 1.0)
-    if not (family.known_covariance or family.wishart or family.per_feature):  # spherical
-        scale = np.full_like(scale, np.sqrt(np.mean(scale**2)))
-    covariance_prior = fixed_covariance = None
-    if family.known_covariance:
-        fixed_covariance = model.fixed_covariance_ / np.outer(scale, scale)
-    elif family.wishart:
-        covariance_prior = model.covariance_prior_ / np.outer(scale, scale)
-    else:  # a Gamma per feature, or one common one
-        covariance_prior = model.covariance_prior_ / _gamma_scale(family, scale)
+    scale = sites.common_scale(np.where(scale > 0.0, scale, 1.0))
+    covariance_prior, fixed_covariance = sites.priors_in_units(model, scale)
     return _Units(centre, scale, (model.mean_prior_ - centre) / scale, covariance_prior,
                   model.reg_covar / scale**2, fixed_covariance)
 
 
-def _gamma_scale(family, scale):
-    """What a Gamma family's precisions are multiplied by in the sampler's units:
-    ``scale_j^2`` per feature (diag), the common ``scale^2`` (spherical)."""
-    return scale**2 if family.per_feature else scale[0] ** 2
+class _KnownCovarianceSites:
+    """``"fixed"``: the means are the only sites; ``Sigma`` is known."""
 
+    @staticmethod
+    def common_scale(scale):
+        return scale
 
-def _component_log_density(model, units, Z):
-    """The sample sites of the components and ``log N(z_i | mu_k, Lambda_k^{-1}) -
-    sum_j r_j (Lambda_k)_jj / 2`` of every row under every component, (n, K), in the
-    sampler's units (:class:`_Units`; inside a NumPyro model)."""
-    import jax.numpy as jnp
-    import numpyro
-    import numpyro.distributions as dist
+    @staticmethod
+    def priors_in_units(model, scale):
+        """``(Psi0, Sigma)`` in the sampler's units (``D^{-1} Sigma D^{-1}``)."""
+        return None, model.fixed_covariance_ / np.outer(scale, scale)
 
-    n_components, n_features = model.means_.shape
-    m0, b0, r = jnp.asarray(units.mean_prior), model.mean_precision_prior_, units.reg_covar
-    family = family_class(model.covariance_type)
-    if family.known_covariance:  # mu_k ~ N(m0, I / b0) in x: sd 1 / (sqrt(b0) scale) in z
+    @staticmethod
+    def n_per_component(n_features):
+        return n_features
+
+    def log_density(self, model, units, Z):
+        """The component sites and ``log N(z_i | mu_k, Sigma_z)``, (n, K), inside NumPyro:
+        ``mu_k ~ N(m0, I / b0)`` in x is sd ``1 / (sqrt(b0) scale)`` in z."""
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
+
+        n_components, n_features = model.means_.shape
+        m0, b0 = jnp.asarray(units.mean_prior), model.mean_precision_prior_
         means = numpyro.sample("means", dist.Normal(m0, 1.0 / (np.sqrt(b0) * units.scale))
                                .expand([n_components, n_features]).to_event(2))
         precision_chol = np.linalg.cholesky(np.linalg.inv(units.fixed_covariance))
@@ -121,8 +127,45 @@ def _component_log_density(model, units, Z):
         maha = jnp.sum((diff @ precision_chol) ** 2, axis=-1)
         log_det = np.linalg.slogdet(units.fixed_covariance)[1]
         return -0.5 * (n_features * LOG_2PI + log_det + maha)
-    nu0, psi0 = model.degrees_of_freedom_prior_, units.covariance_prior
-    if family.wishart:  # full, and tied (module docstring)
+
+    @staticmethod
+    def start(draws, c, scale):
+        """The precision sites' start from draw ``c`` of ``q`` (none here)."""
+        return {}
+
+    @staticmethod
+    def precisions(model, units, samples, shape):
+        """``(precisions, covariances)`` of the draws in the data's units."""
+        covariances = np.broadcast_to(model.fixed_covariance_,
+                                      shape + model.fixed_covariance_.shape).copy()
+        return np.linalg.inv(covariances), covariances
+
+    @staticmethod
+    def covariance_rows(k, features, covariances):
+        """``(label, values)`` of component ``k``'s compared covariances (none: known)."""
+        return []
+
+
+class _WishartSites(_KnownCovarianceSites):
+    """``"full"`` and ``"tied"``: a Wishart precision per component (module docstring)."""
+
+    @staticmethod
+    def priors_in_units(model, scale):
+        return model.covariance_prior_ / np.outer(scale, scale), None
+
+    @staticmethod
+    def n_per_component(n_features):
+        return n_features + n_features * (n_features + 1) // 2
+
+    def log_density(self, model, units, Z):
+        """``log N(z_i | mu_k, Lambda_k^{-1}) - sum_j r_j (Lambda_k)_jj / 2``, (n, K)."""
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
+
+        n_components, n_features = model.means_.shape
+        m0, b0, r = jnp.asarray(units.mean_prior), model.mean_precision_prior_, units.reg_covar
+        nu0, psi0 = model.degrees_of_freedom_prior_, units.covariance_prior
         chol = numpyro.sample("precision_cholesky", dist.WishartCholesky(
             nu0, scale_matrix=jnp.asarray(np.linalg.inv(psi0))).expand([n_components]))
         precision = chol @ jnp.swapaxes(chol, -1, -2)
@@ -133,19 +176,122 @@ def _component_log_density(model, units, Z):
         log_det = 2.0 * jnp.sum(jnp.log(jnp.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
         penalty = jnp.sum(r * jnp.sum(chol**2, axis=-1), axis=-1)  # sum_j r_j Lambda_jj
         return -0.5 * (n_features * LOG_2PI - log_det + maha + penalty)
-    if family.per_feature:  # diag
+
+    @staticmethod
+    def start(draws, c, scale):
+        return {"precision_cholesky": np.linalg.cholesky(
+            draws["precisions"][c] * np.outer(scale, scale))}
+
+    @staticmethod
+    def precisions(model, units, samples, shape):
+        chol = samples["precision_cholesky"]
+        scale = units.scale
+        precisions = chol @ np.swapaxes(chol, -1, -2) / np.outer(scale, scale)
+        return precisions, np.linalg.inv(precisions)
+
+    @staticmethod
+    def covariance_rows(k, features, covariances):
+        return [(f"covariances[{k}, {features[i]}, {features[j]}]", covariances[..., k, i, j])
+                for i, j in zip(*np.triu_indices(len(features)), strict=True)]
+
+
+class _GammaSites(_WishartSites):
+    """``"diag"``: a Gamma precision per component and feature."""
+
+    @classmethod
+    def priors_in_units(cls, model, scale):
+        return model.covariance_prior_ / cls.gamma_scale(scale), None
+
+    @staticmethod
+    def gamma_scale(scale):
+        """What the precisions are multiplied by in the sampler's units: ``scale_j^2``."""
+        return scale**2
+
+    @staticmethod
+    def n_per_component(n_features):
+        return 2 * n_features
+
+    def _precision_sites(self, model, units):
+        """The precision sites, and each component's precision per feature, (K, p)."""
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
+
+        n_components, n_features = model.means_.shape
+        nu0, psi0 = model.degrees_of_freedom_prior_, units.covariance_prior
         precision = numpyro.sample("precisions", dist.Gamma(
             0.5 * nu0, 0.5 * jnp.asarray(psi0)).expand([n_components, n_features]).to_event(2))
-        spread = precision
-    else:  # spherical: lambda_k ~ Gamma(p nu0 / 2, rate p psi0 / 2)
+        return precision
+
+    def log_density(self, model, units, Z):
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
+
+        n_features = model.means_.shape[1]
+        m0, b0, r = jnp.asarray(units.mean_prior), model.mean_precision_prior_, units.reg_covar
+        spread = self._precision_sites(model, units)
+        means = numpyro.sample("means", dist.Normal(m0, 1.0 / jnp.sqrt(b0 * spread)).to_event(2))
+        diff = Z[:, None, :] - means[None]
+        return -0.5 * (n_features * LOG_2PI - jnp.sum(jnp.log(spread), axis=-1)
+                       + jnp.sum(spread * diff**2, axis=-1) + jnp.sum(r * spread, axis=-1))
+
+    @classmethod
+    def start(cls, draws, c, scale):
+        return {"precisions": draws["precisions"][c] * cls.gamma_scale(scale)}
+
+    @classmethod
+    def precisions(cls, model, units, samples, shape):
+        precisions = samples["precisions"] / cls.gamma_scale(units.scale)
+        return precisions, 1.0 / precisions
+
+    @staticmethod
+    def covariance_rows(k, features, covariances):
+        return [(f"covariances[{k}, {feature}]", covariances[..., k, j])
+                for j, feature in enumerate(features)]
+
+
+class _SphericalGammaSites(_GammaSites):
+    """``"spherical"``: one Gamma precision per component, ``lambda_k ~ Gamma(p nu0 / 2,
+    rate p psi0 / 2)``; the data share one scale (their root mean square sd)."""
+
+    @staticmethod
+    def common_scale(scale):
+        return np.full_like(scale, np.sqrt(np.mean(scale**2)))
+
+    @staticmethod
+    def gamma_scale(scale):
+        return scale[0] ** 2
+
+    @staticmethod
+    def n_per_component(n_features):
+        return n_features + 1
+
+    def _precision_sites(self, model, units):
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
+
+        n_components, n_features = model.means_.shape
+        nu0, psi0 = model.degrees_of_freedom_prior_, units.covariance_prior
         precision = numpyro.sample("precisions", dist.Gamma(
             0.5 * n_features * nu0, 0.5 * n_features * psi0).expand([n_components])
             .to_event(1))
-        spread = precision[:, None] * jnp.ones(n_features)
-    means = numpyro.sample("means", dist.Normal(m0, 1.0 / jnp.sqrt(b0 * spread)).to_event(2))
-    diff = Z[:, None, :] - means[None]
-    return -0.5 * (n_features * LOG_2PI - jnp.sum(jnp.log(spread), axis=-1)
-                   + jnp.sum(spread * diff**2, axis=-1) + jnp.sum(r * spread, axis=-1))
+        return precision[:, None] * jnp.ones(n_features)
+
+    @staticmethod
+    def covariance_rows(k, features, covariances):
+        return [(f"covariances[{k}]", covariances[..., k])]
+
+
+# the sampler's sites of each covariance family (a table, as mixture._families.FAMILIES)
+SITES = {FullFamily: _WishartSites(), TiedFamily: _WishartSites(), DiagFamily: _GammaSites(),
+         SphericalFamily: _SphericalGammaSites(), FixedFamily: _KnownCovarianceSites()}
+
+
+def _sites(model):
+    """The sampler's sites of ``model``'s covariance family."""
+    return SITES[family_class(model.covariance_type)]
 
 
 def _mixture_model(model, units):
@@ -160,7 +306,7 @@ def _mixture_model(model, units):
 
     def mixture(Z, weight):
         joint = (_log_weights(model, model.n_components)
-                 + _component_log_density(model, units, Z))
+                 + _sites(model).log_density(model, units, Z))
         per_row = (logsumexp(alpha * joint, axis=1) if fractional
                    else alpha * logsumexp(joint, axis=1))
         numpyro.factor("tempered_likelihood", jnp.sum(weight * per_row))
@@ -172,7 +318,7 @@ def _starts(model, units, n_chains, rng):
     """One draw of the fitted ``q`` per chain, as the NumPyro sites' (constrained) values in
     the sampler's units (``Lambda_z = D Lambda D``)."""
     draws = model.sample_posterior(n_chains, random_state=rng)
-    family = family_class(model.covariance_type)
+    sites = _sites(model)
     scale = units.scale
     starts = [{"means": (draws["means"][c] - units.centre) / scale} for c in range(n_chains)]
     for c, start in enumerate(starts):
@@ -182,25 +328,13 @@ def _starts(model, units, n_chains, rng):
         elif model.fixed_weights_ is None:
             start["sticks"] = np.clip(rng.beta(*model.weight_concentration_), 1e-12,
                                       1.0 - 1e-12)
-        if family.known_covariance:
-            continue
-        if family.wishart:
-            start["precision_cholesky"] = np.linalg.cholesky(
-                draws["precisions"][c] * np.outer(scale, scale))
-        else:  # a Gamma per feature, or one common one
-            start["precisions"] = draws["precisions"][c] * _gamma_scale(family, scale)
+        start.update(sites.start(draws, c, scale))
     return starts
 
 
 def _n_parameters(estimator, n_features):
     """The free parameters of the mixture on ``n_features`` features."""
-    family = family_class(estimator.covariance_type)
-    if family.known_covariance:
-        per_component = n_features
-    elif family.wishart:
-        per_component = n_features + n_features * (n_features + 1) // 2
-    else:
-        per_component = n_features + (n_features if family.per_feature else 1)
+    per_component = _sites(estimator).n_per_component(n_features)
     n_weights = 0 if estimator.fixed_weights is not None else estimator.n_components
     return estimator.n_components * per_component + n_weights
 
@@ -220,18 +354,7 @@ def _parameters(model, units, samples):
         rest = np.cumprod(1.0 - sticks, axis=-1)
         weights = sticks * np.concatenate((np.ones(shape[:2] + (1,)), rest[..., :-1]), axis=-1)
         weights = weights / weights.sum(axis=-1, keepdims=True)
-    if "precision_cholesky" in samples:
-        chol = samples["precision_cholesky"]
-        precisions = chol @ np.swapaxes(chol, -1, -2) / np.outer(scale, scale)
-        covariances = np.linalg.inv(precisions)
-    elif "precisions" in samples:
-        precisions = samples["precisions"] / _gamma_scale(family_class(model.covariance_type),
-                                                          scale)
-        covariances = 1.0 / precisions
-    else:  # fixed
-        covariances = np.broadcast_to(model.fixed_covariance_,
-                                      shape + model.fixed_covariance_.shape).copy()
-        precisions = np.linalg.inv(covariances)
+    precisions, covariances = _sites(model).precisions(model, units, samples, shape)
     return {"weights": weights, "means": means, "precisions": precisions,
             "covariances": covariances}
 
@@ -279,20 +402,9 @@ def mixture_rows(model, draws):
         for j, feature in enumerate(features):
             labels.append(f"means[{k}, {feature}]")
             columns.append(draws["means"][..., k, j])
-    if family_class(model.covariance_type).known_covariance:
-        return labels, columns
     covariances = np.asarray(draws["covariances"])
-    n_axes = covariances.ndim - np.asarray(draws["means"]).ndim + 1  # 2: matrices, 1, 0
     for k in range(model.n_components):
-        if n_axes == 2:
-            for i, j in zip(*np.triu_indices(len(features)), strict=True):
-                labels.append(f"covariances[{k}, {features[i]}, {features[j]}]")
-                columns.append(covariances[..., k, i, j])
-        elif n_axes == 1:
-            for j, feature in enumerate(features):
-                labels.append(f"covariances[{k}, {feature}]")
-                columns.append(covariances[..., k, j])
-        else:
-            labels.append(f"covariances[{k}]")
-            columns.append(covariances[..., k])
+        for label, values in _sites(model).covariance_rows(k, features, covariances):
+            labels.append(label)
+            columns.append(values)
     return labels, columns
