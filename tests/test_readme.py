@@ -1,5 +1,6 @@
-"""Every Python block of the README runs on its own, saved as a script and run in a fresh
-interpreter, as a user who copies it into a file would run it."""
+"""Every Python block of the README and of the user guide (``docs/guide.rst``) runs on its
+own, saved as a script and run in a fresh interpreter, as a user who copies it into a file
+would run it."""
 
 import os
 import re
@@ -10,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.rst"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.rst"
+GUIDE = ROOT / "docs" / "guide.rst"
 
 
-def python_blocks():
-    """The ``.. code-block:: python`` blocks of the README, dedented, with their lines."""
-    lines = README.read_text(encoding="utf-8").splitlines()
+def python_blocks(document=README):
+    """The ``.. code-block:: python`` blocks of ``document``, dedented, with their lines."""
+    lines = document.read_text(encoding="utf-8").splitlines()
     blocks = []
     for number, line in enumerate(lines):
         if line.strip() != ".. code-block:: python":
@@ -29,7 +32,8 @@ def python_blocks():
     return blocks
 
 
-BLOCKS = python_blocks()
+BLOCKS = [(f"{document.name}:{line}", code) for document in (README, GUIDE)
+          for line, code in python_blocks(document)]
 
 
 def needs_missing_data(code):
@@ -41,11 +45,22 @@ def needs_missing_data(code):
             if re.search(rf"\b{name}\(", code) and not folder.is_dir()]
 
 
-def test_the_readme_has_blocks():
-    assert len(BLOCKS) >= 7
+def test_the_readme_is_a_short_guide_with_a_block_per_model_family():
+    """At most about 250 lines, with one runnable example per model family, choosing alpha
+    and a study; the rest is in the guide, whose blocks run too."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    blocks = "\n".join(code for _, code in python_blocks(README))
+    for name in ("AlphaSpikeSlabRegression", "AlphaSuSiE", "AlphaGaussianMixture", "AlphaLDA",
+                 "BBAlphaRegressor", "AlphaSelector", "compare_to_exact", "run_study"):
+        assert name in blocks, name
+    assert len(python_blocks(GUIDE)) >= 10
+    for document in ("docs/guide.rst", "vignettes/README.rst", "benchmarks/README.rst",
+                     "docs/architecture.rst"):
+        assert document in text and (ROOT / document).is_file(), document
 
 
-@pytest.mark.parametrize("line, code", BLOCKS, ids=[f"line{line}" for line, _ in BLOCKS])
+@pytest.mark.parametrize("line, code", BLOCKS, ids=[place for place, _ in BLOCKS])
 def test_readme_block_runs_on_its_own(line, code, tmp_path):
     missing = needs_missing_data(code)
     if missing:
@@ -59,4 +74,4 @@ def test_readme_block_runs_on_its_own(line, code, tmp_path):
                             capture_output=True,
                             text=True, timeout=600, check=False, env={**os.environ,
                                                                        "MPLBACKEND": "Agg"})
-    assert result.returncode == 0, f"README block at line {line}:\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, f"block at {line}:\n{result.stderr[-3000:]}"
