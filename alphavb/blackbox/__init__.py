@@ -24,7 +24,8 @@ Adam, KL warm-up, a convergence rule with ``ConvergenceWarning``, early stopping
 
 from ._aadm import AADM_PAPER_SETTINGS, AADMRegressor
 from ._bbalpha import BBAlphaClassifier, BBAlphaRegressor
-from ._gaussian_vb import AlphaGaussianVB, AlphaLogisticRegression
+from ._gaussian_vb import AlphaGaussianVB
+from ._logistic import AlphaLogisticRegression
 from ._training import fit_stacked
 from .energies import bbalpha_energy
 
