@@ -40,7 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from alphavb import AADMRegressor
 from alphavb.blackbox import fit_stacked
-from alphavb.blackbox._aadm import make_aadm_objective
+from alphavb.blackbox._aadm_objective import make_aadm_objective
 from alphavb.blackbox._mlp import LEAKY_SLOPE, mlp_layer_shapes
 from alphavb.datasets import load_uci
 
@@ -174,7 +174,7 @@ def time_alphavb(X, y, epochs, n_fits, steps_per_epoch, dtype="float64", autogra
 
     closed_form = _aadm.make_fast_aadm_objective
     if autograd:
-        _aadm.make_fast_aadm_objective = _aadm.make_aadm_objective
+        _aadm.make_fast_aadm_objective = make_aadm_objective
     try:
         fit_stacked(models(1), [X] * n_fits, [y] * n_fits)  # warm-up
         start = time.perf_counter()

@@ -11,7 +11,7 @@ from scipy.stats import multivariate_normal
 from sklearn.base import clone
 
 from alphavb import AADMRegressor
-from alphavb.blackbox._aadm import (
+from alphavb.blackbox._aadm_objective import (
     adaptive_contrast_kl,
     contrast_moments,
     discriminator_logit,
@@ -295,7 +295,7 @@ def test_warns_when_the_budget_ends_first():
 def test_point_biases_enter_the_network_where_its_layout_puts_them():
     """bias_posterior="point": the generated matrices and the shared biases fill the flat
     network layout, and the gradient through the assembly is the traced one."""
-    from alphavb.blackbox._aadm import _GeneratorLayout
+    from alphavb.blackbox._aadm_objective import _GeneratorLayout
 
     rng = np.random.default_rng(0)
     shapes = mlp_layer_shapes(2, (3,), 1)              # weights 6 + 3 + 3 + 1, biases 3 + 1
@@ -332,7 +332,7 @@ def test_point_biases_enter_the_network_where_its_layout_puts_them():
 def test_closed_form_step_equals_autograd(bias_posterior, draws_per_row, learn, alpha):
     # the training hot path against the readable objective differentiated by autograd: a
     # stack of three fits (one at the AVB limit alpha = 0), every configuration of the step
-    from alphavb.blackbox._aadm import (
+    from alphavb.blackbox._aadm_objective import (
         _GeneratorLayout,
         make_aadm_objective,
         make_fast_aadm_objective,
@@ -385,7 +385,7 @@ def test_float32_training_tracks_float64(estimator, rng):
     # the same seed draws the same numbers (float32 rounds them): over 20 short epochs the
     # float32 fit stays within float32 rounding of the float64 one, and its step is float32
     # throughout (a float64 constant would make every array of the step float64)
-    from alphavb.blackbox._aadm import make_fast_aadm_objective
+    from alphavb.blackbox._aadm_objective import make_fast_aadm_objective
 
     X = rng.standard_normal((60, 3))
     y = X[:, 0] - X[:, 1] ** 2 + 0.3 * rng.standard_normal(60)
