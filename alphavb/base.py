@@ -61,6 +61,10 @@ from ._validation import (
     validate_params,
 )
 
+__all__ = ["OBJECTIVES", "CAVIEstimator", "CAVIResult", "CoefficientSummaryMixin",
+           "StochasticStepsMixin", "column_standard_deviations", "feature_labels",
+           "fitted_model"]
+
 OBJECTIVES = ("alpha-vb", "fractional")
 
 

@@ -34,6 +34,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import Integer, bad_parameter, validate_params
 
+__all__ = ["DEFAULT_DRAWS", "class_log_probability", "draws_log_likelihood", "draws_predictive",
+           "gaussian_draws_density", "log_predictive_density", "log_predictive_scorer",
+           "make_log_predictive_scorer"]
+
 DEFAULT_DRAWS = 1000
 
 

@@ -15,7 +15,8 @@ from ._aadm_objective import (
     init_mlp,
     make_fast_aadm_objective,
 )
-from ._bbalpha import (
+from ._mlp import ACTIVATIONS, mlp_layer_shapes
+from ._networks import (
     DTYPES,
     _BNNRegressorMixin,
     _MonteCarloNetwork,
@@ -24,7 +25,6 @@ from ._bbalpha import (
     layer_sizes,
     resolve_epochs,
 )
-from ._mlp import ACTIVATIONS, mlp_layer_shapes
 from ._training import (
     Schedule,
     train,

@@ -44,7 +44,14 @@ from autograd.scipy.stats import norm
 from scipy import special
 
 from .._special import LOG_2PI
+from .._validation import bad_parameter
 from ._mlp import _backward, _forward_pass
+
+__all__ = ["ENERGIES", "LIKELIHOOD_TERMS", "bbalpha_energy", "bbalpha_energy_and_gradient",
+           "exact_site_terms", "gaussian_log_likelihood", "kl_factorized_gaussian",
+           "log_sum_exp_and_softmax", "per_coordinate", "probit_log_likelihood",
+           "softmax_log_likelihood", "split_factorized_gaussian", "tempered_data_and_gradient",
+           "tempered_data_term"]
 
 ENERGIES = ("exact", "reparametrized")
 
@@ -149,7 +156,8 @@ def bbalpha_energy(q_params, log_likelihood, eps, n_total, alpha, prior_variance
         The Monte-Carlo estimate of the energy.
     """
     if energy not in ENERGIES:
-        raise ValueError(f"energy must be one of {ENERGIES}, got {energy!r}.")
+        raise bad_parameter("bbalpha_energy", "energy", f"one of {ENERGIES}", energy,
+                            "'exact' is the BB-alpha paper's energy.")
     mean, log_variance = split_factorized_gaussian(q_params)
     zero = np.asarray(alpha) == 0
     if energy == "exact" and not np.all(zero):

@@ -81,6 +81,8 @@ class _ConjugateFamily(_Family):
             return {"degrees_of_freedom_prior_": float(n_features)}
         if value > minimum:
             return {"degrees_of_freedom_prior_": float(value)}
+        # scikit-learn's own message (its BayesianGaussianMixture test matches it), not the
+        # package's bad_parameter template
         raise ValueError(
             f"{type(model).__name__}: The parameter 'degrees_of_freedom_prior' should be "
             f"greater than {minimum}, but got {value:.3f}. It must exceed "

@@ -8,15 +8,29 @@ import numpy as np
 
 
 def _prepare_output(out_dir):
-    """Create ``out_dir``; return it as a Path, and pyplot on the file-only Agg backend."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Create ``out_dir``; return it as a Path, and the figure factory (:class:`_FileFigures`,
+    which the reproductions call as they would pyplot)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    return out_dir, plt
+    return out_dir, _FileFigures
+
+
+class _FileFigures:
+    """The two pyplot calls the reproductions make, ``subplots`` and ``close``, for figures
+    that are only written to files: each a ``matplotlib.figure.Figure`` of its own, outside
+    pyplot's state, so a reproduction run in a notebook or an interactive session leaves
+    pyplot's backend and open figures alone (it used to switch the backend to Agg)."""
+
+    @staticmethod
+    def subplots(nrows=1, ncols=1, *, figsize=None, **kwargs):
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=figsize)
+        return fig, fig.subplots(nrows, ncols, **kwargs)
+
+    @staticmethod
+    def close(fig):
+        """Nothing to release: the figure was never registered with pyplot."""
 
 
 # what a --quick figure is stamped with, so that it cannot pass for a result: the BNN, LDA

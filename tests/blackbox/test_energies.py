@@ -243,3 +243,11 @@ def test_hand_derived_gradient_equals_autograd(rng, energy, likelihood):
         reference = grad(lambda *args: anp.sum(total(*args)), argnum)(mean, log_variance,
                                                                       prior, noise)
         np.testing.assert_allclose(ours, reference, rtol=1e-9, atol=1e-11)
+
+
+def test_an_unknown_energy_is_refused_by_name():
+    import numpy as np
+
+    with pytest.raises(ValueError, match="'energy' parameter of bbalpha_energy must be one of"):
+        bbalpha_energy(np.zeros(4), lambda w: np.zeros(w.shape[:-1] + (3,)), np.zeros((2, 2)),
+                       3, 0.5, 1.0, energy="exakt")
