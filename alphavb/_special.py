@@ -60,7 +60,8 @@ def inv_gamma_expectations(shape, scale):
     """Return ``E[1/sigma2]`` and ``E[log(1/sigma2)]`` under ``InvGamma(shape, scale)``.
 
     ``1/sigma2 ~ Gamma(shape, rate=scale)``, so the two expectations are
-    ``shape/scale`` and ``digamma(shape) - log(scale)`` (the noise block of Yang, Pati & Bhattacharya 2020, Cor. 4.1).
+    ``shape/scale`` and ``digamma(shape) - log(scale)`` (the noise block of Yang, Pati &
+    Bhattacharya 2020, Cor. 4.1).
     """
     return shape / scale, digamma(shape) - np.log(scale)
 
@@ -118,7 +119,8 @@ def stick_breaking_mean(a, b):
 def kl_beta(a, b, prior_a, prior_b):
     """``KL(Beta(a, b) || Beta(prior_a, prior_b))``.
 
-    ``ln B(a0, b0) - ln B(a, b) + (a - a0) psi(a) + (b - b0) psi(b) + (a0 - a + b0 - b) psi(a + b)``.
+    ``ln B(a0, b0) - ln B(a, b) + (a - a0) psi(a) + (b - b0) psi(b)
+    + (a0 - a + b0 - b) psi(a + b)``.
     """
     return (
         betaln(prior_a, prior_b)

@@ -291,8 +291,8 @@ def describe(constraints):
 
 
 def validate_parameters(owner, constraints, hints, params):
-    """Raise the :class:`InvalidParameterError` of the first parameter in ``params`` that satisfies none of
-    its ``constraints`` (names without constraints are not checked)."""
+    """Raise the :class:`InvalidParameterError` of the first parameter in ``params`` that
+    satisfies none of its ``constraints`` (names without constraints are not checked)."""
     for name, allowed in constraints.items():
         if name not in params:
             continue

@@ -564,7 +564,7 @@ def _equal_width_tables(SimpleTable, specs):
 
     tables = [build(*spec) for spec in specs]
     target = max(rule_width(table) for table in tables)
-    for index, (spec, table) in enumerate(zip(specs, tables)):
+    for index, (spec, table) in enumerate(zip(specs, tables, strict=True)):
         missing = target - rule_width(table)
         if missing > 0:
             stub_width = max((len(str(stub)) for stub in spec[2]), default=0)

@@ -1,6 +1,6 @@
 """Command line: ``alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N] [--epochs N]
-[--splits N] [--seeds N] [--datasets A,B]`` (also ``python -m alphavb``). ``TARGET`` ``all`` runs every
-target, each into ``OUT/TARGET`` (default ``results/TARGET``)."""
+[--splits N] [--seeds N] [--datasets A,B]`` (also ``python -m alphavb``). ``TARGET`` ``all``
+runs every target, each into ``OUT/TARGET`` (default ``results/TARGET``)."""
 
 import argparse
 import inspect

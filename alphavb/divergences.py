@@ -77,8 +77,8 @@ def _normal_arguments(owner, mean1, var1, mean2, var2):
     """The four arguments as finite float arrays broadcast together; variances > 0."""
     names = ("mean1", "var1", "mean2", "var2")
     arrays = [_finite_array(owner, name, value)
-              for name, value in zip(names, (mean1, var1, mean2, var2))]
-    for name, array in zip(names[1::2], arrays[1::2]):
+              for name, value in zip(names, (mean1, var1, mean2, var2), strict=True)]
+    for name, array in zip(names[1::2], arrays[1::2], strict=True):
         if np.any(array <= 0):
             raise bad_parameter(owner, name, "positive (a variance)",
                                  f"a minimum of {array.min():.3g}")

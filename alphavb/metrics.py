@@ -14,9 +14,9 @@ How each estimator's predictive is computed:
   ``q(sigma2)``, so given ``sigma2`` the predictive is ``N(yhat, Var_q(x' beta) + sigma2 (1 +
   1 / (alpha n)))``; it is averaged over ``n_draws`` draws of ``q(sigma2)`` (exact with a
   known noise variance).
-* :class:`~alphavb.AlphaSpikeSlabRegression` and :class:`~alphavb.AlphaSuSiE`: the Monte-Carlo mixture ``mean_s N(y | b_s +
-  x' beta_s + z' gamma_s, sigma2_s)`` over ``n_draws`` draws of ``q`` (``x' beta`` is not
-  normal under a spike-and-slab ``q``).
+* :class:`~alphavb.AlphaSpikeSlabRegression` and :class:`~alphavb.AlphaSuSiE`: the Monte-Carlo
+  mixture ``mean_s N(y | b_s + x' beta_s + z' gamma_s, sigma2_s)`` over ``n_draws`` draws of
+  ``q`` (``x' beta`` is not normal under a spike-and-slab ``q``).
 * Classifiers (:class:`~alphavb.AlphaSpikeSlabClassifier`,
   :class:`~alphavb.AlphaLogisticRegression`, :class:`~alphavb.BBAlphaClassifier`): the log
   of the predictive probability of the observed class.

@@ -359,7 +359,7 @@ def plot_risk_rate(ax, df, rate, by="alpha", x="n_samples", y="risk", fits=None,
         se = (stats["std"] / np.sqrt(stats["count"])).fillna(0.0).to_numpy()
         if fits is not None:
             match = np.ones(len(fits), dtype=bool)
-            for name, value in zip(by, key):
+            for name, value in zip(by, key, strict=True):
                 match &= fits[name].to_numpy() == value
             row = fits[match].iloc[0]
             label += f" (slope {row['slope']:.2f})"
@@ -437,4 +437,4 @@ def _series(df, by):
     for index, (key, part) in enumerate(df.groupby(by, sort=True)):
         key = key if isinstance(key, tuple) else (key,)
         yield (f"C{index}", key,
-               ", ".join(f"{name} = {value:g}" for name, value in zip(by, key)), part)
+               ", ".join(f"{name} = {value:g}" for name, value in zip(by, key, strict=True)), part)

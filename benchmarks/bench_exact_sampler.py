@@ -3,7 +3,8 @@
 One sweep of the collapsed Gibbs kernel reads every column of X once (the score of each flip
 needs ``X_g' x_j``, with the model's few columns in cache) and does ``O(n k + k^2)`` work
 per variable, ``k`` the model size (``2 d (n k + k^2)`` FLOPs a sweep, which the bytes'
-floor ignores and which dominates once ``k`` is in the tens); the Polya-Gamma sweep of the classifier also writes the
+floor ignores and which dominates once ``k`` is in the tens); the Polya-Gamma sweep of the
+classifier also writes the
 reweighted copy ``sqrt(omega) X`` (read X, write the copy, which the kernel then reads). The
 floor per sweep is those bytes over the machine's copy bandwidth
 (``benchmarks/machine_floor.py``'s ``copy_bandwidth``), and the arithmetic ``2 n k d``

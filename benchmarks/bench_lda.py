@@ -41,7 +41,7 @@ def split(X, seed=0):
 def to_bow(X):
     """CSR counts -> gensim's bag of words (a list of (word id, count) per document)."""
     return [list(zip(X.indices[X.indptr[d]:X.indptr[d + 1]].tolist(),
-                     X.data[X.indptr[d]:X.indptr[d + 1]].tolist()))
+                     X.data[X.indptr[d]:X.indptr[d + 1]].tolist(), strict=True))
             for d in range(X.shape[0])]
 
 

@@ -9,7 +9,8 @@ On Grünwald & van Ommen's wrong-model data (n = 100, p = 50 covariates and a co
   iterations, 100 burn-in: its defaults) on every prefix, for its ridge model with
   ``beta ~ N(0, varBR I)`` (varBR learnt) and scaled-inverse-chi-square priors (df 2,
   scale 1/20: the paper's InvGamma(1, 1/40) for sigma2; its default improper priors give
-  NaN losses on these data); timed inside R with ``system.time`` (start-up and data reading excluded);
+  NaN losses on these data); timed inside R with ``system.time`` (start-up and data reading
+  excluded);
 * ``AlphaSelector(AlphaLinearRegression(...), method="safebayes")``: the exact prefix pass
   of the mean-field alpha-posterior (``beta ~ N(0, I / 40)``, ``sigma2 ~ InvGamma(1,
   1/40)``), median of repeated selections (the final refit included) after a warm-up that

@@ -117,7 +117,8 @@ def run(args):
         print(f"   top variable: alphavb column {top(pip, 1)[0]} (PIP {pip.max():.4f}), "
               f"varbvs column {top(reference, 1)[0]} (PIP {reference.max():.4f})")
         print(f"   max |PIP - varbvs's| over all 3,571: {np.max(np.abs(pip - reference)):.4f}")
-    print(f"   fit: {seconds:.3f} s (median of {args.repeats}; {int(np.sum(model.setting_n_iter_))} "
+    n_iter = int(np.sum(model.setting_n_iter_))
+    print(f"   fit: {seconds:.3f} s (median of {args.repeats}; {n_iter} "
           f"iterations over the grid), {seconds / VARBVS_REFERENCE_SECONDS:.3f} x varbvs's "
           f"{VARBVS_REFERENCE_SECONDS} s (quoted reference, not this run)")
     errors = int(np.sum(model.predict(X) != y))

@@ -12,8 +12,10 @@ import re
 import sys
 from pathlib import Path
 
-# a column whose values are times: its name says so
-TIMING = re.compile(r"(seconds|time|_s$|elapsed|minutes|hours)", re.IGNORECASE)
+# a column whose values are times, the machine, or how the run grouped its fits: its name
+# says so
+TIMING = re.compile(r"(seconds|time|_s$|elapsed|minutes|hours|platform|stack_size)",
+                    re.IGNORECASE)
 # a Markdown cell or line that reports a time ("12.3 s", "4 min")
 TIMED_TEXT = re.compile(r"\d+(\.\d+)?\s*(s|ms|min|minutes|seconds|hours|h)\b")
 
@@ -28,8 +30,18 @@ def _csv_rows(path):
 
 
 def _markdown_lines(path):
-    return [TIMED_TEXT.sub("<time>", line)
-            for line in path.read_text(encoding="utf-8").splitlines()]
+    """The lines, with a table's timing columns (by their header) and timed text removed."""
+    lines, keep = [], None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            keep = None
+            lines.append(TIMED_TEXT.sub("<time>", line))
+            continue
+        cells = line.strip().strip("|").split("|")
+        if keep is None:  # a table's header
+            keep = [i for i, cell in enumerate(cells) if not TIMING.search(cell.strip())]
+        lines.append("|".join(cells[i] for i in keep if i < len(cells)))
+    return lines
 
 
 def _same_image(before, after):

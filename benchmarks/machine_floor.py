@@ -56,7 +56,7 @@ def main():
     with threadpool_limits(limits=1):
         print("| shape (m, k, n) | float64 GFLOP/s | float32 GFLOP/s |")
         print("|---|---|---|")
-        for shape in STEP_SHAPES + ((1000, 1000, 1000),):
+        for shape in (*STEP_SHAPES, (1000, 1000, 1000)):
             print(f"| {shape} | {gemm_rate(shape, np.float64, args.repeats):.1f} | "
                   f"{gemm_rate(shape, np.float32, args.repeats):.1f} |")
         print(f"\ncopy bandwidth, 1 thread: {copy_bandwidth(args.repeats):.1f} GB/s")

@@ -93,7 +93,7 @@ def test_a_cache_dir_that_cannot_hold_rows_is_named(tmp_path):
     a_file = tmp_path / "rows.json"
     a_file.write_text("{}")
     for bad in (a_file, a_file / "below"):
-        with pytest.raises(ValueError, match="'cache_dir'.*(is a file|cannot be written)"):
+        with pytest.raises(ValueError, match=r"'cache_dir'.*(is a file|cannot be written)"):
             _study(bad)
 
 

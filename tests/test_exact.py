@@ -227,7 +227,7 @@ def test_bad_input():
     X, y = correlated_design(n=30, d=4)
     from sklearn.linear_model import LinearRegression
 
-    with pytest.raises(ValueError, match="estimator.*AlphaLinearRegression.*AlphaLDA"):
+    with pytest.raises(ValueError, match=r"estimator.*AlphaLinearRegression.*AlphaLDA"):
         sample_exact(LinearRegression(), X, y)
     with pytest.raises(ValueError, match="covariates"):
         sample_exact(AlphaLinearRegression(), X, y, covariates=X[:, :1])

@@ -145,7 +145,7 @@ def test_an_estimator_without_q_is_refused_by_name():
     from alphavb import to_inference_data
 
     model = LinearRegression().fit(np.ones((3, 1)), [1.0, 2.0, 3.0])
-    with pytest.raises(ValueError, match="'estimator' parameter .* sample_posterior"):
+    with pytest.raises(ValueError, match=r"'estimator' parameter .* sample_posterior"):
         to_inference_data(model)
 
 

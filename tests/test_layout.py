@@ -348,7 +348,7 @@ def test_the_vignettes_list_of_the_aadm_run_is_its_committed_fits():
     rule = lines.splitlines()[0]
     assert all(len(line) <= len(rule) for line in lines.splitlines())
     assert all(line[len(column)] == " " for line in lines.splitlines()[3:-1]
-               for column in rule.split("  ")[:1] + ["  ".join(rule.split("  ")[:3])])
+               for column in [*rule.split("  ")[:1], "  ".join(rule.split("  ")[:3])])
 
 
 def test_every_module_over_600_lines_has_a_stated_reason():

@@ -110,7 +110,7 @@ def test_calibration_reaches_the_level_where_coverage_is_known():
                                       fit_intercept=False)
     selector = AlphaSelector(estimator, method="calibrate", alphas=[1.0, 0.1], n_bootstrap=300,
                              calibration_steps=7, random_state=0).fit(X, y)
-    coverage = dict(zip(selector.alphas_, selector.criterion_))
+    coverage = dict(zip(selector.alphas_, selector.criterion_, strict=True))
     expected = 2 * norm.cdf(norm.ppf(0.975) / np.sqrt(2 * selector.alphas_)) - 1
     mcse = np.sqrt(expected * (1 - expected) / 300)
     assert np.all(np.abs(selector.criterion_ - expected) < 4 * mcse + 0.01)
@@ -217,7 +217,7 @@ def test_a_fitted_selector_stands_in_for_its_best_estimator():
     assert pickle.loads(pickle.dumps(selector)).coef_.shape == (4,)
     assert clone(selector).get_params()["alphas"] == [1.0, 0.5]
     with pytest.raises(AttributeError, match="no attribute 'fit_transform'"):
-        selector.fit_transform  # noqa: B018 (the fitting methods are not passed on)
+        _ = selector.fit_transform
     # a classifier: classes_, predict_proba, the classifier tag and ArviZ
     labels = np.where(X[:, 0] > 0, "yes", "no")
     classifier = AlphaSelector(AlphaSpikeSlabClassifier(), alphas=[1.0, 0.5]).fit(frame, labels)
@@ -274,12 +274,12 @@ def test_labels_and_prefixes_that_cannot_be_fitted_are_named():
         AlphaSelector(AlphaSpikeSlabClassifier()).fit(X, np.zeros(60))
     rare = np.zeros(60, dtype=int)
     rare[0] = 1
-    with pytest.raises(ValueError, match="at least 2 rows each.*1 row of class 1"):
+    with pytest.raises(ValueError, match=r"at least 2 rows each.*1 row of class 1"):
         AlphaSelector(AlphaSpikeSlabClassifier(), method="cv").fit(X, rare)
-    with pytest.raises(ValueError, match="'min_prefix'.*n_components \\(2\\)"):
+    with pytest.raises(ValueError, match=r"'min_prefix'.*n_components \(2\)"):
         AlphaSelector(AlphaGaussianMixture(2), min_prefix=1).fit(X)
     labels = np.r_[0, 1, np.zeros(29, dtype=int), np.ones(29, dtype=int)]
-    with pytest.raises(ValueError, match="'min_prefix'.*in permutation [1-9] of the rows"):
+    with pytest.raises(ValueError, match=r"'min_prefix'.*in permutation [1-9] of the rows"):
         AlphaSelector(AlphaSpikeSlabClassifier(), alphas=[1.0], min_prefix=2,
                       prefix_growth=3.0, n_permutations=10, random_state=0).fit(X, labels)
 
@@ -320,7 +320,7 @@ def test_default_first_prefix_has_more_rows_than_parameters():
     assert AlphaSelector(raw).fit(X, y).alpha_ == 1.0
     early = AlphaSelector(raw, min_prefix=2).fit(X, y)
     assert early.alpha_ < 1 and early.criterion_[0] > 1e6
-    with pytest.raises(ValueError, match="'min_prefix'.*informative noise_prior"):
+    with pytest.raises(ValueError, match=r"'min_prefix'.*informative noise_prior"):
         AlphaSelector(raw).fit(X[:6], y[:6])
     # the default (conjugate) prior keeps alpha = 1 from the default first prefix too
     assert AlphaSelector(AlphaLinearRegression()).fit(X, y).alpha_ == 1.0
@@ -330,13 +330,13 @@ def test_estimators_a_method_cannot_take_are_named():
     from alphavb import AlphaLDA, BBAlphaRegressor
 
     X, y = _data()
-    with pytest.raises(ValueError, match="'estimator'.*'alpha' parameter"):
+    with pytest.raises(ValueError, match=r"'estimator'.*'alpha' parameter"):
         AlphaSelector(_NoAlpha()).fit(X, y)
     # BB-alpha's alpha is a divergence order, not a temperature
-    with pytest.raises(ValueError, match="'estimator'.*divergence order"):
+    with pytest.raises(ValueError, match=r"'estimator'.*divergence order"):
         AlphaSelector(BBAlphaRegressor()).fit(X, y)
     counts = np.random.default_rng(0).poisson(2.0, size=(30, 8))
-    with pytest.raises(ValueError, match="'estimator'.*per-row log-likelihood.*AlphaLDA"):
+    with pytest.raises(ValueError, match=r"'estimator'.*per-row log-likelihood.*AlphaLDA"):
         AlphaSelector(AlphaLDA(2), method="information").fit(counts)
     # the spike-and-slab regression has the linear model's likelihood, so its value
     spike = AlphaSelector(AlphaSpikeSlabRegression(), method="information").fit(X, y)

@@ -70,10 +70,11 @@ def test_classifier_prefix_holds_both_classes():
     selector = AlphaSelector(AlphaSpikeSlabClassifier(random_state=0), alphas=ALPHAS,
                              random_state=0).fit(X, y)
     # the default first prefix, max(10, n // 10) = 10, is extended to the first row of class 1
-    assert selector.n_fits_ == 2 * (2 * (len(prefix_schedule(80, 31, 1.25)) - 1) - 1)  # warm and fresh
-    with pytest.raises(ValueError, match="'min_prefix'.*both classes"):
+    # warm and fresh
+    assert selector.n_fits_ == 2 * (2 * (len(prefix_schedule(80, 31, 1.25)) - 1) - 1)
+    with pytest.raises(ValueError, match=r"'min_prefix'.*both classes"):
         AlphaSelector(AlphaSpikeSlabClassifier(), min_prefix=20).fit(X, y)
-    with pytest.raises(ValueError, match="'y'.*two classes"):
+    with pytest.raises(ValueError, match=r"'y'.*two classes"):
         AlphaSelector(AlphaSpikeSlabClassifier()).fit(X, np.arange(80) % 3)
 
 
@@ -102,7 +103,8 @@ def test_mixture_losses_equal_scipy_densities(covariance_type):
     for a, fit in enumerate(fits):
         draws = fit.sample_posterior(DRAWS, random_state=0)
         expected = -np.mean([log_density(w, m, c) for w, m, c in
-                             zip(draws["weights"], draws["means"], draws["covariances"])],
+                             zip(draws["weights"], draws["means"], draws["covariances"],
+                                 strict=True)],
                             axis=0)
         np.testing.assert_allclose(rlog[a], expected, rtol=1e-10)
         np.testing.assert_allclose(ilog[a], -log_density(fit.weights_, fit.means_,
@@ -132,7 +134,8 @@ def test_safebayes_runs_on_every_unsupervised_model():
     X = X[rng.permutation(120)]
     mixture = AlphaSelector(AlphaGaussianMixture(2, random_state=0), alphas=ALPHAS,
                             random_state=0).fit(X)
-    assert mixture.n_fits_ == 2 * (2 * (len(prefix_schedule(120, 12, 1.25)) - 1) - 1)  # warm and fresh
+    # warm and fresh
+    assert mixture.n_fits_ == 2 * (2 * (len(prefix_schedule(120, 12, 1.25)) - 1) - 1)
     assert np.all(np.isfinite(mixture.criterion_)) and mixture.alpha_ in ALPHAS
     np.testing.assert_array_equal(mixture.score_samples(X),
                                   mixture.best_estimator_.score_samples(X))
@@ -273,7 +276,7 @@ def test_calibration_finds_the_level_when_coverage_falls_again_at_small_alpha():
     y = X @ np.r_[1.0, -0.8, 0.6, np.zeros(17)] + rng.normal(size=200)
     selector = AlphaSelector(AlphaSpikeSlabRegression(), method="calibrate",
                              random_state=0).fit(X, y)
-    coverage = dict(zip(selector.alphas_, selector.criterion_))
+    coverage = dict(zip(selector.alphas_, selector.criterion_, strict=True))
     assert coverage[1.0] < 0.95
     assert 2**-0.5 <= selector.alpha_ < 1.0 and coverage[selector.alpha_] >= 0.95
     # the alpha = 1 fit, 50 resamples per alpha, and a full-data fit per alpha below 1 that

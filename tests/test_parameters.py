@@ -139,7 +139,7 @@ def test_every_bad_value_names_its_parameter(estimator, fit_args):
     (AlphaLogisticRegression(), "fit_intercept"),
 ])
 def test_the_string_false_is_not_a_bool(estimator, name):
-    fit_args = dict(zip(IDS, (args for _, args in CASES)))[type(estimator).__name__]
+    fit_args = dict(zip(IDS, (args for _, args in CASES), strict=True))[type(estimator).__name__]
     # (optimize_priors also takes the names of the priors: "must be a bool or a str among")
     with pytest.raises(ValueError, match=f"'{name}' parameter .* must be a bool[ .].*Got 'False'"):
         estimator.set_params(**{name: "False"}).fit(*fit_args)
@@ -179,7 +179,8 @@ def _function_cases():
     spike_class = _fitted(AlphaSpikeSlabClassifier(), X_REG, Y_CLASS)
     mixture = _fitted(AlphaGaussianMixture(2, random_state=0), X_REG)
     lda = _fitted(AlphaLDA(2, random_state=0), COUNTS)
-    bbalpha = _fitted(BBAlphaRegressor(hidden_layer_sizes=(3,), n_epochs=2, tol=None, random_state=0),
+    bbalpha = _fitted(BBAlphaRegressor(hidden_layer_sizes=(3,), n_epochs=2, tol=None,
+                                       random_state=0),
                       X_REG, Y_REG)
     gaussian_vb = _fitted(AlphaGaussianVB(normal_log_likelihood, 3, max_iter=20,
                                           random_state=0), X_REG, Y_REG)
@@ -229,7 +230,8 @@ def _function_cases():
                          "topic_word": np.full((2, 8), 1 / 8), "n_draws": 2}),
         (simulation.run_study, {**study, "progress": False}),
         (simulation.collect_study, {**study, "cache_dir": tempfile.mkdtemp()}),
-        (simulation.study_cell, {"problem": "linear_regression", "estimator": AlphaLinearRegression(),
+        (simulation.study_cell, {"problem": "linear_regression",
+                                 "estimator": AlphaLinearRegression(),
                                  "point": {"n_samples": 20}, "replication": 0}),
         (simulation.summarise_study, {"frame": study_rows}),
         (simulation.fit_rate, {"df": rate_rows, "complexity": 1.0}),
@@ -329,9 +331,10 @@ def test_a_hint_follows_the_message_of_a_declared_function():
     with pytest.raises(ValueError, match=r"must be a float in \(0.0, 1.0\)\. Got 1.0 instead\. "
                                          "The Rényi order must lie in"):
         renyi_normal(0.0, 1.0, 0.0, 1.0, order=1.0)
-    with pytest.raises(ValueError, match="'random_state' parameter of run_study must be an int "
-                                         ">= 0. Got 'a' instead. The seed of the study"):
-        run_study("linear_regression", AlphaLinearRegression(), {"n_samples": [20]}, random_state="a",
+    with pytest.raises(ValueError, match=r"'random_state' parameter of run_study must be an int "
+                                         r">= 0. Got 'a' instead. The seed of the study"):
+        run_study("linear_regression", AlphaLinearRegression(), {"n_samples": [20]},
+                  random_state="a",
                   progress=False)
 
 

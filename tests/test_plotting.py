@@ -90,7 +90,7 @@ def test_plot_arguments_are_checked_by_name(spike_slab):
         with pytest.raises(InvalidParameterError,
                            match="'top' parameter of plot_inclusion_probabilities"):
             plot_inclusion_probabilities(ax, spike_slab, top=top)
-    with pytest.raises(InvalidParameterError, match="'sort_by'.*8 finite numbers"):
+    with pytest.raises(InvalidParameterError, match=r"'sort_by'.*8 finite numbers"):
         plot_forest(ax, spike_slab, sort_by=[1.0, 2.0])
     X = np.zeros((5, 2))
     for limits in ((-3, 3), (3, -3, -3, 3), (-3, 3, -3, np.inf)):
@@ -99,8 +99,8 @@ def test_plot_arguments_are_checked_by_name(spike_slab):
     with pytest.raises(InvalidParameterError, match="'labels' parameter"):
         plot_mixture_density(ax, lambda p: np.zeros(len(p)), X, np.zeros(3), (-3, 3, -3, 3))
     rows = pd.DataFrame({"n_samples": [100, 200], "risk": [0.2, 0.1], "alpha": 1.0})
-    with pytest.raises(InvalidParameterError, match="'y'.*'normalized_risk'.*"
-                                                    "rate_normalized_risk"):
+    with pytest.raises(InvalidParameterError, match=r"'y'.*'normalized_risk'.*"
+                                                    r"rate_normalized_risk"):
         plot_normalized_risk(ax, rows)
     with pytest.raises(InvalidParameterError, match="'by' parameter of plot_risk_rate"):
         plot_risk_rate(ax, rows, lambda n: 1 / n, by="method")

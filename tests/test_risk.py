@@ -98,9 +98,10 @@ def test_categorical_divergences_match_their_sums():
     p = np.array([0.5, 0.3, 0.2, 0.0])
     q = np.array([0.1, 0.1, 0.4, 0.4])
     assert hellinger_categorical(p, q) == pytest.approx(
-        sum((np.sqrt(a) - np.sqrt(b)) ** 2 for a, b in zip(p, q)))
+        sum((np.sqrt(a) - np.sqrt(b)) ** 2 for a, b in zip(p, q, strict=True)))
     order = 0.25
-    expected = np.log(sum(a**order * b ** (1 - order) for a, b in zip(p, q))) / (order - 1)
+    total = sum(a**order * b ** (1 - order) for a, b in zip(p, q, strict=True))
+    expected = np.log(total) / (order - 1)
     assert renyi_categorical(p, q, order) == pytest.approx(expected, rel=1e-12)
     # disjoint supports: the largest Hellinger distance and an infinite Rényi divergence
     assert hellinger_categorical([1.0, 0.0], [0.0, 1.0]) == pytest.approx(2.0)
@@ -147,7 +148,7 @@ def test_renyi_order_out_of_range(bad, message):
 
 
 def test_categorical_rejects_unnormalized():
-    with pytest.raises(ValueError, match="'p'.*Normalize"):
+    with pytest.raises(ValueError, match=r"'p'.*Normalize"):
         hellinger_categorical([0.5, 0.6], [0.5, 0.5])
     with pytest.raises(ValueError, match="'q'"):
         hellinger_categorical([0.5, 0.5], [1.5, -0.5])
@@ -313,9 +314,9 @@ def test_an_overflowing_divergence_says_so():
 
 def test_a_risk_function_names_the_model_it_needs(rng):
     mixture = AlphaGaussianMixture(2, random_state=0).fit(rng.normal(size=(30, 2)))
-    with pytest.raises(ValueError, match="'model'.*AlphaLinearRegression.*AlphaGaussianMixture"):
+    with pytest.raises(ValueError, match=r"'model'.*AlphaLinearRegression.*AlphaGaussianMixture"):
         regression_risk(mixture, np.zeros((3, 2)), [0.0, 0.0], 1.0)
-    with pytest.raises(ValueError, match="'model'.*AlphaLDA"):
+    with pytest.raises(ValueError, match=r"'model'.*AlphaLDA"):
         lda_risk(mixture, np.ones((2, 2)), np.full((2, 1), 1.0), np.full((1, 2), 0.5))
 
 
@@ -355,9 +356,10 @@ def test_monte_carlo_divergences_refuse_infinite_log_densities():
         renyi_monte_carlo(norm.logpdf, infinite, sample)
     with pytest.raises(ValueError, match="log_q is \\+inf"):
         hellinger_monte_carlo(norm.logpdf, infinite, sample)
-    with pytest.raises(ValueError, match="log_p is -inf.*sample_p"):
+    with pytest.raises(ValueError, match=r"log_p is -inf.*sample_p"):
         hellinger_monte_carlo(lambda x: -infinite(x), norm.logpdf, sample)
-    half = lambda x: np.where(x > 0, norm.logpdf(x) + np.log(2.0), -np.inf)
+    def half(x):
+        return np.where(x > 0, norm.logpdf(x) + np.log(2.0), -np.inf)
     estimate, se = hellinger_monte_carlo(norm.logpdf, half, sample, n_samples=20_000,
                                          random_state=0)
     assert abs(estimate - (2.0 - np.sqrt(2.0))) < 4 * se
@@ -367,6 +369,6 @@ def test_categorical_divergences_need_the_same_categories():
     from alphavb.divergences import hellinger_categorical, renyi_categorical
 
     for function in (hellinger_categorical, renyi_categorical):
-        with pytest.raises(ValueError, match="'q' parameter .* 2 categories of p"):
+        with pytest.raises(ValueError, match=r"'q' parameter .* 2 categories of p"):
             function([0.5, 0.5], [0.2, 0.3, 0.5])
     assert hellinger_categorical([[0.5, 0.5], [1.0, 0.0]], [0.5, 0.5]).shape == (2,)

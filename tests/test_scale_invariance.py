@@ -102,7 +102,7 @@ def test_mixture_fits_are_the_same_in_any_units_of_X(covariance_type, init_param
     objective by a constant): the fit on ``X diag(u)`` is the fit on ``X``. (A spherical
     covariance is not the same model in other units, and is not tested.)"""
     rng = np.random.default_rng(0)
-    X = np.vstack([rng.normal(size=(100, 2)), rng.normal(size=(100, 2)) + [5, 3],
+    X = np.vstack([rng.normal(size=(100, 2)), rng.normal(size=(100, 2)) + np.array([5, 3]),
                    0.5 * rng.normal(size=(100, 2)) + [0, 6]])
     units = np.array([1e-4, 1e3])
     common = {"covariance_type": covariance_type, "init_params": init_params,

@@ -144,7 +144,7 @@ def test_fit_rate_recovers_a_known_slope():
     df = pd.concat(rows, ignore_index=True)
     table = fit_rate(df, complexity=4)
     assert list(table["alpha"]) == [0.5, 1.0]
-    for (_, row), slope in zip(table.iterrows(), (-1.0, -0.5)):
+    for (_, row), slope in zip(table.iterrows(), (-1.0, -0.5), strict=True):
         assert row.slope_low < slope < row.slope_high
         assert row.slope_high - row.slope_low < 0.05
         assert abs(row.slope - slope) < 0.03
@@ -192,7 +192,7 @@ def test_bad_study_input(kwargs, message):
 
 def test_bad_rate_input():
     df = pd.DataFrame({"n_samples": [10, 20], "risk": [0.1, 0.0]})
-    with pytest.raises(ValueError, match="'risk'.*positive"):
+    with pytest.raises(ValueError, match=r"'risk'.*positive"):
         fit_rate(df)
     with pytest.raises(ValueError, match="two values"):
         fit_rate(pd.DataFrame({"n_samples": [10, 10], "risk": [0.1, 0.2]}))

@@ -117,7 +117,7 @@ def test_spike_slab_and_logistic_estimates():
     for bound, mass in (("lower", 0.025), ("upper", 0.975)):
         x = cell.estimates[bound].to_numpy() * cell.model.column_scale_  # q's units
         cdf = sum(w * norm.cdf((x - m[:2]) / np.sqrt(np.diag(c)[:2]))
-                  for w, m, c in zip(vb.weights_, vb.mean_, vb.covariance_))
+                  for w, m, c in zip(vb.weights_, vb.mean_, vb.covariance_, strict=True))
         np.testing.assert_allclose(cdf, mass, atol=1e-10)
 
 
@@ -191,7 +191,7 @@ def test_failures_are_recorded_cached_and_counted(tmp_path, monkeypatch):
     assert counter.calls == 16
     pd.testing.assert_frame_equal(fits, again)
     # on_error="raise" stops at the first failure, cached or not
-    with pytest.raises(RuntimeError, match="cached fit.*failed.*ValueError"):
+    with pytest.raises(RuntimeError, match=r"cached fit.*failed.*ValueError"):
         run_study(problem, AlphaLinearRegression(), grid, n_replications=8, progress=False,
                   cache_dir=tmp_path, on_error="raise")
     with pytest.raises(ValueError, match="cannot be scored"):
@@ -337,7 +337,7 @@ def test_shard_from_slurm_and_missing_rows(tmp_path, monkeypatch):
                              n_replications=3, random_state=5, n_draws=20)
     assert (fits.status == "missing").sum() == 6 and len(fits.attrs["missing"]) == 6
     assert fits.attrs["missing"][0] == {"n_samples": 40, "alpha": 0.5, "replication": 0}
-    with pytest.raises(ValueError, match="'cache_dir'.*shared by the shards"):
+    with pytest.raises(ValueError, match=r"'cache_dir'.*shared by the shards"):
         run_study(_problem(), AlphaLinearRegression(), GRID, **OPTIONS, shard=(0, 2))
     for bad in ((2, 2), (0, 0), (1.0, 2), "0/2"):
         with pytest.raises(ValueError, match="'shard'"):

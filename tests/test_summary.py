@@ -37,7 +37,7 @@ def test_equals_rsimsum_on_the_same_frame():
     np.testing.assert_allclose(with_both["mcse"], with_both["mcse_rsimsum"], rtol=1e-12,
                                atol=1e-14)
     only_ours = merged[merged["mcse_rsimsum"].isna() & merged["mcse"].notna()]
-    assert set(zip(only_ours["method"], only_ours["stat"])) == {("C", "rbias")}
+    assert set(zip(only_ours["method"], only_ours["stat"], strict=True)) == {("C", "rbias")}
     for row in only_ours.itertuples():
         part = frame[(frame.method == "C") & (frame.group == row.group)].dropna(subset=["b"])
         relative = (part.b - part.true) / part.true
@@ -145,7 +145,7 @@ def test_one_replication_gives_nan_mcses_as_rsimsum():
 
 def test_a_missing_method_column_suggests_method_none():
     frame = _by_hand_frame().drop(columns="alpha")
-    with pytest.raises(ValueError, match="'method'.*Pass method=None"):
+    with pytest.raises(ValueError, match=r"'method'.*Pass method=None"):
         summarise_study(frame)
     assert summarise_study(frame, method=None)["stat"].iloc[0] == "nsim"
 
@@ -153,11 +153,11 @@ def test_a_missing_method_column_suggests_method_none():
 def test_crossed_limits_negative_se_and_text_columns_are_refused():
     frame = _by_hand_frame().assign(lo=-1.0, hi=1.0)
     crossed = frame.assign(lo=[-1.0, 2.0, -1, -1, -1, -1, -1, -1, -1])
-    with pytest.raises(ValueError, match="'lower'.*1 rows have lower > upper"):
+    with pytest.raises(ValueError, match=r"'lower'.*1 rows have lower > upper"):
         summarise_study(crossed, lower="lo", upper="hi")
-    with pytest.raises(ValueError, match="'se'.*negative"):
+    with pytest.raises(ValueError, match=r"'se'.*negative"):
         summarise_study(frame.assign(se=-frame["se"]))
-    with pytest.raises(ValueError, match="'estimate'.*numeric column"):
+    with pytest.raises(ValueError, match=r"'estimate'.*numeric column"):
         summarise_study(frame.assign(estimate="1.0"))
     # a column label need not be a string
     table = summarise_study(frame.assign(**{"7": 0}).rename(columns={"7": 7}), by=7)
@@ -179,7 +179,7 @@ def test_bad_summary_input(kwargs, message):
 
 def test_relprec_needs_one_row_per_replication():
     frame = pd.concat([_by_hand_frame().assign(parameter=name) for name in ("b0", "b1")])
-    with pytest.raises(ValueError, match="several rows per replication.*'parameter'"):
+    with pytest.raises(ValueError, match=r"several rows per replication.*'parameter'"):
         summarise_study(frame, ref=1.0)
     with pytest.raises(ValueError, match="empty"):
         summarise_study(frame.iloc[:0])

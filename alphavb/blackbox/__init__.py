@@ -12,7 +12,8 @@ is the **likelihood's temperature** (alpha-VB), and ``1`` is VB.
 * :class:`BBAlphaRegressor`, :class:`BBAlphaClassifier`: Bayesian neural networks and
   probit / softmax regression fitted by BB-alpha;
 * :class:`AADMRegressor`: Bayesian neural networks with an implicit posterior (a generator
-  network), fitted by adversarial alpha-divergence minimization (Rodríguez-Santana & Hernández-Lobato 2022);
+  network), fitted by adversarial alpha-divergence minimization (Rodríguez-Santana &
+  Hernández-Lobato 2022);
 * :class:`AlphaGaussianVB`, :class:`AlphaLogisticRegression`: Gaussian and
   mixture-of-Gaussians alpha-VB for any autograd-differentiable likelihood;
 * :func:`fit_stacked`: several BB-alpha or AADM fits (splits, seeds, alphas) trained as one
@@ -29,5 +30,5 @@ from ._logistic import AlphaLogisticRegression
 from ._training import fit_stacked
 from .energies import bbalpha_energy
 
-__all__ = ["AADM_PAPER_SETTINGS", "AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression", "BBAlphaClassifier",
-           "BBAlphaRegressor", "bbalpha_energy", "fit_stacked"]
+__all__ = ["AADM_PAPER_SETTINGS", "AADMRegressor", "AlphaGaussianVB", "AlphaLogisticRegression",
+           "BBAlphaClassifier", "BBAlphaRegressor", "bbalpha_energy", "fit_stacked"]

@@ -340,7 +340,7 @@ def _initial_parameters(estimators, prepared, layout, generator_shapes, discrimi
     first = estimators[0]
     dim = first.noise_dim
     parts, discriminators = [], []
-    for estimator, fit in zip(estimators, prepared):
+    for estimator, fit in zip(estimators, prepared, strict=True):
         rng = fit.rng
         parts.append([INITIAL_SCALE * rng.standard_normal(dim),
                       INITIAL_NOISE_LOG_VARIANCE + INITIAL_SCALE * rng.standard_normal(dim),
@@ -348,7 +348,7 @@ def _initial_parameters(estimators, prepared, layout, generator_shapes, discrimi
                       INITIAL_SCALE * rng.standard_normal(layout.n_biases)])
         discriminators.append(init_mlp(discriminator_shapes, rng,
                                        estimator.discriminator_init_scale))
-    params = [np.stack(column) for column in zip(*parts)]
+    params = [np.stack(column) for column in zip(*parts, strict=True)]
     scales = [np.log(noise)] * first.learn_noise_variance \
         + [np.log(prior)] * first.learn_prior_variance
     params.append(np.column_stack(scales) if scales else np.zeros((len(estimators), 0)))

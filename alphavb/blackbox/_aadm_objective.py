@@ -170,7 +170,7 @@ def _insert_biases(generated, biases, weight_runs, bias_runs):
     that splits the gradient back (slicing by autograd would fill a zero array the size of
     all the draws for every layer)."""
     n_network = bias_runs[-1][0].stop
-    full = np.empty(generated.shape[:-1] + (n_network,),
+    full = np.empty((*generated.shape[:-1], n_network),
                     dtype=np.result_type(generated, biases))
     for full_part, part in weight_runs:
         full[..., full_part] = generated[..., part]

@@ -258,8 +258,9 @@ class _BBAlphaBase(_MonteCarloNetwork):
 
 _COMMON_PARAMETERS = """
     energy : {"exact", "reparametrized"}, default="exact"
-        ``"exact"`` is the BB-alpha energy with the cavity (the paper's eq. 12); ``"reparametrized"``
-        draws from ``q`` instead (Li & Gal 2017), valid when ``alpha / n_samples -> 0``.
+        ``"exact"`` is the BB-alpha energy with the cavity (the paper's eq. 12);
+        ``"reparametrized"`` draws from ``q`` instead (Li & Gal 2017), valid when
+        ``alpha / n_samples -> 0``.
     n_mc_samples : int, default=10
         Weight draws ``K`` per mini-batch for the energy.
     batch_size : int, default=32

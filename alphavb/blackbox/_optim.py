@@ -58,7 +58,8 @@ class Adam:
         active = np.ones(n_fits, dtype=bool) if active is None else active
         bias1 = 1.0 - self.beta1**self.n_steps
         bias2 = 1.0 - self.beta2**self.n_steps
-        for x, gradient, first, second in zip(params, gradients, self.first, self.second):
+        for x, gradient, first, second in zip(params, gradients, self.first, self.second,
+                                              strict=True):
             # the scalars in the parameters' precision: one specialization per dtype
             real = x.dtype.type
             _adam_update(x.reshape(n_fits, -1), np.ascontiguousarray(gradient, dtype=x.dtype)

@@ -162,7 +162,7 @@ def warmup_weight(epoch, n_warmup_epochs):
 
 def _stack_draws(objective, rngs, n_rows, dtype=np.float64):
     per_fit = [objective.draw(rng, n_rows) for rng in rngs]
-    return tuple(np.stack(parts).astype(dtype, copy=False) for parts in zip(*per_fit))
+    return tuple(np.stack(parts).astype(dtype, copy=False) for parts in zip(*per_fit, strict=True))
 
 
 # error_model="numpy" and an integer count: the loop vectorizes (0.07 ms for 333k float32
@@ -336,7 +336,7 @@ def _keep_best(best, params, adversary, better):
     """Copies of the parameters of the fits whose score is their best so far."""
     if best is None:
         return [part.copy() for part in params], [part.copy() for part in adversary]
-    for kept, current in zip(best[0] + best[1], params + adversary):
+    for kept, current in zip(best[0] + best[1], params + adversary, strict=True):
         kept[better] = current[better]
     return best
 
@@ -404,13 +404,13 @@ def fit_stacked(estimators, X, y):
         raise ValueError(f"fit_stacked needs one X and one y per estimator; got "
                          f"{len(estimators)} estimators, {len(X)} X and {len(y)} y.")
     groups = defaultdict(list)
-    for index, (estimator, X_fit, y_fit) in enumerate(zip(estimators, X, y)):
+    for estimator, X_fit, y_fit in zip(estimators, X, y, strict=True):
         if not hasattr(estimator, "_prepare_fit"):
             raise ValueError(f"fit_stacked fits black-box estimators (BBAlphaRegressor, "
                              f"BBAlphaClassifier, AADMRegressor); got {type(estimator).__name__}.")
         prepared = estimator._prepare_fit(X_fit, y_fit)
         groups[prepared.key].append((estimator, prepared))
     for members in groups.values():
-        stack, prepared = zip(*members)
+        stack, prepared = zip(*members, strict=True)
         type(stack[0])._fit_prepared(list(stack), list(prepared))
     return list(estimators)

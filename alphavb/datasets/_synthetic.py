@@ -246,5 +246,5 @@ def make_lda_corpus(n_documents=500, n_topics=5, n_words=100, document_length=10
     word_probabilities = doc_topic @ topic_word
     word_probabilities /= word_probabilities.sum(axis=1, keepdims=True)
     counts = np.vstack([rng.multinomial(length, p)
-                        for length, p in zip(lengths, word_probabilities)])
+                        for length, p in zip(lengths, word_probabilities, strict=True)])
     return sp.csr_matrix(counts.astype(float)), doc_topic, topic_word

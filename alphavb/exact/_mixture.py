@@ -352,7 +352,7 @@ def _parameters(model, units, samples):
     else:
         sticks = samples["sticks"]
         rest = np.cumprod(1.0 - sticks, axis=-1)
-        weights = sticks * np.concatenate((np.ones(shape[:2] + (1,)), rest[..., :-1]), axis=-1)
+        weights = sticks * np.concatenate((np.ones((*shape[:2], 1)), rest[..., :-1]), axis=-1)
         weights = weights / weights.sum(axis=-1, keepdims=True)
     precisions, covariances = _sites(model).precisions(model, units, samples, shape)
     return {"weights": weights, "means": means, "precisions": precisions,

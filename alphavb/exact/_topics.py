@@ -73,8 +73,8 @@ def sample_lda(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
                "doc_topic": _inside(np.stack([rng.dirichlet(g) for g in gamma]))}
               for c in range(n_chains)]
     coo = counts.tocoo()
-    lda = _lda_model((n_documents, n_words, n_topics), model.doc_topic_prior_, model.topic_word_prior_,
-                     float(model.alpha), model.objective == "fractional")
+    lda = _lda_model((n_documents, n_words, n_topics), model.doc_topic_prior_,
+                     model.topic_word_prior_, float(model.alpha), model.objective == "fractional")
     samples, stats = run_nuts(lda, starts, n_draws=n_draws, n_tune=n_tune, thin=thin,
                               rng=rng, document=coo.row, word=coo.col, count=coo.data)
     expected = model.components_ / model.components_.sum(axis=1, keepdims=True)

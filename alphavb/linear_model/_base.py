@@ -359,9 +359,9 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         dict of str to ndarray
             ``"coef"`` (n_samples, n_features); ``"intercept"`` (n_samples,), the
             flat-prior intercept given each draw, ``N(mean(y) - mean(X)' beta, sigma2 /
-            (alpha n))`` (0 without ``fit_intercept``); ``"noise_variance"`` (n_samples,), ``sigma2 ~ q(sigma2)`` (the
-            known variance when it is fixed); the spike-and-slab model adds
-            ``"inclusion"`` (n_samples, n_features) of bools ``z`` and, when ``pi`` is
+            (alpha n))`` (0 without ``fit_intercept``); ``"noise_variance"`` (n_samples,),
+            ``sigma2 ~ q(sigma2)`` (the known variance when it is fixed); the spike-and-slab
+            model adds ``"inclusion"`` (n_samples, n_features) of bools ``z`` and, when ``pi`` is
             learned, ``"prior_inclusion"`` (n_samples,) drawn from ``q(pi)``.
         """
         check_is_fitted(self)
@@ -375,7 +375,8 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
             draws["noise_variance"] = 1.0 / rng.gamma(shape, 1.0 / scale, size=n_samples)
         else:
             draws["noise_variance"] = np.full(n_samples, float(self.noise_variance_))
-        if self.fit_intercept:  # given beta and sigma2: N(mean(y) - mean(X)' beta, sigma2/(alpha n))
+        # given beta and sigma2: N(mean(y) - mean(X)' beta, sigma2/(alpha n))
+        if self.fit_intercept:
             draws["intercept"] = (self._y_offset - draws["coef"] @ self._X_offset
                                   + np.sqrt(draws["noise_variance"] * self._intercept_leverage())
                                   * rng.standard_normal(n_samples))

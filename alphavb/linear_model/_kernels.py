@@ -296,10 +296,7 @@ def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol):
         if use_golden:
             previous_step = (a - x) if x >= middle else (b - x)
             step = _GOLDEN * previous_step
-        if abs(step) >= tol1:
-            u = x + step
-        else:
-            u = x + (tol1 if step >= 0.0 else -tol1)
+        u = x + step if abs(step) >= tol1 else x + (tol1 if step >= 0.0 else -tol1)
         fu = -ser_log_evidence(u, betahat, shat2, log_prior)
         if fu <= fx:
             if u >= x:
@@ -317,7 +314,7 @@ def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol):
             if fu <= fw or w == x:
                 v, fv = w, fw
                 w, fw = u, fu
-            elif fu <= fv or v == x or v == w:
+            elif fu <= fv or v in (x, w):
                 v, fv = u, fu
         middle = 0.5 * (a + b)
         tol1 = _SQRT_EPS * abs(x) + xatol / 3.0

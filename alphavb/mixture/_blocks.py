@@ -138,7 +138,7 @@ def _sum_over_blocks(X, weight, function, *args):
     for first in range(0, len(blocks), wave):
         parts += dask.compute(*[task(block, w, *args)
                                 for block, w in zip(blocks[first:first + wave],
-                                                    weights[first:first + wave])])
+                                                    weights[first:first + wave], strict=True)])
     return tuple(sum(part[i] for part in parts) for i in range(len(parts[0])))
 
 

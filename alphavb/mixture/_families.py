@@ -547,9 +547,9 @@ class FixedFamily(_Family):
         rhs = b0 * m0 + tempered[:, None] * (stats.means @ precision)
         post.means = np.einsum("kij,kj->ki", mean_cov, rhs)
         post.mean_covariances = mean_cov
-        post.precisions = np.broadcast_to(precision, (n_components,) + precision.shape)
+        post.precisions = np.broadcast_to(precision, (n_components, *precision.shape))
         post.prec_chol = np.ascontiguousarray(
-            np.broadcast_to(upper, (n_components,) + upper.shape))
+            np.broadcast_to(upper, (n_components, *upper.shape)))
         return (log_weights - 0.5 * n_features * LOG_2PI - 0.5 * log_det_cov
                 - 0.5 * np.einsum("ij,kji->k", precision, mean_cov))
 

@@ -37,7 +37,7 @@ With weighted statistics ``N_k = sum_i w_i r_ik``, ``ybar_k``, and the centred s
 ``C_k = sum_i w_i r_ik (x_i - ybar_k)(x_i - ybar_k)'``, every conjugate block adds
 ``alpha`` times the data's statistics to the prior's:
 
-    q(pi) = Dirichlet(w0 + alpha N_k)      or      q(v_k) = Beta(1 + alpha N_k, w0 + alpha sum_{j>k} N_j)
+    q(pi) = Dirichlet(w0 + alpha N_k)   or   q(v_k) = Beta(1 + alpha N_k, w0 + alpha sum_{j>k} N_j)
     b_k = b0 + alpha N_k,   m_k = (b0 m0 + alpha N_k ybar_k) / b_k,   nu_k = nu0 + alpha N_k
     Psi_k = Psi0 + alpha C_k + (b0 alpha N_k / b_k)(ybar_k - m0)(ybar_k - m0)'
 
@@ -50,7 +50,8 @@ The local step is ``r_ik = softmax_k(s * log rho_ik)`` with ``s = 1`` (``"alpha-
     log rho_ik = E[log pi_k] + 0.5 E[log|Lambda_k|] - (p/2) log 2 pi
                  - 0.5 [p / b_k + (x_i - m_k)' E[Lambda_k] (x_i - m_k)]
 
-(for ``"fixed"``: ``-0.5 log|Sigma| - 0.5 [(x_i - m_k)' Sigma^{-1} (x_i - m_k) + tr(Sigma^{-1} V_k)]``).
+(for ``"fixed"``: ``-0.5 log|Sigma| - 0.5 [(x_i - m_k)' Sigma^{-1} (x_i - m_k)
++ tr(Sigma^{-1} V_k)]``).
 ``E[log pi_k]`` is ``psi(a_k) - psi(sum a)`` for the Dirichlet and
 ``E[log v_k] + sum_{j<k} E[log(1 - v_j)]`` for the sticks.
 
@@ -375,7 +376,8 @@ default="dirichlet_process"
         return kl
 
     def _objective(self, post, stats, neg_entropy):
-        """The exact objective (module docstring) at ``q(S)`` with these statistics and ``q(theta) = post``."""
+        """The exact objective (module docstring) at ``q(S)`` with these statistics and
+        ``q(theta) = post``."""
         expected_loglik = (np.dot(stats.nk, post.log_const)
                            - 0.5 * np.sum(self._covariance_family.expected_quadratics(
                                post, stats)))

@@ -1,5 +1,6 @@
 """numba kernel of the Gaussian-mixture local step and its sufficient statistics
-(Yang, Pati & Bhattacharya 2020, Cor. 4.4; the updates are in :mod:`alphavb.mixture._gaussian_mixture`).
+(Yang, Pati & Bhattacharya 2020, Cor. 4.4; the updates are in
+:mod:`alphavb.mixture._gaussian_mixture`).
 
 One pass over the rows computes, for each row ``i`` and component ``k``,
 

@@ -173,7 +173,8 @@ class LogisticRegression(_Family):
                                 f"{len(classes)} class(es)")
         if counts.min() < 2:
             raise bad_parameter("AlphaSelector", "y", "two classes with at least 2 rows each",
-                                f"{counts.min()} row of class {classes[np.argmin(counts)].tolist()!r}",
+                                f"{counts.min()} row of class "
+                                f"{classes[np.argmin(counts)].tolist()!r}",
                                 "A class of one row leaves every fit without it but one.")
         return X, y
 

@@ -119,7 +119,7 @@ def _lower_triangular(p):
     rows, cols = np.tril_indices(p)
     off = np.zeros((p * p, len(rows)))
     diag = np.zeros((p * p, len(rows)))
-    for j, (r, c) in enumerate(zip(rows, cols)):
+    for j, (r, c) in enumerate(zip(rows, cols, strict=True)):
         (diag if r == c else off)[r * p + c, j] = 1.0
     return rows, cols, off, diag
 

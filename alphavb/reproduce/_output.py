@@ -71,11 +71,11 @@ def _errorbar_panels(axes, rows, series, values, metrics, labels, spacing=0.2,
         part = [row for row in rows if row[series] == value]
         position = np.arange(len(part)) + spacing * (offset - (len(values) - 1) / 2)
         label = f"{series} = {value:g}" if isinstance(value, float) else str(value)
-        for ax, key in zip(axes, metrics):
+        for ax, key in zip(axes, metrics, strict=True):
             ax.errorbar([row[key] for row in part], position,
                         xerr=[row[key + "_se"] for row in part], fmt="o", label=label)
         for index, name in enumerate(labels):
-            for ax, key in zip(axes, metrics):
+            for ax, key in zip(axes, metrics, strict=True):
                 reference = references.get((value, name), {}).get(key)
                 if reference is not None:
                     ax.plot(reference, position[index], "kx", markersize=8,

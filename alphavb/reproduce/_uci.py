@@ -41,7 +41,8 @@ def _fit_uci(cache_dir, jobs, n_jobs, max_stack=20):
                        "test": data.test_indices[split], "estimator": estimator,
                        "labels": labels})
             for data, split, estimator, labels in jobs]
-    rows = [cache.load(key, validate=_uci_row_check(job)) for key, job in zip(keys, jobs)]
+    rows = [cache.load(key, validate=_uci_row_check(job))
+            for key, job in zip(keys, jobs, strict=True)]
     groups = {}
     for index, (data, _, estimator, _) in enumerate(jobs):
         if rows[index] is None:
@@ -56,10 +57,10 @@ def _fit_uci(cache_dir, jobs, n_jobs, max_stack=20):
     pieces.sort(key=lambda piece: piece[0])
     fitted = Parallel(n_jobs=n_jobs)(
         delayed(_fit_uci_stack)(cache, [(keys[i], jobs[i]) for i in piece]) for piece in pieces)
-    for piece, piece_rows in zip(pieces, fitted):
-        for index, row in zip(piece, piece_rows):
+    for piece, piece_rows in zip(pieces, fitted, strict=True):
+        for index, row in zip(piece, piece_rows, strict=True):
             rows[index] = row
-    return [{**row, **labels} for row, (*_, labels) in zip(rows, jobs)]
+    return [{**row, **labels} for row, (*_, labels) in zip(rows, jobs, strict=True)]
 
 
 def stack_pieces(items, largest, n_jobs):
@@ -121,7 +122,7 @@ def _fit_uci_stack(cache, keyed_jobs):
         [data.data[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs],
         [data.target[data.train_indices[split]] for _, (data, split, _, _) in keyed_jobs])
     rows = []
-    for (key, (data, split, _, labels)), model in zip(keyed_jobs, models):
+    for (key, (data, split, _, labels)), model in zip(keyed_jobs, models, strict=True):
         test = data.test_indices[split]
         residual = model.predict(data.data[test]) - data.target[test]
         row = {"dataset": data.name, "split": int(split), **labels,

@@ -71,7 +71,8 @@ AADM_UCI_SETTINGS = {"hidden_layer_sizes": (50, 50), "batch_size": 10, "n_epochs
 
 
 # With the closed-form AADM step stacking gains little beyond 4 fits (float32, 1 thread, one
-# run: 4.9 ms per fit and step alone, 3.8 with 4 stacked, 3.7 with 10; benchmarks/bench_aadm.py), and a stack is cached when all its fits end: 4 float32 fits of
+# run: 4.9 ms per fit and step alone, 3.8 with 4 stacked, 3.7 with 10; benchmarks/bench_aadm.py),
+# and a stack is cached when all its fits end: 4 float32 fits of
 # 2,000 boston epochs took 30 minutes on 2 busy cores
 AADM_MAX_STACK = 4
 
@@ -184,13 +185,13 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     summary = _toy_summary(rows)
     fig, axes = plt.subplots(len(AADM_TOY_PROBLEMS), 1 + len(AADM_TOY_FIGURE_ALPHAS),
                              figsize=(12, 6.4), sharex="row", sharey="row")
-    for row_axes, problem in zip(axes, AADM_TOY_PROBLEMS):
+    for row_axes, problem in zip(axes, AADM_TOY_PROBLEMS, strict=True):
         X, y = AADM_TOY_PROBLEMS[problem](n_train, random_state=random_state)
         row_axes[0].scatter(X[:, 0], y, s=3, color="k")
         row_axes[0].set_title(f"{problem}: training data")
         shown = [r for r in results if r["problem"] == problem and r["seed"] == 0
                  and r["alpha"] in AADM_TOY_FIGURE_ALPHAS]
-        for ax, r in zip(row_axes[1:], shown):
+        for ax, r in zip(row_axes[1:], shown, strict=True):
             grid, samples = np.array(r["grid"]), np.array(r["samples"])
             ax.scatter(np.repeat(grid, samples.shape[0]), samples.T.ravel(), s=1, alpha=0.3,
                        color="tab:blue")
@@ -208,12 +209,12 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for problem in AADM_TOY_PROBLEMS:
         subset = [r for r in summary if r["problem"] == problem]
-        for ax, key in zip(axes, ("test_ll", "test_rmse")):
+        for ax, key in zip(axes, ("test_ll", "test_rmse"), strict=True):
             ax.errorbar([r["alpha"] for r in subset], [r[key] for r in subset],
                         yerr=[np.nan_to_num(r[key + "_se"]) for r in subset], fmt="o-",
                         capsize=3, label=problem)
     for ax, label in zip(axes, ("test log-likelihood (higher is better)",
-                                "test RMSE (lower is better)")):
+                                "test RMSE (lower is better)"), strict=True):
         ax.set_xlabel("alpha")
         ax.set_title(label)
         ax.axvline(0.5, color="grey", lw=0.8, ls=":")
@@ -285,7 +286,7 @@ def _fit_aadm_toy_stack(cache, problem, jobs, n_train, settings, random_state, f
         [y] * len(jobs))
     grid = np.linspace(X.min(), X.max(), 100)
     rows = {}
-    for (key, alpha), model in zip(jobs, models):
+    for (key, alpha), model in zip(jobs, models, strict=True):
         samples = model.sample_predictive(grid[:, None], n_samples=50,
                                           random_state=random_state)
         row = {"problem": problem, "alpha": alpha, "n_train": n_train,
@@ -380,7 +381,7 @@ def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, 
                      spacing=0.15, references={(method, "boston"): values for method, values
                                                in AADM_PAPER_BOSTON.items()},
                      reference_label="the authors' figure (boston)")
-    for ax, title in zip(axes, ("test log-likelihood", "test RMSE")):
+    for ax, title in zip(axes, ("test log-likelihood", "test RMSE"), strict=True):
         ax.set_title(f"{title} (mean +- s.e. over splits)")
     legend_panel.axis("off")
     legend_panel.legend(*axes[0].get_legend_handles_labels(), loc="center left", fontsize=8)

@@ -64,8 +64,8 @@ def reproduce_hdr(out_dir="results/hdr", random_state=0, alphas=HDR_ALPHAS, quic
     rows = []
     fig, axes = plt.subplots(len(algorithms), len(alphas), figsize=(4.4 * len(alphas), 7.4),
                              sharey=True, squeeze=False)
-    for row_axes, (name, settings) in zip(axes, algorithms.items()):
-        for ax, alpha in zip(row_axes, alphas):
+    for row_axes, (name, settings) in zip(axes, algorithms.items(), strict=True):
+        for ax, alpha in zip(row_axes, alphas, strict=True):
             start = time.perf_counter()
             model = AlphaSpikeSlabRegression(alpha=alpha, random_state=random_state,
                                              **settings(alpha)).fit(X, y)
@@ -148,7 +148,7 @@ def reproduce_gmm(out_dir="results/gmm", random_state=0, alphas=GMM_ALPHAS, quic
                          title=f"truth (n = {len(X)}, K = {n_components}; colour: component)",
                          true_means=true_means, legend=True)
     rows = []
-    for ax, alpha in zip(axes[1:], alphas):
+    for ax, alpha in zip(axes[1:], alphas, strict=True):
         start = time.perf_counter()
         model = AlphaGaussianMixture(
             n_components, alpha=alpha, covariance_type="fixed", fixed_weights=weights,
@@ -378,10 +378,10 @@ def _lda_five_documents(corpus, alphas, n_topics, n_top_words, out_dir, random_s
         used = [model.components_.sum(axis=1) - X.shape[1] * model.topic_word_prior_ >= 1.0
                 for model in models]
         coherence = [np.mean([_umass_coherence(topic, document_sets)
-                              for topic, kept in zip(table, mask) if kept])
-                     for table, mask in zip(top[alpha], used)]
+                              for topic, kept in zip(table, mask, strict=True) if kept])
+                     for table, mask in zip(top[alpha], used, strict=True)]
         overlap = []
-        for table, base in zip(top[alpha], reference):
+        for table, base in zip(top[alpha], reference, strict=True):
             shared = np.array([[len(set(a) & set(b)) for b in base] for a in table])
             rows_matched, cols_matched = linear_sum_assignment(-shared)
             overlap.append(shared[rows_matched, cols_matched].mean() / n_top_words)
@@ -402,7 +402,7 @@ def _lda_five_documents(corpus, alphas, n_topics, n_top_words, out_dir, random_s
                         f"{rows[-1]['umass_coherence_se']:.2f})\n\n| topic | "
                         + " | ".join(f"word {i + 1}" for i in range(n_top_words))
                         + " |\n|" + "---|" * (n_top_words + 1))
-        for k, (topic, kept) in enumerate(zip(top[alpha][best], used[best])):
+        for k, (topic, kept) in enumerate(zip(top[alpha][best], used[best], strict=True)):
             words = topic if kept else ["(no words: the prior)"] + [""] * (n_top_words - 1)
             markdown.append(f"| {k + 1} | " + " | ".join(words) + " |")
     table, text = out_dir / "lda_paper_summary.csv", out_dir / "lda_paper_topics.md"

@@ -90,7 +90,7 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
     markdown.write_text(_bbalpha_markdown(rows, settings), encoding="utf-8")
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.6 * len(datasets) + 2.0))
     _errorbar_panels(axes, rows, "alpha", alphas, ("test_ll", "test_rmse"), datasets)
-    for ax, title in zip(axes, ("test log-likelihood", "test RMSE")):
+    for ax, title in zip(axes, ("test log-likelihood", "test RMSE"), strict=True):
         ax.set_title(f"{title} (mean +- s.e. over splits)")
     axes[0].legend()
     fig.suptitle(f"BB-alpha BNNs on UCI: {settings['hidden_layer_sizes']} hidden units, "
@@ -212,7 +212,7 @@ def reproduce_bbalpha_classification(out_dir="results/bbalpha-classification", r
     _errorbar_panels(axes, summary, "alpha", CLASSIFICATION_ALPHAS, ("test_error", "test_ll"),
                      [f"{d}\n{m}" for d, m in groups])
     for ax, title in zip(axes, ("test error (lower is better)",
-                                "test log-likelihood (higher is better)")):
+                                "test log-likelihood (higher is better)"), strict=True):
         ax.tick_params(axis="y", labelsize=8)
         ax.set_title(f"{title}; mean +- s.e., {n_splits} splits", fontsize=9)
     axes[0].legend(fontsize=8)
@@ -243,7 +243,7 @@ def _classification_fits(cache, job):
     checks = [lambda row, label=label: require(row, {
         **label, "test_error": non_negative_number, "test_ll": finite_number,
         "fit_seconds": non_negative_number}) for label in labels]
-    rows = [cache.load(key, validate=check) for key, check in zip(keys, checks)]
+    rows = [cache.load(key, validate=check) for key, check in zip(keys, checks, strict=True)]
     if all(row is not None for row in rows):
         return rows
     start = time.perf_counter()
@@ -251,7 +251,7 @@ def _classification_fits(cache, job):
                          [y[train]] * len(estimators))
     seconds = (time.perf_counter() - start) / len(estimators)
     rows = []
-    for key, label, model in zip(keys, labels, fitted):
+    for key, label, model in zip(keys, labels, fitted, strict=True):
         row = {**label, "test_error": float(np.mean(model.predict(X[test]) != y[test])),
                "test_ll": float(model.log_likelihood(X[test], y[test])),
                "fit_seconds": seconds}
@@ -272,7 +272,7 @@ def _log_mixture(points, weights, means, variance):
     """log density of an isotropic Gaussian mixture at (m, 2) points."""
     parts = [np.log(w) - np.log(2 * np.pi * variance)
              - 0.5 * np.sum((points - m) ** 2, axis=1) / variance
-             for w, m in zip(weights, means)]
+             for w, m in zip(weights, means, strict=True)]
     return logsumexp(np.column_stack(parts), axis=1)
 
 
@@ -348,9 +348,9 @@ def reproduce_bbalpha_modes(out_dir="results/bbalpha-modes", random_state=0, qui
     fig, axes = plt.subplots(len(MODES_TARGETS), len(MODES_ALPHAS),
                              figsize=(3.0 * len(MODES_ALPHAS), 3.6 * len(MODES_TARGETS)),
                              squeeze=False)
-    for row_axes, (name, log_density) in zip(axes, MODES_TARGETS.items()):
+    for row_axes, (name, log_density) in zip(axes, MODES_TARGETS.items(), strict=True):
         log_p = log_density(points)
-        for ax, alpha in zip(row_axes, MODES_ALPHAS):
+        for ax, alpha in zip(row_axes, MODES_ALPHAS, strict=True):
             mean, sd, value = fit_factorized_gaussian(log_p, points, cell, alpha, starts)
             heavy = float(_normal_mass_below_diagonal(mean, sd))
             rows.append({"target": name, "alpha": alpha, "mean_1": mean[0], "mean_2": mean[1],

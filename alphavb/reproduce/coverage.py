@@ -198,7 +198,7 @@ def reproduce_coverage(out_dir=None, random_state=0, quick=False, n_jobs=1):
 
 
 def _plot(plt, rows, alphas, figure, stamp):
-    sets = list(dict.fromkeys(zip(rows["model"], rows["set"])))
+    sets = list(dict.fromkeys(zip(rows["model"], rows["set"], strict=True)))
     titles = {model.key: model.title for model in MODELS}
     fig, axes = plt.subplots(len(sets), len(MEASURES), figsize=(13, 2.6 * len(sets)),
                              squeeze=False)
@@ -207,7 +207,7 @@ def _plot(plt, rows, alphas, figure, stamp):
         for offset, alpha in enumerate(alphas):
             line = part[part["alpha"] == alpha].sort_values("n_samples")
             shift = 1.0 + 0.03 * (offset - (len(alphas) - 1) / 2)  # apart on the log axis
-            for ax, (stat, _) in zip(axes[i], MEASURES):
+            for ax, (stat, _) in zip(axes[i], MEASURES, strict=True):
                 ax.errorbar(line["n_samples"] * shift, line[stat], yerr=line[f"{stat}_se"],
                             fmt="o-", ms=3.5, capsize=2, label=f"alpha = {alpha:g}")
         axes[i, 0].axhline(LEVEL, color="k", lw=0.8, ls="--")
@@ -218,7 +218,7 @@ def _plot(plt, rows, alphas, figure, stamp):
             ax.set_xscale("log")
             ax.set_xticks(n_values, [str(n) for n in n_values])
             ax.minorticks_off()
-    for ax, (_, name) in zip(axes[0], MEASURES):
+    for ax, (_, name) in zip(axes[0], MEASURES, strict=True):
         ax.set_title(name, fontsize=10)
     for ax in axes[-1]:
         ax.set_xlabel("n (training points)")

@@ -263,7 +263,7 @@ def _plot(plt, risks, figure, stamp):
     """Risk and median selected alpha against n: one colour per method, solid lines under
     the paper's prior, dashed under alphavb's default prior."""
     fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
-    colours = dict(zip((BAYES, *METHODS), ("k", "C0", "C1", "C2", "C3", "C4")))
+    colours = dict(zip((BAYES, *METHODS), ("k", "C0", "C1", "C2", "C3", "C4"), strict=True))
     for column, model in enumerate(("wrong", "correct")):
         for prior, dash in ((PAPER_PRIOR, "-"), (DEFAULT_PRIOR, "--")):
             part = risks[(risks.model == model) & (risks.prior == prior)]

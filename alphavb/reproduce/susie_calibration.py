@@ -89,10 +89,7 @@ def _simulate_finemapping(n_samples, random_state, setting, n_variants):
         spread = centred @ background
         background *= np.sqrt(BACKGROUND / spread.var())
         signal = signal + centred @ background
-    if setting == "t3":
-        noise = rng.standard_t(3, size=n) / np.sqrt(3.0)
-    else:
-        noise = rng.standard_normal(n)
+    noise = rng.standard_t(3, size=n) / np.sqrt(3.0) if setting == "t3" else rng.standard_normal(n)
     return X, signal + noise, {"coef": coef, "causal": causal}
 
 
@@ -333,7 +330,7 @@ def _plot(plt, rows, calibration, figure, stamp):
     for offset, setting in enumerate(SETTINGS):
         part = [row for row in rows if row["setting"] == setting]
         position = np.arange(len(part)) + 0.15 * (offset - 1.5)
-        for ax, (key, title) in zip(axes, measures, strict=False):
+        for ax, (key, title) in zip(axes[:-1], measures, strict=True):
             ax.errorbar(position, [row[key] for row in part],
                         yerr=[row[f"{key}_se"] for row in part], fmt="o", ms=4, capsize=2,
                         label=setting)

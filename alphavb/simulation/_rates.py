@@ -102,7 +102,7 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
         design = sm.add_constant(np.log(part[x].to_numpy(dtype=float)))
         fit = sm.OLS(np.log(part[y].to_numpy(dtype=float)), design).fit()
         low, high = fit.conf_int(alpha=1.0 - level)[1]
-        row = dict(zip(by, value if isinstance(value, tuple) else (value,)))
+        row = dict(zip(by, value if isinstance(value, tuple) else (value,), strict=True))
         row.update({"slope": fit.params[1], "slope_low": low, "slope_high": high,
                     "intercept": fit.params[0], "r_squared": fit.rsquared,
                     "n_fits": len(part)})

@@ -332,7 +332,7 @@ def _check_study(owner, problem, estimator, grid, n_replications, random_state, 
     study = _Study(problem, estimator, routes, int(random_state), n_draws, n_init, level,
                    on_error)
     names = list(grid)
-    points = [dict(zip(names, map(_native, values)))
+    points = [dict(zip(names, map(_native, values), strict=True))
               for values in itertools.product(*grid.values())]
     jobs = [(p, point, r) for p, point in enumerate(points) for r in range(n_replications)]
     from .. import __version__
@@ -402,7 +402,7 @@ def _execute(study, jobs, records, pending, cache, base_key, max_errors, n_jobs,
                      for i in batch)
             # the results first: zip then exhausts the generator (joblib does not warn
             # about cancelled tasks)
-            for record, index in zip(parallel(tasks), batch):
+            for record, index in zip(parallel(tasks), batch, strict=True):
                 records[index] = record
                 bar.update()
     bar.close()

@@ -154,6 +154,67 @@ def _check_values(frame, owner, estimate, se, lower, upper, true):
                                 "columns or fix the intervals.")
 
 
+def _checked_columns(frame, estimate, true, se, method, ref, by, lower, upper, replication):
+    """:func:`summarise_study`'s column arguments, checked against ``frame``: ``(estimate,
+    true, se, method, lower, upper, by)`` with ``by`` a list."""
+    import pandas as pd
+
+    owner = "summarise_study"
+    if not isinstance(frame, pd.DataFrame):
+        raise bad_parameter(owner, "frame", "a pandas DataFrame", type(frame).__name__)
+    if frame.empty:
+        raise ValueError("summarise_study got an empty frame; pass the rows of a study.")
+    estimate = _column(frame, owner, "estimate", estimate)
+    true = _column(frame, owner, "true", true, allow_number=True)
+    se = _column(frame, owner, "se", se)
+    method = _column(frame, owner, "method", method)
+    lower, upper = _column(frame, owner, "lower", lower), _column(frame, owner, "upper", upper)
+    if (lower is None) != (upper is None):
+        raise bad_parameter(owner, "lower" if lower is None else "upper",
+                            "given together with the other limit", None,
+                            "Pass both lower= and upper= (or neither).")
+    by = [] if by is None else list(by) if isinstance(by, (list, tuple)) else [by]
+    for name in by:
+        _column(frame, owner, "by", name)
+    if ref is not None:
+        if method is None:
+            raise bad_parameter(owner, "ref", "None when method is None", ref)
+        if not (frame[method] == ref).any():
+            raise bad_parameter(owner, "ref", f"a value of the {method!r} column "
+                                f"({sorted(frame[method].unique().tolist())})", ref)
+        _column(frame, owner, "replication", replication)
+    _check_values(frame, owner, estimate, se, lower, upper, true)
+    return estimate, true, se, method, lower, upper, by
+
+
+def _reference(reference_rows, part, is_reference, estimate, replication, group_name):
+    """What ``relprec`` needs of the reference method: its empirical SE and the correlation
+    of its estimates with this method's, paired by replication (1 for the reference)."""
+    for name, rows in (("the reference", reference_rows), ("a method", part)):
+        if rows[replication].duplicated().any():
+            raise ValueError(
+                f"summarise_study pairs methods by {replication!r} for relprec, but {name} "
+                f"has several rows per replication in group {group_name}; add the column "
+                "that tells them apart (e.g. 'parameter') to by.")
+    paired = reference_rows[[replication, estimate]].merge(part[[replication, estimate]],
+                                                            on=replication)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = (1.0 if is_reference  # exactly: rounding would give relprec an MCSE
+               else np.corrcoef(paired[f"{estimate}_x"], paired[f"{estimate}_y"])[0, 1]
+               if len(paired) > 1 else np.nan)
+    return reference_rows[estimate].to_numpy(dtype=float).std(ddof=1), rho
+
+
+def _reported_stats(true, se, lower):
+    """The statistics of :data:`STATS` that the given columns define."""
+    for stat in STATS:
+        if (true is None and stat in NEEDS_TRUE) or (se is None and stat in NEEDS_SE):
+            continue
+        if lower is None and se is None and stat in ("becover", "width"):
+            continue
+        yield stat
+
+
 @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
 def summarise_study(frame, estimate="estimate", true="true", se="se", method="alpha",
                     ref=None, by=None, level=0.95, lower=None, upper=None, *,
@@ -218,33 +279,9 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
     """
     import pandas as pd
 
-    owner = "summarise_study"
-    if not isinstance(frame, pd.DataFrame):
-        raise bad_parameter(owner, "frame", "a pandas DataFrame", type(frame).__name__)
-    if frame.empty:
-        raise ValueError("summarise_study got an empty frame; pass the rows of a study.")
-    level = float(level)
-    estimate = _column(frame, owner, "estimate", estimate)
-    true = _column(frame, owner, "true", true, allow_number=True)
-    se = _column(frame, owner, "se", se)
-    method = _column(frame, owner, "method", method)
-    lower, upper = _column(frame, owner, "lower", lower), _column(frame, owner, "upper", upper)
-    if (lower is None) != (upper is None):
-        raise bad_parameter(owner, "lower" if lower is None else "upper",
-                            "given together with the other limit", None,
-                            "Pass both lower= and upper= (or neither).")
-    by = [] if by is None else list(by) if isinstance(by, (list, tuple)) else [by]
-    for name in by:
-        _column(frame, owner, "by", name)
-    if ref is not None:
-        if method is None:
-            raise bad_parameter(owner, "ref", "None when method is None", ref)
-        if not (frame[method] == ref).any():
-            raise bad_parameter(owner, "ref", f"a value of the {method!r} column "
-                                f"({sorted(frame[method].unique().tolist())})", ref)
-        _column(frame, owner, "replication", replication)
-    _check_values(frame, owner, estimate, se, lower, upper, true)
-    crit = norm.ppf(0.5 + 0.5 * level)
+    estimate, true, se, method, lower, upper, by = _checked_columns(
+        frame, estimate, true, se, method, ref, by, lower, upper, replication)
+    crit = norm.ppf(0.5 + 0.5 * float(level))
 
     def usable(part):
         keep = np.isfinite(part[estimate].to_numpy(dtype=float))
@@ -271,32 +308,16 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
         for value, part in kept.items():
             reference = None
             if reference_rows is not None and len(reference_rows) > 1:
-                for name, rows_ in (("the reference", reference_rows), ("a method", part)):
-                    if rows_[replication].duplicated().any():
-                        raise ValueError(
-                            f"summarise_study pairs methods by {replication!r} for relprec, "
-                            f"but {name} has several rows per replication in group "
-                            f"{dict(zip(by, key))}; add the column that tells them apart "
-                            "(e.g. 'parameter') to by.")
-                paired = reference_rows[[replication, estimate]].merge(
-                    part[[replication, estimate]], on=replication)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    rho = (1.0 if value == ref  # exactly: rounding would give relprec an MCSE
-                           else np.corrcoef(paired[f"{estimate}_x"],
-                                            paired[f"{estimate}_y"])[0, 1]
-                           if len(paired) > 1 else np.nan)
-                reference = (reference_rows[estimate].to_numpy(dtype=float).std(ddof=1), rho)
+                group_name = dict(zip(by, key, strict=True))
+                reference = _reference(reference_rows, part, value == ref, estimate,
+                                       replication, group_name)
             truth = true if not isinstance(true, str) else values(part, true)
             measures = _performance(values(part, estimate), values(part, se), truth,
                                     values(part, lower), values(part, upper), crit,
                                     reference, totals[value])
-            for stat in STATS:
-                if (true is None and stat in NEEDS_TRUE) or (se is None and stat in NEEDS_SE):
-                    continue
-                if lower is None and se is None and stat in ("becover", "width"):
-                    continue
+            for stat in _reported_stats(true, se, lower):
                 est, mcse = measures[stat]
-                row = dict(zip(by, key))
+                row = dict(zip(by, key, strict=True))
                 if method is not None:
                     row[method] = value
                 row.update({"stat": stat, "est": float(est), "mcse": float(mcse)})

@@ -88,14 +88,15 @@ def blockwise_e_step(corpus, gamma, word_factors, settings, fresh_gamma=None):
 
     task = dask.delayed(_block_e_step, pure=True)
     tasks = []
-    for block, start, stop in zip(corpus.blocks, corpus.offsets[:-1], corpus.offsets[1:]):
+    for block, start, stop in zip(corpus.blocks, corpus.offsets[:-1], corpus.offsets[1:],
+                                  strict=True):
         fresh = None if fresh_gamma is None else fresh_gamma[start:stop]
         tasks.append(task(block, gamma[start:stop], word_factors, settings, fresh))
     parts = dask.compute(*tasks)
     statistics = np.zeros((word_factors.shape[1], word_factors.shape[0]))
     log_norm = 0.0
     for (start, stop), (block_gamma, block_statistics, block_log_norm) in zip(
-            zip(corpus.offsets[:-1], corpus.offsets[1:]), parts):
+            zip(corpus.offsets[:-1], corpus.offsets[1:], strict=True), parts, strict=True):
         gamma[start:stop] = block_gamma
         statistics += block_statistics
         log_norm += block_log_norm

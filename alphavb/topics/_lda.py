@@ -30,7 +30,8 @@ eq. 2) subtracts the KLs unscaled.
 
 Batch learning is CAVI on the base class's loop: each sweep restarts every document from a
 random ``gamma_d`` (as scikit-learn does) and falls back to the previous ``gamma_d`` of each
-document whose restart would lower the objective, so the objective never decreases. Online learning is stochastic VI (Hoffman, Blei & Bach 2010):
+document whose restart would lower the objective, so the objective never decreases. Online
+learning is stochastic VI (Hoffman, Blei & Bach 2010):
 ``lambda <- (1 - rho_t) lambda + rho_t (eta + alpha (D / |B|) S^B)`` with
 ``rho_t = (learning_offset + t)^(-learning_decay)``. ``score`` and ``perplexity`` use the
 usual alpha = 1 bound, as scikit-learn and gensim report it.

@@ -356,7 +356,8 @@ def test_closed_form_step_equals_autograd(bias_posterior, draws_per_row, learn, 
                                      [prior][:n_scales]) if n_scales else np.ones((3, 0)))]
     adversary = [0.3 * rng.standard_normal((3, sum(i * o + o for i, o in discriminator_shapes)))]
     batch = (rng.standard_normal((3, 2, 4)), rng.standard_normal((3, 2)))
-    draws = tuple(np.stack(parts) for parts in zip(*[fast.draw(rng, 2) for _ in range(3)]))
+    draws = tuple(np.stack(parts)
+                  for parts in zip(*[fast.draw(rng, 2) for _ in range(3)], strict=True))
     loss, (gradient,) = fast.adversary_value_and_grad(adversary, params, batch, draws)
     loss_slow, (gradient_slow,) = slow.adversary_value_and_grad(adversary, params, batch, draws)
     np.testing.assert_allclose(loss, loss_slow, rtol=1e-12)
@@ -364,15 +365,15 @@ def test_closed_form_step_equals_autograd(bias_posterior, draws_per_row, learn, 
     values, gradients = fast.value_and_grad(params, adversary, batch, draws, 0.7)
     values_slow, gradients_slow = slow.value_and_grad(params, adversary, batch, draws, 0.7)
     np.testing.assert_allclose(values, values_slow, rtol=1e-12)
-    for part, part_slow in zip(gradients, gradients_slow):
+    for part, part_slow in zip(gradients, gradients_slow, strict=True):
         np.testing.assert_allclose(part, part_slow, rtol=1e-9, atol=1e-12)
-    for value, value_slow in zip(unpack_fast(params), unpack_slow(params)):
+    for value, value_slow in zip(unpack_fast(params), unpack_slow(params), strict=True):
         np.testing.assert_allclose(value, value_slow)
     # the generator pass shared with the discriminator's step is used once: a second call
     # on the same draws computes it again, to the same values
     again, gradients_again = fast.value_and_grad(params, adversary, batch, draws, 0.7)
     np.testing.assert_array_equal(again, values)
-    for part, part_again in zip(gradients, gradients_again):
+    for part, part_again in zip(gradients, gradients_again, strict=True):
         np.testing.assert_array_equal(part, part_again)
 
 

@@ -81,7 +81,7 @@ def test_defaults_reach_the_closed_form_minimizer_on_40_rows():
         models = fit_stacked([BBAlphaRegressor(alpha=alpha, **settings) for alpha in alphas],
                              [X] * 3, [y] * 3)
     x = np.array([-10.0, 10.0])
-    for alpha, model in zip(alphas, models):
+    for alpha, model in zip(alphas, models, strict=True):
         assert model.converged_ and model.n_steps_ < 20_000
         mean, std = predictive_at(*closed_form_minimizer(X, y, alpha), x)
         fitted_mean, fitted_std = predictive_at(model.posterior_mean_, model.posterior_var_, x)
@@ -240,7 +240,7 @@ def test_bad_data_and_caller_arrays_untouched(rng):
 def test_classifier_bad_input(rng):
     X = rng.standard_normal((30, 2))
     three = np.repeat([0, 1, 2], 10)
-    with pytest.raises(ValueError, match="Only binary.*link='softmax'"):
+    with pytest.raises(ValueError, match=r"Only binary.*link='softmax'"):
         BBAlphaClassifier(n_epochs=1).fit(X, three)
     with pytest.raises(ValueError, match="'link'"):
         BBAlphaClassifier(link="logit", n_epochs=1).fit(X, three)

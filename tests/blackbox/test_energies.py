@@ -154,7 +154,8 @@ def test_closed_form_minimizer_is_stationary_and_moment_matches(linear_data):
     cav_natural = (1 - ratio) * mean / variance
     design = np.column_stack([X, np.ones(n_total)])
     first, second = np.zeros(3), np.zeros(3)
-    for x, target in zip(design, y):  # tilted: cavity times N(y; x'w, s2)^alpha, Gaussian
+    # tilted: cavity times N(y; x'w, s2)^alpha, Gaussian
+    for x, target in zip(design, y, strict=True):
         precision = np.diag(cav_precision) + alpha * np.outer(x, x) / NOISE_VARIANCE
         covariance = np.linalg.inv(precision)
         tilted_mean = covariance @ (cav_natural + alpha * x * target / NOISE_VARIANCE)
@@ -249,5 +250,5 @@ def test_an_unknown_energy_is_refused_by_name():
     import numpy as np
 
     with pytest.raises(ValueError, match="'energy' parameter of bbalpha_energy must be one of"):
-        bbalpha_energy(np.zeros(4), lambda w: np.zeros(w.shape[:-1] + (3,)), np.zeros((2, 2)),
+        bbalpha_energy(np.zeros(4), lambda w: np.zeros((*w.shape[:-1], 3)), np.zeros((2, 2)),
                        3, 0.5, 1.0, energy="exakt")

@@ -134,7 +134,7 @@ def test_non_finite_step_is_an_error_naming_the_parameter():
 
     schedule = Schedule(batch_size=5, learning_rate=0.1, max_epochs=2)
     with np.errstate(invalid="ignore"), pytest.raises(FloatingPointError,
-                                                      match="epoch 1.*lower step_size"):
+                                                      match=r"epoch 1.*lower step_size"):
         train(Objective(draw, stacked_value_and_grad(values)), [np.zeros((1, 1))],
               [np.zeros((1, 5, 1))], [np.random.default_rng(0)], schedule, name="demo",
               learning_rate_name="step_size")
@@ -154,7 +154,7 @@ def test_a_finite_objective_with_one_non_finite_gradient_entry_is_refused(dtype,
         return np.sum(params[0], axis=1, keepdims=True), [gradient]
 
     schedule = Schedule(batch_size=5, learning_rate=0.1, max_epochs=2)
-    with pytest.raises(FloatingPointError, match="epoch 1.*lower step_size"):
+    with pytest.raises(FloatingPointError, match=r"epoch 1.*lower step_size"):
         train(Objective(draw, value_and_grad), [np.zeros((1, 1001))], [np.zeros((1, 5, 1))],
               [np.random.default_rng(0)], schedule, name="demo",
               learning_rate_name="step_size", dtype=dtype)
@@ -187,9 +187,9 @@ def test_fit_stacked_equals_each_fit(make):
                                     **{**small, "n_epochs": 2}))
         attribute = "generator_params_"
     data.append(data[0])
-    alone = [clone(model).fit(X, y) for model, (X, y) in zip(models, data)]
-    stacked = fit_stacked([clone(model) for model in models], *zip(*data))
-    for one, together in zip(alone, stacked):
+    alone = [clone(model).fit(X, y) for model, (X, y) in zip(models, data, strict=True)]
+    stacked = fit_stacked([clone(model) for model in models], *zip(*data, strict=True))
+    for one, together in zip(alone, stacked, strict=True):
         np.testing.assert_allclose(getattr(together, attribute), getattr(one, attribute),
                                    rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(together.energy_history_, one.energy_history_, rtol=1e-10)
@@ -222,9 +222,9 @@ def test_fit_stacked_gives_each_fit_bitwise(dtype):
                                random_state=s, dtype=dtype)
               for a, s in ((0.0, 1), (0.5, 2), (1.0, 3))], "posterior_mean_")):
         with threadpool_limits(1):
-            alone = [clone(model).fit(X, y) for model, (X, y) in zip(models, data)]
-            stacked = fit_stacked([clone(model) for model in models], *zip(*data))
-        for one, together in zip(alone, stacked):
+            alone = [clone(model).fit(X, y) for model, (X, y) in zip(models, data, strict=True)]
+            stacked = fit_stacked([clone(model) for model in models], *zip(*data, strict=True))
+        for one, together in zip(alone, stacked, strict=True):
             np.testing.assert_array_equal(getattr(together, attribute),
                                           getattr(one, attribute))
             np.testing.assert_array_equal(together.energy_history_, one.energy_history_)

@@ -289,7 +289,7 @@ def test_bad_input_names_the_parameter_and_keeps_the_arrays():
     R_copy, z_copy = R.copy(), z.copy()
     missing = z.copy()
     missing[1] = np.nan
-    with pytest.raises(ValueError, match="'z'.*finite"):
+    with pytest.raises(ValueError, match=r"'z'.*finite"):
         AlphaSuSiE(n_effects=3).fit_summary(missing, R, 50)
     with pytest.raises(ValueError, match="n_samples"):
         AlphaSuSiE(n_effects=3).fit_summary(z, R, None)

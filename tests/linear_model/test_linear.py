@@ -263,7 +263,7 @@ def test_bad_data_raise(rng):
         AlphaLinearRegression().fit(X, y[:-1])
     with pytest.raises(ValueError, match="0 sample"):
         AlphaLinearRegression().fit(X[:0], y[:0])
-    with pytest.raises(ValueError, match="Input X .* Rescale it first"):
+    with pytest.raises(ValueError, match=r"Input X .* Rescale it first"):
         AlphaLinearRegression().fit(X * 1e160, y)
     model = AlphaLinearRegression().fit(X, y)
     with pytest.raises(ValueError, match="features"):
@@ -324,7 +324,7 @@ def test_twenty_rows_and_five_thousand_features_fit_quickly():
 
 @pytest.mark.parametrize("estimator", [AlphaLinearRegression, AlphaSpikeSlabRegression])
 def test_text_targets_and_a_single_row_are_explained(estimator):
-    with pytest.raises(ValueError, match="y must hold numbers.*Encode the target"):
+    with pytest.raises(ValueError, match=r"y must hold numbers.*Encode the target"):
         estimator().fit([[1.0], [2.0]], ["a", "b"])
     numeric_text = estimator().fit([[1.0], [2.0], [3.0]], ["1.5", "2", "3.1"])
     np.testing.assert_allclose(numeric_text.coef_,

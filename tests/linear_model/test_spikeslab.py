@@ -32,7 +32,7 @@ def test_kernel_sweep_equals_numpy_reference(rng):
     got_phi, got_mu, got_s2 = phi.copy(), mu.copy(), s2.copy()
     stats = spike_slab_sweep(X, np.sum(X ** 2, axis=0), residual, got_phi, got_mu, got_s2,
                              args["tau"], args["elt"], args["logit_pi"], args["alpha"], args["nu"])
-    for got, want in zip((got_phi, got_mu, got_s2), expected):
+    for got, want in zip((got_phi, got_mu, got_s2), expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-13)
     e_phi, e_mu, e_s2 = expected
     mean = e_phi * e_mu
@@ -559,7 +559,7 @@ def test_standardize_is_a_fit_on_scaled_columns_reported_on_the_original_scale(
     assert model.intercept_ == pytest.approx(scaled.intercept_, rel=1e-9, abs=1e-12)
     np.testing.assert_allclose(model.covariate_coef_, scaled.covariate_coef_, rtol=1e-9)
     for got, want in zip(model.predict(X, return_std=True, covariates=Z),
-                         scaled.predict(X / scale, return_std=True, covariates=Z)):
+                         scaled.predict(X / scale, return_std=True, covariates=Z), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-9)
     assert_draws_rescaled(model, scaled, scale)
 
@@ -629,7 +629,7 @@ def test_sample_weights_beyond_float_range_are_refused_by_name():
     X = rng.normal(size=(60, 3))
     y = X @ [1.0, -1.0, 0.5] + rng.normal(size=60)
     for model in (AlphaSpikeSlabRegression(), AlphaLinearRegression()):
-        with pytest.raises(ValueError, match="'sample_weight'.*divide relative weights"):
+        with pytest.raises(ValueError, match=r"'sample_weight'.*divide relative weights"):
             model.fit(X, y, sample_weight=np.full(60, 1e200))
         # below the bound the fit is finite (1e100 copies of each row: q is a point mass)
         assert np.all(np.isfinite(model.fit(X, y, sample_weight=np.full(60, 1e100)).coef_))

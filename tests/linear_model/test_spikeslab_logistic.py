@@ -273,7 +273,7 @@ def test_slab_variance_grid_is_paired_with_the_log_odds_as_varbvs_does():
     # one slab variance for every log-odds, or one log-odds for every slab variance
     assert AlphaSpikeSlabClassifier(prior_log_odds=-1.0, slab_variance=[0.5, 2.0]).fit(
         X, y).setting_elbo_.shape == (2,)
-    with pytest.raises(ValueError, match="'slab_variance'.*paired"):
+    with pytest.raises(ValueError, match=r"'slab_variance'.*paired"):
         AlphaSpikeSlabClassifier(prior_log_odds=[-1.0, -2.0], slab_variance=[1, 2, 3]).fit(X, y)
 
 
@@ -314,7 +314,7 @@ def test_covariates_without_a_posterior_are_refused():
     with pytest.raises(ValueError, match="separate the two classes"):
         AlphaSpikeSlabClassifier().fit(X, y, covariates=z[:, None])
     labels = np.tile([0, 1], 5)
-    with pytest.raises(ValueError, match="10 flat-prior columns .* for 10 rows"):
+    with pytest.raises(ValueError, match=r"10 flat-prior columns .* for 10 rows"):
         AlphaSpikeSlabClassifier().fit(X[:10], labels, covariates=rng.normal(size=(10, 9)))
     with pytest.raises(ValueError, match="13 flat-prior columns"):
         AlphaSpikeSlabClassifier().fit(X[:10], labels, covariates=rng.normal(size=(10, 12)))

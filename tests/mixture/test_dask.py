@@ -82,7 +82,7 @@ def test_partial_fit_on_dask_batches_equals_numpy_batches():
 
 def test_bad_dask_input_is_refused_with_the_fix():
     X, _ = data(500)
-    with pytest.raises(ValueError, match="'init_params' parameter .* 'random_from_data'"):
+    with pytest.raises(ValueError, match=r"'init_params' parameter .* 'random_from_data'"):
         AlphaGaussianMixture(3, init_params="random").fit(da.from_array(X, chunks=(100, 2)))
     bad = X.copy()
     bad[7, 1] = np.nan

@@ -672,7 +672,8 @@ def test_zero_weight_rows_are_ignored(rng):
     np.testing.assert_allclose(masked.means_, kept.means_[order], atol=1e-8)
     masked_post = masked._get_parameters().posterior
     kept_post = kept._get_parameters().posterior
-    assert masked._objective(masked_post, *masked._local(MemoryRows(X, weight, None), masked_post)[1:]) \
+    masked_rows = MemoryRows(X, weight, None)
+    assert masked._objective(masked_post, *masked._local(masked_rows, masked_post)[1:]) \
         == pytest.approx(kept._objective(kept_post, *kept._local(
             MemoryRows(X[weight > 0], np.ones(int(weight.sum())), None), kept_post)[1:]), rel=1e-10)
 

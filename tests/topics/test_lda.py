@@ -245,7 +245,7 @@ def test_inputs_are_not_modified_and_pickle_round_trips():
     X, _, _ = small_corpus()
     before = X.copy()
     model = AlphaLDA(3, max_iter=5, random_state=0).fit(X)
-    assert (X != before).nnz == 0
+    assert (before != X).nnz == 0
     clone = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(clone.transform(X), model.transform(X))
 

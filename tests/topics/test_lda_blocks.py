@@ -50,7 +50,7 @@ def test_blocks_on_a_cluster_give_the_in_memory_fit(dask_client, settings):
 
 def test_bad_blocks_are_refused_with_the_fix():
     X = corpus()
-    with pytest.raises(ValueError, match="'learning_method' parameter .* 'batch'"):
+    with pytest.raises(ValueError, match=r"'learning_method' parameter .* 'batch'"):
         AlphaLDA(3, learning_method="online").fit([X[:100], X[100:]])
     with pytest.raises(ValueError, match="same number of words"):
         AlphaLDA(3).fit([X[:100], X[100:, :30]])

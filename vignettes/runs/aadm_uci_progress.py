@@ -36,7 +36,8 @@ def table(rows):
     widths = (6, 5, max(len(m) for m in AADM_UCI_METHODS), 7, 9, 11)
     rule = "  ".join("=" * w for w in widths)
     lines = [rule, "  ".join(f"{h:<{w}}" for h, w in zip(
-        ("set", "split", "method", "test LL", "test RMSE", "CPU s / fit"), widths)), rule]
+        ("set", "split", "method", "test LL", "test RMSE", "CPU s / fit"), widths,
+        strict=True)), rule]
     for r in rows:
         cpu = r.get("fit_cpu_seconds")
         lines.append(f"{r['dataset']:<6}  {r['split']:>5}  {r['method']:<{widths[2]}}  "
