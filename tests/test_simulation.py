@@ -6,6 +6,7 @@ import pytest
 
 from alphavb import AlphaLDA, AlphaLinearRegression
 from alphavb.simulation import (
+    _cells,
     _runner,
     bound_slope,
     fit_rate,
@@ -125,7 +126,7 @@ def test_n_init_keeps_the_fit_with_the_best_objective():
     point = {"n_samples": 30}
     cell = study_cell(problem, estimator, point, 0, random_state=3, n_draws=10, n_init=4)
     row = cell.row
-    data_seed, fit_seed, risk_seed = _runner._seeds(3, 0, point)
+    data_seed, fit_seed, risk_seed = _cells._seeds(3, 0, point)
     X, _, truth = problem.simulate(30, data_seed, **problem.settings)
     fits = [AlphaLDA(2, alpha=0.5, max_iter=30, random_state=fit_seed + i).fit(X)
             for i in range(4)]

@@ -20,7 +20,7 @@ from alphavb import (
 from alphavb.blackbox import AlphaLogisticRegression
 from alphavb.simulation import (
     Problem,
-    _runner,
+    _cells,
     collect_study,
     gaussian_mixture_problem,
     lda_problem,
@@ -358,7 +358,7 @@ def test_study_cell_is_the_studys_cell():
                      & (estimates.replication == 1)].reset_index(drop=True)
     pd.testing.assert_frame_equal(cell.estimates, rows, check_dtype=False)
     # the data are the study's: refitting them by hand gives the same risk
-    data_seed, fit_seed, risk_seed = _runner._seeds(5, 1, {"n_samples": 80})
+    data_seed, fit_seed, risk_seed = _cells._seeds(5, 1, {"n_samples": 80})
     assert cell.seeds == {"data": data_seed, "fit": fit_seed, "risk": risk_seed}
     X, y, _ = _problem().simulate(80, data_seed, **_problem().settings)
     np.testing.assert_array_equal(cell.X, X)
