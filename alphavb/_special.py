@@ -12,7 +12,7 @@ Parametrisations
 """
 
 import numpy as np
-from scipy.special import betaln, digamma, gammaln
+from scipy.special import betaln, digamma, gammaln, polygamma
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -28,6 +28,7 @@ __all__ = [
     "kl_inv_gamma",
     "kl_wishart",
     "log_multigamma",
+    "optimize_symmetric_prior",
     "student_t_log_pdf",
     "upper_cholesky_of_inverse",
     "wishart_expected_log_det",
@@ -267,3 +268,28 @@ def student_t_log_pdf(maha, dof, dim, log_det_scale):
     return (log_gamma_ratio(0.5 * dof, 0.5 * dim)
             - 0.5 * dim * np.log(dof * np.pi) - 0.5 * log_det_scale
             - 0.5 * (dof + dim) * np.log1p(maha / dof))
+
+
+def optimize_symmetric_prior(current, sum_expected_log, n_groups, dim):
+    """Empirical-Bayes value of a symmetric Dirichlet parameter (Minka 2000; Blei et al. 2003
+    §5.3): the maximiser over ``c > 0`` of the concave
+
+        n_groups (lnGamma(dim c) - dim lnGamma(c)) + (c - 1) sum_expected_log
+
+    by safeguarded Newton steps.
+    """
+    if dim == 1:  # a Dirichlet over one category is a point mass: c does not enter
+        return float(current)
+    value = current
+    for _ in range(100):
+        gradient = n_groups * dim * (digamma(dim * value) - digamma(value)) + sum_expected_log
+        hessian = n_groups * dim * (dim * polygamma(1, dim * value) - polygamma(1, value))
+        step = gradient / hessian
+        updated = value - step
+        while updated <= 0:
+            step /= 2
+            updated = value - step
+        if abs(updated - value) <= 1e-12 * value:
+            return float(updated)
+        value = updated
+    return float(value)

@@ -1,5 +1,6 @@
 """alpha-VB topic models."""
 
-from ._lda import AlphaLDA, heldout_perplexity
+from ._estep import heldout_perplexity
+from ._lda import AlphaLDA
 
 __all__ = ["AlphaLDA", "heldout_perplexity"]

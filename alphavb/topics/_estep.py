@@ -86,3 +86,25 @@ def bound_terms(components, doc_topic_prior, topic_word_prior, X, max_doc_update
                                 max_doc_update_iter, mean_change_tol, n_threads)
     topics = -np.sum(kl_dirichlet(components, topic_word_prior))
     return float(np.sum(documents)), float(topics), float(sp.csr_matrix(X).sum())
+
+
+def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,
+                       max_doc_update_iter=100, mean_change_tol=1e-3):
+    """Held-out per-word perplexity of documents ``X`` under the topics ``q(beta)``.
+
+    One function for every model (alphavb, scikit-learn, gensim), so their numbers compare:
+    ``components`` is the (K, V) matrix of Dirichlet parameters ``lambda`` of ``q(beta_k)``
+    (scikit-learn's ``components_``, gensim's ``state.get_lambda()``). Each document's
+    ``q(theta_d)`` is fitted by the alpha = 1 E-step from ``gamma_d = 1``, and the result is
+    ``exp(-B / N)`` with ``B = sum_dv n_dv log Z_dv - sum_d KL(q(theta_d) || Dir(a))`` the
+    documents' part of the bound and ``N`` their number of words. Unlike scikit-learn's
+    ``perplexity`` it leaves out ``sum_k KL(q(beta_k) || Dir(eta))``, a constant of the
+    training fit that would otherwise swamp a small test set (``AlphaLDA.perplexity`` keeps
+    scikit-learn's definition).
+    """
+    documents, _, n_words = bound_terms(components, doc_topic_prior, topic_word_prior, X,
+                                         max_doc_update_iter, mean_change_tol)
+    if n_words == 0:
+        raise ValueError("heldout_perplexity: X has no words (all counts are 0), so the "
+                         "perplexity per word is undefined.")
+    return float(np.exp(-documents / n_words))

@@ -38,18 +38,17 @@ usual alpha = 1 bound, as scikit-learn and gensim report it.
 """
 
 import warnings
-from dataclasses import dataclass, replace
-from typing import ClassVar, NamedTuple
+from dataclasses import replace
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import polygamma, psi
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from .._parallel import thread_count
-from .._special import dirichlet_expected_log, kl_dirichlet
+from .._special import dirichlet_expected_log, kl_dirichlet, optimize_symmetric_prior
 from .._validation import Boolean, Integer, Options, Real, bad_parameter, validate_params
 from ..base import CAVIEstimator, StochasticStepsMixin
 from ._blocks import (
@@ -60,102 +59,11 @@ from ._blocks import (
     is_block_corpus,
 )
 from ._estep import bound_terms, e_step, word_factors_of
+from ._state import _LDABatch, _LDACorpus, _LDAOnline, _LDAState, _Topics
 
 LEARNING_METHODS = ("batch", "online")
 # scikit-learn's start: lambda and gamma drawn from Gamma(100, 1/100)
 INIT_SHAPE = 100.0
-
-
-def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,
-                       max_doc_update_iter=100, mean_change_tol=1e-3):
-    """Held-out per-word perplexity of documents ``X`` under the topics ``q(beta)``.
-
-    One function for every model (alphavb, scikit-learn, gensim), so their numbers compare:
-    ``components`` is the (K, V) matrix of Dirichlet parameters ``lambda`` of ``q(beta_k)``
-    (scikit-learn's ``components_``, gensim's ``state.get_lambda()``). Each document's
-    ``q(theta_d)`` is fitted by the alpha = 1 E-step from ``gamma_d = 1``, and the result is
-    ``exp(-B / N)`` with ``B = sum_dv n_dv log Z_dv - sum_d KL(q(theta_d) || Dir(a))`` the
-    documents' part of the bound and ``N`` their number of words. Unlike scikit-learn's
-    ``perplexity`` it leaves out ``sum_k KL(q(beta_k) || Dir(eta))``, a constant of the
-    training fit that would otherwise swamp a small test set (``AlphaLDA.perplexity`` keeps
-    scikit-learn's definition).
-    """
-    documents, _, n_words = bound_terms(components, doc_topic_prior, topic_word_prior, X,
-                                         max_doc_update_iter, mean_change_tol)
-    if n_words == 0:
-        raise ValueError("heldout_perplexity: X has no words (all counts are 0), so the "
-                         "perplexity per word is undefined.")
-    return float(np.exp(-documents / n_words))
-
-
-def _optimize_symmetric_prior(current, sum_expected_log, n_groups, dim):
-    """Empirical-Bayes value of a symmetric Dirichlet parameter (Minka 2000; Blei et al. 2003
-    §5.3): the maximiser over ``c > 0`` of the concave
-
-        n_groups (lnGamma(dim c) - dim lnGamma(c)) + (c - 1) sum_expected_log
-
-    by safeguarded Newton steps.
-    """
-    if dim == 1:  # a Dirichlet over one category is a point mass: c does not enter
-        return float(current)
-    value = current
-    for _ in range(100):
-        gradient = n_groups * dim * (psi(dim * value) - psi(value)) + sum_expected_log
-        hessian = n_groups * dim * (dim * polygamma(1, dim * value) - polygamma(1, value))
-        step = gradient / hessian
-        updated = value - step
-        while updated <= 0:
-            step /= 2
-            updated = value - step
-        if abs(updated - value) <= 1e-12 * value:
-            return float(updated)
-        value = updated
-    return float(value)
-
-
-@dataclass(frozen=True)
-class _Topics:
-    """``q(beta) = Dir(components)``: ``E[log beta]``, ``exp E[log beta]``, the kernels'
-    vocabulary-major factors ``exp(s E[log beta])``, and the two (possibly learned) priors."""
-
-    components: np.ndarray
-    elog_beta: np.ndarray
-    exp_elog_beta: np.ndarray
-    word_factors: np.ndarray
-    doc_topic_prior: float
-    topic_word_prior: float
-
-
-@dataclass(frozen=True)
-class _LDAState:
-    """The topics, each document's ``gamma_d`` (batch learning), the random stream of the
-    restarts, the last sweep's objective and how many sweeps the monotone guard redid."""
-
-    topics: _Topics
-    gamma: np.ndarray | None
-    random_state: np.random.RandomState | None
-    objective: float | None = None
-    n_guarded_sweeps: int = 0
-
-
-class _LDACorpus(NamedTuple):
-    X: sp.csr_matrix
-    csc: sp.csc_matrix
-
-
-class _LDAOnline(NamedTuple):
-    """The corpus of an online ``fit``: each sweep of the CAVI loop is one pass of stochastic
-    VI over its mini-batches."""
-
-    X: sp.csr_matrix
-    csc: sp.csc_matrix
-
-
-class _LDABatch(NamedTuple):
-    """A mini-batch and the corpus size ``D`` its statistics are scaled to."""
-
-    X: sp.csr_matrix
-    total_samples: float
 
 
 def _refuse_raw_text(owner, X):
@@ -449,10 +357,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                            topics.doc_topic_prior, topics.topic_word_prior)
         n_topics, n_words = new.components.shape
         if self.optimize_priors in (True, "topic_word"):
-            new = replace(new, topic_word_prior=_optimize_symmetric_prior(
+            new = replace(new, topic_word_prior=optimize_symmetric_prior(
                 new.topic_word_prior, np.sum(new.elog_beta), n_topics, n_words))
         if self.optimize_priors in (True, "doc_topic"):
-            new = replace(new, doc_topic_prior=_optimize_symmetric_prior(
+            new = replace(new, doc_topic_prior=optimize_symmetric_prior(
                 new.doc_topic_prior, np.sum(dirichlet_expected_log(gamma)), gamma.shape[0],
                 n_topics))
         return new, self._objective(log_norm, statistics, topics.elog_beta, gamma, new)

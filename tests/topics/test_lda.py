@@ -14,12 +14,12 @@ from sklearn.decomposition import LatentDirichletAllocation
 from sklearn.feature_extraction.text import CountVectorizer
 
 from alphavb import AlphaLDA
+from alphavb._special import optimize_symmetric_prior
 from alphavb.datasets import make_lda_corpus
 from alphavb.topics import heldout_perplexity
 from alphavb.topics._estep import e_step as _e_step
 from alphavb.topics._estep import word_factors_of as _word_factors
 from alphavb.topics._kernels import digamma
-from alphavb.topics._lda import _optimize_symmetric_prior
 from tests.conftest import assert_monotone, run_with_two_numba_threads
 from tests.naive import lda_alpha_elbo, lda_e_step
 
@@ -135,7 +135,7 @@ def test_empirical_bayes_prior_is_the_maximiser():
 
     best = minimize_scalar(lambda t: -objective(np.exp(t)), bounds=(-10, 5), method="bounded",
                            options={"xatol": 1e-12})
-    assert _optimize_symmetric_prior(1.0, sum_elog, n_groups, dim) == pytest.approx(
+    assert optimize_symmetric_prior(1.0, sum_elog, n_groups, dim) == pytest.approx(
         np.exp(best.x), rel=1e-7)
 
 
