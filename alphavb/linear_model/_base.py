@@ -21,6 +21,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._coefficient_summary import CoefficientSummaryMixin
 from .._special import (
     LOG_2PI,
     bisect_quantile,
@@ -37,7 +38,7 @@ from .._validation import (
     bad_parameter,
     validate_params,
 )
-from ..base import CAVIEstimator, CoefficientSummaryMixin
+from ..base import CAVIEstimator
 
 # noise_prior="auto": the inverse-gamma prior InvGamma(a0, a0 Var(y)) of the noise variance,
 # vague (a0 = 1e-6, as the Gamma(1e-6, 1e-6) of scikit-learn's BayesianRidge) and in the units

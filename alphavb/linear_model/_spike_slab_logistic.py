@@ -68,9 +68,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._coefficient_summary import CoefficientSummaryMixin
 from .._special import LOG_2PI
 from .._validation import Boolean, Integer, validate_params
-from ..base import CAVIEstimator, CoefficientSummaryMixin
+from ..base import CAVIEstimator
 from ._base import normal_quantile
 from ._covariates import (
     check_covariates,
