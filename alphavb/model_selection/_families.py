@@ -62,7 +62,7 @@ def coefficient_target(model):
 
 def coefficient_estimates(model, target, level):
     """The intervals of ``model`` for the parameters of :func:`coefficient_target`."""
-    from ..simulation import coefficient_estimates as all_coefficients
+    from .._estimates import coefficient_estimates as all_coefficients
 
     values = all_coefficients(model, {"coef": target["coef"]}, level)
     keep = target.get("included", slice(None))
@@ -269,7 +269,7 @@ class GaussianMixture(_Family):
         return {"means": model.means_[self.used_components(model, len(X))]}
 
     def estimates(self, model, target, level):
-        from ..simulation import mixture_mean_estimates
+        from .._estimates import mixture_mean_estimates
 
         return mixture_mean_estimates(model, target, level)
 
@@ -326,7 +326,7 @@ class TopicModel(_Family):
         return {"topic_word": self._topic_word_means(model)}
 
     def estimates(self, model, target, level):
-        from ..simulation import topic_word_estimates
+        from .._estimates import topic_word_estimates
 
         return topic_word_estimates(model, target, level)
 

@@ -39,17 +39,15 @@ rows, so an interrupted study resumes where it stopped, and the shards of an arr
 (``shard=(k, K)``) fill one folder that :func:`collect_study` assembles.
 """
 
+from .._estimates import coefficient_estimates, mixture_mean_estimates, topic_word_estimates
 from ._problems import (
     PROBLEMS,
     Problem,
-    coefficient_estimates,
     gaussian_mixture_problem,
     lda_problem,
     linear_regression_problem,
     logistic_regression_problem,
-    mixture_mean_estimates,
     spike_slab_problem,
-    topic_word_estimates,
 )
 from ._rates import bound_slope, fit_rate, rate_normalized_risk, theoretical_rate
 from ._runner import StudyCell, collect_study, run_study, study_cell
