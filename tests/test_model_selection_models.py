@@ -19,8 +19,8 @@ from alphavb.model_selection import (
     prefix_schedule,
     refit_prequential_losses,
 )
-from alphavb.model_selection._families import DRAWS
 from alphavb.model_selection._information import logistic_information_alpha, sandwich_alpha
+from alphavb.model_selection._model_kinds import DRAWS
 
 ALPHAS = np.array([1.0, 0.5])
 ONE_FIT = 1e9  # a prefix growth that makes the schedule [min_prefix, n]: one fit per alpha
@@ -327,7 +327,7 @@ def test_prefix_refits_are_never_below_a_fresh_fit():
     X = rng.normal(size=(120, 8))
     y = X[:, 0] * 1.5 - X[:, 1] + rng.normal(size=120)
     used = []
-    real = _prequential.family_of
+    real = _prequential.kind_of
 
     def recording_family(estimator):
         family = real(estimator)
@@ -340,7 +340,7 @@ def test_prefix_refits_are_never_below_a_fresh_fit():
         family.row_losses = record
         return family
 
-    with mock.patch.object(_prequential, "family_of", recording_family):
+    with mock.patch.object(_prequential, "kind_of", recording_family):
         _prequential.refit_prequential_losses(AlphaSpikeSlabRegression(), X, y, [1.0, 0.25],
                                               12, 1.25, "safebayes")
     assert len(used) == 2 * (len(prefix_schedule(120, 12, 1.25)) - 1)

@@ -8,7 +8,7 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
   alpha-posterior on the data in their order, each row predicted from the fit to the rows
   before it. R-log averages the row's log loss over ``q``, I-log plugs in the posterior
   mean; the losses of each kind of model are written out in
-  :mod:`alphavb.model_selection._families` (Gaussian and logistic regression, a mixture's
+  :mod:`alphavb.model_selection._model_kinds` (Gaussian and logistic regression, a mixture's
   points, LDA's documents by their variational bound). For
   :class:`~alphavb.AlphaLinearRegression` every prefix is fitted exactly and cheaply: the
   CAVI fixed point on a prefix depends on the data only through its centred sufficient

@@ -11,7 +11,7 @@ from scipy.special import digamma
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from ._families import family_of, gaussian_row_losses
+from ._model_kinds import gaussian_row_losses, kind_of
 
 
 def linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
@@ -117,7 +117,7 @@ def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind,
     R-log loss is a Monte Carlo average over draws of ``q``, every prefix and alpha uses
     the draws of seed ``random_state`` (common random numbers).
     """
-    family = family_of(estimator)
+    model_kind = kind_of(estimator)
     n = X.shape[0]
     lengths = prefix_schedule(n, min_prefix, growth)
     losses = np.empty((len(alphas), n - min_prefix))
@@ -144,7 +144,7 @@ def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind,
                     on_fit()
                     if fresh.elbo_ > model.elbo_:
                         model = fresh
-            losses[a, start - min_prefix:stop - min_prefix] = family.row_losses(
+            losses[a, start - min_prefix:stop - min_prefix] = model_kind.row_losses(
                 model, X[start:stop], None if y is None else y[start:stop], kind,
                 random_state)
     return losses

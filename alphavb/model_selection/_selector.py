@@ -20,7 +20,7 @@ from .._validation import (
     ValidatedParametersMixin,
     bad_parameter,
 )
-from ._families import family_of
+from ._model_kinds import kind_of
 from ._prequential import linear_prequential_losses, refit_prequential_losses
 
 METHODS = ("safebayes", "safebayes-ilog", "information", "calibrate", "cv")
@@ -202,14 +202,14 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         if "alpha" not in self.estimator.get_params(deep=False):
             raise bad_parameter(owner, "estimator", "an estimator with an 'alpha' parameter",
                                 type(self.estimator).__name__)
-        family = family_of(self.estimator)
-        X, y = family.check_data(X, y)
+        model_kind = kind_of(self.estimator)
+        X, y = model_kind.check_data(X, y)
         alphas = _check_alphas(self.alphas)
-        return family, X, y, alphas, check_random_state(self.random_state)
+        return model_kind, X, y, alphas, check_random_state(self.random_state)
 
-    def _first_prefix(self, family, X, y, permutation=0):
+    def _first_prefix(self, model_kind, X, y, permutation=0):
         try:
-            first, fix = family.first_prefix(X, y, self.min_prefix)
+            first, fix = model_kind.first_prefix(X, y, self.min_prefix)
         except ValueError as error:
             if permutation == 0:
                 raise
@@ -224,14 +224,14 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
 
     # ------------------------------------------------------------------ criteria
 
-    def _safebayes(self, family, X, y, alphas, rng):
+    def _safebayes(self, model_kind, X, y, alphas, rng):
         total = np.zeros(len(alphas))
-        seed = None if family.exact else rng.randint(2**31 - 1)  # draws of q for R-log
+        seed = None if model_kind.exact else rng.randint(2**31 - 1)  # draws of q for R-log
         for permutation in range(self.n_permutations):
             order = np.arange(X.shape[0]) if permutation == 0 else rng.permutation(X.shape[0])
             Xo, yo = X[order], _take(y, order)
-            first = self._first_prefix(family, Xo, yo, permutation)
-            if family.exact:
+            first = self._first_prefix(model_kind, Xo, yo, permutation)
+            if model_kind.exact:
                 losses = linear_prequential_losses(self.estimator, Xo, yo, alphas, first,
                                                    self.method)
             else:
@@ -247,7 +247,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         criterion = total / self.n_permutations
         return float(alphas[np.argmin(criterion)]), criterion
 
-    def _calibrate(self, family, X, y, alphas, rng):
+    def _calibrate(self, model_kind, X, y, alphas, rng):
         """Bisection on log alpha for the alpha whose bootstrap coverage of the full-data
         estimate is ``level``, among the alphas whose full-data fit keeps the alpha = 1
         fit's selections (:meth:`_Family.keeps_selections`; every alpha for models that
@@ -256,7 +256,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         alpha that drops selections counts as not reaching the level, and the downward
         scan stops there (coverage is not monotone in alpha: a spike-and-slab q at a small
         alpha drops its variables and "covers" with the atom at 0)."""
-        target = family.target(_fit_quietly(self.estimator, 1.0, X, y, self._on_fit), X)
+        target = model_kind.target(_fit_quietly(self.estimator, 1.0, X, y, self._on_fit), X)
         n = X.shape[0]
         resamples = [rng.randint(n, size=n) for _ in range(self.n_bootstrap)]
         evaluated, eligible = {}, {1.0: True}
@@ -266,7 +266,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                 return True
             if alpha not in eligible:
                 full = _fit_quietly(self.estimator, alpha, X, y, self._on_fit)
-                eligible[alpha] = family.keeps_selections(full, target)
+                eligible[alpha] = model_kind.keeps_selections(full, target)
             return eligible[alpha]
 
         def coverage(alpha):
@@ -275,7 +275,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                 for rows in resamples:
                     model = _fit_quietly(self.estimator, alpha, X[rows], _take(y, rows),
                                          self._on_fit)
-                    values = family.estimates(model, target, self.level)
+                    values = model_kind.estimates(model, target, self.level)
                     hits.append(np.mean((values["lower"] <= values["true"])
                                         & (values["true"] <= values["upper"])))
                 evaluated[alpha] = float(np.mean(hits))
@@ -328,7 +328,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         self.calibration_alphas_ = np.array(list(evaluated))
         return chosen, np.array(list(evaluated.values()))
 
-    def _cross_validate(self, family, X, y, alphas, rng):
+    def _cross_validate(self, model_kind, X, y, alphas, rng):
         from sklearn.base import is_classifier
         from sklearn.model_selection import KFold, StratifiedKFold
 
@@ -341,7 +341,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             for train, test in folds:
                 model = _fit_quietly(self.estimator, alpha, X[train], _take(y, train),
                                      self._on_fit)
-                score[a] += np.sum(family.log_predictive(model, X[test], _take(y, test), seed))
+                score[a] += np.sum(model_kind.log_predictive(model, X[test], _take(y, test), seed))
         score /= X.shape[0]
         return float(alphas[np.argmax(score)]), score
 
@@ -360,7 +360,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         from tqdm.auto import tqdm
 
         X_given, y_given = X, y
-        family, X, y, alphas, rng = self._check(X, y)
+        model_kind, X, y, alphas, rng = self._check(X, y)
         for name in ("calibration_alphas_", "feature_names_in_"):  # set below if they apply
             self.__dict__.pop(name, None)
         bar = tqdm(disable=not self.verbose, unit="fit",
@@ -375,18 +375,18 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         self._on_fit = on_fit
         try:
             if self.method in ("safebayes", "safebayes-ilog"):
-                alpha, criterion = self._safebayes(family, X, y, alphas, rng)
+                alpha, criterion = self._safebayes(model_kind, X, y, alphas, rng)
             elif self.method == "information":
-                value = family.information(X, y)
+                value = model_kind.information(X, y)
                 alpha, criterion = min(1.0, value), np.array([value])
                 alphas = np.array([alpha])
-                fits += 0 if family.supervised else 1  # the mixture's alpha = 1 start
+                fits += 0 if model_kind.supervised else 1  # the mixture's alpha = 1 start
             elif self.method == "calibrate":
-                alpha, criterion = self._calibrate(family, X, y, alphas, rng)
+                alpha, criterion = self._calibrate(model_kind, X, y, alphas, rng)
                 order = np.argsort(-self.calibration_alphas_, kind="stable")
                 alphas, criterion = self.calibration_alphas_[order], criterion[order]
             else:
-                alpha, criterion = self._cross_validate(family, X, y, alphas, rng)
+                alpha, criterion = self._cross_validate(model_kind, X, y, alphas, rng)
         finally:
             bar.close()
             del self._on_fit

@@ -74,7 +74,7 @@ def _default_first(n, minimum):
     return max(10, n // 10, minimum)
 
 
-class _Family:
+class _ModelKind:
     """What AlphaSelector asks of one kind of model: ``check_data``, ``first_prefix``,
     ``row_losses`` (R-log or I-log of new rows under a fit), ``log_predictive`` (CV),
     ``target`` and ``estimates`` (calibration; here the coefficients'), ``information``."""
@@ -102,7 +102,7 @@ class _Family:
         return bool(np.all(np.asarray(model.inclusion_probabilities_)[included] > 0.5))
 
 
-class GaussianRegression(_Family):
+class GaussianRegressionKind(_ModelKind):
     """AlphaLinearRegression (exact prequential pass), AlphaSpikeSlabRegression and
     AlphaSuSiE (its sigma2 a point estimate: no q(sigma2) to average over)."""
 
@@ -118,7 +118,7 @@ class GaussianRegression(_Family):
         return check_X_y(X, y, dtype=np.float64)
 
     def first_prefix(self, X, y, requested):
-        """The first prefix of the prequential loss (None: this family's default) and the
+        """The first prefix of the prequential loss (None: this kind's default) and the
         advice given when it leaves no row to predict."""
         if requested is not None:
             return requested, MORE_ROWS
@@ -158,7 +158,7 @@ class GaussianRegression(_Family):
         return information_alpha(X, y, params["fit_intercept"], params.get("noise_variance"))
 
 
-class LogisticRegression(_Family):
+class LogisticRegressionKind(_ModelKind):
     """AlphaSpikeSlabClassifier and AlphaLogisticRegression (binary labels)."""
 
     def check_data(self, X, y):
@@ -215,7 +215,7 @@ class LogisticRegression(_Family):
                                           self.estimator.get_params()["fit_intercept"])
 
 
-class GaussianMixture(_Family):
+class GaussianMixtureKind(_ModelKind):
     """AlphaGaussianMixture (a row is a point; no y)."""
 
     supervised = False
@@ -287,7 +287,7 @@ class GaussianMixture(_Family):
         return mixture_information_alpha(start, X, self.used_components(start, len(X)))
 
 
-class TopicModel(_Family):
+class TopicModelKind(_ModelKind):
     """AlphaLDA (a row is a document of word counts; no y)."""
 
     supervised = False
@@ -338,8 +338,8 @@ class TopicModel(_Family):
             "method='safebayes' or 'calibrate'.")
 
 
-def family_of(estimator):
-    """The family object of an alphavb estimator, or a ValueError naming the ones taken."""
+def kind_of(estimator):
+    """The model kind of an alphavb estimator, or a ValueError naming the ones taken."""
     from ..blackbox import AlphaLogisticRegression
     from ..linear_model import (
         AlphaLinearRegression,
@@ -350,14 +350,14 @@ def family_of(estimator):
     from ..mixture import AlphaGaussianMixture
     from ..topics import AlphaLDA
 
-    families = ((GaussianRegression, (AlphaLinearRegression, AlphaSpikeSlabRegression,
+    kinds = ((GaussianRegressionKind, (AlphaLinearRegression, AlphaSpikeSlabRegression,
                                       AlphaSuSiE)),
-                (LogisticRegression, (AlphaSpikeSlabClassifier, AlphaLogisticRegression)),
-                (GaussianMixture, (AlphaGaussianMixture,)), (TopicModel, (AlphaLDA,)))
-    for family, types in families:
+                (LogisticRegressionKind, (AlphaSpikeSlabClassifier, AlphaLogisticRegression)),
+                (GaussianMixtureKind, (AlphaGaussianMixture,)), (TopicModelKind, (AlphaLDA,)))
+    for kind, types in kinds:
         if isinstance(estimator, types):
-            return family(estimator)
-    names = [t.__name__ for _, types in families for t in types]
+            return kind(estimator)
+    names = [t.__name__ for _, types in kinds for t in types]
     raise bad_parameter("AlphaSelector", "estimator", f"one of {names} (an alpha-VB "
                         "temperature in (0, 1])", type(estimator).__name__,
                         "BB-alpha and AADM's alpha is a divergence order, not a temperature.")
