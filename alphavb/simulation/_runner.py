@@ -12,6 +12,7 @@ import os
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -118,8 +119,23 @@ def _first_stop(records, max_errors):
     return None
 
 
+class _CheckedStudy(NamedTuple):
+    """A study's arguments checked: the study, its grid's names, points and cells, the cache
+    key every row shares, the arguments its manifest records, and ``max_errors``."""
+
+    study: object
+    names: list
+    points: list
+    jobs: list
+    base_key: dict
+    arguments: dict
+    max_errors: int | None
+
+
 def _check_study(owner, problem, estimator, grid, n_replications, random_state, n_draws,
                  n_init, level, on_error, max_errors):
+    """The :class:`_CheckedStudy` of the arguments of :func:`run_study` (or
+    :func:`collect_study`, :func:`study_cell`), each checked."""
     problem = _resolve_problem(owner, problem)
     # checked by the callers' declared constraints (_STUDY_CONSTRAINTS); the plain types
     # go into the cache key
@@ -143,7 +159,7 @@ def _check_study(owner, problem, estimator, grid, n_replications, random_state, 
     arguments = {"grid": grid, "estimator": estimator, "n_replications": n_replications,
                  "random_state": int(random_state), "n_draws": n_draws, "n_init": n_init,
                  "level": level, "on_error": on_error, "max_errors": max_errors}
-    return study, names, points, jobs, base_key, arguments, max_errors
+    return _CheckedStudy(study, names, points, jobs, base_key, arguments, max_errors)
 
 
 def _key(base_key, point, replication):
@@ -257,13 +273,12 @@ def _assemble(names, points, jobs, indices, records, max_errors, n_replications)
     return fits, long
 
 
-def _frames(owner, problem, estimator, grid, n_replications, random_state, n_draws, n_init,
-            level, on_error, max_errors, cache_dir, shard, fit, n_jobs=1, backend=None,
-            progress=False):
-    """The work of :func:`run_study` (``fit=True``) and :func:`collect_study`."""
-    study, names, points, jobs, base_key, arguments, max_errors = _check_study(
-        owner, problem, estimator, grid, n_replications, random_state, n_draws, n_init,
-        level, on_error, max_errors)
+def _frames(owner, checked, cache_dir, shard, fit, n_jobs=1, backend=None, progress=False):
+    """The work of :func:`run_study` (``fit=True``) and :func:`collect_study` on the
+    :class:`_CheckedStudy` ``checked``."""
+    study, names, points, jobs, base_key, arguments, max_errors = checked
+    n_replications, random_state = arguments["n_replications"], arguments["random_state"]
+    on_error = arguments["on_error"]
     k, n_shards = _check_shard(shard) if fit else (0, 1)
     cache = None if cache_dir is None else ResultCache(cache_dir)
     if cache is None and n_shards > 1:
@@ -389,9 +404,10 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
     >>> bool(rates["slope"].between(-1.3, -0.7).all())
     True
     """
-    fits, long = _frames("run_study", problem, estimator, grid, n_replications, random_state,
-                         n_draws, n_init, level, on_error, max_errors, cache_dir, shard,
-                         fit=True, n_jobs=n_jobs, backend=backend, progress=progress)
+    checked = _check_study("run_study", problem, estimator, grid, n_replications, random_state,
+                           n_draws, n_init, level, on_error, max_errors)
+    fits, long = _frames("run_study", checked, cache_dir, shard, fit=True, n_jobs=n_jobs,
+                         backend=backend, progress=progress)
     return (fits, long) if return_estimates else fits
 
 
@@ -415,9 +431,9 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
     if cache_dir is None:
         raise bad_parameter("collect_study", "cache_dir", "the folder the shards wrote to",
                             None)
-    fits, long = _frames("collect_study", problem, estimator, grid, n_replications,
-                         random_state, n_draws, n_init, level, "record", max_errors, cache_dir,
-                         None, fit=False)
+    checked = _check_study("collect_study", problem, estimator, grid, n_replications,
+                           random_state, n_draws, n_init, level, "record", max_errors)
+    fits, long = _frames("collect_study", checked, cache_dir, None, fit=False)
     missing = fits[fits["status"] == "missing"]
     failed = int(fits["status"].isin(FAILED).sum())
     fits.attrs["missing"] = missing.drop(columns=list(RESULT_COLUMNS[1:])).to_dict("records")
