@@ -43,6 +43,7 @@ from ..mixture._families import (
     TiedFamily,
     family_class,
 )
+from ..mixture._weights import stick_breaking_weights
 from ._draws import ExactDraws
 from ._nuts import check_size, match_components, numpyro_modules, relabel, run_nuts
 
@@ -350,10 +351,7 @@ def _parameters(model, units, samples):
     elif "weights" in samples:
         weights = samples["weights"]
     else:
-        sticks = samples["sticks"]
-        rest = np.cumprod(1.0 - sticks, axis=-1)
-        weights = sticks * np.concatenate((np.ones((*shape[:2], 1)), rest[..., :-1]), axis=-1)
-        weights = weights / weights.sum(axis=-1, keepdims=True)
+        weights = stick_breaking_weights(samples["sticks"])
     precisions, covariances = _sites(model).precisions(model, units, samples, shape)
     return {"weights": weights, "means": means, "precisions": precisions,
             "covariances": covariances}

@@ -44,7 +44,6 @@ class _Family:
     """What every family shares: its priors and the predictive's loop over components."""
 
     statistics = Statistics  # the layout of the sufficient statistics (full scatter)
-    known_covariance = False
 
     def __init__(self, priors):
         self.priors = priors
@@ -514,7 +513,6 @@ class SphericalFamily(_GammaFamily):
 class FixedFamily(_Family):
     """``"fixed"``: the known covariance ``Sigma`` and ``mu_k ~ N(m0, I / b0)``."""
 
-    known_covariance = True
     default_mean_precision = 1.0 / PAPER_MEAN_PRIOR_VARIANCE
 
     @classmethod

@@ -78,11 +78,16 @@ class StickBreakingWeights:
 
     def draw(self, concentration, weights, n, rng):
         """``v_k ~ Beta(a_k, b_k)``, ``pi_k = v_k prod_{j<k}(1 - v_j)``, renormalised."""
-        sticks = rng.beta(*concentration, size=(n, len(weights)))
-        rest = np.cumprod(1.0 - sticks, axis=1)
-        draws = sticks * np.hstack((np.ones((n, 1)), rest[:, :-1]))
-        draws /= draws.sum(axis=1, keepdims=True)
-        return draws
+        return stick_breaking_weights(rng.beta(*concentration, size=(n, len(weights))))
+
+
+def stick_breaking_weights(sticks):
+    """``pi_k = v_k prod_{j<k}(1 - v_j)`` from sticks ``v`` (..., K), renormalised over the
+    ``K`` components as ``weights_`` is (the draws of ``q`` and of the exact sampler)."""
+    rest = np.cumprod(1.0 - sticks, axis=-1)
+    weights = sticks * np.concatenate((np.ones((*sticks.shape[:-1], 1)), rest[..., :-1]),
+                                      axis=-1)
+    return weights / weights.sum(axis=-1, keepdims=True)
 
 
 WEIGHT_PRIORS = {"dirichlet_process": StickBreakingWeights,
