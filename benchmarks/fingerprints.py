@@ -1,9 +1,10 @@
 """Fingerprints of fitted estimators: a restructuring shows by them that behaviour did not change.
 
-Each case fits one estimator on small fixed data and hashes (SHA-256 of the bytes) every
-public fitted attribute (names ending in ``_``), its predictions and, where the estimator
-has them, its predictive standard deviations, probabilities, transforms, draws and
-summaries. ``python benchmarks/fingerprints.py --out before.json`` records them;
+Each case fits one estimator on small fixed data (with covariates, sample weights or summary
+statistics in some) and hashes (SHA-256 of the bytes) every public fitted attribute (names
+ending in ``_``), its predictions and, where the estimator has them, its predictive standard
+deviations, probabilities, transforms, draws, summaries and the exact alpha-posterior's
+draws. ``python benchmarks/fingerprints.py --out before.json`` records them;
 ``--compare before.json`` refits and lists every hash that differs (bitwise, not to a
 tolerance). A case that fails is recorded with its error, so a change that breaks a fit
 shows too.
@@ -123,6 +124,23 @@ def _cases():
                                discriminator_hidden=(10,), batch_size=50, **BLACKBOX), X, y),
         "selector_safebayes": (AlphaSelector(AlphaLinearRegression(), method="safebayes"), X, y),
     }
+    # the data paths besides plain rows: covariates, sample weights, summary statistics,
+    # each with its exact alpha-posterior's draws where the model has one
+    Z = np.column_stack([Xs[:, 0] + np.linspace(-1.0, 1.0, len(Xs)), np.cos(np.arange(len(Xs)))])
+    weights = 1.0 + np.arange(len(Xs)) % 3
+    rows = {"covariates": Z, "sample_weight": weights}
+    cases.update({
+        "linear_weighted": (AlphaLinearRegression(standardize=True), Xs, ys,
+                            {"sample_weight": weights}),
+        "spike_slab_covariates_weighted": (AlphaSpikeSlabRegression(standardize=True), Xs, ys,
+                                           rows),
+        "spike_slab_grid_covariates": (AlphaSpikeSlabRegression(prior_inclusion=[0.05, 0.2]),
+                                       Xs, ys, {"covariates": Z}),
+        "spike_slab_classifier_covariates": (AlphaSpikeSlabClassifier(random_state=0), Xc, yc,
+                                             {"covariates": Xc[:, :1] ** 2}),
+        "susie_covariates_weighted": (AlphaSuSiE(n_effects=5), Xs, ys, rows),
+        "susie_summary": (AlphaSuSiE(n_effects=5), Xs, ys, "summary"),
+    })
     for covariance in ("full", "tied", "diag", "spherical"):
         for prior in ("dirichlet_distribution", "dirichlet_process"):
             for name, data in (("p3", blobs), ("p1", blobs1)):
@@ -139,8 +157,18 @@ def _cases():
     return cases
 
 
-def _outputs(model, X, y):
+def _outputs(model, X, y, covariates=None):
     out = {}
+    if covariates is not None:  # the model's predictions need the rows' covariates
+        out["predict"] = _digest(model.predict(X, covariates=covariates))
+        if hasattr(model, "predict_proba"):
+            out["predict_proba"] = _digest(model.predict_proba(X, covariates=covariates))
+        else:
+            out["predict_std"] = _digest(model.predict(X, return_std=True,
+                                                       covariates=covariates))
+        out["sample_posterior"] = _digest(model.sample_posterior(5, random_state=0))
+        out["summary_frame"] = _digest(model.summary_frame())
+        return out
     if hasattr(model, "predict"):
         out["predict"] = _digest(model.predict(X))
     for method in ("predict_proba", "transform", "score_samples"):
@@ -157,26 +185,61 @@ def _outputs(model, X, y):
     return out
 
 
-def fingerprint_case(model, X, y):
-    """Fit one case (twice for a warm start) and hash its attributes and outputs."""
+def _exact_draws(model, X, y, fit_params):
+    """Hashes of a short run of the exact alpha-posterior's sampler (the linear and the
+    Gaussian spike-and-slab models)."""
+    from alphavb.exact import sample_exact
+
+    draws = sample_exact(model, X, y, n_draws=20, n_chains=2, n_tune=20, random_state=0,
+                         **fit_params)  # an ArviZ InferenceData
+    return {f"exact_{name}": _digest(np.asarray(draws.posterior[name].values))
+            for name in sorted(draws.posterior.data_vars)}
+
+
+def _fit_summary(model, X, y):
+    """Fit ``model`` to the z-scores and correlations of ``X``, ``y``."""
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    n = len(y)
+    slope = Xc.T @ yc / np.sum(Xc * Xc, axis=0)
+    residual = yc[:, None] - Xc * slope
+    se = np.sqrt(np.sum(residual**2, axis=0) / (n - 2) / np.sum(Xc * Xc, axis=0))
+    model.fit_summary(slope / se, np.corrcoef(X, rowvar=False), n)
+
+
+def fingerprint_case(model, X, y, fit_params=None):
+    """Fit one case (twice for a warm start) and hash its attributes and outputs;
+    ``fit_params`` is what ``fit`` takes besides ``X`` and ``y`` ("summary": a summary
+    statistics fit)."""
+    fit_params = {} if fit_params is None else fit_params
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model.fit(X) if y is None else model.fit(X, y)
+        if fit_params == "summary":
+            _fit_summary(model, X, y)
+            record = _fitted_attributes(model)
+            record["summary_frame"] = _digest(model.summary_frame())
+            record["sample_posterior"] = _digest(model.sample_posterior(5, random_state=0))
+            record["warnings"] = sorted({f"{w.category.__name__}: {w.message}"
+                                         for w in caught})
+            return record
+        model.fit(X) if y is None else model.fit(X, y, **fit_params)
         if getattr(model, "warm_start", False):
             model.fit(X) if y is None else model.fit(X, y)
         record = _fitted_attributes(model)
-        record.update(_outputs(model, X, y))
+        record.update(_outputs(model, X, y, fit_params.get("covariates")))
+        if isinstance(model, (AlphaLinearRegression, AlphaSpikeSlabRegression)) and (
+                fit_params or type(model) is AlphaLinearRegression):
+            record.update(_exact_draws(model, X, y, fit_params))
     record["warnings"] = sorted({f"{w.category.__name__}: {w.message}" for w in caught})
     return record
 
 
 def run(selected=None):
     results = {}
-    for name, (model, X, y) in _cases().items():
+    for name, (model, X, y, *fit_params) in _cases().items():
         if selected and name not in selected:
             continue
         try:
-            results[name] = fingerprint_case(model, X, y)
+            results[name] = fingerprint_case(model, X, y, *fit_params)
         except Exception as error:
             results[name] = {"error": f"{type(error).__name__}: {error}"}
     return {"version": alphavb.__version__, "cases": results}
