@@ -28,6 +28,8 @@ are checked where the data is known, with :func:`bad_parameter`.
 import functools
 import inspect
 import numbers
+import os
+import sys
 from typing import ClassVar
 
 import numpy as np
@@ -363,3 +365,17 @@ class ValidatedParametersMixin:
 
         with np.printoptions(threshold=6, edgeitems=2):
             return super().__repr__(N_CHAR_MAX)
+
+
+_PACKAGE_DIRECTORY = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def caller_stacklevel():
+    """The ``stacklevel`` for :func:`warnings.warn`, called where the warning is raised, that
+    names the first frame outside alphavb: the user's line that called the package,
+    however many of the package's own calls lie between (a fixed number breaks whenever a
+    fit's call path changes)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRECTORY):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -56,6 +56,7 @@ from ._validation import (
     RandomState,
     Real,
     ValidatedParametersMixin,
+    caller_stacklevel,
 )
 
 __all__ = ["OBJECTIVES", "CAVIEstimator", "CAVIResult", "StochasticStepsMixin",
@@ -133,19 +134,21 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
     ``self._fit_cavi(data)``; ``data`` is whatever that ``fit`` prepared (validated arrays
     and resolved priors).
 
-    What a model may override (each has a default here): ``_stopping_value`` and
+    What a model may override (each has a default here): ``_setting_data``,
+    ``_publish_data`` and ``_publish_results`` (a grid of prior settings fitted in turn and
+    published together, what the fitted model keeps of the data), ``_stopping_value`` and
     ``_has_converged`` (the stopping rule; default the relative change of the objective),
     ``_check_every`` and ``_evaluate`` (a rule checked every few sweeps), ``_state_fits`` and
     ``_state_parameters`` (when a warm start may continue), ``_n_starts`` (default
     ``n_init``), ``_final_objective``, ``_sweep_name`` and the ``_report_*`` progress lines.
 
-    What the base provides: ``_fit_cavi`` and ``_run_cavi`` (the ``n_init`` starts, the
-    loop, warm start, the best start kept, ``elbo_``, ``elbo_history_``, ``n_iter_``,
-    ``converged_`` and a ``ConvergenceWarning`` naming the budget to raise), the declared
-    parameter constraints of ``alpha``, ``objective``, ``max_iter``, ``tol``, ``n_init``,
-    ``warm_start``, ``random_state`` and ``verbose`` (checked when ``fit`` starts), and
-    pickling and cloning as a scikit-learn estimator. :class:`StochasticStepsMixin` adds
-    ``partial_fit`` (stochastic VI) on the same state.
+    What the base provides: ``_fit_cavi`` and ``_run_cavi`` (the one fit driver: the
+    settings, the ``n_init`` starts, the loop, warm start, the best start kept, ``elbo_``,
+    ``elbo_history_``, ``n_iter_``, ``converged_`` and a ``ConvergenceWarning`` naming the
+    budget to raise), the declared parameter constraints of ``alpha``, ``objective``,
+    ``max_iter``, ``tol``, ``n_init``, ``warm_start``, ``random_state`` and ``verbose``
+    (checked when ``fit`` starts), and pickling and cloning as a scikit-learn estimator.
+    :class:`StochasticStepsMixin` adds ``partial_fit`` (stochastic VI) on the same state.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -246,13 +249,39 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         return "sweeps"
 
     def _fit_cavi(self, data):
-        """Fit ``data`` (continuing from the fitted state on a warm start), publish the result
-        (the state's attributes, ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``)
-        and warn if it did not converge; returns the :class:`CAVIResult`."""
-        result = self._run_cavi(data, self._warm_start_result(data))
+        """Fit ``data`` and publish the result, the one fit driver of every CAVI model.
+
+        The loop runs once per setting of ``_setting_data(data)`` (one, ``data`` itself,
+        unless a model fits a grid of priors); the first setting continues from the fitted state on
+        a warm start, each later one from the setting before it. Then ``_publish_data(data)``
+        and ``_publish_results(data, results)`` publish the fit (the state's attributes,
+        ``elbo_``, ``elbo_history_``, ``n_iter_``, ``converged_``), and a
+        ``ConvergenceWarning`` follows unless every setting converged. Returns the list of
+        :class:`CAVIResult`, one per setting.
+        """
+        previous = self._warm_start_result(data)
+        results = []
+        for setting in self._setting_data(data):
+            previous = self._run_cavi(setting, previous)
+            results.append(previous)
+        self._publish_data(data)
+        self._publish_results(data, results)
+        self._warn_not_converged(all(result.converged for result in results), data)
+        return results
+
+    def _setting_data(self, data):
+        """The data of each setting a fit runs, in order: ``[data]`` (a model that averages
+        over a grid of priors returns one per grid point)."""
+        return [data]
+
+    def _publish_data(self, data):
+        """Publish what the fitted model keeps of the training data (nothing by default; the
+        regressions keep their centring)."""
+
+    def _publish_results(self, data, results):
+        """Publish the settings' results (one by default: :meth:`_publish_result`)."""
+        (result,) = results
         self._publish_result(result)
-        self._warn_not_converged(result.converged, data)
-        return result
 
     def _warm_start_result(self, data):
         """The result a fit of ``data`` continues from: on a warm start whose state still fits
@@ -365,7 +394,7 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         warnings.warn(
             f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
             f"{self._sweep_name(data)} (tol={self.tol}). Increase max_iter or tol.",
-            ConvergenceWarning, stacklevel=3,
+            ConvergenceWarning, stacklevel=caller_stacklevel(),
         )
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import caller_stacklevel
+
 __all__ = ["CacheWarning", "ResultCache", "cache_key"]
 
 
@@ -139,7 +141,7 @@ class ResultCache:
                       else f"it cannot be read: {error.strerror or error}"
                       if isinstance(error, OSError) else str(error))
             warnings.warn(f"Cached result {path} cannot be used ({reason}); it is "
-                          "computed again.", CacheWarning, stacklevel=2)
+                          "computed again.", CacheWarning, stacklevel=caller_stacklevel())
             return None
         return row
 
@@ -149,7 +151,8 @@ class ResultCache:
         path = self.path(key)
         if path.is_dir():  # not ours to remove: the result stands, uncached
             warnings.warn(f"Cached result {path} is a folder, so this result is not cached; "
-                          "move the folder away to cache it.", CacheWarning, stacklevel=2)
+                          "move the folder away to cache it.", CacheWarning,
+                          stacklevel=caller_stacklevel())
             return
         record = {"key": key, "checksum": _checksum(row), "row": row}
         temporary = path.with_name(f".{path.stem}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")

@@ -32,6 +32,7 @@ from ._validation import (
     Real,
     as_float_array,
     bad_parameter,
+    caller_stacklevel,
     check_probabilities,
     validate_params,
 )
@@ -93,7 +94,7 @@ def _warn_if_overflowed(owner, value):
     if np.any(np.isinf(value)):
         warnings.warn(f"{owner}: the divergence exceeds float64's range for some pairs (their "
                       "means are more than ~1e154 standard deviations apart) and is inf there.",
-                      UserWarning, stacklevel=4)  # the caller, past validate_params' wrapper
+                      UserWarning, stacklevel=caller_stacklevel())
     return value
 
 

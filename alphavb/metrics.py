@@ -116,7 +116,7 @@ def _linear_regression_density(model, X, y, n_draws, random_state):
     X = validate_data(model, X, dtype=np.float64, reset=False)
     y = _check_targets(y, X.shape[0])
     mean = model.predict(X)
-    coef_variance = model._coef_variance_along(X - model._X_offset)
+    coef_variance = model._coef_variance_along(X - model._centring.X_offset)
     if model.noise_shape_ is None:
         noise = np.array([float(model.noise_variance_)])
     else:

@@ -1,9 +1,12 @@
 """The CAVI fit driver shared by every closed-form estimator."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
+import alphavb
 from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
 from alphavb.datasets import make_sparse_regression
 
@@ -161,3 +164,25 @@ def test_a_warm_start_whose_state_no_longer_fits_starts_cold():
     n_iter, means = again.n_iter_, again.means_.copy()
     again.fit(X)
     assert not np.array_equal(again.means_, means) and again.n_iter_ == n_iter == 1
+
+
+@pytest.mark.parametrize("make", [
+    lambda X, y: alphavb.AlphaLinearRegression(max_iter=1, tol=0.0).fit(X, y),
+    lambda X, y: alphavb.AlphaSpikeSlabRegression(max_iter=1, tol=0.0,
+                                                  prior_inclusion=[0.1, 0.3]).fit(X, y),
+    lambda X, y: alphavb.AlphaSpikeSlabClassifier(max_iter=1, tol=0.0).fit(X, y > 0),
+    lambda X, y: alphavb.AlphaSuSiE(2, max_iter=1, tol=0.0).fit(X, y),
+    lambda X, y: alphavb.AlphaGaussianMixture(2, max_iter=1, tol=0.0).fit(X),
+    lambda X, y: alphavb.AlphaLinearRegression().fit(X[:1], y[:1]),  # the noise prior's
+], ids=["linear", "spike-slab grid", "logistic", "susie", "mixture", "noise prior"])
+def test_warnings_name_the_callers_line_not_the_package(make):
+    """A fit's warnings point at the line that called alphavb, however deep in the package
+    they are raised (the fixed stacklevels pointed inside the package)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 5))
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make(X, y)
+    assert caught
+    assert {record.filename for record in caught} == {__file__}

@@ -39,7 +39,7 @@ def test_linear_learned_noise_integrates_q_sigma2():
     model = AlphaLinearRegression(alpha=0.5).fit(X[:40], y[:40])
     got = log_predictive_density(model, X[40:43], y[40:43], n_draws=200_000)
     mean = model.predict(X[40:43])
-    beta_var = model._coef_variance_along(X[40:43] - model._X_offset)
+    beta_var = model._coef_variance_along(X[40:43] - model._centring.X_offset)
     factor = 1.0 + 1.0 / (0.5 * 40)
     for i in range(3):
         density, _ = integrate.quad(

@@ -57,6 +57,7 @@ from .._validation import (
     Real,
     ValidatedParametersMixin,
     bad_parameter,
+    caller_stacklevel,
     validate_params,
 )
 from ._training import (
@@ -488,7 +489,7 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
                           f"{self.stationarity_:.3g} (it should be below {STATIONARITY_TOL:g})")
             warnings.warn(f"{self._blame[0]} (L-BFGS) did not converge: {reason}. Raise "
                           "max_iter, rescale the data or the prior, or use optimizer='adam'.",
-                          ConvergenceWarning, stacklevel=4)
+                          ConvergenceWarning, stacklevel=caller_stacklevel())
         return result.x
 
     def _optimize_adam(self, flat, X, y, rng):

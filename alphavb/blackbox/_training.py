@@ -54,6 +54,7 @@ from autograd import make_vjp
 from sklearn.exceptions import ConvergenceWarning
 from tqdm.auto import tqdm
 
+from .._validation import caller_stacklevel
 from ._optim import Adam
 
 
@@ -373,7 +374,7 @@ def warn_if_not_converged(estimator, budget_name, budget, tol):
         f"({estimator.n_steps_} Adam steps): its objective per row, averaged over blocks of "
         f"at least 100 steps, had not yet gone {estimator.n_iter_no_change} blocks "
         f"(n_iter_no_change) without improving by more than tol={tol:g}. Raise {budget_name} "
-        "(or learning_rate).", ConvergenceWarning, stacklevel=5)
+        "(or learning_rate).", ConvergenceWarning, stacklevel=caller_stacklevel())
 
 
 def fit_stacked(estimators, X, y):

@@ -7,6 +7,8 @@ from functools import cached_property
 
 import numpy as np
 
+from .._validation import caller_stacklevel
+
 # Vehtari, Gelman, Simpson, Carpenter & Bürkner (2021, Bayesian Analysis 16:667-718): R-hat
 # below 1.01 and a bulk ESS of at least 100 per chain before trusting the draws
 RHAT_LIMIT = 1.01
@@ -208,7 +210,7 @@ class ExactDraws:
                 f"sample_exact ({self.method}): the chains have not mixed: "
                 f"{'; '.join(problems)}. Draw more (n_draws={n_draws} now), thin them "
                 "(thin=), or tune longer (n_tune=) before reading the draws.",
-                MixingWarning, stacklevel=4)
+                MixingWarning, stacklevel=caller_stacklevel())
 
     def to_inference_data(self):
         """The draws as ``arviz.InferenceData``: ``posterior`` (the names and dimensions of

@@ -81,7 +81,8 @@ def sample_linear(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
                                          n_tune, thin, rng)
     coef = coef.reshape(n_chains, n_draws, n_features)
     noise = noise.reshape(n_chains, n_draws)
-    draws = {"coef": coef, **flat_parameters(model, coef, noise, rng), "noise_variance": noise}
+    draws = {"coef": coef, **flat_parameters(model, data.centring, coef, noise, rng),
+             "noise_variance": noise}
     method = ("independent draws (closed form)" if iid else "Gibbs (beta | sigma2, sigma2 | beta)")
     return ExactDraws(model, draws, method=method, iid=iid,
                       info={} if iid else {"n_tune": n_tune, "thin": thin})

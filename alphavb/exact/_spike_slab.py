@@ -155,7 +155,7 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     stacked = {name: np.stack(values) for name, values in chains.items()}
     coef = stacked["coef"] / model.column_scale_  # back to the original columns
     noise_draws = stacked["noise"]
-    flat = flat_parameters(model, coef, noise_draws, rng)
+    flat = flat_parameters(model, data.centring, coef, noise_draws, rng)
     draws = {"coef": coef, "inclusion": stacked["inclusion"], **flat,
              "noise_variance": noise_draws}
     return spike_slab_result(
@@ -173,26 +173,24 @@ def batch_sizes(n_sweeps, n_batches):
     return np.bincount(np.arange(n_sweeps) * n_batches // n_sweeps, minlength=n_batches)
 
 
-def flat_parameters(model, coef, noise_variance, rng):
+def flat_parameters(model, centring, coef, noise_variance, rng):
     """The flat-prior intercept and covariates given each draw of ``beta`` and ``sigma2``:
     ``gamma ~ N(b_y - B_x beta, (sigma2 / alpha) (Z_c'Z_c)^{-1})``, then the intercept
     ``N(mean(y) - mean(X)' beta - mean(Z)' gamma, sigma2 / (alpha n))`` (the conditionals of
-    :meth:`AlphaSpikeSlabRegression.sample_posterior`, which are exact)."""
+    :meth:`AlphaSpikeSlabRegression.sample_posterior`, which are exact); ``centring`` is the
+    :class:`~alphavb.linear_model._base.Centring` of the prepared data."""
     shape = noise_variance.shape
     out = {}
     if model.fit_intercept:
-        leverage = model._intercept_leverage()
-        intercept = (model._y_offset - coef @ model._X_offset
+        leverage = centring.intercept_leverage(model.alpha)
+        intercept = (centring.intercept(coef)
                      + np.sqrt(noise_variance * leverage) * rng.standard_normal(shape))
     else:
         intercept = np.zeros(shape)
-    if getattr(model, "n_covariates_in_", 0):
-        offset, coef_on_x, coef_on_y, inverse_triangle = model._covariate_solve
-        scale = np.sqrt(noise_variance / model.alpha)[..., None]
-        gamma = (coef_on_y - coef @ coef_on_x.T + scale * (
-            rng.standard_normal((*shape, model.n_covariates_in_)) @ inverse_triangle.T))
+    if centring.covariates is not None:
+        gamma = centring.covariates.draw(coef, noise_variance, model.alpha, rng)
         out["covariate_coef"] = gamma
         if model.fit_intercept:
-            intercept = intercept - gamma @ offset
+            intercept = intercept - gamma @ centring.covariates.offset
     out["intercept"] = intercept
     return out

@@ -14,6 +14,7 @@ intervals) and ``lfsr_`` are exact up to the mixture's components of weight belo
 ``1e-12``, which are dropped.
 """
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -31,10 +32,11 @@ from .._validation import (
     validate_params,
 )
 from ..base import CAVIEstimator
-from ._base import AlphaRegressionBase
+from ._base import AlphaRegressionBase, Centring
 from ._covariates import GaussianCovariatesMixin
 from ._inclusion import InclusionSummaryMixin, mixture_intervals
 from ._susie import (
+    IBSSData,
     coefficient_marginals,
     credible_sets,
     design_times,
@@ -224,14 +226,14 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         self
         """
         self._validate_params()
-        X, y, _ = self._prepare_data(X, y, sample_weight=sample_weight)
-        if self._weight_total <= 1.0:
+        rows = self._prepare_data(X, y, sample_weight=sample_weight)
+        n_samples = rows.centring.weight_total
+        if n_samples <= 1.0:
             raise ValueError(f"AlphaSuSiE needs more than one sample (Var(y) divides by n - "
-                             f"1); got n_samples = {self._weight_total:g}.")
-        self._check_n_effects(X.shape[1])
-        X, y, projected = self._take_out_covariates(X, y, covariates,
-                                                    sample_weight is not None)
-        norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+                             f"1); got n_samples = {n_samples:g}.")
+        self._check_n_effects(rows.X.shape[1])
+        rows, projected = self._take_out_covariates(rows, covariates)
+        norms = np.sqrt(np.einsum("ij,ij->j", rows.X, rows.X))
         constant = norms <= 1e-12 * max(float(norms.max()), 1e-300)
         if constant.any() and self.constant_columns == "raise":
             raise bad_parameter(type(self).__name__, "X", "columns that vary (after the "
@@ -241,25 +243,17 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
                                 "an effect), or pass constant_columns='exclude' to give them "
                                 "prior weight 0.")
         norms = np.where(constant, 1.0, norms)
-        self.column_scale_ = (norms / np.sqrt(self._weight_total - 1.0) if self.standardize
-                              else np.ones(X.shape[1]))
-        design = X / self.column_scale_
-        del X  # the centred copy: at most two (n, p) arrays besides the caller's
+        self.column_scale_ = (norms / np.sqrt(n_samples - 1.0) if self.standardize
+                              else np.ones(rows.X.shape[1]))
+        design = rows.X / self.column_scale_
+        y, centring = rows.y, rows.centring
+        del rows  # the centred copy: at most two (n, p) arrays besides the caller's
         self._summary_fit = False
-        data = ibss_data(design, y, self._prior_weights(design.shape[1], constant),
-                         self._weight_total, projected)
-        self._estimate_sigma2 = self.estimate_residual_variance in ("auto", True)
-        self._fit_with(data)
+        ibss = ibss_data(design, y, self._prior_weights(design.shape[1], constant),
+                         n_samples, projected)
+        self._fit_cavi(_SuSiEData(ibss, centring,
+                                  self.estimate_residual_variance in ("auto", True)))
         return self
-
-    def _fit_with(self, data):
-        """The CAVI loop on ``data``; the credible sets' purities read its design (or LD),
-        which the fitted model does not keep."""
-        self._data = data
-        try:
-            self._fit_cavi(data)
-        finally:
-            del self._data
 
     def fit_summary(self, z, R=None, n_samples=None, *, reference_X=None, regularization=0.0):
         """Fit alpha-SuSiE to summary statistics: z-scores and an LD matrix (susieR's
@@ -311,15 +305,13 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         self.n_features_in_ = p
         self.__dict__.pop("feature_names_in_", None)
         self.n_samples_fit_ = int(n_samples)
-        self._weight_total, self._sqrt_weight = float(n_samples), None
-        self._X_offset, self._y_offset = np.zeros(p), 0.0
-        self.n_covariates_in_, self._covariate_names, self._covariate_solve = 0, [], None
+        self.n_covariates_in_ = 0
         self.column_scale_ = np.ones(p)
         self._summary_fit = True
-        self._estimate_sigma2 = self.estimate_residual_variance is True
-        data = sufficient_statistics_data(stats.gram, stats.zty, stats.yty, n_samples,
+        ibss = sufficient_statistics_data(stats.gram, stats.zty, stats.yty, n_samples,
                                           self._prior_weights(p))
-        self._fit_with(data)
+        self._fit_cavi(_SuSiEData(ibss, Centring(np.zeros(p), 0.0, float(n_samples)),
+                                  self.estimate_residual_variance is True))
         return self
 
     def _check_n_effects(self, n_features):
@@ -351,18 +343,18 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:
             coef = np.sum(previous.alpha * previous.mean, axis=0)
-            return previous._replace(fit=design_times(data, coef), erss=None)
-        return initial_state(data, self.n_effects, self.residual_variance,
+            return previous._replace(fit=design_times(data.ibss, coef), erss=None)
+        return initial_state(data.ibss, self.n_effects, self.residual_variance,
                              self.scaled_prior_variance)
 
     def _state_fits(self, data):
-        return self._state.alpha.shape == (self.n_effects, data.d.shape[0])
+        return self._state.alpha.shape == (self.n_effects, data.ibss.d.shape[0])
 
     def _cavi_step(self, data, state):
         alpha = float(self.alpha)
-        state, fractional = ibss_sweep(data, state, alpha=alpha,
-                                       estimate_prior_variance=self.estimate_prior_variance,
-                                       estimate_residual_variance=self._estimate_sigma2)
+        state, fractional = ibss_sweep(
+            data.ibss, state, alpha=alpha, estimate_prior_variance=self.estimate_prior_variance,
+            estimate_residual_variance=data.estimate_residual_variance)
         return state, self._objective_without_latents(fractional / alpha)
 
     def _stopping_value(self, data, state, objective):
@@ -387,14 +379,20 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
                                                                 state.prior_variance)
         self.coef_ = coef
         self.__dict__.update(self._covariate_attributes(coef))
+        self.__dict__.pop("_lfsr", None)  # lfsr_ is computed when it is first read
+
+    def _publish_results(self, data, results):
+        """Publish the fitted state, then its credible sets: their purities read the
+        design (or LD) of ``data``, which the fitted model does not keep."""
+        super()._publish_results(data, results)
         names = self._feature_labels()
-        sets = credible_sets(probabilities, state.prior_variance, coverage=self.coverage,
-                             min_abs_corr=self.min_abs_corr, correlation=self._correlation,
+        sets = credible_sets(self.single_effect_probabilities_, self.prior_variances_,
+                             coverage=self.coverage, min_abs_corr=self.min_abs_corr,
+                             correlation=lambda variables: _correlation(data.ibss, variables),
                              random_state=self._purity_seed())
         for found in sets:
             found["names"] = [names[j] for j in found["variables"]]
         self.credible_sets_ = sets
-        self.__dict__.pop("_lfsr", None)  # lfsr_ is computed when it is first read
 
     def _purity_seed(self):
         """A seed for the purity subsample, from ``random_state`` (0 when None, so that a
@@ -402,18 +400,6 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         if self.random_state is None:
             return 0
         return check_random_state(self.random_state).randint(2**31 - 1)
-
-    def _correlation(self, variables):
-        """The absolute correlations of the variables (indices) in the data being fitted:
-        ``|x_j'x_k| / sqrt(d_j d_k)`` of its centred columns, or of ``Z'Z`` (``(n - 1)
-        R``)."""
-        data, index = self._data, np.asarray(variables)
-        if data.gram is None:
-            block = data.Z[:, index].T @ data.Z[:, index]
-        else:
-            block = data.gram[np.ix_(index, index)]
-        norms = np.sqrt(data.d[index])
-        return np.abs(block / np.outer(norms, norms))
 
     def _feature_labels(self):
         names = getattr(self, "feature_names_in_", None)
@@ -549,3 +535,27 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         if self._summary_fit:  # z-scores carry no intercept
             draws["intercept"] = np.zeros(n_samples)
         return draws
+
+
+@dataclass(frozen=True)
+class _SuSiEData:
+    """What one alpha-SuSiE fit reads: the sweeps' :class:`~alphavb.linear_model._susie.
+    IBSSData`, the :class:`~alphavb.linear_model._base.Centring` the fitted model keeps and
+    whether the sweeps estimate the residual variance."""
+
+    ibss: IBSSData
+    centring: Centring
+    estimate_residual_variance: bool
+
+
+def _correlation(data, variables):
+    """The absolute correlations of the variables (indices) in the :class:`IBSSData` being
+    fitted: ``|x_j'x_k| / sqrt(d_j d_k)`` of its centred columns, or of ``Z'Z`` (``(n - 1)
+    R``)."""
+    index = np.asarray(variables)
+    if data.gram is None:
+        block = data.Z[:, index].T @ data.Z[:, index]
+    else:
+        block = data.gram[np.ix_(index, index)]
+    norms = np.sqrt(data.d[index])
+    return np.abs(block / np.outer(norms, norms))

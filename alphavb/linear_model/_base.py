@@ -36,6 +36,7 @@ from .._validation import (
     PositivePair,
     Real,
     bad_parameter,
+    caller_stacklevel,
     validate_params,
 )
 from ..base import CAVIEstimator
@@ -71,6 +72,48 @@ class NoiseFactor:
     scale: float | None = None
 
 
+@dataclass(frozen=True)
+class Centring:
+    """What a fitted regression keeps of its training rows, published once with the fitted
+    state: the (weighted) column means ``X_offset`` and ``y_offset`` that the fit took off
+    (zeros without ``fit_intercept``), ``weight_total`` (``sum_i w_i``, ``n`` without
+    weights), and, with covariates, their :class:`~alphavb.linear_model._covariates.
+    CovariateSolve` and column names."""
+
+    X_offset: np.ndarray
+    y_offset: float
+    weight_total: float
+    covariates: object = None
+    covariate_names: tuple = ()
+
+    def intercept(self, coef):
+        """The flat-prior intercept ``mean(y) - mean(X)' coef`` given ``coef`` (a float) or
+        each draw of it (the last axis)."""
+        value = self.y_offset - coef @ self.X_offset
+        return float(value) if np.ndim(value) == 0 else value
+
+    def intercept_leverage(self, alpha):
+        """``1 / (alpha n)``: the flat-prior intercept's variance given ``beta``, in units of
+        ``sigma2`` (the tempered likelihood counts ``alpha n`` rows)."""
+        return 1.0 / (alpha * self.weight_total)
+
+
+@dataclass(frozen=True)
+class TrainingRows:
+    """The validated training rows as :meth:`AlphaRegressionBase._prepare_data` returns them:
+    ``X`` and ``y`` centred (with ``fit_intercept``) and multiplied by ``sqrt_weight`` (the
+    square roots of the rows' weights, ones without ``sample_weight``; ``weighted`` says
+    whether there were weights), the squared column norms of ``X`` and the
+    :class:`Centring` the fitted model keeps."""
+
+    X: np.ndarray
+    y: np.ndarray
+    col_sq_norms: np.ndarray
+    sqrt_weight: np.ndarray
+    weighted: bool
+    centring: Centring
+
+
 def noise_block(fixed_variance, prior, shape_increment, scale_increment):
     """CAVI update of ``q(sigma2)`` (Yang, Pati & Bhattacharya 2020, Cor. 4.1-4.2).
 
@@ -102,7 +145,7 @@ def noise_block(fixed_variance, prior, shape_increment, scale_increment):
 
 def weighted_variance(rows, sqrt_weight):
     """The weighted variance (about the weighted mean) of each column of data given as its
-    rows times ``sqrt(w_i)`` (as :meth:`AlphaRegressionBase._prepare_data` returns them):
+    rows times ``sqrt(w_i)`` (as :class:`TrainingRows` holds them):
     ``sum_i w_i x_i^2 / W - (sum_i w_i x_i / W)^2`` with ``W = sum_i w_i``, never below 0."""
     total = float(sqrt_weight @ sqrt_weight)
     mean = sqrt_weight @ rows / total
@@ -152,12 +195,12 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         """Validate ``X, y`` and centre them when ``fit_intercept`` (never in place).
 
         ``order="F"`` returns ``X`` in Fortran order (one copy at most, centring included).
-        Returns the (centred) ``X`` and ``y`` and the squared column norms of ``X``.
         With ``sample_weight`` ``w``: the centring uses weighted means and the rows are
         multiplied by ``sqrt(w_i)``, so that every sum of squares the updates read is the
-        weighted one (``w_i`` copies of row ``i`` for an integer ``w_i``); ``_weight_total``
-        is ``sum_i w_i`` (``n`` without weights), the count the likelihood's normaliser and
-        the noise update use, and ``_sqrt_weight`` the row factors.
+        weighted one (``w_i`` copies of row ``i`` for an integer ``w_i``); the count the
+        likelihood's normaliser and the noise update use is ``sum_i w_i`` (``n`` without
+        weights). Returns the :class:`TrainingRows`, which the fit publishes (its
+        :class:`Centring`) once, when it publishes the fitted state.
         """
         if np.asarray(y).dtype.kind in "USO":
             try:  # numbers written as strings are read as numbers
@@ -208,28 +251,32 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                     "sklearn.preprocessing.StandardScaler)."
                 )
         self.n_samples_fit_ = X.shape[0]
-        self._weight_total, self._sqrt_weight = float(weight.sum()), sqrt_weight
-        self._X_offset = X_offset
-        self._y_offset = y_offset
-        return X, y, col_sq_norms
+        return TrainingRows(X, y, col_sq_norms, sqrt_weight, sample_weight is not None,
+                            Centring(X_offset, y_offset, float(weight.sum())))
+
+    def _publish_data(self, data):
+        """Publish what predictions, intervals and draws need of the training rows: the
+        fit's :class:`Centring` (``data.centring``), the model's one private fitted
+        attribute."""
+        self._centring = data.centring
 
     def _stopping_value(self, data, state, objective):
         """The alpha-ELBO per observation (:meth:`_has_converged` stops on its change): the
         fractional objective is ``alpha`` times the alpha-ELBO here, so both objectives stop
         at the same sweep."""
         scale = self.alpha if getattr(self, "objective", "alpha-vb") == "fractional" else 1.0
-        return objective / (scale * self._weight_total)
+        return objective / (scale * data.centring.weight_total)
 
     def _has_converged(self, current, previous):
         return abs(current - previous) <= self.tol
 
-    def _noise_parameters(self, y):
+    def _noise_parameters(self, rows):
         """The known noise variance (or None) and the inverse-gamma prior, as floats:
         ``noise_prior="auto"`` is ``InvGamma(1e-6, 1e-6 Var(y))`` with the (weighted)
-        variance of the response ``y`` as :meth:`_prepare_data` returns it."""
+        variance of the response of the :class:`TrainingRows` ``rows``."""
         fixed = None if self.noise_variance is None else float(self.noise_variance)
         if isinstance(self.noise_prior, str):  # "auto"
-            shape, scale = auto_noise_prior(float(weighted_variance(y, self._sqrt_weight)))
+            shape, scale = auto_noise_prior(float(weighted_variance(rows.y, rows.sqrt_weight)))
         else:
             shape, scale = np.asarray(self.noise_prior, dtype=float)
         self.noise_prior_ = (float(shape), float(scale))
@@ -248,7 +295,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                 f"{type(self).__name__}: q(sigma2) = InvGamma({shape:.3g}, {scale:.3g}) has no "
                 "finite mean (its shape a0 + alpha n / 2 is <= 1), so noise_variance_ and the "
                 "predictive standard deviation are inf. Fit more rows, or pass noise_variance "
-                "or an informative noise_prior.", UserWarning, stacklevel=5)
+                "or an informative noise_prior.", UserWarning, stacklevel=caller_stacklevel())
         prior_scale = self.noise_prior_[1]
         if isinstance(self.noise_prior, str) and prior_scale > PRIOR_SCALE_SHARE * scale:
             warnings.warn(
@@ -257,12 +304,12 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                 f"scale {scale:.3g}: the prior, not the data, sets the noise level (the "
                 "fit leaves almost no residual). Pass a known noise_variance, or a "
                 "noise_prior (shape, scale) that states the noise level you expect.",
-                UserWarning, stacklevel=5)
+                UserWarning, stacklevel=caller_stacklevel())
         return {"noise_shape_": shape, "noise_scale_": scale, "noise_variance_": variance}
 
     def _intercept(self, coef):
         """The flat-prior intercept ``mean(y) - mean(X)' coef`` (0 without one)."""
-        return self._y_offset - float(self._X_offset @ coef) if self.fit_intercept else 0.0
+        return self._centring.intercept(coef) if self.fit_intercept else 0.0
 
     def predict(self, X, return_std=False):
         """Posterior-predictive mean (and standard deviation) under ``q``.
@@ -286,14 +333,14 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         y_mean = X @ self.coef_ + self.intercept_
         if not return_std:
             return y_mean
-        variance = (self._coef_variance_along(X - self._X_offset)
+        variance = (self._coef_variance_along(X - self._centring.X_offset)
                     + self.noise_variance_ * (1.0 + self._intercept_leverage()))
         return y_mean, np.sqrt(variance)
 
     def _intercept_leverage(self):
         """``1 / (alpha n)``: the flat-prior intercept's variance given ``beta``, in units of
         ``sigma2`` (0 without ``fit_intercept``; ``n`` the total weight)."""
-        return 1.0 / (self.alpha * self._weight_total) if self.fit_intercept else 0.0
+        return self._centring.intercept_leverage(self.alpha) if self.fit_intercept else 0.0
 
     def _flat_parameter_moments(self):
         """Names, posterior means and standard deviations of the flat-prior parameters: the
@@ -302,7 +349,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         n)``."""
         if not self.fit_intercept:
             return [], np.zeros(0), np.zeros(0)
-        variance = (self._coef_variance_along(self._X_offset[None, :])[0]
+        variance = (self._coef_variance_along(self._centring.X_offset[None, :])[0]
                     + self.noise_variance_ * self._intercept_leverage())
         return ["intercept"], np.array([self.intercept_]), np.sqrt([variance])
 
@@ -378,7 +425,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
             draws["noise_variance"] = np.full(n_samples, float(self.noise_variance_))
         # given beta and sigma2: N(mean(y) - mean(X)' beta, sigma2/(alpha n))
         if self.fit_intercept:
-            draws["intercept"] = (self._y_offset - draws["coef"] @ self._X_offset
+            draws["intercept"] = (self._centring.intercept(draws["coef"])
                                   + np.sqrt(draws["noise_variance"] * self._intercept_leverage())
                                   * rng.standard_normal(n_samples))
         else:

@@ -41,6 +41,7 @@ from .._validation import Boolean, FiniteArray, Options, Real, validate_params
 from ..base import column_standard_deviations
 from ._base import (
     AlphaRegressionBase,
+    Centring,
     NoiseFactor,
     expected_gaussian_loglik,
     fixed_noise_start,
@@ -64,6 +65,7 @@ class _LinearData:
     prior_precision: np.ndarray  # on the columns of X (lambda sd^2 with standardize)
     n_observations: float  # the likelihood's count: n, or the sum of the weights
     conjugate: bool  # beta | sigma2 ~ N(0, sigma2 / lambda), else beta ~ N(0, 1 / lambda)
+    centring: Centring  # what the fitted model keeps of the rows (published once)
 
     @property
     def dual(self):
@@ -292,9 +294,11 @@ class AlphaLinearRegression(AlphaRegressionBase):
         """Validate the parameters and the data; the (centred) data and resolved priors the
         sweeps read (also what :func:`alphavb.exact.sample_exact` samples from)."""
         self._validate_params()
-        X, y, _ = self._prepare_data(X, y, sample_weight=sample_weight)
-        fixed_variance, noise_prior = self._noise_parameters(y)
-        self.column_scale_ = (column_standard_deviations(X, self._sqrt_weight, self._X_offset)
+        rows = self._prepare_data(X, y, sample_weight=sample_weight)
+        X, y = rows.X, rows.y
+        fixed_variance, noise_prior = self._noise_parameters(rows)
+        self.column_scale_ = (column_standard_deviations(X, rows.sqrt_weight,
+                                                         rows.centring.X_offset)
                               if self.standardize else np.ones(X.shape[1]))
         # lambda on the standardized column is lambda sd^2 on the raw one
         self.prior_precision_ = resolve_prior_precision(
@@ -304,8 +308,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
         else:
             gram = X.T @ X
         return _LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior,
-                           self.prior_precision_, self._weight_total,
-                           self.coef_prior == "conjugate")
+                           self.prior_precision_, rows.centring.weight_total,
+                           self.coef_prior == "conjugate", rows.centring)
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:

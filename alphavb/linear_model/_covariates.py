@@ -15,7 +15,7 @@ objective; given ``beta`` and ``sigma2``, ``gamma ~ N((Z_c'Z_c)^{-1} Z_c'(y - X 
 Jaakkola-Jordan bound instead (:mod:`alphavb.linear_model._spike_slab_logistic`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.linalg import solve_triangular
@@ -97,6 +97,27 @@ class Covariates:
         return 0.5 * k * (LOG_2PI - np.log(alpha) - elt) - 0.5 * self.log_det
 
 
+@dataclass(frozen=True)
+class CovariateSolve:
+    """What a fitted Gaussian model keeps of its covariates (module docstring): their column
+    means ``offset`` (0 without an intercept), ``coef_on_x = (Z_c'Z_c)^{-1} Z_c' X`` and
+    ``coef_on_y = (Z_c'Z_c)^{-1} Z_c' y`` on the centred rows (so that ``E[gamma | beta] =
+    coef_on_y - coef_on_x beta``) and ``inverse_triangle = R^{-1}`` (``(Z_c'Z_c)^{-1} =
+    R^{-1} R^{-T}``)."""
+
+    offset: np.ndarray
+    coef_on_x: np.ndarray
+    coef_on_y: np.ndarray
+    inverse_triangle: np.ndarray
+
+    def draw(self, coef, noise_variance, alpha, rng):
+        """``gamma | beta, sigma2 ~ N(coef_on_y - coef_on_x beta, (sigma2 / alpha)
+        (Z_c'Z_c)^{-1})`` for each draw of ``coef`` (the last axis) and ``noise_variance``."""
+        scale = np.sqrt(noise_variance / alpha)[..., None]
+        noise = rng.standard_normal((*np.shape(noise_variance), self.offset.shape[0]))
+        return self.coef_on_y - coef @ self.coef_on_x.T + scale * noise @ self.inverse_triangle.T
+
+
 def check_flat_design(owner, design, fit_intercept):
     """The one check of the flat-prior design (the intercept's column, if any, and the
     covariates, centred in the Gaussian model), shared by both spike-and-slab models: fewer
@@ -172,35 +193,39 @@ class GaussianCovariatesMixin:
     summarise and draw with them (module docstring: given ``beta`` and ``sigma2``, ``gamma
     ~ N((Z_c'Z_c)^{-1} Z_c'(y - X beta), (sigma2 / alpha) (Z_c'Z_c)^{-1})``)."""
 
-    def _take_out_covariates(self, X, y, covariates, weighted):
+    def _take_out_covariates(self, rows, covariates):
         """Check ``covariates`` (the rows' ``Z``) and project them out of the centred (and
-        weighted) ``X`` and ``y``: returns ``(P X, P y, Covariates)`` (``X``, ``y``, None
-        without covariates) and keeps what the fitted attributes need."""
-        Z = check_covariates(type(self).__name__, covariates, X.shape[0])
+        weighted) :class:`~alphavb.linear_model._base.TrainingRows` ``rows``: returns the
+        projected rows ``P X``, ``P y`` (their centring holding the :class:`CovariateSolve`
+        and the columns' names, ``col_sq_norms`` None: the projection changed them) and the
+        :class:`Covariates`; ``rows`` and None without covariates."""
+        Z = check_covariates(type(self).__name__, covariates, rows.X.shape[0])
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
-        self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
-        self._covariate_solve = None
         if not self.n_covariates_in_:
-            return X, y, None
+            return rows, None
         found = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
-                                    float(self.alpha), self._sqrt_weight if weighted else None)
-        # gamma(beta) = by - Bx beta on the centred data (beta on the original scale)
-        self._covariate_solve = (found.offset, found.coefficients(X), found.coefficients(y),
-                                 solve_triangular(found.triangle,
-                                                  np.eye(self.n_covariates_in_)))
-        return found.project(X), found.project(y), found
+                                    float(self.alpha),
+                                    rows.sqrt_weight if rows.weighted else None)
+        solve = CovariateSolve(found.offset, found.coefficients(rows.X),
+                               found.coefficients(rows.y),
+                               solve_triangular(found.triangle,
+                                                np.eye(self.n_covariates_in_)))
+        centring = replace(rows.centring, covariates=solve, covariate_names=tuple(
+            covariate_names(covariates, self.n_covariates_in_)))
+        return replace(rows, X=found.project(rows.X), y=found.project(rows.y),
+                       col_sq_norms=None, centring=centring), found
 
     def _covariate_attributes(self, coef):
         """``intercept_`` and ``covariate_coef_``: the flat-prior posterior means given
         ``E[beta] = coef`` (``(Z_c'Z_c)^{-1} Z_c'(y - X coef)``, then the intercept from the
         means)."""
         intercept = self._intercept(coef)
-        if self._covariate_solve is None:
+        solve = self._centring.covariates
+        if solve is None:
             return {"covariate_coef_": np.zeros(0), "intercept_": intercept}
-        offset, coef_on_x, coef_on_y, _ = self._covariate_solve
-        covariate_coef = coef_on_y - coef_on_x @ coef
+        covariate_coef = solve.coef_on_y - solve.coef_on_x @ coef
         if self.fit_intercept:
-            intercept -= float(offset @ covariate_coef)
+            intercept -= float(solve.offset @ covariate_coef)
         return {"covariate_coef_": covariate_coef, "intercept_": intercept}
 
     def predict(self, X, return_std=False, covariates=None):
@@ -226,13 +251,15 @@ class GaussianCovariatesMixin:
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Z = check_covariates(type(self).__name__, covariates, X.shape[0],
                              self.n_covariates_in_)
-        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
+        solve = self._centring.covariates
+        offset, coef_on_x, inverse_triangle = (solve.offset, solve.coef_on_x,
+                                               solve.inverse_triangle)
         y_mean = X @ self.coef_ + Z @ self.covariate_coef_ + self.intercept_
         if not return_std:
             return y_mean
         Z_c = Z - offset if self.fit_intercept else Z
         # x' beta + z' gamma(beta) = (x - Bx' z)' beta + const; gamma's own spread beside it
-        rows = (X - self._X_offset) - Z_c @ coef_on_x
+        rows = (X - self._centring.X_offset) - Z_c @ coef_on_x
         leverage = np.sum((Z_c @ inverse_triangle) ** 2, axis=1)
         variance = (self._coef_variance_along(rows) + self.noise_variance_
                     * (1.0 + leverage / self.alpha + self._intercept_leverage()))
@@ -246,13 +273,15 @@ class GaussianCovariatesMixin:
         mean(Z) / alpha + 1 / (alpha n))``, ``c = mean(X) - B_x' mean(Z)``."""
         if not self.n_covariates_in_:
             return super()._flat_parameter_moments()
-        offset, coef_on_x, _, inverse_triangle = self._covariate_solve
+        solve = self._centring.covariates
+        offset, coef_on_x, inverse_triangle = (solve.offset, solve.coef_on_x,
+                                               solve.inverse_triangle)
         noise = self.noise_variance_ / self.alpha
-        names, means = list(self._covariate_names), list(self.covariate_coef_)
+        names, means = list(self._centring.covariate_names), list(self.covariate_coef_)
         variances = list(self._coef_variance_along(coef_on_x)
                          + noise * np.sum(inverse_triangle ** 2, axis=1))
         if self.fit_intercept:
-            along = (self._X_offset - offset @ coef_on_x)[None, :]
+            along = (self._centring.X_offset - offset @ coef_on_x)[None, :]
             variances.insert(0, float(self._coef_variance_along(along)[0]
                                       + noise * np.sum((offset @ inverse_triangle) ** 2)
                                       + self.noise_variance_ * self._intercept_leverage()))
@@ -271,13 +300,9 @@ class GaussianCovariatesMixin:
         draws, and take ``mean(Z)' gamma`` off their intercepts."""
         if not self.n_covariates_in_:
             return draws
-        offset, coef_on_x, coef_on_y, inverse_triangle = self._covariate_solve
-        n_samples = draws["coef"].shape[0]
-        scale = np.sqrt(draws["noise_variance"] / self.alpha)[:, None]
-        gamma = (coef_on_y - draws["coef"] @ coef_on_x.T
-                 + scale * rng.standard_normal((n_samples, self.n_covariates_in_))
-                 @ inverse_triangle.T)
+        solve = self._centring.covariates
+        gamma = solve.draw(draws["coef"], draws["noise_variance"], self.alpha, rng)
         draws["covariate_coef"] = gamma
         if self.fit_intercept:
-            draws["intercept"] = draws["intercept"] - gamma @ offset
+            draws["intercept"] = draws["intercept"] - gamma @ solve.offset
         return draws

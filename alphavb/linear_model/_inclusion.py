@@ -125,8 +125,9 @@ class SpikeSlabMixin(InclusionSummaryMixin):
     """The inclusion prior, the grid average and the spike-and-slab marginals.
 
     The estimator provides ``_state_attributes(state)`` (the fitted attributes of one
-    setting's state, a dict); its ``fit`` calls ``_fit_settings(data)``, which runs the CAVI
-    loop once per setting (each a :class:`~alphavb.base.CAVIResult`) and publishes once:
+    setting's state, a dict); its ``fit`` calls the base's ``_fit_cavi(data)``, which runs the
+    CAVI loop once per setting of ``_setting_data(data)`` (each a
+    :class:`~alphavb.base.CAVIResult`) and publishes once (``_publish_results``):
     ``setting_<name>`` holds every setting's value of each attribute (one row per setting,
     for a single setting too), and ``<name>`` keeps the meaning it has for one setting: the
     weighted average over the grid for those in ``_averaged_attributes``, the moments of the
@@ -237,24 +238,23 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         slab = np.asarray(self.slab_variance, dtype=float)
         return float(slab) if slab.ndim == 0 else None
 
-    def _fit_settings(self, data):
-        """Fit every setting of the inclusion grid and publish the (averaged) posterior once.
-
-        Setting ``h > 0`` continues from the result of setting ``h - 1`` (as a warm start
+    def _setting_data(self, data):
+        """One data object per setting of the inclusion grid, in the order given: the base
+        loop fits setting ``h > 0`` from the result of setting ``h - 1`` (as a warm start
         does, so fitting the settings one by one with ``warm_start=True`` gives the same
-        numbers); the first follows ``warm_start``.
-        """
-        settings, pi_prior, log_prior = self._inclusion_parameters(data.X.shape[1])
-        previous = self._warm_start_result(data)
-        results, records = [], []
-        for pi, slab_variance in settings:
-            setting = replace(data, fixed_pi=pi, pi_prior=pi_prior, slab_variance=slab_variance)
-            previous = self._run_cavi(setting, previous)
-            results.append(previous)
-            records.append(self._state_attributes(previous.state))
+        numbers); the first follows ``warm_start``."""
+        settings, pi_prior, _ = self._inclusion_parameters(data.X.shape[1])
+        return [replace(data, fixed_pi=pi, pi_prior=pi_prior, slab_variance=slab_variance)
+                for pi, slab_variance in settings]
+
+    def _publish_results(self, data, results):
+        """Publish the settings' fits once: one setting as it is, a grid as the average of
+        ``sum_h w_h q_h`` (module docstring); ``setting_*``, ``hyper_weights_`` and
+        ``lfsr_`` in both."""
+        settings, _, log_prior = self._inclusion_parameters(data.X.shape[1])
+        records = [self._state_attributes(result.state) for result in results]
         self._publish_settings(settings, log_prior, results, records)
         self.lfsr_ = self._local_false_sign_rates()
-        self._warn_not_converged(all(result.converged for result in results), data)
 
     def _publish_settings(self, settings, log_prior, results, records):
         """Publish the settings' results: one setting as it is, a grid as the average of

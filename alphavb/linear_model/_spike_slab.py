@@ -50,6 +50,7 @@ from sklearn.utils import check_random_state
 from .._validation import Options
 from ._base import (
     AlphaRegressionBase,
+    Centring,
     NoiseFactor,
     expected_gaussian_loglik,
     fixed_noise_start,
@@ -78,9 +79,11 @@ class _SpikeSlabData:
     slab_variance: float
     fixed_pi: float | None
     pi_prior: tuple | None
-    gram: np.ndarray | None = None  # X'X, for the joint update of the means when d <= n
-    covariates: Covariates | None = None
-    n_observations: float | None = None  # sum of the weights (n without them)
+    gram: np.ndarray | None  # X'X, for the joint update of the means when d <= n
+    covariates: Covariates | None
+    n_observations: float | None  # sum of the weights (None without them)
+    centring: Centring  # what the fitted model keeps of the rows (published once)
+    sqrt_weight: np.ndarray  # the rows' factors (ones without weights)
 
 
 @dataclass(frozen=True)
@@ -316,26 +319,30 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         -------
         self
         """
-        self._fit_settings(self._prepare_fit(X, y, covariates, sample_weight))
+        self._fit_cavi(self._prepare_fit(X, y, covariates, sample_weight))
         return self
 
     def _prepare_fit(self, X, y, covariates=None, sample_weight=None):
         """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
-        X, y, col_sq_norms = self._prepare_data(X, y, order="F", sample_weight=sample_weight)
-        y_response = y  # the (weighted, centred) response before covariates are projected out
-        weighted = sample_weight is not None
-        scale = self._column_scales(X, self._sqrt_weight if weighted else None,
-                                    self._X_offset)
-        X, y, covariates = self._take_out_covariates(X, y, covariates, weighted)
+        rows = self._prepare_data(X, y, order="F", sample_weight=sample_weight)
+        scale = self._column_scales(rows.X, rows.sqrt_weight if rows.weighted else None,
+                                    rows.centring.X_offset)
+        # the noise prior reads the (weighted, centred) response before covariates are
+        # projected out
+        fixed_variance, noise_prior = self._noise_parameters(rows)
+        projected, covariates = self._take_out_covariates(rows, covariates)
+        X, col_sq_norms = projected.X, projected.col_sq_norms
         if self.n_covariates_in_ or self.standardize:
             X = np.asfortranarray(X / scale)
             col_sq_norms = np.einsum("ij,ij->j", X, X)
-        fixed_variance, noise_prior = self._noise_parameters(y_response)
         gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None
-        return _SpikeSlabData(X, y, col_sq_norms, fixed_variance, noise_prior,
-                              self._scalar_slab_variance(), None, None, gram, covariates,
-                              self._weight_total if weighted else None)
+        return _SpikeSlabData(
+            X=X, y=projected.y, col_sq_norms=col_sq_norms, fixed_variance=fixed_variance,
+            noise_prior=noise_prior, slab_variance=self._scalar_slab_variance(), fixed_pi=None,
+            pi_prior=None, gram=gram, covariates=covariates,
+            n_observations=rows.centring.weight_total if rows.weighted else None,
+            centring=projected.centring, sqrt_weight=rows.sqrt_weight)
 
     def _n_starts(self):
         return 1 if self.algorithm == "paper" else self.n_init
@@ -403,7 +410,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         the repeated rows do."""
         if data.n_observations is None:
             return response_variance(data.y)
-        variance = float(weighted_variance(data.y, self._sqrt_weight))
+        variance = float(weighted_variance(data.y, data.sqrt_weight))
         return variance if variance > 0.0 else 1.0
 
     def _cavi_step(self, data, state):

@@ -92,7 +92,8 @@ from ._inclusion import (
 @dataclass(frozen=True)
 class _LogisticData:
     """The validated data and resolved priors: ``X`` (Fortran order), ``X_sq = X * X``,
-    ``y_centred = y - 1/2`` and the flat-prior design ``Z`` (the intercept's column first)."""
+    ``y_centred = y - 1/2``, the flat-prior design ``Z`` (the intercept's column first) and
+    the covariates' names."""
 
     X: np.ndarray
     X_sq: np.ndarray
@@ -101,6 +102,7 @@ class _LogisticData:
     slab_variance: float
     fixed_pi: float | None
     pi_prior: tuple | None
+    covariate_names: tuple
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ class _BoundTerms:
     """What the bound (1) with parameters ``eta`` makes of the data (module docstring):
     ``weights`` ``u``, ``Z_white = Z L^{-T}`` (``A = L L'``), ``W = D Z_white`` (so
     ``D Z A^{-1} Z' D = W W'``), ``XtW = X' W``, ``xdx = diag(X' D^ X)``, ``xty = X' y^``,
-    ``y_hat``, ``constant = c(eta)`` and ``log_det = log|A|``."""
+    ``y_hat``, ``constant = c(eta)``, ``log_det = log|A|`` and its labels ``y - 1/2``."""
 
     eta: np.ndarray
     weights: np.ndarray
@@ -121,6 +123,7 @@ class _BoundTerms:
     y_hat: np.ndarray
     constant: float
     log_det: float
+    y_centred: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -163,7 +166,8 @@ def _bound_terms(data, eta):
     xdx = data.X_sq.T @ u - np.sum(XtW * XtW, axis=1)
     constant = float(np.sum(-np.logaddexp(0.0, -eta) - 0.5 * eta + 0.5 * u * eta * eta)
                      + 0.5 * projected_y @ projected_y)
-    return _BoundTerms(eta, u, L, Z_white, W, XtW, xdx, X.T @ y_hat, y_hat, constant, log_det)
+    return _BoundTerms(eta, u, L, Z_white, W, XtW, xdx, X.T @ y_hat, y_hat, constant, log_det,
+                       data.y_centred)
 
 
 class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, ClassifierMixin,
@@ -350,7 +354,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         -------
         self
         """
-        self._fit_settings(self._prepare_fit(X, y, covariates))
+        self._fit_cavi(self._prepare_fit(X, y, covariates))
         return self
 
     def _prepare_fit(self, X, y, covariates):
@@ -366,7 +370,6 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
                 "per class (e.g. sklearn.multiclass.OneVsRestClassifier).")
         Z = check_covariates(owner, covariates, X.shape[0])
         self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
-        self._covariate_names = covariate_names(covariates, self.n_covariates_in_)
         design = self._flat_design(X.shape[0], Z)
         check_flat_design(owner, design, self.fit_intercept)
         if self.n_covariates_in_:
@@ -383,9 +386,12 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         else:
             self._column_scales(X)
         self.n_samples_fit_ = X.shape[0]
-        self._y_centred_fit = labels - 0.5
         return _LogisticData(X, X_sq, labels - 0.5, design, self._scalar_slab_variance(),
-                             None, None)
+                             None, None, tuple(covariate_names(covariates, self.n_covariates_in_)))
+
+    def _publish_data(self, data):
+        """The names of the covariate columns, which the summary rows read."""
+        self._covariate_names = data.covariate_names
 
     def _flat_design(self, n_samples, Z):
         """The flat-prior design: a column of ones (with ``fit_intercept``), then ``Z``."""
@@ -479,7 +485,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         k = bound.Z_white.shape[1]
         L = bound.cholesky
         if k:
-            rhs = bound.Z_white.T @ (self._y_centred_fit - bound.weights * Xr)
+            rhs = bound.Z_white.T @ (bound.y_centred - bound.weights * Xr)
             gamma = solve_triangular(L.T, rhs, lower=False)
             inverse = solve_triangular(L, np.eye(k), lower=True)
         else:

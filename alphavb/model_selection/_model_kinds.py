@@ -143,7 +143,7 @@ class GaussianRegressionKind(_ModelKind):
                                  "estimator without a grid of prior settings.")
             tau, elt = float(shape / scale), float(digamma(shape) - np.log(scale))
         residual = y - model.predict(X)
-        variance = model._coef_variance_along(X - model._X_offset)
+        variance = model._coef_variance_along(X - model._centring.X_offset)
         return gaussian_row_losses(tau, elt, residual, variance, kind)
 
     def log_predictive(self, model, X, y, seed):

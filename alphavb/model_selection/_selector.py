@@ -19,6 +19,7 @@ from .._validation import (
     TemperatureGrid,
     ValidatedParametersMixin,
     bad_parameter,
+    caller_stacklevel,
 )
 from ._model_kinds import kind_of
 from ._prequential import linear_prequential_losses, refit_prequential_losses
@@ -320,7 +321,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                       "the alphas that keep the model's selections; the intervals there "
                       "under-cover. More bootstrap resamples (n_bootstrap) make the "
                       "coverages more precise; a lower level, or a model that fits the "
-                      "data better, may be reachable.", UserWarning, stacklevel=3)
+                      "data better, may be reachable.", UserWarning, stacklevel=caller_stacklevel())
         return best
 
     def _calibrated(self, chosen, evaluated):

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import Integer, Options, Real, bad_parameter, validate_params
+from .._validation import Integer, Options, Real, bad_parameter, caller_stacklevel, validate_params
 from ..cache import ResultCache, cache_key
 from ._cells import (
     FAILED,
@@ -443,7 +443,7 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
                       f"{cache_dir}{' (' + first + ', ...)' if len(missing) else ''} and "
                       f"{failed} failed (status 'error' or 'non-finite'); run the missing "
                       "shards, or run_study without shard to fit them.", UserWarning,
-                      stacklevel=3)  # the caller, past validate_params' wrapper
+                      stacklevel=caller_stacklevel())
     return (fits, long) if return_estimates else fits
 
 

@@ -49,7 +49,15 @@ from sklearn.utils.validation import check_is_fitted, check_non_negative, valida
 
 from .._parallel import thread_count
 from .._special import dirichlet_expected_log, kl_dirichlet, optimize_symmetric_prior
-from .._validation import Boolean, Integer, Options, Real, bad_parameter, validate_params
+from .._validation import (
+    Boolean,
+    Integer,
+    Options,
+    Real,
+    bad_parameter,
+    caller_stacklevel,
+    validate_params,
+)
 from ..base import CAVIEstimator, StochasticStepsMixin
 from ._blocks import (
     DocumentBlocks,
@@ -533,13 +541,14 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             try:
                 self.bound_ = self.perplexity(X)
             except ValueError as error:  # not counts: the fit stands, its perplexity does not
-                warnings.warn(f"{error} bound_ is nan.", UserWarning, stacklevel=2)
+                warnings.warn(f"{error} bound_ is nan.", UserWarning,
+                              stacklevel=caller_stacklevel())
                 self.bound_ = float("nan")
         else:  # no words: the topics are the prior, and a per-word perplexity is undefined
             warnings.warn(f"{type(self).__name__}: X has no words (all counts are 0); the "
                           "fitted topics are the prior and bound_ (the per-word perplexity) "
                           "is nan.",
-                          UserWarning, stacklevel=2)
+                          UserWarning, stacklevel=caller_stacklevel())
             self.bound_ = float("nan")
         return self
 
