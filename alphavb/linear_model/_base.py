@@ -368,12 +368,12 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
     def _noise_summary(self, level):
         """Mean, sd and equal-tailed interval of ``q(sigma2)``: over a grid, of the mixture
         ``sum_h w_h InvGamma(a_h, b_h)`` (its quantiles by bisection)."""
+        # one q(sigma2) per setting (a model without a grid of settings has one)
         weights = getattr(self, "hyper_weights_", np.ones(1))
-        if len(weights) > 1:
-            shapes = np.asarray(self.setting_noise_shape_, dtype=float)
-            scales = np.asarray(self.setting_noise_scale_, dtype=float)
-        else:
-            shapes, scales = np.array([self.noise_shape_]), np.array([self.noise_scale_])
+        shapes = np.atleast_1d(np.asarray(getattr(self, "setting_noise_shape_",
+                                                  self.noise_shape_), dtype=float))
+        scales = np.atleast_1d(np.asarray(getattr(self, "setting_noise_scale_",
+                                                  self.noise_scale_), dtype=float))
         means = np.array([inv_gamma_mean(a, b) for a, b in zip(shapes, scales, strict=True)])
         # E[sigma2^2] = b^2 / ((a - 1)(a - 2)), infinite for a <= 2
         second = np.where(shapes > 2.0, means * scales / np.where(shapes > 2.0, shapes - 2.0,
@@ -384,7 +384,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         bounds = []
         for p in (0.5 - 0.5 * level, 0.5 + 0.5 * level):
             quantiles = invgamma.ppf(p, shapes, scale=scales)
-            if len(shapes) == 1:
+            if len(shapes) == 1:  # one inverse gamma: its exact quantile, no bisection
                 bounds.append(float(quantiles[0]))
                 continue
             _, high = bisect_quantile(

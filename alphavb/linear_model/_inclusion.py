@@ -257,8 +257,8 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         self.lfsr_ = self._local_false_sign_rates()
 
     def _publish_settings(self, settings, log_prior, results, records):
-        """Publish the settings' results: one setting as it is, a grid as the average of
-        ``sum_h w_h q_h`` (module docstring); ``setting_*`` and ``hyper_weights_`` in both."""
+        """Publish the settings' results as the average of ``sum_h w_h q_h`` (module
+        docstring; one setting has the weight 1); ``setting_*`` and ``hyper_weights_``."""
         elbos = np.array([result.objective for result in results])
         log_weights = log_prior + elbos * (self.alpha if self.objective == "alpha-vb" else 1.0)
         weights = np.exp(log_weights - logsumexp(log_weights))
@@ -284,10 +284,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         self.elbo_, self.elbo_history_ = chosen.objective, chosen.history
         self.n_iter_ = chosen.n_iter
         self.converged_ = bool(all(result.converged for result in results))
-        if len(results) == 1:
-            self.prior_inclusion_, self.slab_variance_ = float(pis[0]), float(slabs[0])
-            return
-        for name in self._averaged_attributes:  # a grid: the averages over it
+        for name in self._averaged_attributes:  # the averages over the grid (H = 1: weight 1)
             if stacked[name].dtype != object:
                 average = np.tensordot(weights, stacked[name], axes=1)
                 setattr(self, name, float(average) if average.ndim == 0 else average)
@@ -298,10 +295,8 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         self.slab_variance_ = float(weights @ slabs)
 
     def _setting_arrays(self, *names):
-        """The per-setting values of the named attributes, one row per setting (a single
-        setting gives one row: its published attributes)."""
-        if len(self.hyper_weights_) == 1:
-            return [np.asarray(getattr(self, name))[None] for name in names]
+        """The per-setting values of the named attributes, one row per setting (one row for a
+        single setting)."""
         return [self._settings[name] for name in names]
 
     def _coef_variances(self):
