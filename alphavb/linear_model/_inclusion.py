@@ -295,8 +295,13 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         self.slab_variance_ = float(weights @ slabs)
 
     def _setting_arrays(self, *names):
-        """The per-setting values of the named attributes, one row per setting (one row for a
-        single setting)."""
+        """The per-setting values of the named attributes, one row per setting. A single
+        setting's row is its published attribute (bitwise the stacked row: weight 1), so that
+        draws, intervals and risks read what the user reads and edits, as scikit-learn's
+        ``predict`` reads ``coef_``; over a grid the published values are averages, and the
+        settings' own fits are read."""
+        if len(self.hyper_weights_) == 1:
+            return [np.asarray(getattr(self, name))[None] for name in names]
         return [self._settings[name] for name in names]
 
     def _coef_variances(self):
