@@ -103,9 +103,9 @@ def chain_diagnostics(draws):
         if varying.any() and values.shape[1] >= 4:
             chosen = flat[:, :, varying]
             folded = np.abs(chosen - np.median(chosen, axis=(0, 1)))
-            rhat[varying] = np.fmax(_rhat(_rank_normal(chosen)),
-                                    _rhat(_rank_normal(folded)))
-            ess[varying] = effective_sample_size(_split(_rank_normal(chosen)))
+            ranked = _rank_normal(chosen)
+            rhat[varying] = np.fmax(_rhat(ranked), _rhat(_rank_normal(folded)))
+            ess[varying] = effective_sample_size(_split(ranked))
         out[name] = (rhat.reshape(values.shape[2:]), ess.reshape(values.shape[2:]))
     return out
 
