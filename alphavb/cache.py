@@ -57,8 +57,12 @@ def _canonical(value):
         return {type(value).__name__: [_canonical(v) for v in value]}
     if isinstance(value, BaseEstimator):
         kind = type(value)
+        # an estimator whose parameter was renamed keys under the old name, so that the
+        # results cached before the rename are still found
+        params = (value._cache_key_parameters() if hasattr(value, "_cache_key_parameters")
+                  else value.get_params(deep=False))
         return {"estimator": f"{kind.__module__}.{kind.__qualname__}",
-                "params": _canonical(value.get_params(deep=False))}
+                "params": _canonical(params)}
     if isinstance(value, np.random.RandomState):
         return {"random_state": _canonical(list(value.get_state()))}
     if callable(value) and hasattr(value, "__qualname__"):

@@ -78,9 +78,9 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
     arviz.InferenceData
         A ``posterior`` group with one variable per key of ``sample_posterior`` (booleans,
         such as the spike-and-slab ``inclusion``, as 0/1), and the estimator's class and
-        ``alpha`` in its attributes; with ``X``, ``log_likelihood`` (variable ``y``, or
-        ``x`` for a mixture, dimension ``observation``), ``observed_data`` and
-        ``posterior_predictive``.
+        ``alpha`` (the networks': ``divergence_order``) in its attributes; with ``X``,
+        ``log_likelihood`` (variable ``y``, or ``x`` for a mixture, dimension
+        ``observation``), ``observed_data`` and ``posterior_predictive``.
 
     ``log_likelihood`` holds the untempered ``log p(y_i | theta_s)``, so ``az.loo`` and
     ``az.waic`` treat the draws as those of the posterior with the full likelihood; for
@@ -132,8 +132,12 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
                         dims={**default_dims, **(dims or {}),
                               **{name: ["observation"] for name in ("y", "x")}},
                         coords={**default_coords, **(coords or {})})
-    data.posterior.attrs.update({"estimator": type(estimator).__name__,
-                                 "alpha": float(getattr(estimator, "alpha", np.nan)),
+    if hasattr(estimator, "_order_parameter"):  # BB-alpha, AADM: the divergence's order
+        tempering = {"divergence_order": float(getattr(estimator,
+                                                       estimator._order_parameter()))}
+    else:  # the alpha-VB models: the likelihood's temperature
+        tempering = {"alpha": float(getattr(estimator, "alpha", np.nan))}
+    data.posterior.attrs.update({"estimator": type(estimator).__name__, **tempering,
                                  "note": NOTE})
     return data
 

@@ -169,7 +169,7 @@ def time_alphavb(X, y, epochs, n_fits, steps_per_epoch, dtype="float64", autogra
     from alphavb.blackbox import _aadm
 
     def models(n_epochs):
-        return [AADMRegressor(alpha=ALPHA, n_epochs=n_epochs, tol=None, normalize=False,
+        return [AADMRegressor(divergence_order=ALPHA, n_epochs=n_epochs, tol=None, normalize=False,
                               random_state=i, dtype=dtype) for i in range(n_fits)]
 
     closed_form = _aadm.make_fast_aadm_objective
@@ -210,7 +210,7 @@ def main():
     args = parser.parse_args()
     X, y = standardized_split()
     steps_per_epoch = math.ceil(len(y) / BATCH)
-    model = AADMRegressor(alpha=ALPHA, n_epochs=1, tol=None, normalize=False,
+    model = AADMRegressor(divergence_order=ALPHA, n_epochs=1, tol=None, normalize=False,
                           random_state=0).fit(X, y)
 
     rng = np.random.default_rng(0)

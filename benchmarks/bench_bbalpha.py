@@ -63,7 +63,7 @@ def standardized_split(name):
 def time_alphavb(X, y, epochs, n_fits=1, dtype="float64"):
     """Seconds per epoch of one fit, ``n_fits`` trained together (alpha 0, 0.5, 1 in turn)."""
     def models(n_epochs):
-        return [BBAlphaRegressor(alpha=(0.0, ALPHA, 1.0)[i % 3] if n_fits > 1 else ALPHA,
+        return [BBAlphaRegressor(divergence_order=(0.0, ALPHA, 1.0)[i % 3] if n_fits > 1 else ALPHA,
                                  hidden_layer_sizes=(HIDDEN,), n_mc_samples=DRAWS,
                                  batch_size=BATCH, learning_rate=STEP, normalize=False,
                                  n_epochs=n_epochs, tol=None, random_state=i, dtype=dtype)

@@ -385,7 +385,7 @@ def test_the_authors_configurations_have_the_design_of_their_code(ours_name, alp
     y_train = np.arange(10.0)
     theirs = _aadm_uci_model(f"{ours_name} (authors' code)", AADM_UCI_SETTINGS, 3, y_train)
     ours = _aadm_uci_model(ours_name, AADM_UCI_SETTINGS, 3, y_train)
-    assert theirs.alpha == ours.alpha == alpha and theirs.random_state == 3
+    assert theirs.divergence_order == ours.divergence_order == alpha and theirs.random_state == 3
     assert theirs.draws_per_row and theirs.bias_posterior == "point"
     assert theirs.prior_variance == pytest.approx(np.exp(-5.0))
     assert theirs.discriminator_init_scale == 0.1

@@ -26,6 +26,9 @@ def test_every_estimator_converts_and_summarises(name):
         np.testing.assert_array_equal(variable.values.reshape(np.shape(values)),
                                       np.asarray(values, dtype=variable.dtype))
     assert data.posterior.attrs["estimator"] == type(model).__name__
+    # the likelihood's temperature, or a network's divergence order, under its own name
+    tempering = "divergence_order" if hasattr(model, "divergence_order") else "alpha"
+    assert data.posterior.attrs[tempering] == getattr(model, tempering)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ArviZ's own warnings (e.g. constant draws)
         table = az.summary(data, kind="stats")

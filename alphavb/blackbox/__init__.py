@@ -1,9 +1,10 @@
 """Gradient-based black-box backend on autograd (Yang, Pati & Bhattacharya 2020,
 Cor. 4.3 and D.1; Hernández-Lobato et al. 2016; Rodríguez-Santana & Hernández-Lobato 2022).
 
-Two different ``alpha`` parameters live here, each in its paper's notation. In
-``BBAlphaRegressor``, ``BBAlphaClassifier`` and ``AADMRegressor``, ``alpha >= 0`` is the
-**order of the alpha-divergence** minimized, and ``0`` is VB. In ``AlphaGaussianVB`` and
+Two different alphas live here. In ``BBAlphaRegressor``, ``BBAlphaClassifier`` and
+``AADMRegressor`` the **order of the alpha-divergence** minimized, ``alpha >= 0`` in their
+papers (``0`` is VB), is the parameter ``divergence_order`` (their former ``alpha`` is
+deprecated, as :mod:`alphavb.divergences` calls it ``order`` too). In ``AlphaGaussianVB`` and
 ``AlphaLogisticRegression``, as in every closed-form model of alphavb, ``alpha`` in (0, 1]
 is the **likelihood's temperature** (alpha-VB), and ``1`` is VB.
 

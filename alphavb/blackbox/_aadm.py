@@ -17,6 +17,8 @@ from ._aadm_objective import (
 )
 from ._mlp import ACTIVATIONS, mlp_layer_shapes
 from ._networks import (
+    DEPRECATED_ALPHA_DOC,
+    DIVERGENCE_ORDER_CONSTRAINTS,
     DTYPES,
     _BNNRegressorMixin,
     _MonteCarloNetwork,
@@ -48,7 +50,7 @@ BIAS_POSTERIORS = ("point", "implicit")
 
 
 class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
-    """Bayesian neural-network regression with an implicit posterior, by AADM.
+    __doc__ = f"""Bayesian neural-network regression with an implicit posterior, by AADM.
 
     Model ``y = f_w(x) + N(0, sigma^2)`` with an MLP ``f_w`` and the prior ``N(0, v0)`` on
     every generated weight. ``q(w)`` is implicit: a generator network maps Gaussian noise
@@ -58,18 +60,18 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     :mod:`~alphavb.blackbox._aadm_objective`),
     alternating one Adam step of the discriminator and one of the generator per
     mini-batch, with the KL weight ramped from 0 to 1 over the first ``warmup_fraction`` of
-    the epochs. ``alpha -> 0`` is adversarial variational Bayes (AVB); with ``alpha`` near 1
-    the predictive can be bimodal or heteroscedastic.
+    the epochs. An order ``alpha -> 0`` is adversarial variational Bayes (AVB); with
+    ``alpha`` near 1 the predictive can be bimodal or heteroscedastic.
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        The order of the alpha-divergence minimized (AADM), ``alpha >= 0``: ``0`` uses the VB
+    divergence_order : float, default=1.0
+        The order ``alpha >= 0`` of the alpha-divergence minimized (AADM): ``0`` uses the VB
         data term (AVB). (Not the likelihood temperature ``alpha`` of the alpha-VB models.)
     hidden_layer_sizes : tuple of int, default=(50,)
         Hidden layers of the Bayesian network ``f`` (the paper's UCI networks: ``(50,
         50)``).
-    activation : {"leaky_relu", "relu", "tanh", "logistic", "identity"}, default="leaky_relu"
+    activation : {{"leaky_relu", "relu", "tanh", "logistic", "identity"}}, default="leaky_relu"
         Of ``f``'s hidden layers (the generator and discriminator use leaky ReLU).
     generator_hidden : tuple of int, default=(50, 50)
         Hidden layers of the generator ``g``; ``()`` makes ``g`` linear, so ``q`` is a
@@ -77,7 +79,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     noise_dim : int, default=100
         Dimension of the generator's input noise.
     discriminator_hidden : tuple of int, default=(50, 50)
-    bias_posterior : {"point", "implicit"}, default="point"
+    bias_posterior : {{"point", "implicit"}}, default="point"
         ``"point"``: the biases are point estimates outside ``q`` and its KL (the authors'
         code); ``"implicit"``: the generator emits the network's biases with its weights.
         On 5 boston splits at alpha = 1 and 200 epochs, point biases gave test LL -2.47 and
@@ -137,10 +139,11 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         Seeds the initial weights, mini-batches and Monte-Carlo draws.
     verbose : bool, default=False
         Show a progress bar over epochs (tqdm).
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {{"float64", "float32"}}, default="float64"
         Precision of training (parameters, Adam's moments, data, draws and the network
         passes): float32 halves the memory traffic of each step (``benchmarks/``); the fitted
         attributes are float64 either way.
+    {DEPRECATED_ALPHA_DOC}
 
     Attributes
     ----------
@@ -176,7 +179,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     (4, 3)
     """
 
-    def __init__(self, alpha=1.0, hidden_layer_sizes=(50,), activation="leaky_relu",
+    def __init__(self, divergence_order=1.0, hidden_layer_sizes=(50,), activation="leaky_relu",
                  generator_hidden=(50, 50), noise_dim=100, discriminator_hidden=(50, 50),
                  bias_posterior="point", draws_per_row=False, n_mc_samples=10,
                  n_predict_samples=100, batch_size=50, n_epochs=None, warmup_fraction=0.1,
@@ -184,7 +187,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
                  discriminator_init_scale=None, tol=1e-3, n_iter_no_change=5, n_lr_decays=2,
                  noise_variance=None, learn_noise_variance=True, prior_variance=1.0,
                  learn_prior_variance=True, normalize=True, random_state=None, verbose=False,
-                 dtype="float64"):
+                 dtype="float64", alpha="deprecated"):
+        self.divergence_order = divergence_order
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -214,7 +218,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         self.dtype = dtype
 
     _parameter_constraints: ClassVar[dict] = {
-        "alpha": [Real(0, None)],
+        **DIVERGENCE_ORDER_CONSTRAINTS,
         "hidden_layer_sizes": [LayerSizes()],
         "activation": [Options(*ACTIVATIONS)],
         "generator_hidden": [LayerSizes()],
@@ -243,8 +247,9 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         "dtype": [Options(*DTYPES)],
     }
     _parameter_hints: ClassVar[dict] = {
-        "alpha": "alpha is the divergence order: 0 (or 1e-4) is AVB, 1 the paper's choice for "
-                 "multimodal predictives.",
+        "divergence_order": "0 (or 1e-4) is AVB, 1 the paper's choice for multimodal "
+                            "predictives.",
+        "alpha": "alpha is deprecated: pass the divergence order as divergence_order.",
         "warmup_fraction": "Use 0 for no warm-up.",
         "discriminator_init_scale": "Or None for N(0, 1/n_in) weights.",
         "tol": "Or None to train every epoch of the budget.",
@@ -253,7 +258,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
 
     def _prepare_fit(self, X, y):
         self._validate_params()
-        alpha = float(self.alpha)
+        order = self._divergence_order()
         sizes = {name: layer_sizes(getattr(self, name))
                  for name in ("hidden_layer_sizes", "generator_hidden", "discriminator_hidden")}
         X, y, noise_variance = self._regression_data(X, y, default_fraction=0.01)
@@ -265,7 +270,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
                self.discriminator_init_scale is None, self.tol, self.n_iter_no_change,
                self.n_lr_decays,
                self.learn_noise_variance, self.learn_prior_variance, self.dtype, X.shape)
-        return _PreparedFit(X, y, None, 1, alpha, noise_variance,
+        return _PreparedFit(X, y, None, 1, order, noise_variance,
                             fit_generator(self.random_state), n_epochs, key)
 
     @classmethod
@@ -287,7 +292,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         objective, unpack_scales = make_fast_aadm_objective(
             layer_shapes, first.activation, generator_shapes, discriminator_shapes,
             first.bias_posterior, first.n_mc_samples, first.draws_per_row, n_rows,
-            np.array([p.alpha for p in prepared]), noise, prior, first.learn_noise_variance,
+            np.array([p.order for p in prepared]), noise, prior, first.learn_noise_variance,
             first.learn_prior_variance)
         predict_seeds = [int(p.rng.integers(np.iinfo(np.int32).max)) for p in prepared]
         schedule = Schedule(

@@ -32,6 +32,8 @@ from .._validation import (
 )
 from ._mlp import ACTIVATIONS, mlp_forward, mlp_layer_shapes, mlp_n_weights
 from ._networks import (
+    DEPRECATED_ALPHA_DOC,
+    DIVERGENCE_ORDER_CONSTRAINTS,
     DTYPES,
     _BNNRegressorMixin,
     _mixture_log_density,
@@ -120,7 +122,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
     """Shared fitting; subclasses define the targets and the likelihood."""
 
     _parameter_constraints: ClassVar[dict] = {
-        "alpha": [Real(0, None)],
+        **DIVERGENCE_ORDER_CONSTRAINTS,
         "hidden_layer_sizes": [LayerSizes()],
         "activation": [Options(*ACTIVATIONS)],
         "energy": [Options(*ENERGIES)],
@@ -142,7 +144,8 @@ class _BBAlphaBase(_MonteCarloNetwork):
         "dtype": [Options(*DTYPES)],
     }
     _parameter_hints: ClassVar[dict] = {
-        "alpha": "alpha is the divergence order: 0 is VB, 0.5 the paper's choice, 1 EP-like.",
+        "divergence_order": "0 is VB, 0.5 the paper's choice, 1 EP-like.",
+        "alpha": "alpha is deprecated: pass the divergence order as divergence_order.",
         "tol": "Or None to train every epoch of the budget.",
     }
 
@@ -151,7 +154,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
     def _prepare(self, X, targets, n_outputs, noise=None):
         """Hold out the validation rows and draw the starting point's
         seed; ``targets`` are already on the model's (standardized) scale."""
-        alpha, hidden = float(self.alpha), layer_sizes(self.hidden_layer_sizes)
+        divergence, hidden = self._divergence_order(), layer_sizes(self.hidden_layer_sizes)
         n_samples = X.shape[0]
         rng = fit_generator(self.random_state)
         validation = None
@@ -163,11 +166,11 @@ class _BBAlphaBase(_MonteCarloNetwork):
             validation = (X[order[:n_valid]], targets[order[:n_valid]])
             X, targets = X[order[n_valid:]], targets[order[n_valid:]]
             n_samples = X.shape[0]
-        if self.energy == "exact" and alpha > n_samples:
-            raise bad_parameter(type(self).__name__, "alpha", f"a divergence order <= "
-                                 f"n_samples={n_samples} for the exact energy (the cavity is "
-                                 "no longer a Gaussian)", alpha,
-                                 "Use energy='reparametrized' or more data.")
+        if self.energy == "exact" and divergence > n_samples:
+            raise bad_parameter(type(self).__name__, self._order_parameter(),
+                                f"a divergence order <= n_samples={n_samples} for the exact "
+                                "energy (the cavity is no longer a Gaussian)", divergence,
+                                "Use energy='reparametrized' or more data.")
         n_epochs = resolve_epochs(self.n_epochs, n_samples, self.batch_size)
         structure = (type(self), hidden, self.activation, self.energy, self.n_mc_samples,
                      self.batch_size, n_epochs, self.tol, self.n_iter_no_change,
@@ -175,7 +178,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
                      self.n_predict_samples, self.dtype,
                      X.shape, targets.shape[1:], n_outputs,
                      None if validation is None else validation[0].shape)
-        return _PreparedFit(X, targets, validation, n_outputs, alpha, noise, rng, n_epochs,
+        return _PreparedFit(X, targets, validation, n_outputs, divergence, noise, rng, n_epochs,
                             structure)
 
     @classmethod
@@ -199,7 +202,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
             params.append(np.log(prior))
         objective, unpack = make_bbalpha_objective(
             first._likelihood, layer_shapes, first.activation, first.n_mc_samples,
-            head.X.shape[0], np.array([p.alpha for p in prepared]), first.energy, noise, prior,
+            head.X.shape[0], np.array([p.order for p in prepared]), first.energy, noise, prior,
             learn_noise, learn_prior)
         predict_seeds = [int(p.rng.integers(np.iinfo(np.int32).max)) for p in prepared]
         validation_score = None
@@ -256,8 +259,8 @@ class _BBAlphaBase(_MonteCarloNetwork):
         return self.posterior_mean_ + np.sqrt(self.posterior_var_) * eps
 
 
-_COMMON_PARAMETERS = """
-    energy : {"exact", "reparametrized"}, default="exact"
+_COMMON_PARAMETERS = f"""
+    energy : {{"exact", "reparametrized"}}, default="exact"
         ``"exact"`` is the BB-alpha energy with the cavity (the paper's eq. 12);
         ``"reparametrized"`` draws from ``q`` instead (Li & Gal 2017), valid when
         ``alpha / n_samples -> 0``.
@@ -303,10 +306,11 @@ _COMMON_PARAMETERS = """
         Seeds the initial means, mini-batches and Monte-Carlo draws.
     verbose : bool, default=False
         Show a progress bar over epochs (tqdm).
-    dtype : {"float64", "float32"}, default="float64"
+    dtype : {{"float64", "float32"}}, default="float64"
         Precision of training (parameters, Adam's moments, data, draws and the network
         passes): float32 halves the memory traffic of each step (``benchmarks/``); the fitted
         attributes are float64 either way.
+    {DEPRECATED_ALPHA_DOC}
 """
 
 _COMMON_ATTRIBUTES = """
@@ -339,8 +343,8 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
 
     Parameters
     ----------
-    alpha : float, default=0.5
-        The order of the alpha-divergence minimized (BB-alpha), ``alpha >= 0``: ``0`` is VB
+    divergence_order : float, default=0.5
+        The order ``alpha >= 0`` of the alpha-divergence minimized (BB-alpha): ``0`` is VB
         (computed as the limit), ``1`` is EP-like. (Not the likelihood temperature ``alpha``
         of the alpha-VB models.)
     hidden_layer_sizes : tuple of int, default=(50,)
@@ -356,13 +360,14 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
         ``sigma^2`` on the scale of ``y``.
     """
 
-    def __init__(self, alpha=0.5, hidden_layer_sizes=(50,), activation="relu", energy="exact",
-                 n_mc_samples=10, batch_size=32, n_epochs=None, learning_rate=1e-3, tol=1e-4,
-                 n_iter_no_change=10, n_lr_decays=2, prior_variance=1.0,
-                 learn_prior_variance=False,
-                 noise_variance=None, normalize=True, n_predict_samples=100,
-                 early_stopping=False, validation_fraction=0.1, random_state=None,
-                 verbose=False, dtype="float64"):
+    def __init__(self, divergence_order=0.5, hidden_layer_sizes=(50,), activation="relu",
+                 energy="exact", n_mc_samples=10, batch_size=32, n_epochs=None,
+                 learning_rate=1e-3, tol=1e-4, n_iter_no_change=10, n_lr_decays=2,
+                 prior_variance=1.0, learn_prior_variance=False, noise_variance=None,
+                 normalize=True, n_predict_samples=100, early_stopping=False,
+                 validation_fraction=0.1, random_state=None, verbose=False, dtype="float64",
+                 alpha="deprecated"):
+        self.divergence_order = divergence_order
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -440,8 +445,8 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
 
     Parameters
     ----------
-    alpha : float, default=0.5
-        The order of the alpha-divergence minimized (BB-alpha), ``alpha >= 0``: 0 is VB.
+    divergence_order : float, default=0.5
+        The order ``alpha >= 0`` of the alpha-divergence minimized (BB-alpha): 0 is VB.
         (Not the likelihood temperature ``alpha`` of the alpha-VB models.)
     hidden_layer_sizes : tuple of int, default=()
     link : {{"probit", "softmax"}}, default="probit"
@@ -458,19 +463,20 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
     >>> from sklearn.datasets import load_breast_cancer
     >>> from alphavb import BBAlphaClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> probit = BBAlphaClassifier(alpha=0.5, n_epochs=10, learning_rate=0.01, tol=None,
+    >>> probit = BBAlphaClassifier(divergence_order=0.5, n_epochs=10, learning_rate=0.01, tol=None,
     ...                            random_state=0)
     >>> print(round(probit.fit(X, y).score(X, y), 2), probit.posterior_mean_.shape)
     0.99 (31,)
     """
 
-    def __init__(self, alpha=0.5, hidden_layer_sizes=(), link="probit", activation="relu",
-                 energy="exact", n_mc_samples=10, batch_size=32, n_epochs=None,
+    def __init__(self, divergence_order=0.5, hidden_layer_sizes=(), link="probit",
+                 activation="relu", energy="exact", n_mc_samples=10, batch_size=32, n_epochs=None,
                  learning_rate=1e-3, tol=1e-4, n_iter_no_change=10, n_lr_decays=2,
                  prior_variance=1.0, learn_prior_variance=False, normalize=True,
                  n_predict_samples=100,
                  early_stopping=False, validation_fraction=0.1, random_state=None,
-                 verbose=False, dtype="float64"):
+                 verbose=False, dtype="float64", alpha="deprecated"):
+        self.divergence_order = divergence_order
         self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.link = link

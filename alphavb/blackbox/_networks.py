@@ -6,6 +6,7 @@ predictive mixture.
 """
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (
     Integer,
+    Options,
+    Real,
     ValidatedParametersMixin,
+    caller_stacklevel,
     validate_params,
 )
 from ._mlp import mlp_forward
@@ -55,12 +59,50 @@ def resolve_epochs(n_epochs, n_rows, batch_size, default_steps=DEFAULT_STEPS):
     return max(1, -(-default_steps // steps_per_epoch))
 
 
+# the divergence order of BB-alpha and AADM was the parameter ``alpha`` until 0.1.0, the name
+# the alpha-VB models give the likelihood's temperature; ``alpha`` goes in 0.3.0
+DEPRECATED_ALPHA_DOC = """alpha : float, default="deprecated"
+        The former name of ``divergence_order``; given, it is used, with a FutureWarning.
+
+        .. deprecated:: 0.1.0
+           ``alpha`` is removed in 0.3.0: pass ``divergence_order``."""
+DIVERGENCE_ORDER_CONSTRAINTS = {"divergence_order": [Real(0, None)],
+                                "alpha": [Real(0, None), Options("deprecated")]}
+
+
 class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
     """Prediction by averaging an MLP over weight draws.
 
     Subclasses set ``layer_shapes_``, ``activation``, ``n_predict_samples`` and implement
-    ``_weight_draws(n_draws, random_state)``.
+    ``_weight_draws(n_draws, random_state)``; they take the divergence order as
+    ``divergence_order`` (and the deprecated ``alpha``, see :meth:`_divergence_order`).
     """
+
+    def _divergence_order(self):
+        """The order to fit: ``divergence_order``, or ``alpha`` when it is given, with a
+        ``FutureWarning`` (scikit-learn's deprecation cycle for a renamed parameter)."""
+        if isinstance(self.alpha, str) and self.alpha == "deprecated":
+            return float(self.divergence_order)
+        warnings.warn(
+            f"{type(self).__name__}: 'alpha' was renamed 'divergence_order' in 0.1.0 (alpha "
+            "is the likelihood's temperature in the alpha-VB models) and will be removed in "
+            f"0.3.0; pass divergence_order={self.alpha!r} instead.", FutureWarning,
+            stacklevel=caller_stacklevel())
+        return float(self.alpha)
+
+    def _order_parameter(self):
+        """The name of the parameter that set the divergence order (for messages)."""
+        return ("divergence_order" if isinstance(self.alpha, str) and self.alpha == "deprecated"
+                else "alpha")
+
+    def _cache_key_parameters(self):
+        """``get_params`` under the names the result cache keyed before the rename: the order
+        as ``alpha`` (whichever parameter gave it), so that the fits cached then (the
+        committed UCI and toy runs) are still found (:func:`alphavb.cache.cache_key`)."""
+        params = self.get_params(deep=False)
+        order, deprecated = params.pop("divergence_order"), params.pop("alpha")
+        params["alpha"] = order if isinstance(deprecated, str) else deprecated
+        return params
 
     def _standardized(self, X, reset=False):
         """``X`` on the model's scale; ``reset`` (in fit) first learns the column scaling."""
@@ -131,7 +173,7 @@ class _PreparedFit:
     targets: np.ndarray
     validation: tuple
     n_outputs: int
-    alpha: float
+    order: float  # the divergence order
     noise: float  # sigma^2 on the model's scale (start or fixed value), None for classifiers
     rng: np.random.Generator
     n_epochs: int

@@ -383,10 +383,11 @@ def fit_stacked(estimators, X, y):
     Fits of one class whose structural settings agree (network sizes, draws, batch size,
     budget, ...) and whose data have the same shape (e.g. the splits of one UCI set) are
     trained as one stacked computation (module docstring of
-    :mod:`alphavb.blackbox._training`); they may differ in ``alpha``, ``random_state``,
-    ``learning_rate`` and the prior and noise variances. Other estimators are grouped with
-    their like. The result of each estimator is that of ``estimator.fit(X[i], y[i])``,
-    bitwise: the per-operation cost of NumPy is shared, not the randomness. Bitwise
+    :mod:`alphavb.blackbox._training`); they may differ in ``divergence_order``,
+    ``random_state``, ``learning_rate`` and the prior and noise variances. Other estimators
+    are grouped with their like. The result of each estimator is that of
+    ``estimator.fit(X[i], y[i])``, bitwise: the per-operation cost of NumPy is shared, not the
+    randomness. Bitwise
     equality needs the same number of BLAS threads (and the same BLAS and CPU): another
     thread count rounds the matrix products differently, which thousands of adversarial
     AADM steps amplify (wrap both in ``threadpoolctl.threadpool_limits(1)`` to compare).

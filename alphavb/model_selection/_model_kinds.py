@@ -360,4 +360,5 @@ def kind_of(estimator):
     names = [t.__name__ for _, types in kinds for t in types]
     raise bad_parameter("AlphaSelector", "estimator", f"one of {names} (an alpha-VB "
                         "temperature in (0, 1])", type(estimator).__name__,
-                        "BB-alpha and AADM's alpha is a divergence order, not a temperature.")
+                        "BB-alpha and AADM take a divergence order (divergence_order), not "
+                        "a temperature.")

@@ -86,8 +86,9 @@ def _uci_row_check(job):
 
 
 # estimator settings that may differ between the fits of one stack
-_PER_FIT_SETTINGS = {"alpha", "random_state", "learning_rate", "discriminator_learning_rate",
-                     "noise_variance", "prior_variance", "verbose"}
+_PER_FIT_SETTINGS = {"divergence_order", "alpha", "random_state", "learning_rate",
+                     "discriminator_learning_rate", "noise_variance", "prior_variance",
+                     "verbose"}
 
 
 def _stack_group(estimator):

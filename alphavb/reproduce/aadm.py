@@ -235,7 +235,7 @@ def reproduce_aadm_toy(out_dir="results/aadm-toy", random_state=0, quick=False, 
 
 
 def _aadm_toy_model(alpha, settings, random_state):
-    return AADMRegressor(alpha=alpha, random_state=random_state, **settings)
+    return AADMRegressor(divergence_order=alpha, random_state=random_state, **settings)
 
 
 def _toy_key(problem, alpha, n_train, settings, data_seed, fit_seed):
@@ -306,7 +306,7 @@ def _aadm_uci_model(method, settings, random_state, y_train):
     split's training targets, for the authors' start of the noise variance)."""
     if method == "VI":  # factorized Gaussian q: BB-alpha's VB energy, same network and data
         return BBAlphaRegressor(
-            alpha=0.0, activation="leaky_relu", learn_prior_variance=True,
+            divergence_order=0.0, activation="leaky_relu", learn_prior_variance=True,
             learning_rate=1e-3, random_state=random_state,
             **{key: settings[key] for key in ("hidden_layer_sizes", "batch_size", "n_epochs",
                                               "n_mc_samples", "n_predict_samples", "tol",
@@ -314,9 +314,9 @@ def _aadm_uci_model(method, settings, random_state, y_train):
     base = method.removesuffix(AUTHORS_CODE_SUFFIX)
     alpha = 0.0 if base == "AVB" else float(base.split("=")[1])
     if base != method:  # the authors' code; their log sigma^2 = 0.01 on the standardized scale
-        return AADMRegressor(alpha=alpha, random_state=random_state, **settings, **_AUTHORS,
-                             noise_variance=float(np.exp(0.01) * np.var(y_train)))
-    return AADMRegressor(alpha=alpha, random_state=random_state, **settings)
+        return AADMRegressor(divergence_order=alpha, random_state=random_state, **settings,
+                             **_AUTHORS, noise_variance=float(np.exp(0.01) * np.var(y_train)))
+    return AADMRegressor(divergence_order=alpha, random_state=random_state, **settings)
 
 
 def reproduce_aadm_uci(out_dir="results/aadm-uci", random_state=0, quick=False, datasets=None,
@@ -488,7 +488,7 @@ def reproduce_aadm_ablation(out_dir="results/aadm-ablation", random_state=0, qui
                 fraction = options.pop("noise_fraction", None)
                 if fraction is not None:
                     options["noise_variance"] = fraction * float(np.var(data.target[train]))
-                model = AADMRegressor(alpha=alpha, random_state=random_state + split,
+                model = AADMRegressor(divergence_order=alpha, random_state=random_state + split,
                                       **settings, **options)
                 jobs.append((data, split, model, {"configuration": label}))
             model = _aadm_uci_model("VI", settings, random_state + split, data.target[train])

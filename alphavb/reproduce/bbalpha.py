@@ -72,7 +72,7 @@ def reproduce_bbalpha_uci(out_dir="results/bbalpha-uci", random_state=0, quick=F
         data = load_uci(name, data_home)
         for split in range(min(n_splits or data.n_splits, data.n_splits)):
             for alpha in alphas:
-                model = BBAlphaRegressor(alpha=alpha, random_state=random_state + split,
+                model = BBAlphaRegressor(divergence_order=alpha, random_state=random_state + split,
                                          **settings)
                 jobs.append((data, split, model, {"alpha": float(alpha)}))
     split_rows = _fit_uci(out_dir / "fits", jobs, n_jobs)
@@ -234,7 +234,7 @@ def _classification_fits(cache, job):
     name, X, y, seed, model_name, settings = job
     train, test = train_test_split(np.arange(len(y)), test_size=TEST_FRACTION,
                                    random_state=seed, stratify=y)
-    estimators = [BBAlphaClassifier(alpha=alpha, random_state=seed, **settings)
+    estimators = [BBAlphaClassifier(divergence_order=alpha, random_state=seed, **settings)
                   for alpha in CLASSIFICATION_ALPHAS]
     keys = [cache_key({"kind": "classification-fit", "dataset": name, "X": X, "y": y,
                        "train": train, "estimator": estimator}) for estimator in estimators]

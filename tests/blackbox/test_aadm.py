@@ -142,8 +142,9 @@ def test_alpha_to_zero_is_avb():
     """alpha = 0 trains with the VB data term mean_k log p (AVB); a tiny alpha follows the
     same path (same draws, objective within O(alpha)), while alpha = 1 does not."""
     X, y = make_bimodal(60, random_state=0)
-    fits = {alpha: AADMRegressor(alpha=alpha, n_epochs=5, learning_rate=1e-3, random_state=0,
-                                 **SMALL).fit(X, y) for alpha in (0.0, 1e-7, 1.0)}
+    fits = {alpha: AADMRegressor(divergence_order=alpha, n_epochs=5, learning_rate=1e-3,
+                                 random_state=0, **SMALL).fit(X, y)
+            for alpha in (0.0, 1e-7, 1.0)}
     avb = fits[0.0].generator_params_
     np.testing.assert_allclose(fits[1e-7].generator_params_, avb, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(fits[1e-7].energy_history_, fits[0.0].energy_history_,
@@ -164,7 +165,7 @@ def test_bimodal_alpha_one_beats_avb_in_log_likelihood_with_similar_rmse():
 
     X, y = make_bimodal(300, random_state=0)
     X_test, y_test = make_bimodal(1000, random_state=1)
-    one, avb = fit_stacked([AADMRegressor(alpha=alpha, n_epochs=150, tol=None,
+    one, avb = fit_stacked([AADMRegressor(divergence_order=alpha, n_epochs=150, tol=None,
                                           learning_rate=1e-3, random_state=0, **SMALL)
                             for alpha in (1.0, 1e-4)], [X, X], [y, y])
     (ll_one, rmse_one), (ll_avb, rmse_avb) = [
@@ -231,6 +232,8 @@ def test_linear_generator_gives_gaussian_weights():
 
 
 @pytest.mark.parametrize("params, match", [
+    ({"divergence_order": -0.5}, "'divergence_order'"),
+    ({"divergence_order": float("inf")}, "'divergence_order'"),
     ({"alpha": -0.5}, "'alpha'"),
     ({"alpha": float("inf")}, "'alpha'"),
     ({"hidden_layer_sizes": (10, 0)}, "'hidden_layer_sizes'"),
@@ -379,7 +382,7 @@ def test_closed_form_step_equals_autograd(bias_posterior, draws_per_row, learn, 
 
 @pytest.mark.parametrize("estimator", [
     AADMRegressor(n_epochs=20, tol=None, random_state=0, **SMALL),
-    AADMRegressor(n_epochs=20, tol=None, random_state=0, alpha=0.0, draws_per_row=True,
+    AADMRegressor(n_epochs=20, tol=None, random_state=0, divergence_order=0.0, draws_per_row=True,
                   **SMALL),
 ], ids=["alpha 1", "AVB, draws per row"])
 def test_float32_training_tracks_float64(estimator, rng):
@@ -400,7 +403,7 @@ def test_float32_training_tracks_float64(estimator, rng):
     discriminator_shapes = mlp_layer_shapes(generator_shapes[-1][1], (20, 20), 1)
     objective, _ = make_fast_aadm_objective(
         layer_shapes, "leaky_relu", generator_shapes, discriminator_shapes, "point", 10,
-        estimator.draws_per_row, 60, np.array([estimator.alpha]), np.array([0.1]),
+        estimator.draws_per_row, 60, np.array([estimator.divergence_order]), np.array([0.1]),
         np.array([1.0]), True, True)
     params = [part.astype(np.float32) for part in double._params]
     adversary = [double.discriminator_params_[None].astype(np.float32)]

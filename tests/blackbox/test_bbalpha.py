@@ -38,7 +38,8 @@ def test_fit_reaches_the_minimizer_of_the_exact_energy():
     sds = []
     for alpha in (1e-3, 0.5, 1.0):
         mean, variance = closed_form_minimizer(X, y, alpha)
-        model = BBAlphaRegressor(alpha=alpha, hidden_layer_sizes=(), noise_variance=NOISE_VARIANCE,
+        model = BBAlphaRegressor(divergence_order=alpha, hidden_layer_sizes=(),
+                                 noise_variance=NOISE_VARIANCE,
                                  normalize=False, prior_variance=PRIOR_VARIANCE, batch_size=30,
                                  n_epochs=2000, learning_rate=0.01, n_mc_samples=100,
                                  tol=None, random_state=0).fit(X, y)
@@ -78,8 +79,8 @@ def test_defaults_reach_the_closed_form_minimizer_on_40_rows():
                 "random_state": 1}
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        models = fit_stacked([BBAlphaRegressor(alpha=alpha, **settings) for alpha in alphas],
-                             [X] * 3, [y] * 3)
+        models = fit_stacked([BBAlphaRegressor(divergence_order=alpha, **settings)
+                              for alpha in alphas], [X] * 3, [y] * 3)
     x = np.array([-10.0, 10.0])
     for alpha, model in zip(alphas, models, strict=True):
         assert model.converged_ and model.n_steps_ < 20_000
@@ -88,7 +89,7 @@ def test_defaults_reach_the_closed_form_minimizer_on_40_rows():
         assert np.max(np.abs(fitted_mean - mean)) < 0.1
         assert np.max(np.abs(fitted_std / std - 1)) < 0.08
     with pytest.warns(ConvergenceWarning, match="n_epochs=500"):
-        short = BBAlphaRegressor(alpha=0.5, n_epochs=500, **settings).fit(X, y)
+        short = BBAlphaRegressor(divergence_order=0.5, n_epochs=500, **settings).fit(X, y)
     assert not short.converged_ and short.n_steps_ == 1000
 
 
@@ -104,7 +105,7 @@ def test_small_bnn_fits_diabetes(diabetes, alpha):
     """A 20-unit BNN on scikit-learn's diabetes data: better test log-likelihood than the
     Gaussian fitted to the training targets, and a positive R^2."""
     X_train, X_test, y_train, y_test = diabetes
-    model = BBAlphaRegressor(alpha=alpha, hidden_layer_sizes=(20,), n_epochs=150,
+    model = BBAlphaRegressor(divergence_order=alpha, hidden_layer_sizes=(20,), n_epochs=150,
                              learning_rate=0.01, random_state=0).fit(X_train, y_train)
     baseline = np.mean(-0.5 * np.log(2 * np.pi * y_train.var())
                        - (y_test - y_train.mean())**2 / (2 * y_train.var()))
@@ -119,7 +120,7 @@ def test_small_bnn_fits_diabetes(diabetes, alpha):
 def test_probit_regression_fits_breast_cancer(alpha):
     X, y = load_breast_cancer(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
-    model = BBAlphaClassifier(alpha=alpha, n_epochs=30, learning_rate=0.01,
+    model = BBAlphaClassifier(divergence_order=alpha, n_epochs=30, learning_rate=0.01,
                               random_state=0).fit(X_train, y_train)
     assert model.score(X_test, y_test) > 0.94
     assert model.log_likelihood(X_test, y_test) > -0.15  # log(0.5) = -0.69 is chance
@@ -198,6 +199,9 @@ def test_posterior_var_layout_follows_layer_shapes():
 
 
 @pytest.mark.parametrize("params, match", [
+    ({"divergence_order": -0.5}, "'divergence_order'"),
+    ({"divergence_order": float("nan")}, "'divergence_order'"),
+    ({"divergence_order": 50.0}, "'divergence_order'"),
     ({"alpha": -0.5}, "'alpha'"),
     ({"alpha": float("nan")}, "'alpha'"),
     ({"alpha": 50.0}, "'alpha'"),
@@ -211,6 +215,7 @@ def test_posterior_var_layout_follows_layer_shapes():
     ({"validation_fraction": 1.0}, "'validation_fraction'"),
     ({"validation_fraction": 1.0, "early_stopping": True}, "'validation_fraction'"),
 ])
+@pytest.mark.filterwarnings("ignore:.*'alpha' was renamed:FutureWarning")
 def test_regressor_bad_parameters(params, match):
     X, y = np.random.default_rng(0).standard_normal((20, 2)), np.arange(20.0)
     with pytest.raises(ValueError, match=match):
@@ -327,8 +332,8 @@ def test_a_typical_bnn_converges_in_the_default_budget():
     X, y = load_diabetes(return_X_y=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        model = BBAlphaRegressor(alpha=0.5, hidden_layer_sizes=(50,), random_state=0).fit(
-            X[:330], y[:330])
+        model = BBAlphaRegressor(divergence_order=0.5, hidden_layer_sizes=(50,),
+                                 random_state=0).fit(X[:330], y[:330])
     assert model.converged_ and 20_000 < model.n_steps_ < 50_000
     # a sensible fit: better than predicting the training mean on the held-out rows
     held_out = np.mean((model.predict(X[330:]) - y[330:]) ** 2)

@@ -173,7 +173,7 @@ def test_fit_stacked_equals_each_fit(make):
     rng = np.random.default_rng(0)
     data = [(rng.standard_normal((40, 2)), rng.standard_normal(40)) for _ in range(3)]
     if make == "bbalpha":
-        models = [BBAlphaRegressor(alpha=alpha, hidden_layer_sizes=(5,), n_epochs=30,
+        models = [BBAlphaRegressor(divergence_order=alpha, hidden_layer_sizes=(5,), n_epochs=30,
                                    learning_rate=0.01, random_state=seed)
                   for alpha, seed in ((0.0, 1), (0.5, 2), (1.0, 3))]
         models.append(BBAlphaRegressor(hidden_layer_sizes=(4,), n_epochs=5, random_state=0))
@@ -181,7 +181,7 @@ def test_fit_stacked_equals_each_fit(make):
     else:
         small = {"hidden_layer_sizes": (5,), "generator_hidden": (6,), "noise_dim": 4,
                  "discriminator_hidden": (6,), "n_epochs": 12, "learning_rate": 1e-3}
-        models = [AADMRegressor(alpha=alpha, random_state=seed, **small)
+        models = [AADMRegressor(divergence_order=alpha, random_state=seed, **small)
                   for alpha, seed in ((0.0, 1), (0.5, 2), (1.0, 3))]
         models.append(AADMRegressor(draws_per_row=True, random_state=0,
                                     **{**small, "n_epochs": 2}))
@@ -216,9 +216,9 @@ def test_fit_stacked_gives_each_fit_bitwise(dtype):
     small = {"hidden_layer_sizes": (8,), "generator_hidden": (8, 8), "noise_dim": 6,
              "discriminator_hidden": (8, 8), "n_epochs": 15, "tol": None, "dtype": dtype}
     for models, attribute in (
-            ([AADMRegressor(alpha=a, random_state=s, **small)
+            ([AADMRegressor(divergence_order=a, random_state=s, **small)
               for a, s in ((0.0, 1), (0.5, 2), (1.0, 3))], "generator_params_"),
-            ([BBAlphaRegressor(alpha=a, hidden_layer_sizes=(6,), n_epochs=15, tol=None,
+            ([BBAlphaRegressor(divergence_order=a, hidden_layer_sizes=(6,), n_epochs=15, tol=None,
                                random_state=s, dtype=dtype)
               for a, s in ((0.0, 1), (0.5, 2), (1.0, 3))], "posterior_mean_")):
         with threadpool_limits(1):
