@@ -49,6 +49,23 @@ def is_dask_collection(X):
     return type(X).__module__.split(".")[0] == "dask"
 
 
+def import_arviz(missing):
+    """ArviZ, imported without the notice of its coming refactor that arviz 0.2x prints as a
+    FutureWarning on its first import of a day (a user who asked alphavb for draws did not
+    import it); ``missing``: the ImportError's message when it is not installed."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            # the notice begins with a newline
+            warnings.filterwarnings("ignore", message=r"\s*ArviZ is undergoing",
+                                    category=FutureWarning)
+            import arviz
+    except ImportError as error:
+        raise ImportError(missing) from error
+    return arviz
+
+
 def is_covariance_matrix(matrix, n_features):
     """Whether ``matrix`` is a finite, symmetric, positive definite (p, p) array."""
     return (matrix.shape == (n_features, n_features) and bool(np.all(np.isfinite(matrix)))

@@ -10,7 +10,7 @@ data and, for regressions and classifiers, a posterior predictive draw per poste
 
 import numpy as np
 
-from ._validation import Integer, bad_parameter, validate_params
+from ._validation import Integer, bad_parameter, import_arviz, validate_params
 from .base import feature_labels
 
 NOTE = ("Independent draws from the variational posterior q (alpha-VB); the chains are "
@@ -100,11 +100,7 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
     ``az.loo(to_inference_data(model, X=X, y=y))``: PSIS-LOO with the draws of ``q`` (its
     Pareto k says how well ``q`` stands in for each leave-one-out posterior).
     """
-    try:
-        import arviz as az
-    except ImportError as error:
-        raise ImportError('to_inference_data needs ArviZ: pip install "alphavb[arviz]"') \
-            from error
+    az = import_arviz('to_inference_data needs ArviZ: pip install "alphavb[arviz]"')
     from .base import fitted_model
 
     estimator = fitted_model(estimator)  # a fitted AlphaSelector: its best estimator

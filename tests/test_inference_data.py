@@ -169,3 +169,30 @@ def test_the_predictive_noise_is_independent_of_the_posterior_draws():
     noise = data.posterior_predictive["y"].values[0, :, 0] - mean
     for j in range(coef.shape[1]):
         assert abs(np.corrcoef(noise, coef[:, j])[0, 1]) < 0.1
+
+
+def test_no_warning_from_arviz_on_its_first_import_of_the_day(tmp_path):
+    """arviz 0.2x warns of its coming refactor on its first import each day (a stamp in the
+    user's cache folder); alphavb imports it for the user, who should not see that notice:
+    a fresh cache folder (no stamp), warnings as errors, both of alphavb's routes to it."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from alphavb import AlphaLinearRegression, to_inference_data\n"
+            "from alphavb.exact import sample_exact\n"
+            "X = np.random.default_rng(0).normal(size=(30, 2)); y = X[:, 0]\n"
+            "model = AlphaLinearRegression().fit(X, y)\n"
+            "to_inference_data(model, n_draws=10)\n"
+            "sample_exact(model, X, y, n_draws=10, n_chains=2, random_state=0)\n"
+            "import arviz, pathlib, platformdirs\n"
+            "stamp = pathlib.Path(platformdirs.user_cache_dir('arviz', 'arviz'))\n"
+            "print('stamp' if (stamp / 'daily_warning').exists() else 'no stamp')\n")
+    result = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True,
+                            text=True, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)},
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    # the stamp lies in the fresh folder: arviz did take this import as the day's first
+    assert result.stdout.strip() == "stamp" and str(tmp_path) in str(
+        list(tmp_path.rglob("daily_warning")))

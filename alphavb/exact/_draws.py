@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import caller_stacklevel
+from .._validation import caller_stacklevel, import_arviz
 
 # Vehtari, Gelman, Simpson, Carpenter & Bürkner (2021, Bayesian Analysis 16:667-718): R-hat
 # below 1.01 and a bulk ESS of at least 100 per chain before trusting the draws
@@ -21,15 +21,7 @@ class MixingWarning(UserWarning):
 
 
 def _arviz():
-    try:
-        with warnings.catch_warnings():  # arviz 0.2x's notice of its 1.0 refactor
-            warnings.filterwarnings("ignore", message="ArviZ is undergoing",
-                                    category=FutureWarning)
-            import arviz as az
-    except ImportError as error:
-        raise ImportError('alphavb.exact needs ArviZ: pip install "alphavb[exact]"') \
-            from error
-    return az
+    return import_arviz('alphavb.exact needs ArviZ: pip install "alphavb[exact]"')
 
 
 def _varying(values):
