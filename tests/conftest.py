@@ -20,6 +20,13 @@ def pytest_configure(config):
         os.environ["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
 
 
+def pytest_collection_modifyitems(config, items):
+    """The tests marked ``slow`` (10-90 s each) run first: xdist hands each worker its tests
+    in collection order, so a long test collected last keeps one worker busy after the
+    other has finished (the README and reproduce tests sit at the end of the alphabet)."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 def pytest_unconfigure(config):
     """The run's JAX cache goes with the process that made it."""
     folder = getattr(config, "alphavb_jax_cache", None)

@@ -17,6 +17,8 @@ pytest.importorskip("numpyro")
 from alphavb.exact import _draw, compare_to_exact, sample_exact
 from alphavb.exact._draws import mcse_mean
 
+pytestmark = pytest.mark.slow  # NUTS compiles its programs (5-25 s a test)
+
 SAMPLING = {"n_draws": 1000, "n_chains": 2, "n_tune": 500}
 
 

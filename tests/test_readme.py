@@ -60,6 +60,7 @@ def test_the_readme_is_a_short_guide_with_a_block_per_model_family():
         assert document in text and (ROOT / document).is_file(), document
 
 
+@pytest.mark.slow  # a fresh interpreter each (2-25 s)
 @pytest.mark.parametrize("line, code", BLOCKS, ids=[place for place, _ in BLOCKS])
 def test_readme_block_runs_on_its_own(line, code, tmp_path):
     missing = needs_missing_data(code)
