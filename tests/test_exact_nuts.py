@@ -165,6 +165,11 @@ def test_nuts_samplers_check_size_data_and_dependency(monkeypatch):
         sample_exact(AlphaLDA(200), X)
     with pytest.raises(ValueError, match="in-memory array"):
         sample_exact(AlphaGaussianMixture(2), da.from_array(X.astype(float), chunks=3))
+    import scipy.sparse as sp
+
+    blocks = [sp.csr_matrix(X[:3].astype(float)), sp.csr_matrix(X[3:].astype(float))]
+    with pytest.raises(ValueError, match="in-memory corpus"):
+        sample_exact(AlphaLDA(2), blocks)
     monkeypatch.setattr(nuts, "MAX_PARAMETERS", 10)
     with pytest.raises(ValueError, match="at most 10 free parameters"):
         sample_exact(AlphaGaussianMixture(2), X[:, :3].astype(float))

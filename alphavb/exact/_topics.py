@@ -17,6 +17,7 @@ distributions (label switching).
 import numpy as np
 from sklearn.base import clone
 
+from .._validation import bad_parameter
 from ._draws import ExactDraws
 from ._nuts import check_size, match_components, numpyro_modules, relabel, run_nuts
 
@@ -60,8 +61,12 @@ def sample_lda(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
     whose ``reference_fit`` is the fit its topics were matched to."""
     numpyro_modules()
     model = clone(estimator)
-    counts = model._check_counts(X, reset=True)
-    n_documents, n_words = counts.shape
+    documents = model._check_counts(X, reset=True)
+    if not documents.in_memory:
+        raise bad_parameter("sample_exact", "X", "an in-memory corpus for LDA's exact "
+                            "sampler", type(X).__name__, fix="Compute the dask array first "
+                            "(NUTS here is for small problems).")
+    n_documents, n_words = documents.shape
     n_topics = model.n_components
     check_size("LDA", n_topics * (n_words - 1) + n_documents * (n_topics - 1),
                "Use fewer topics, documents or words (drop the words no document uses "
@@ -72,7 +77,7 @@ def sample_lda(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
     starts = [{"topic_word": _inside(topic_draws[c]),
                "doc_topic": _inside(np.stack([rng.dirichlet(g) for g in gamma]))}
               for c in range(n_chains)]
-    coo = counts.tocoo()
+    coo = documents.X.tocoo()
     lda = _lda_model((n_documents, n_words, n_topics), model.doc_topic_prior_,
                      model.topic_word_prior_, float(model.alpha), model.objective == "fractional")
     samples, stats = run_nuts(lda, starts, n_draws=n_draws, n_tune=n_tune, thin=thin,

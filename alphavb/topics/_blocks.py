@@ -20,13 +20,27 @@ from ._estep import bound_terms, e_step
 
 class DocumentBlocks:
     """A corpus as delayed CSR blocks of consecutive documents (``blocks``), with their row
-    counts; ``shape`` is the corpus's."""
+    counts, the corpus's ``shape``, word count and largest count: the row source of a fit on
+    blocks, with the methods of the in-memory
+    :class:`~alphavb.topics._estep.DocumentRows`."""
 
-    def __init__(self, blocks, n_rows, n_features):
+    in_memory = False  # a batch fit reads it block by block; it is not cut into mini-batches
+
+    def __init__(self, blocks, n_rows, n_features, word_count, largest_count):
         self.blocks = list(blocks)
         self.n_rows = [int(n) for n in n_rows]
         self.offsets = np.concatenate(([0], np.cumsum(self.n_rows))).astype(int)
         self.shape = (int(self.offsets[-1]), int(n_features))
+        self.word_count = float(word_count)
+        self.largest_count = float(largest_count)
+
+    def e_step(self, gamma, word_factors, settings, fresh_gamma=None):
+        """:func:`blockwise_e_step`: one task per block of documents."""
+        return blockwise_e_step(self, gamma, word_factors, settings, fresh_gamma)
+
+    def bound(self, topics, max_doc_update_iter, mean_change_tol, n_threads=None):
+        """:func:`blockwise_bound` (each worker uses its own numba threads)."""
+        return blockwise_bound(self, topics, max_doc_update_iter, mean_change_tol)
 
 
 def is_block_corpus(X):
@@ -38,7 +52,7 @@ def _block_summary(block):
     block = sp.csr_matrix(block)
     data = block.data
     return (block.shape, bool(np.all(np.isfinite(data))), bool(np.all(data >= 0)),
-            float(data.sum()))
+            float(data.sum()), float(data.max()) if data.size else 0.0)
 
 
 def as_document_blocks(owner, X, n_features=None):
@@ -60,14 +74,14 @@ def as_document_blocks(owner, X, n_features=None):
         raise ValueError(f"{owner}: every block of X must have the same number of words"
                          + (f" ({n_features}, as in fit)" if n_features is not None else "")
                          + f"; got {sorted(widths)}.")
-    if not all(finite for _, finite, _, _ in summaries):
+    if not all(finite for _, finite, *_ in summaries):
         raise ValueError(f"{owner}: X contains NaN or infinity; counts must be finite.")
-    if not all(positive for _, _, positive, _ in summaries):
+    if not all(positive for _, _, positive, *_ in summaries):
         raise ValueError(f"Negative values in data passed to {owner} (X must hold word "
                          "counts >= 0).")
-    corpus = DocumentBlocks(blocks, [shape[0] for shape, *_ in summaries], widths.pop())
-    corpus.total = float(sum(total for *_, total in summaries))
-    return corpus
+    return DocumentBlocks(blocks, [shape[0] for shape, *_ in summaries], widths.pop(),
+                          sum(total for *_, total, _ in summaries),
+                          max(largest for *_, largest in summaries))
 
 
 def _block_e_step(block, gamma, word_factors, settings, fresh_gamma):

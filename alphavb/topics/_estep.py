@@ -5,6 +5,8 @@ and words on threads (:func:`~alphavb._parallel.in_ranges`: each range writes on
 rows, so results do not depend on the thread count). The in-memory estimator and the dask
 block tasks (:mod:`alphavb.topics._blocks`) both call it."""
 
+from functools import cached_property
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -86,6 +88,51 @@ def bound_terms(components, doc_topic_prior, topic_word_prior, X, max_doc_update
                                 max_doc_update_iter, mean_change_tol, n_threads)
     topics = -np.sum(kl_dirichlet(components, topic_word_prior))
     return float(np.sum(documents)), float(topics), float(sp.csr_matrix(X).sum())
+
+
+class DocumentRows:
+    """A corpus in memory, the row source of an in-memory fit: its counts ``X`` (float64 CSR)
+    and, made when first read, their CSC copy for the word-major pass of the statistics.
+    :class:`~alphavb.topics._blocks.DocumentBlocks` is the corpus in dask blocks, with the
+    same methods; the estimator chooses one when it checks ``X``."""
+
+    in_memory = True  # its documents can be taken as mini-batches (online learning)
+
+    def __init__(self, X):
+        self.X = X
+
+    @property
+    def shape(self):
+        return self.X.shape
+
+    @cached_property
+    def csc(self):
+        return self.X.tocsc()
+
+    @property
+    def word_count(self):
+        """The corpus's number of words (the sum of its counts)."""
+        return float(self.X.sum())
+
+    @property
+    def largest_count(self):
+        return float(self.X.data.max()) if self.X.nnz else 0.0
+
+    def take(self, documents):
+        """The documents ``documents`` (a slice or indices) as a corpus of their own."""
+        return DocumentRows(self.X[documents])
+
+    def e_step(self, gamma, word_factors, settings, fresh_gamma=None):
+        """:func:`e_step` of these documents (``gamma`` updated in place): ``S`` (K, V) and
+        ``sum_dv n_dv log Z_dv``."""
+        statistics, log_norm, _ = e_step(self.X, self.csc, gamma, word_factors,
+                                         fresh_gamma=fresh_gamma, **settings)
+        return statistics, log_norm
+
+    def bound(self, topics, max_doc_update_iter, mean_change_tol, n_threads):
+        """:func:`bound_terms` of these documents under ``topics``."""
+        return bound_terms(topics.components, topics.doc_topic_prior, topics.topic_word_prior,
+                           self.X, max_doc_update_iter, mean_change_tol, n_threads)
 
 
 def heldout_perplexity(components, doc_topic_prior, topic_word_prior, X,

@@ -62,11 +62,9 @@ from ..base import CAVIEstimator, StochasticStepsMixin
 from ._blocks import (
     DocumentBlocks,
     as_document_blocks,
-    blockwise_bound,
-    blockwise_e_step,
     is_block_corpus,
 )
-from ._estep import bound_terms, e_step, word_factors_of
+from ._estep import DocumentRows, word_factors_of
 from ._state import _LDABatch, _LDACorpus, _LDAOnline, _LDAState, _Topics
 
 LEARNING_METHODS = ("batch", "online")
@@ -276,12 +274,13 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     _batch_iter_start = 1
 
     def _check_counts(self, X, reset):
-        """Validated counts as float64 CSR (the kernels' precision). A fit (``reset``)
-        accepts float64 and float32 and records the dtype its results are cast back to;
-        later inputs are first cast to that dtype, as scikit-learn does. A dask array of CSR
-        blocks (or a list of blocks) becomes :class:`~alphavb.topics._blocks.DocumentBlocks`,
-        read block by block on the workers (float64 results)."""
-        if isinstance(X, DocumentBlocks):
+        """Validated counts as a row source: in memory, float64 CSR (the kernels' precision)
+        in :class:`~alphavb.topics._estep.DocumentRows`. A fit (``reset``) accepts float64
+        and float32 and records the dtype its results are cast back to; later inputs are
+        first cast to that dtype, as scikit-learn does. A dask array of CSR blocks (or a list
+        of blocks) becomes :class:`~alphavb.topics._blocks.DocumentBlocks`, read block by
+        block on the workers (float64 results). A row source is returned as it is."""
+        if isinstance(X, (DocumentRows, DocumentBlocks)):
             return X
         _refuse_raw_text(type(self).__name__, X)
         if is_block_corpus(X):
@@ -298,8 +297,8 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             self._output_dtype = X.dtype
         # a copy where the kernels' canonical form (sorted, summed duplicates) would
         # otherwise be made in place in the caller's matrix
-        return sp.csr_matrix(X, dtype=np.float64,
-                             copy=sp.issparse(X) and not X.has_canonical_format)
+        return DocumentRows(sp.csr_matrix(X, dtype=np.float64,
+                                          copy=sp.issparse(X) and not X.has_canonical_format))
 
     @property
     def _scale(self):
@@ -330,18 +329,15 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             for value in (self.doc_topic_prior, self.topic_word_prior))
         return self._topics(components, doc_topic_prior, topic_word_prior)
 
-    def _document_step(self, X, csc, gamma, topics, fresh_gamma=None):
+    def _document_step(self, documents, gamma, topics, fresh_gamma=None):
+        """The E-step of the row source ``documents`` (``gamma`` updated in place): ``S``
+        (K, V) and ``sum_dv n_dv log Z_dv``."""
         kl_weight = 1.0 if self.objective == "fractional" else 1.0 / self.alpha
         settings = {"doc_topic_prior": topics.doc_topic_prior, "alpha": float(self.alpha),
                     "scale": self._scale, "max_doc_update_iter": self.max_doc_update_iter,
                     "mean_change_tol": self.mean_change_tol, "kl_weight": kl_weight,
                     "n_threads": thread_count(self.n_jobs, type(self).__name__)}
-        if isinstance(X, DocumentBlocks):  # one task per block of documents (_blocks)
-            statistics, log_norm = blockwise_e_step(X, gamma, topics.word_factors,
-                                                    settings, fresh_gamma)
-            return statistics, log_norm, None
-        return e_step(X, csc, gamma, topics.word_factors, fresh_gamma=fresh_gamma,
-                       **settings)
+        return documents.e_step(gamma, topics.word_factors, settings, fresh_gamma)
 
     def _objective(self, log_norm, statistics, old_elog_beta, gamma, topics):
         """The exact objective after the global step (module docstring)."""
@@ -352,7 +348,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
               + np.sum(kl_dirichlet(topics.components, topics.topic_word_prior)))
         return float(data - (kl if fractional else kl / self.alpha))
 
-    def _batch_sweep(self, X, csc, topics, gamma, fresh_gamma=None):
+    def _batch_sweep(self, documents, topics, gamma, fresh_gamma=None):
         """One CAVI sweep: every document's (phi, gamma), then lambda (and the priors).
 
         ``gamma`` is updated in place. With ``fresh_gamma`` (a random start per document),
@@ -360,7 +356,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         as its previous ``gamma_d`` (``lda_document_step``). Returns the new topics and the
         objective.
         """
-        statistics, log_norm, _ = self._document_step(X, csc, gamma, topics, fresh_gamma)
+        statistics, log_norm = self._document_step(documents, gamma, topics, fresh_gamma)
         new = self._topics(topics.topic_word_prior + self.alpha * statistics,
                            topics.doc_topic_prior, topics.topic_word_prior)
         n_topics, n_words = new.components.shape
@@ -386,18 +382,19 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     def _stopping_value(self, data, state, objective):
         if self.perp_tol is None:
             return objective
-        return self._training_perplexity(data.X, state.topics)
+        return self._training_perplexity(data.documents, state.topics)
 
     def _has_converged(self, current, previous):
         if self.perp_tol is None:
             return super()._has_converged(current, previous)
         return abs(current - previous) < self.perp_tol
 
-    def _training_perplexity(self, X, topics):
-        """scikit-learn's perplexity of the training documents under ``topics`` (nan for a
-        corpus without words)."""
-        documents, topic_part, n_words = self._bound_of(X, topics)
-        return float(np.exp(-(documents + topic_part) / n_words)) if n_words else float("nan")
+    def _training_perplexity(self, documents, topics):
+        """scikit-learn's perplexity of the training ``documents`` under ``topics`` (nan for
+        a corpus without words)."""
+        document_part, topic_part, n_words = self._bound_of(documents, topics)
+        return (float(np.exp(-(document_part + topic_part) / n_words)) if n_words
+                else float("nan"))
 
     # scikit-learn's LatentDirichletAllocation prints one line per iteration, with the
     # training perplexity at evaluations, and nothing at the start or end of a fit
@@ -414,20 +411,20 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         line = f"iteration: {sweep} of max_iter: {self.max_iter}"
         if tracked is not None:
             perplexity = (tracked if self.perp_tol is not None
-                          else self._training_perplexity(data.X, state.topics))
+                          else self._training_perplexity(data.documents, state.topics))
             line += f", perplexity: {perplexity:.4f}"
         print(line)
 
     def _initialize(self, data, random_state, start, previous=None):
         if isinstance(data, _LDAOnline):  # the fitted topics and the step count go on
             if previous is None:
-                previous = self._first_batch_state(_LDABatch(data.X, float(data.X.shape[0])),
-                                                   random_state)
+                previous = self._first_batch_state(
+                    _LDABatch(data.documents, float(data.documents.shape[0])), random_state)
                 self.n_batch_iter_ = self._batch_iter_start
             return replace(previous, random_state=random_state)
         topics = (previous.topics if previous is not None
-                  else self._initial_topics(data.X.shape[1], random_state))
-        return _LDAState(topics, self._random_gamma(data.X.shape[0], random_state),
+                  else self._initial_topics(data.documents.shape[1], random_state))
+        return _LDAState(topics, self._random_gamma(data.documents.shape[0], random_state),
                          random_state)
 
     def _cavi_step(self, data, state):
@@ -442,17 +439,19 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         which cannot lower the objective.
         """
         if isinstance(data, _LDAOnline):
-            for rows in gen_batches(data.X.shape[0], self.batch_size):
-                state = self._take_step(_LDABatch(data.X[rows], float(data.X.shape[0])),
+            n_documents = data.documents.shape[0]
+            for batch in gen_batches(n_documents, self.batch_size):
+                state = self._take_step(_LDABatch(data.documents.take(batch),
+                                                  float(n_documents)),
                                         state, state.random_state)
             return state, None
-        fresh = self._random_gamma(data.X.shape[0], state.random_state)
+        fresh = self._random_gamma(data.documents.shape[0], state.random_state)
         restarted = fresh.copy()
-        topics, value = self._batch_sweep(data.X, data.csc, state.topics, restarted)
+        topics, value = self._batch_sweep(data.documents, state.topics, restarted)
         if state.objective is None or value >= state.objective:
             return _LDAState(topics, restarted, state.random_state, value,
                              state.n_guarded_sweeps), value
-        topics, value = self._batch_sweep(data.X, data.csc, state.topics, state.gamma, fresh)
+        topics, value = self._batch_sweep(data.documents, state.topics, state.gamma, fresh)
         return _LDAState(topics, state.gamma, state.random_state, value,
                          state.n_guarded_sweeps + 1), value
 
@@ -471,32 +470,33 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         return _LDABatch(self._check_counts(X, reset=reset), float(self.total_samples))
 
     def _first_batch_state(self, data, random_state):
-        return _LDAState(self._initial_topics(data.X.shape[1], random_state), None, None)
+        return _LDAState(self._initial_topics(data.documents.shape[1], random_state), None,
+                         None)
 
     def _stochastic_step(self, data, state, step, random_state):
         """``lambda <- (1 - rho) lambda + rho (eta + alpha (D / |B|) S^B)`` (module docstring)."""
         topics = state.topics
-        gamma = self._random_gamma(data.X.shape[0], random_state)
+        documents = data.documents
+        gamma = self._random_gamma(documents.shape[0], random_state)
         # a mini-batch in blocks (a dask array of CSR blocks, a list of them) is read block
         # by block on the workers, as a batch fit's corpus is
-        csc = None if isinstance(data.X, DocumentBlocks) else data.X.tocsc()
-        statistics, _, _ = self._document_step(data.X, csc, gamma, topics)
+        statistics, _ = self._document_step(documents, gamma, topics)
         target = (topics.topic_word_prior
-                  + self.alpha * (data.total_samples / data.X.shape[0]) * statistics)
+                  + self.alpha * (data.total_samples / documents.shape[0]) * statistics)
         components = (1.0 - step) * topics.components + step * target
         if not np.all(np.isfinite(components)):
             raise FloatingPointError(
                 f"{type(self).__name__}: the online topic update overflowed float64 (counts up to "
-                f"{data.X.data.max():.3g} in X, scaled by total_samples / batch size = "
-                f"{data.total_samples / data.X.shape[0]:.3g}). Rescale the counts of X.")
+                f"{documents.largest_count:.3g} in X, scaled by total_samples / batch size = "
+                f"{data.total_samples / documents.shape[0]:.3g}). Rescale the counts of X.")
         return replace(state, topics=self._topics(components, topics.doc_topic_prior,
                                                   topics.topic_word_prior))
 
     def _evaluate(self, data, state):
         """The objective of ``q(beta) = state.topics`` with each document's q fitted to it
         (online learning: after the passes the loop checks)."""
-        gamma = self._random_gamma(data.X.shape[0], state.random_state)
-        statistics, log_norm, _ = self._document_step(data.X, data.csc, gamma, state.topics)
+        gamma = self._random_gamma(data.documents.shape[0], state.random_state)
+        statistics, log_norm = self._document_step(data.documents, gamma, state.topics)
         return self._objective(log_norm, statistics, state.topics.elog_beta, gamma,
                                state.topics)
 
@@ -526,20 +526,19 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         self
         """
         self._validate_params()
-        X = self._check_counts(X, reset=not self._continues())
-        blocks = isinstance(X, DocumentBlocks)
-        if blocks and self.learning_method != "batch":
+        documents = self._check_counts(X, reset=not self._continues())
+        if not documents.in_memory and self.learning_method != "batch":
             raise bad_parameter(type(self).__name__, "learning_method",
                                 "'batch' for a corpus in blocks", self.learning_method,
                                 "For online learning call partial_fit on each block.")
         if self.learning_method == "batch":
-            self._fit_cavi(_LDACorpus(X, None if blocks else X.tocsc()))
+            self._fit_cavi(_LDACorpus(documents))
             self.n_batch_iter_ = self._batch_iter_start
-        else:
-            self._fit_cavi(_LDAOnline(X, X.tocsc()))  # a sweep = one pass over the batches
-        if (X.total if blocks else X.sum()) > 0:
+        else:  # a sweep = one pass over the mini-batches
+            self._fit_cavi(_LDAOnline(documents))
+        if documents.word_count > 0:
             try:
-                self.bound_ = self.perplexity(X)
+                self.bound_ = self.perplexity(documents)
             except ValueError as error:  # not counts: the fit stands, its perplexity does not
                 warnings.warn(f"{error} bound_ is nan.", UserWarning,
                               stacklevel=caller_stacklevel())
@@ -567,10 +566,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         """``gamma`` of each document of ``X``: its ``q(theta_d) = Dir(gamma_d)`` fitted from
         ``gamma_d = 1`` under the fitted topics."""
         check_is_fitted(self)
-        X = self._check_counts(X, reset=False)
-        gamma = np.ones((X.shape[0], self.components_.shape[0]))
-        csc = None if isinstance(X, DocumentBlocks) else X.tocsc()
-        self._document_step(X, csc, gamma, self._get_parameters().topics)
+        documents = self._check_counts(X, reset=False)
+        gamma = np.ones((documents.shape[0], self.components_.shape[0]))
+        self._document_step(documents, gamma, self._get_parameters().topics)
         return gamma
 
     def transform(self, X, *, normalize=True):
@@ -638,13 +636,13 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         float
         """
         check_is_fitted(self)
-        X = self._check_counts(X, reset=False)
-        documents, topics, n_words = self._bound_of(X, self._get_parameters().topics)
+        rows = self._check_counts(X, reset=False)
+        documents, topics, n_words = self._bound_of(rows, self._get_parameters().topics)
         if n_words == 0:
             raise ValueError(f"{type(self).__name__}.perplexity: X has no words (all counts "
                              "are 0), so the perplexity per word is undefined. Pass documents "
                              "with words.")
-        ratio = float(self.total_samples) / X.shape[0] if sub_sampling else 1.0
+        ratio = float(self.total_samples) / rows.shape[0] if sub_sampling else 1.0
         with np.errstate(over="ignore"):
             value = float(np.exp(-(ratio * documents + topics) / (ratio * n_words)))
         if not 1.0 <= value < np.inf:  # a per-word perplexity of counts is in [1, inf)
@@ -661,13 +659,11 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         return self._bound_of(self._check_counts(X, reset=False),
                               self._get_parameters().topics)
 
-    def _bound_of(self, X, topics):
-        if isinstance(X, DocumentBlocks):
-            return blockwise_bound(X, topics, self.max_doc_update_iter,
-                                   self.mean_change_tol)
-        return bound_terms(topics.components, topics.doc_topic_prior,
-                            topics.topic_word_prior, X, self.max_doc_update_iter,
-                            self.mean_change_tol, thread_count(self.n_jobs, type(self).__name__))
+    def _bound_of(self, documents, topics):
+        """The alpha = 1 bound's documents part, topics part and word count of the row
+        source ``documents`` under ``topics``."""
+        return documents.bound(topics, self.max_doc_update_iter, self.mean_change_tol,
+                               thread_count(self.n_jobs, type(self).__name__))
 
     @validate_params({"n": [Integer(1, None)]})
     def top_words(self, feature_names, n=10):

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 
 @dataclass(frozen=True)
@@ -35,20 +34,20 @@ class _LDAState:
 
 
 class _LDACorpus(NamedTuple):
-    X: sp.csr_matrix
-    csc: sp.csc_matrix
+    """The corpus of a batch ``fit`` (a row source: in memory or in dask blocks)."""
+
+    documents: object
 
 
 class _LDAOnline(NamedTuple):
-    """The corpus of an online ``fit``: each sweep of the CAVI loop is one pass of stochastic
-    VI over its mini-batches."""
+    """The corpus of an online ``fit`` (in memory): each sweep of the CAVI loop is one pass
+    of stochastic VI over its mini-batches."""
 
-    X: sp.csr_matrix
-    csc: sp.csc_matrix
+    documents: object
 
 
 class _LDABatch(NamedTuple):
-    """A mini-batch and the corpus size ``D`` its statistics are scaled to."""
+    """A mini-batch (a row source) and the corpus size ``D`` its statistics are scaled to."""
 
-    X: sp.csr_matrix
+    documents: object
     total_samples: float

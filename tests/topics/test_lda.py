@@ -17,6 +17,7 @@ from alphavb import AlphaLDA
 from alphavb._special import optimize_symmetric_prior
 from alphavb.datasets import make_lda_corpus
 from alphavb.topics import heldout_perplexity
+from alphavb.topics._estep import DocumentRows
 from alphavb.topics._estep import e_step as _e_step
 from alphavb.topics._estep import word_factors_of as _word_factors
 from alphavb.topics._kernels import digamma
@@ -104,7 +105,7 @@ def test_objective_equals_a_term_by_term_evaluation(rng, objective):
                      mean_change_tol=1e-9).fit(X)
     old_lambda = model.components_.copy()
     gamma = rng.gamma(100, 0.01, size=(25, 3))
-    topics, value = model._batch_sweep(X, X.tocsc(), model._get_parameters().topics, gamma)
+    topics, value = model._batch_sweep(DocumentRows(X), model._get_parameters().topics, gamma)
     expected = lda_alpha_elbo(X.toarray(), gamma, topics.components, topics.doc_topic_prior,
                               topics.topic_word_prior, 0.6, objective, phi_lam=old_lambda)
     assert value == pytest.approx(expected, rel=1e-11)
