@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import bad_parameter, is_dask_collection
+from ..base import column_standard_deviations
 from ._estep import shifted_sums
 
 # rows of a dask X that k-means (or k-means++) starts from: all of them (read into memory,
@@ -149,14 +150,16 @@ def local_sums(X, weight, means, prec_chol, log_const, scale, diagonal):
     return nk, sums, scatter, float(neg_entropy)
 
 
-def block_nearest_sums(X_block, weight_block, centers):
-    """One block's rows assigned to their nearest center (k-means' labels): per center the
-    weight ``N_k``, and the weighted sums of ``x - c_k`` and ``(x - c_k)(x - c_k)'`` (shifted
-    by the centers, as :func:`block_sums`'s, so that they add up over blocks)."""
+def block_nearest_sums(X_block, weight_block, centers, column_scale):
+    """One block's rows assigned to their nearest center (k-means' labels) in the units
+    ``x / column_scale`` that k-means ran in: per center the weight ``N_k``, and the
+    weighted sums of ``x - c_k`` and ``(x - c_k)(x - c_k)'`` (shifted by the centers, as
+    :func:`block_sums`'s, so that they add up over blocks)."""
     X_block = np.asarray(X_block, dtype=np.float64)
     weight_block = np.asarray(weight_block, dtype=np.float64)
-    distances = ((X_block * X_block).sum(axis=1)[:, None] - 2.0 * X_block @ centers.T
-                 + (centers * centers).sum(axis=1)[None, :])
+    units, unit_centers = X_block / column_scale, centers / column_scale
+    distances = ((units * units).sum(axis=1)[:, None] - 2.0 * units @ unit_centers.T
+                 + (unit_centers * unit_centers).sum(axis=1)[None, :])
     labels = np.argmin(distances, axis=1)
     n_components, n_features = centers.shape
     nk = np.bincount(labels, weights=weight_block, minlength=n_components)
@@ -171,9 +174,9 @@ def block_nearest_sums(X_block, weight_block, centers):
     return nk, sums, scatter
 
 
-def nearest_center_sums(X, weight, centers):
+def nearest_center_sums(X, weight, centers, column_scale):
     """:func:`block_nearest_sums` over every block of rows."""
-    return _sum_over_blocks(X, weight, block_nearest_sums, centers)
+    return _sum_over_blocks(X, weight, block_nearest_sums, centers, column_scale)
 
 
 def rows_of(X, indices):
@@ -283,8 +286,11 @@ class BlockRows(NamedTuple):
             weight = np.ones(len(sample)) if sample_weight is None else sample_weight
             resp = responsibilities(sample, weight, sample_weight, random_state)
             return statistics.from_responsibilities(sample, weight, resp)
-        centers = KMeans(n_clusters=model.n_components, n_init=1,
-                         random_state=random_state).fit(sample, sample_weight=sample_weight
-                                                        ).cluster_centers_
-        nk, sums, scatter = nearest_center_sums(self.X, self.weight, centers)
+        # k-means on unit columns, as in memory (there the whole X's deviations, here the
+        # sample's), so that the start does not depend on the features' units
+        column_scale = column_standard_deviations(sample)
+        centers = column_scale * KMeans(n_clusters=model.n_components, n_init=1,
+                                        random_state=random_state).fit(
+            sample / column_scale, sample_weight=sample_weight).cluster_centers_
+        nk, sums, scatter = nearest_center_sums(self.X, self.weight, centers, column_scale)
         return statistics.from_shifted(centers, nk, sums, scatter)

@@ -170,10 +170,11 @@ default="dirichlet_process"
         scikit-learn's ``reg_covar`` does (its default is 1e-6), while the objective stays
         exact (module docstring). Not used by ``"fixed"``.
     init_params : {"kmeans", "k-means++", "random", "random_from_data"}, default="kmeans"
-        How the first responsibilities are drawn, exactly as in scikit-learn's mixtures. On
-        a dask array ``"kmeans"`` and ``"k-means++"`` run on the rows in memory when there
-        are at most ``KMEANS_SAMPLE_ROWS`` (100,000), else on a uniform sample of that many
-        rows, every row joining its nearest k-means center block by block;
+        How the first responsibilities are drawn, as in scikit-learn's mixtures but with
+        k-means on unit columns (so that the start does not depend on the units). On a dask
+        array ``"kmeans"`` and ``"k-means++"`` run on the rows in memory when there are at
+        most ``KMEANS_SAMPLE_ROWS`` (100,000), else on a uniform sample of that many rows
+        (in the sample's unit columns), every row joining its nearest center block by block;
         ``"random_from_data"`` draws the same rows as in memory; ``"random"`` is refused.
     n_init : int, default=1
         Number of starts; the one with the largest objective is kept.
