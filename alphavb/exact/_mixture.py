@@ -43,26 +43,102 @@ from ..mixture._families import (
     TiedFamily,
     family_class,
 )
-from ..mixture._weights import stick_breaking_weights
+from ..mixture._weights import (
+    DirichletWeights,
+    KnownWeights,
+    StickBreakingWeights,
+    stick_breaking_weights,
+    weight_prior_class,
+)
 from ._draws import ExactDraws
 from ._nuts import check_size, match_components, numpyro_modules, relabel, run_nuts
 
 
-def _log_weights(model, n_components):
-    """The weight prior's sample site, and ``log pi`` (inside a NumPyro model)."""
-    import jax.numpy as jnp
-    import numpyro
-    import numpyro.distributions as dist
+class _KnownWeightSites:
+    """Known weights (``fixed_weights``): no sample site; not a compared parameter."""
 
-    if model.fixed_weights_ is not None:
+    is_parameter = False
+
+    @staticmethod
+    def log_weights(model):
+        """``log pi`` inside the NumPyro model (and the sample site, where ``pi`` has one)."""
+        import jax.numpy as jnp
+
         return jnp.log(jnp.asarray(model.fixed_weights_))
-    w0 = model.weight_concentration_prior_
-    if model.weight_concentration_prior_type == "dirichlet_distribution":
-        return jnp.log(numpyro.sample("weights", dist.Dirichlet(jnp.full(n_components, w0))))
-    sticks = numpyro.sample("sticks", dist.Beta(jnp.ones(n_components),
-                                                jnp.full(n_components, w0)))
-    rest = jnp.cumsum(jnp.log1p(-sticks))
-    return jnp.log(sticks) + jnp.concatenate((jnp.zeros(1), rest[:-1]))
+
+    @staticmethod
+    def start(model, draws, chain, rng):
+        """The site's start for ``chain`` from a draw of ``q`` (constrained values)."""
+        return {}
+
+    @staticmethod
+    def weights(model, samples, shape):
+        """The draws of ``pi`` (chain, draw, K) from the sites' samples."""
+        return np.broadcast_to(model.fixed_weights_, shape).copy()
+
+
+class _DirichletWeightSites(_KnownWeightSites):
+    """``pi ~ Dirichlet(w0 1_K)``: the site ``weights``."""
+
+    is_parameter = True
+
+    @staticmethod
+    def log_weights(model):
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
+
+        concentration = jnp.full(model.n_components, model.weight_concentration_prior_)
+        return jnp.log(numpyro.sample("weights", dist.Dirichlet(concentration)))
+
+    @staticmethod
+    def start(model, draws, chain, rng):
+        return {"weights": np.clip(draws["weights"][chain], 1e-12, None)}
+
+    @staticmethod
+    def weights(model, samples, shape):
+        return samples["weights"]
+
+
+class _StickBreakingSites(_KnownWeightSites):
+    """The Dirichlet process's ``K`` sticks ``v_k ~ Beta(1, w0)``: the site ``sticks``,
+    ``pi_k = v_k prod_{j<k}(1 - v_j)`` (renormalised over the ``K`` in the draws)."""
+
+    is_parameter = True
+
+    @staticmethod
+    def log_weights(model):
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
+
+        n_components = model.n_components
+        sticks = numpyro.sample("sticks", dist.Beta(
+            jnp.ones(n_components), jnp.full(n_components, model.weight_concentration_prior_)))
+        rest = jnp.cumsum(jnp.log1p(-sticks))
+        return jnp.log(sticks) + jnp.concatenate((jnp.zeros(1), rest[:-1]))
+
+    @staticmethod
+    def start(model, draws, chain, rng):
+        """A draw of ``q(v)`` itself (``q``'s draws of ``pi`` are renormalised)."""
+        return {"sticks": np.clip(rng.beta(*model.weight_concentration_), 1e-12,
+                                  1.0 - 1e-12)}
+
+    @staticmethod
+    def weights(model, samples, shape):
+        return stick_breaking_weights(samples["sticks"])
+
+
+# the sampler's sites of each weight prior (a table, as SITES below for the covariances)
+WEIGHT_SITES = {KnownWeights: _KnownWeightSites(), DirichletWeights: _DirichletWeightSites(),
+                StickBreakingWeights: _StickBreakingSites()}
+
+
+def _weight_sites(estimator):
+    """The sampler's sites of ``estimator``'s weight prior (from its parameters, so an
+    unfitted estimator has them too)."""
+    return WEIGHT_SITES[weight_prior_class(estimator.weight_concentration_prior_type,
+                                           estimator.fixed_weights)]
 
 
 class _Units(NamedTuple):
@@ -306,7 +382,7 @@ def _mixture_model(model, units):
     fractional = model.objective == "fractional"
 
     def mixture(Z, weight):
-        joint = (_log_weights(model, model.n_components)
+        joint = (_weight_sites(model).log_weights(model)
                  + _sites(model).log_density(model, units, Z))
         per_row = (logsumexp(alpha * joint, axis=1) if fractional
                    else alpha * logsumexp(joint, axis=1))
@@ -319,16 +395,11 @@ def _starts(model, units, n_chains, rng):
     """One draw of the fitted ``q`` per chain, as the NumPyro sites' (constrained) values in
     the sampler's units (``Lambda_z = D Lambda D``)."""
     draws = model.sample_posterior(n_chains, random_state=rng)
-    sites = _sites(model)
+    sites, weight_sites = _sites(model), _weight_sites(model)
     scale = units.scale
     starts = [{"means": (draws["means"][c] - units.centre) / scale} for c in range(n_chains)]
     for c, start in enumerate(starts):
-        if model.fixed_weights_ is None and model.weight_concentration_prior_type == \
-                "dirichlet_distribution":
-            start["weights"] = np.clip(draws["weights"][c], 1e-12, None)
-        elif model.fixed_weights_ is None:
-            start["sticks"] = np.clip(rng.beta(*model.weight_concentration_), 1e-12,
-                                      1.0 - 1e-12)
+        start.update(weight_sites.start(model, draws, c, rng))
         start.update(sites.start(draws, c, scale))
     return starts
 
@@ -336,7 +407,7 @@ def _starts(model, units, n_chains, rng):
 def _n_parameters(estimator, n_features):
     """The free parameters of the mixture on ``n_features`` features."""
     per_component = _sites(estimator).n_per_component(n_features)
-    n_weights = 0 if estimator.fixed_weights is not None else estimator.n_components
+    n_weights = estimator.n_components if _weight_sites(estimator).is_parameter else 0
     return estimator.n_components * per_component + n_weights
 
 
@@ -346,12 +417,7 @@ def _parameters(model, units, samples):
     scale = units.scale
     means = units.centre + scale * samples["means"]
     shape = means.shape[:3]
-    if model.fixed_weights_ is not None:
-        weights = np.broadcast_to(model.fixed_weights_, shape).copy()
-    elif "weights" in samples:
-        weights = samples["weights"]
-    else:
-        weights = stick_breaking_weights(samples["sticks"])
+    weights = _weight_sites(model).weights(model, samples, shape)
     precisions, covariances = _sites(model).precisions(model, units, samples, shape)
     return {"weights": weights, "means": means, "precisions": precisions,
             "covariances": covariances}
@@ -392,7 +458,7 @@ def mixture_rows(model, draws):
     triangle)."""
     features = feature_labels(model)
     labels, columns = [], []
-    if model.fixed_weights_ is None and model.n_components > 1:  # else not a parameter
+    if _weight_sites(model).is_parameter and model.n_components > 1:  # else not one
         for k in range(model.n_components):
             labels.append(f"weights[{k}]")
             columns.append(draws["weights"][..., k])

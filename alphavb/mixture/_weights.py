@@ -94,9 +94,14 @@ WEIGHT_PRIORS = {"dirichlet_process": StickBreakingWeights,
                  "dirichlet_distribution": DirichletWeights}
 
 
+def weight_prior_class(prior_type, fixed_weights):
+    """The class of the weight prior: :class:`KnownWeights` when ``fixed_weights`` is given,
+    else the ``prior_type`` prior's."""
+    return KnownWeights if fixed_weights is not None else WEIGHT_PRIORS[prior_type]
+
+
 def weight_prior(prior_type, concentration_prior, fixed_weights):
     """The weight prior: known ``fixed_weights`` (an array), else the ``prior_type`` prior
     with concentration ``w0``."""
-    if fixed_weights is not None:
-        return KnownWeights(fixed_weights)
-    return WEIGHT_PRIORS[prior_type](concentration_prior)
+    kind = weight_prior_class(prior_type, fixed_weights)
+    return kind(fixed_weights if kind is KnownWeights else concentration_prior)
