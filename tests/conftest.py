@@ -21,9 +21,10 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests marked ``slow`` (10-90 s each) run first: xdist hands each worker its tests
-    in collection order, so a long test collected last keeps one worker busy after the
-    other has finished (the README and reproduce tests sit at the end of the alphabet)."""
+    """The tests marked ``slow`` (10-90 s each) run first: a long test collected last would
+    keep one xdist worker busy after the other had finished (the README and reproduce tests
+    sit at the end of the alphabet); at the front, the other worker steals the rest of the
+    queue (``--dist worksteal`` in pyproject.toml)."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
