@@ -78,30 +78,30 @@ class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
     ``divergence_order`` (and the deprecated ``alpha``, see :meth:`_divergence_order`).
     """
 
-    def _divergence_order(self):
-        """The order to fit: ``divergence_order``, or ``alpha`` when it is given, with a
-        ``FutureWarning`` (scikit-learn's deprecation cycle for a renamed parameter)."""
-        if isinstance(self.alpha, str) and self.alpha == "deprecated":
-            return float(self.divergence_order)
-        warnings.warn(
-            f"{type(self).__name__}: 'alpha' was renamed 'divergence_order' in 0.1.0 (alpha "
-            "is the likelihood's temperature in the alpha-VB models) and will be removed in "
-            f"0.3.0; pass divergence_order={self.alpha!r} instead.", FutureWarning,
-            stacklevel=caller_stacklevel())
-        return float(self.alpha)
-
     def _order_parameter(self):
-        """The name of the parameter that set the divergence order (for messages)."""
+        """The name of the parameter that sets the divergence order: ``divergence_order``,
+        or ``alpha`` when the deprecated name is given."""
         return ("divergence_order" if isinstance(self.alpha, str) and self.alpha == "deprecated"
                 else "alpha")
+
+    def _divergence_order(self):
+        """The order to fit, with a ``FutureWarning`` when the deprecated ``alpha`` gives it
+        (scikit-learn's deprecation cycle for a renamed parameter)."""
+        if self._order_parameter() == "alpha":
+            warnings.warn(
+                f"{type(self).__name__}: 'alpha' was renamed 'divergence_order' in 0.1.0 "
+                "(alpha is the likelihood's temperature in the alpha-VB models) and will be "
+                f"removed in 0.3.0; pass divergence_order={self.alpha!r} instead.",
+                FutureWarning, stacklevel=caller_stacklevel())
+        return float(getattr(self, self._order_parameter()))
 
     def _cache_key_parameters(self):
         """``get_params`` under the names the result cache keyed before the rename: the order
         as ``alpha`` (whichever parameter gave it), so that the fits cached then (the
         committed UCI and toy runs) are still found (:func:`alphavb.cache.cache_key`)."""
         params = self.get_params(deep=False)
-        order, deprecated = params.pop("divergence_order"), params.pop("alpha")
-        params["alpha"] = order if isinstance(deprecated, str) else deprecated
+        del params["divergence_order"]
+        params["alpha"] = getattr(self, self._order_parameter())
         return params
 
     def _standardized(self, X, reset=False):
