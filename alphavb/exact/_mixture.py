@@ -33,7 +33,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._special import LOG_2PI
-from .._validation import bad_parameter, is_dask_collection
+from .._validation import is_dask_collection
 from ..base import feature_labels
 from ..mixture._families import (
     DiagFamily,
@@ -51,7 +51,14 @@ from ..mixture._weights import (
     weight_prior_class,
 )
 from ._draws import ExactDraws
-from ._nuts import check_size, match_components, numpyro_modules, relabel, run_nuts
+from ._nuts import (
+    check_size,
+    match_components,
+    not_in_memory,
+    numpyro_modules,
+    relabel,
+    run_nuts,
+)
 
 
 class _KnownWeightSites:
@@ -429,9 +436,7 @@ def sample_mixture(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     ``ExactDraws`` whose ``reference_fit`` is the fit its components were matched to."""
     numpyro_modules()
     if is_dask_collection(X):
-        raise bad_parameter("sample_exact", "X", "an in-memory array for the mixture's exact "
-                            "sampler", type(X).__name__, fix="Compute the dask array first "
-                            "(NUTS here is for small problems).")
+        raise not_in_memory("an in-memory array for the mixture's exact sampler", X)
     check_size("mixture", _n_parameters(estimator, np.shape(X)[1] if np.ndim(X) == 2 else 0),
                "Use fewer components or features.")
     model = clone(estimator).fit(X, sample_weight=sample_weight)

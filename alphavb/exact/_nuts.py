@@ -38,6 +38,12 @@ def check_size(owner, n_parameters, remedy):
                             fix=remedy)
 
 
+def not_in_memory(requirement, X):
+    """The ValueError for data in dask blocks: NUTS here is for small problems in memory."""
+    return bad_parameter("sample_exact", "X", requirement, type(X).__name__,
+                         fix="Compute the dask array first (NUTS here is for small problems).")
+
+
 def run_nuts(model, initial_values, *, n_draws, n_tune, thin, rng, **data):
     """NUTS chains of the NumPyro ``model(**data)``, chain ``c`` started at the constrained
     site values ``initial_values[c]``.

@@ -17,9 +17,15 @@ distributions (label switching).
 import numpy as np
 from sklearn.base import clone
 
-from .._validation import bad_parameter
 from ._draws import ExactDraws
-from ._nuts import check_size, match_components, numpyro_modules, relabel, run_nuts
+from ._nuts import (
+    check_size,
+    match_components,
+    not_in_memory,
+    numpyro_modules,
+    relabel,
+    run_nuts,
+)
 
 # draws of a Dirichlet start are kept this far inside the simplex (NUTS starts from the
 # logits of the stick-breaking transform, which are infinite on its faces)
@@ -63,9 +69,7 @@ def sample_lda(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
     model = clone(estimator)
     documents = model._check_counts(X, reset=True)
     if not documents.in_memory:
-        raise bad_parameter("sample_exact", "X", "an in-memory corpus for LDA's exact "
-                            "sampler", type(X).__name__, fix="Compute the dask array first "
-                            "(NUTS here is for small problems).")
+        raise not_in_memory("an in-memory corpus for LDA's exact sampler", X)
     n_documents, n_words = documents.shape
     n_topics = model.n_components
     check_size("LDA", n_topics * (n_words - 1) + n_documents * (n_topics - 1),
