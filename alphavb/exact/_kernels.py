@@ -36,15 +36,13 @@ def _score(quadratic, mode, noise, prior_scale, y_sq):
 def _rebuild(X, y, active, k, precision_of, inverse, mean, b_active):
     """``A^{-1}``, ``c = A^{-1} b`` and ``b`` over ``active[:k]``; returns ``(Q, log|A|)``."""
     A = np.empty((k, k))
+    row = np.empty(k)
     for p in range(k):
         cp = active[p]
+        _cross_products(X, cp, active, p + 1, row)
         for q in range(p + 1):
-            cq = active[q]
-            total = 0.0
-            for i in range(X.shape[0]):
-                total += X[i, cp] * X[i, cq]
-            A[p, q] = total
-            A[q, p] = total
+            A[p, q] = row[q]
+            A[q, p] = row[q]
         A[p, p] += precision_of[cp]
         total = 0.0
         for i in range(X.shape[0]):
@@ -69,23 +67,74 @@ def _rebuild(X, y, active, k, precision_of, inverse, mean, b_active):
 
 
 @numba.njit(cache=True)
+def _cross_products(X, column, active, k, cross):
+    """``cross[p] = X[:, active[p]]' X[:, column]`` for ``p < k``, four sums side by side, each
+    over the rows in order: the roundings of one sum after another, without each addition
+    waiting on the one before it (a block of fewer than four repeats its first column)."""
+    for start in range(0, k, 4):
+        width = min(4, k - start)
+        c0 = active[start]
+        c1 = active[start + 1] if width > 1 else c0
+        c2 = active[start + 2] if width > 2 else c0
+        c3 = active[start + 3] if width > 3 else c0
+        t0 = 0.0
+        t1 = 0.0
+        t2 = 0.0
+        t3 = 0.0
+        for i in range(X.shape[0]):
+            value = X[i, column]
+            t0 += X[i, c0] * value
+            t1 += X[i, c1] * value
+            t2 += X[i, c2] * value
+            t3 += X[i, c3] * value
+        cross[start] = t0
+        if width > 1:
+            cross[start + 1] = t1
+        if width > 2:
+            cross[start + 2] = t2
+        if width > 3:
+            cross[start + 3] = t3
+
+
+@numba.njit(cache=True)
+def _times_inverse(inverse, k, cross, along):
+    """``along = A^{-1} cross`` over the first ``k`` rows, four rows side by side, each row's
+    sum over ``q`` in order (as in :func:`_cross_products`)."""
+    for start in range(0, k, 4):
+        width = min(4, k - start)
+        r0 = start
+        r1 = start + 1 if width > 1 else start
+        r2 = start + 2 if width > 2 else start
+        r3 = start + 3 if width > 3 else start
+        t0 = 0.0
+        t1 = 0.0
+        t2 = 0.0
+        t3 = 0.0
+        for q in range(k):
+            value = cross[q]
+            t0 += inverse[r0, q] * value
+            t1 += inverse[r1, q] * value
+            t2 += inverse[r2, q] * value
+            t3 += inverse[r3, q] * value
+        along[start] = t0
+        if width > 1:
+            along[start + 1] = t1
+        if width > 2:
+            along[start + 2] = t2
+        if width > 3:
+            along[start + 3] = t3
+
+
+@numba.njit(cache=True)
 def _addition(X, column, col_sq, xty, precision, active, k, inverse, mean, cross, along):
     """Entering ``column``: fills ``cross = X_g' x`` and ``along = A^{-1} cross``; returns the
     Schur complement ``s`` and ``w = x'y - cross' c`` (``Q`` grows by ``w^2 / s``)."""
-    for p in range(k):
-        cp = active[p]
-        total = 0.0
-        for i in range(X.shape[0]):
-            total += X[i, cp] * X[i, column]
-        cross[p] = total
+    _cross_products(X, column, active, k, cross)
+    _times_inverse(inverse, k, cross, along)
     schur = col_sq[column] + precision
     w = xty[column]
     for p in range(k):
-        total = 0.0
-        for q in range(k):
-            total += inverse[p, q] * cross[q]
-        along[p] = total
-        schur -= cross[p] * total
+        schur -= cross[p] * along[p]
         w -= cross[p] * mean[p]
     return schur, w
 
