@@ -155,6 +155,16 @@ def test_two_topic_lda_matches_quadrature():
         assert ok, (name, error)
 
 
+def test_a_single_chain_runs():
+    """n_chains=1: the chain's start is not stacked (it was, and NUTS failed inside the model
+    with an einsum error about the extra axis)."""
+    X = np.random.default_rng(10).poisson(2.0, size=(3, 4))
+    idata = sample_exact(AlphaLDA(2, random_state=0), X, n_draws=20, n_chains=1, n_tune=20,
+                         random_state=0)
+    assert idata.posterior["topic_word"].shape == (1, 20, 2, 4)
+    assert np.all(np.isfinite(idata.posterior["doc_topic"].values))
+
+
 def test_nuts_samplers_check_size_data_and_dependency(monkeypatch):
     import dask.array as da
 

@@ -8,6 +8,8 @@ The chains run in 64-bit precision inside ``jax.enable_x64`` (the caller's JAX s
 left as it was), one after another, each from its own draw of the variational posterior.
 """
 
+from functools import partial
+
 import numpy as np
 
 from .._validation import bad_parameter
@@ -57,21 +59,38 @@ def run_nuts(model, initial_values, *, n_draws, n_tune, thin, rng, **data):
         unconstrained parameters, up to a constant), ``diverging`` and ``n_steps``
         (leapfrog steps), shape (chain, draw).
     """
-    jax, _ = numpyro_modules()
+    jax, numpyro = numpyro_modules()
     from numpyro.infer import MCMC, NUTS
-    from numpyro.infer.util import unconstrain_fn
+    from numpyro.infer.util import ParamInfo, constrain_fn, potential_energy, unconstrain_fn
 
-    with jax.enable_x64(True):
+    # the model's priors are the estimator's, already checked: numpyro's argument checks would
+    # run eagerly at every trace of the model, each op compiled on its own
+    with jax.enable_x64(True), numpyro.validation_enabled(False):
         data = {name: jax.numpy.asarray(value) for name, value in data.items()}
-        starts = [unconstrain_fn(model, (), data, {name: jax.numpy.asarray(value)
-                                                   for name, value in values.items()})
+        potential = partial(potential_energy, model, (), data)
+
+        @jax.jit
+        def start(values):
+            """A chain's start: its unconstrained values, potential energy and gradient, in one
+            compiled program (numpyro's own start-up evaluates them op by op, compiling each
+            op, which was half of a first chain's time)."""
+            unconstrained = unconstrain_fn(model, (), data, values)
+            energy, gradient = jax.value_and_grad(potential)(unconstrained)
+            return ParamInfo(unconstrained, energy, gradient)
+
+        starts = [start({name: jax.numpy.asarray(value) for name, value in values.items()})
                   for values in initial_values]
-        init = jax.tree_util.tree_map(lambda *chains: jax.numpy.stack(chains), *starts)
-        mcmc = MCMC(NUTS(model, target_accept_prob=TARGET_ACCEPT), num_warmup=n_tune,
-                    num_samples=n_draws * thin, thinning=thin, num_chains=len(initial_values),
-                    chain_method="sequential", progress_bar=False)
+        # several chains take their starts stacked on a leading axis, one chain its own
+        init = (starts[0] if len(starts) == 1
+                else jax.tree_util.tree_map(lambda *chains: jax.numpy.stack(chains), *starts))
+        # a diagonal mass matrix over all sites ([] is what NUTS(model) makes of
+        # dense_mass=False); the draws are mapped back to the sites' supports in the loop
+        kernel = NUTS(potential_fn=potential, target_accept_prob=TARGET_ACCEPT, dense_mass=[])
+        mcmc = MCMC(kernel, num_warmup=n_tune, num_samples=n_draws * thin, thinning=thin,
+                    num_chains=len(initial_values), chain_method="sequential",
+                    progress_bar=False, postprocess_fn=partial(constrain_fn, model, (), data))
         mcmc.run(jax.random.PRNGKey(rng.randint(2**31 - 1)), init_params=init,
-                 extra_fields=("potential_energy", "diverging", "num_steps"), **data)
+                 extra_fields=("potential_energy", "diverging", "num_steps"))
         samples = {name: np.asarray(value)
                    for name, value in mcmc.get_samples(group_by_chain=True).items()}
         fields = {name: np.asarray(value)
