@@ -234,7 +234,7 @@ def collapsed_gibbs(X, y, n_fixed, inclusion, setting, slab_variances, log_hyper
         xty[c] = t
     position = np.full(n_columns, -1)
     active = np.empty(capacity, dtype=np.int64)
-    inverse = np.zeros((capacity, capacity))
+    inverse = np.empty((capacity, capacity))  # read only where written: [:k, :k]
     mean = np.zeros(capacity)
     b_active = np.zeros(capacity)
     cross = np.zeros(capacity)
