@@ -39,7 +39,7 @@ def _rebuild(X, y, active, k, precision_of, inverse, mean, b_active):
     row = np.empty(k)
     for p in range(k):
         cp = active[p]
-        _cross_products(X, cp, active, p + 1, row)
+        _sums_side_by_side(X, X[:, cp], active, p + 1, row)
         for q in range(p + 1):
             A[p, q] = row[q]
             A[q, p] = row[q]
@@ -67,70 +67,44 @@ def _rebuild(X, y, active, k, precision_of, inverse, mean, b_active):
 
 
 @numba.njit(cache=True)
-def _cross_products(X, column, active, k, cross):
-    """``cross[p] = X[:, active[p]]' X[:, column]`` for ``p < k``, four sums side by side, each
-    over the rows in order: the roundings of one sum after another, without each addition
-    waiting on the one before it (a block of fewer than four repeats its first column)."""
+def _sums_side_by_side(matrix, vector, columns, k, out):
+    """``out[p] = sum_t matrix[t, columns[p]] vector[t]`` for ``p < k``, four sums side by
+    side, each over ``t`` in order: the roundings of one sum after another, without each
+    addition waiting on the one before it (a block of fewer than four repeats its first
+    column)."""
     for start in range(0, k, 4):
         width = min(4, k - start)
-        c0 = active[start]
-        c1 = active[start + 1] if width > 1 else c0
-        c2 = active[start + 2] if width > 2 else c0
-        c3 = active[start + 3] if width > 3 else c0
+        c0 = columns[start]
+        c1 = columns[start + 1] if width > 1 else c0
+        c2 = columns[start + 2] if width > 2 else c0
+        c3 = columns[start + 3] if width > 3 else c0
         t0 = 0.0
         t1 = 0.0
         t2 = 0.0
         t3 = 0.0
-        for i in range(X.shape[0]):
-            value = X[i, column]
-            t0 += X[i, c0] * value
-            t1 += X[i, c1] * value
-            t2 += X[i, c2] * value
-            t3 += X[i, c3] * value
-        cross[start] = t0
+        for t in range(vector.shape[0]):
+            value = vector[t]
+            t0 += matrix[t, c0] * value
+            t1 += matrix[t, c1] * value
+            t2 += matrix[t, c2] * value
+            t3 += matrix[t, c3] * value
+        out[start] = t0
         if width > 1:
-            cross[start + 1] = t1
+            out[start + 1] = t1
         if width > 2:
-            cross[start + 2] = t2
+            out[start + 2] = t2
         if width > 3:
-            cross[start + 3] = t3
+            out[start + 3] = t3
 
 
 @numba.njit(cache=True)
-def _times_inverse(inverse, k, cross, along):
-    """``along = A^{-1} cross`` over the first ``k`` rows, four rows side by side, each row's
-    sum over ``q`` in order (as in :func:`_cross_products`)."""
-    for start in range(0, k, 4):
-        width = min(4, k - start)
-        r0 = start
-        r1 = start + 1 if width > 1 else start
-        r2 = start + 2 if width > 2 else start
-        r3 = start + 3 if width > 3 else start
-        t0 = 0.0
-        t1 = 0.0
-        t2 = 0.0
-        t3 = 0.0
-        for q in range(k):
-            value = cross[q]
-            t0 += inverse[r0, q] * value
-            t1 += inverse[r1, q] * value
-            t2 += inverse[r2, q] * value
-            t3 += inverse[r3, q] * value
-        along[start] = t0
-        if width > 1:
-            along[start + 1] = t1
-        if width > 2:
-            along[start + 2] = t2
-        if width > 3:
-            along[start + 3] = t3
-
-
-@numba.njit(cache=True)
-def _addition(X, column, col_sq, xty, precision, active, k, inverse, mean, cross, along):
+def _addition(X, column, col_sq, xty, precision, active, k, inverse, mean, cross, along,
+              inverse_rows):
     """Entering ``column``: fills ``cross = X_g' x`` and ``along = A^{-1} cross``; returns the
-    Schur complement ``s`` and ``w = x'y - cross' c`` (``Q`` grows by ``w^2 / s``)."""
-    _cross_products(X, column, active, k, cross)
-    _times_inverse(inverse, k, cross, along)
+    Schur complement ``s`` and ``w = x'y - cross' c`` (``Q`` grows by ``w^2 / s``).
+    ``inverse_rows`` is ``0, 1, ...``, the rows of ``A^{-1}``."""
+    _sums_side_by_side(X, X[:, column], active, k, cross)
+    _sums_side_by_side(inverse.T, cross[:k], inverse_rows, k, along)
     schur = col_sq[column] + precision
     w = xty[column]
     for p in range(k):
@@ -235,6 +209,7 @@ def collapsed_gibbs(X, y, n_fixed, inclusion, setting, slab_variances, log_hyper
     position = np.full(n_columns, -1)
     active = np.empty(capacity, dtype=np.int64)
     inverse = np.empty((capacity, capacity))  # read only where written: [:k, :k]
+    inverse_rows = np.arange(capacity)
     mean = np.zeros(capacity)
     b_active = np.zeros(capacity)
     cross = np.zeros(capacity)
@@ -285,7 +260,7 @@ def collapsed_gibbs(X, y, n_fixed, inclusion, setting, slab_variances, log_hyper
                             + score - score_without)
             else:
                 schur, w = _addition(X, column, col_sq, xty, 1.0 / nu, active, k, inverse,
-                                     mean, cross, along)
+                                     mean, cross, along, inverse_rows)
                 q_with = quadratic + w * w / schur
                 score_with = _score(q_with, mode, noise, prior_scale, y_sq)
                 log_odds = (_log_prior_odds(h, size, n_features, prior_pi, beta_a, beta_b)
@@ -343,7 +318,7 @@ def collapsed_gibbs(X, y, n_fixed, inclusion, setting, slab_variances, log_hyper
             _remove(p, active, k, inverse, mean, b_active)
             column = n_fixed + entering
             schur, w = _addition(X, column, col_sq, xty, 1.0 / nu, active, k - 1, inverse,
-                                 mean, cross, along)
+                                 mean, cross, along, inverse_rows)
             q_swap = q_without + w * w / schur
             log_det_swap = log_det_without + math.log(schur)
             score_swap = _score(q_swap, mode, noise, prior_scale, y_sq)
