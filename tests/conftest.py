@@ -13,7 +13,7 @@ BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 def pytest_configure(config):
     """One BLAS thread in each xdist worker when the tests run in several (set before the
     workers start, which read it when they load numpy): with two workers on two cores, each
-    worker's OpenBLAS kept two threads spinning for work and the same tests took 30% more
+    worker's OpenBLAS kept two threads spinning for work and the same tests took a third more
     CPU time (tests/mixture, linear_model, topics, the estimator checks and model selection:
     151-155 against 110-116 CPU s). A count the caller set is kept.
 
