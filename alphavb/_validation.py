@@ -205,6 +205,36 @@ class PositivePair:
         return "a pair (a, b) of positive floats"
 
 
+class VarianceBounds:
+    """Bounds ``(lower, upper)`` of a variance: ``0 <= lower < upper``, finite, ``upper``
+    None for none."""
+
+    def is_satisfied_by(self, value):
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+            return False
+        lower, upper = value
+        if not Real(0, None).is_satisfied_by(lower):
+            return False
+        return upper is None or (Real(0, None, closed="neither").is_satisfied_by(upper)
+                                 and upper > lower)
+
+    def __str__(self):
+        return "a pair (lower, upper) with 0 <= lower < upper (upper None for no bound)"
+
+
+class FittedWith:
+    """A fitted estimator, known by a fitted attribute it has (``description`` names it)."""
+
+    def __init__(self, attribute, description):
+        self.attribute, self.description = attribute, description
+
+    def is_satisfied_by(self, value):
+        return hasattr(value, self.attribute)
+
+    def __str__(self):
+        return self.description
+
+
 class LayerSizes:
     """Hidden-layer sizes: an int >= 1 or a sequence of them (``()`` for none)."""
 

@@ -22,6 +22,7 @@ from alphavb._validation import (
     Boolean,
     CallableValue,
     FiniteArray,
+    FittedWith,
     Integer,
     LayerSizes,
     Options,
@@ -30,6 +31,7 @@ from alphavb._validation import (
     RandomState,
     Real,
     TemperatureGrid,
+    VarianceBounds,
 )
 
 
@@ -86,6 +88,10 @@ def candidates(constraint):
         return [3, None]
     if isinstance(constraint, PositivePair):
         return [(1.0,), (1.0, -1.0), "ab", (1.0, np.nan), None]
+    if isinstance(constraint, VarianceBounds):
+        return [(1.0,), (-1.0, None), (2.0, 1.0), (0.0, np.inf), "ab", None, (np.nan, None)]
+    if isinstance(constraint, FittedWith):
+        return [3, "model", object()]
     if isinstance(constraint, LayerSizes):
         return [(0,), (5, -1), "ab", 2.5, None]
     if isinstance(constraint, ProbabilityGrid):

@@ -2,9 +2,11 @@
 on the alpha-VB objective, as a scikit-learn estimator.
 
 The math (the single effect, the sweep, the objective, PIPs and credible sets) is in
-:mod:`alphavb.linear_model._susie`, the summary-statistics likelihood and the LD-mismatch
-diagnostic in :mod:`alphavb.linear_model._susie_rss`; this module prepares the data,
-runs the package's CAVI loop and publishes the fit.
+:mod:`alphavb.linear_model._susie`, the summary and sufficient statistics and the
+LD-mismatch diagnostic in :mod:`alphavb.linear_model._susie_rss`, what a fit reads and
+where it starts in :mod:`alphavb.linear_model._susie_sources`, the posterior read off the
+fit in :mod:`alphavb.linear_model._susie_posterior`; this module prepares the data, runs
+the package's CAVI loop (with susieR's refinement) and publishes the fit.
 
 Marginals. Under ``q`` the effects are independent, so ``b_j = sum_l gamma_lj beta_lj``
 is a sum of ``L`` independent spike-and-slab variables: a mixture over the subsets of
@@ -14,45 +16,63 @@ intervals) and ``lfsr_`` are exact up to the mixture's components of weight belo
 ``1e-12``, which are dropped.
 """
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import replace
 from typing import ClassVar
 
 import numpy as np
-from scipy.stats import norm
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     Boolean,
     FiniteArray,
+    FittedWith,
     Integer,
     Options,
     Real,
+    VarianceBounds,
     bad_parameter,
-    validate_params,
+    caller_stacklevel,
 )
-from ..base import CAVIEstimator
-from ._base import AlphaRegressionBase, Centring
+from ..base import CAVIEstimator, CAVIResult, feature_labels
+from ._base import AlphaRegressionBase, Centring, weighted_variance
 from ._covariates import GaussianCovariatesMixin
-from ._inclusion import InclusionSummaryMixin, mixture_intervals
+from ._inclusion import InclusionSummaryMixin
 from ._susie import (
-    IBSSData,
-    coefficient_marginals,
+    PRIOR_WEIGHT_FLOOR,
+    PriorVarianceRule,
     credible_sets,
-    design_times,
     ibss_data,
     ibss_sweep,
     inclusion_probabilities,
     initial_state,
+    prior_log_weights,
+    residual_variance_update,
+    standard_deviations,
+    state_from_effects,
     sufficient_statistics_data,
+)
+from ._susie_posterior import SuSiEPosteriorMixin
+from ._susie_sources import (
+    SuSiEData,
+    data_digest,
+    known_rows,
+    purity_correlation,
+    state_from_init,
+    summary_names,
 )
 
 # AlphaRegressionBase's parameters that this model does not have: sigma2 is a point
 # estimate here, as in susieR (residual_variance, estimate_residual_variance)
 _NOT_PARAMETERS = ("noise_variance", "noise_prior", "n_init")
+# the search bounds of log V, relative to the variance unit (susieR's, in absolute units)
+_LOG_BOUNDS = (-30.0, 15.0)
+# refinement: most rounds (susieR's block coordinate ascent)
+_REFINE_ROUNDS = 100
 
 
-class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegressionBase):
+class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesMixin,
+                 AlphaRegressionBase):
     """Sum of single effects regression (SuSiE) fitted by alpha-VB: fine-mapping with
     credible sets.
 
@@ -62,13 +82,22 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
     temperature ``alpha`` (Yang, Pati & Bhattacharya 2020, eq. 2.6), fitted by iterative
     Bayesian stepwise selection over SuSiE's family ``prod_l q(gamma_l, beta_l)``: each
     single effect's update is SuSiE's with the residual variance ``sigma2 / alpha``
-    (:mod:`alphavb.linear_model._susie`). At ``alpha = 1`` every number is susieR
-    0.12.35's ``susie`` (checked on N3finemapping to 1e-6 in the PIPs).
+    (:mod:`alphavb.linear_model._susie`). At ``alpha = 1`` it is susieR's ``susie``,
+    ``susie_ss`` (:meth:`fit_sufficient`) and ``susie_rss`` (:meth:`fit_summary`), option
+    for option (checked against susieR 0.16.5 and 0.12.35; the user guide's "switching
+    from susieR" table lists the names and where the versions differ).
+
+    Units. susieR searches ``log V`` in ``[-30, 15]`` and drops effects with ``V <= 1e-9``
+    in absolute units, so its credible sets change when ``y`` is rescaled. Here both are
+    relative to ``u = Var(y) / (mean column variance)`` (``u = 1`` on standardized data
+    with ``Var(y) = 1``, where the two agree), so a fit is the same in any units of ``y``
+    and ``X``.
 
     Parameters
     ----------
     n_effects : int, default=10
-        ``L``, the largest number of effects (susieR's ``L``); at most ``n_features``.
+        ``L``, the largest number of effects (susieR's ``L``). Above the number of
+        variables (plus the null variable) it is capped there, with a warning.
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature; 1 is SuSiE. Smaller values count the data as ``alpha
         * n`` observations, which widens the credible sets and shrinks the PIPs of
@@ -81,19 +110,39 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
     prior_weights : array of shape (n_features,) or None, default=None
         ``pi``, the prior probability of each variable being an effect's (normalised);
         None: uniform.
+    null_weight : float in [0, 1), default=0.0
+        Prior probability of the null variable, a column of zeros whose Bayes factor is 1
+        (susieR's ``null_weight``): each effect may rest on it, and a credible set that
+        holds it is dropped. ``null_effect_probabilities_`` are its probabilities.
     estimate_prior_variance : bool, default=True
-        Choose each ``V_l`` by maximising its single effect's evidence (susieR's
-        ``estimate_prior_method="optim"``); an effect whose best ``V_l`` is 0 drops out of
-        the PIPs and credible sets.
+        Estimate each ``V_l`` by ``prior_variance_method``; False keeps it at its start.
+    prior_variance_method : {"optim", "em", "simple"}, default="optim"
+        susieR's ``estimate_prior_method``: "optim" maximises the single effect's evidence
+        over ``log V`` (keeping the current ``V`` when it is better); "em" sets ``V_l`` to
+        ``E_q[beta_l^2]``; "simple" keeps ``V_l`` unless 0 is better. An effect whose
+        ``V_l`` ends at 0 drops out of the PIPs and credible sets.
+    check_null_threshold : float >= 0, default=0.0
+        After "optim" and "simple", ``V_l`` is set to 0 when the log evidence at ``V = 0``
+        plus this is at least that at ``V_l`` (susieR's ``check_null_threshold``).
+    prior_tol : float >= 0, default=1e-9
+        Effects with ``V_l <= prior_tol * u`` (``u`` above) are left out of the PIPs,
+        credible sets, intervals and draws (susieR's ``prior_tol``, there absolute).
     estimate_residual_variance : bool or "auto", default="auto"
-        Estimate ``sigma2``; ``"auto"``: yes on individual data (``susie``), no on summary
-        statistics (``susie_rss``, which keeps ``sigma2 = 1`` on the z scale).
+        Estimate ``sigma2``; ``"auto"``: yes on individual data (``fit``) and sufficient
+        statistics (``fit_sufficient``), no on z-scores (``fit_summary``, susieR's
+        ``susie_rss`` default, which keeps ``sigma2 = Var(y)``).
+    residual_variance_bounds : (float, float or None), default=(1e-4, None)
+        ``sigma2``'s estimate is held within (lower, upper) times ``Var(y)`` (susieR's
+        ``residual_variance_lowerbound`` and ``_upperbound``, there absolute; the default
+        is its ``susie``'s floor ``Var(y) / 10^4``, which keeps ``sigma2`` from collapsing to
+        0 when the effects explain ``y`` exactly; None: no upper bound).
     fit_intercept : bool, default=True
         Centre ``X`` and ``y`` (a flat-prior intercept).
     standardize : bool, default=True
-        Scale the columns to unit standard deviation (divisor ``n - 1``, susieR's) before
-        fitting; ``coef_`` and the effect means are on the original columns, the prior
-        variances on the standardized ones.
+        Scale the columns to unit standard deviation (about their means, divisor ``n -
+        1``, susieR's, also without ``fit_intercept``) before fitting; ``coef_`` and the
+        effect means are on the original columns, the prior variances on the standardized
+        ones.
     coverage : float in (0, 1), default=0.95
         The level of the credible sets.
     min_abs_corr : float in [0, 1], default=0.5
@@ -103,38 +152,61 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         ``elbo_``: the alpha-ELBO, or ``alpha`` times it (``F``, susieR's ELBO at alpha = 1).
     max_iter : int, default=100
         Most sweeps (susieR's ``max_iter``).
-    tol : float, default=1e-3
-        Stop when ``F`` rises by at most ``tol`` in a sweep (susieR's rule and default).
-    constant_columns : {"raise", "exclude"}, default="raise"
-        A column that is constant in the data (after the intercept and covariates are
-        taken out) carries no information on an effect: ``"raise"`` refuses it (drop it),
-        ``"exclude"`` gives it prior weight 0 (PIP 0). Resampled genotypes often have
-        such columns, so :class:`~alphavb.model_selection.AlphaSelector` needs
-        ``"exclude"`` there.
+    tol : float, default=1e-4
+        Stop when ``F`` rises by less than ``tol`` in a sweep; a fall does not stop the fit
+        (susieR 0.16.5's rule and default; 0.12.35 had ``tol=1e-3`` and stopped on a fall,
+        which an exact sweep makes only when ``residual_variance_bounds`` hold ``sigma2``
+        away from its update).
+    refine : bool, default=False
+        After the fit, leave a local optimum of the credible sets (susieR's ``refine``):
+        for each credible set, fit with its variables' prior weights set to 0, then fit
+        with the original weights from there; keep the best candidate when its ``F`` is
+        higher by more than ``tol``, and repeat (at most 100 rounds).
+    init : fitted AlphaSuSiE or None, default=None
+        A fit whose effects (probabilities, means, variances, prior variances and, when
+        it is estimated, ``sigma2``) start this one (susieR's ``model_init``), e.g. a fit
+        of another trait or with other settings on the same variables. With more effects
+        than ``n_effects`` the fit has as many; with fewer, the rest start fresh.
+    constant_columns : {"keep", "raise", "exclude"}, default="keep"
+        A column that is constant (after the intercept and covariates are taken out)
+        carries no information on an effect: ``"keep"`` gives it Bayes factor 1 (susieR's
+        way: its PIP then follows its prior weight), ``"exclude"`` prior weight 0 (PIP 0),
+        ``"raise"`` refuses it.
+    missing : {"raise", "drop"}, default="raise"
+        NaN in ``y``: refuse it, or fit the rows where ``y`` is known (susieR's
+        ``na.rm``).
     warm_start : bool, default=False
-        Continue from the last fit's ``q`` (same ``n_effects`` and features).
+        Continue from the last fit's ``q`` (same kind of fit, ``n_effects`` and features);
+        on new data the first sweep's ``sigma2`` is estimated on them and convergence is
+        judged afresh.
     random_state : int, RandomState or None, default=None
         The purity of a credible set of more than 100 variables is that of 100 of them drawn
-        at random (susieR's ``n_purity``); this seeds the draw (None: seed 0, so a fit is
-        reproducible). The fit itself is deterministic.
+        at random (susieR 0.12.35's ``n_purity``); this seeds the draw (None: seed 0, so a
+        fit is reproducible). The fit itself is deterministic.
     verbose : int, default=0
 
     Attributes
     ----------
     inclusion_probabilities_ : ndarray of shape (n_features,)
-        PIPs ``1 - prod_l (1 - single_effect_probabilities_[l, j])`` over the effects with
-        ``V_l > 1e-9``.
-    single_effect_probabilities_ : ndarray of shape (n_effects, n_features)
+        PIPs ``1 - prod_l (1 - single_effect_probabilities_[l, j])`` over the kept effects.
+    single_effect_probabilities_ : ndarray of shape (n_effects_, n_features)
         ``q(gamma_lj = 1)`` (susieR's ``alpha``, renamed: ``alpha`` is the temperature).
-    effect_means_, effect_variances_ : ndarray of shape (n_effects, n_features)
+    null_effect_probabilities_ : ndarray of shape (n_effects_,)
+        The null variable's ``q(gamma_l = null)`` (zeros without ``null_weight``).
+    effect_means_, effect_variances_ : ndarray of shape (n_effects_, n_features)
         Mean and variance of ``beta_l`` given ``gamma_lj = 1``, on the original columns.
-    prior_variances_ : ndarray of shape (n_effects,)
+    prior_variances_ : ndarray of shape (n_effects_,)
         ``V_l`` (on the standardized columns with ``standardize=True``).
+    kept_effects_ : ndarray of bool of shape (n_effects_,)
+        The effects with ``V_l > prior_tol * u``, those the PIPs and credible sets read.
+    n_effects_ : int
+        The number of effects fitted (``n_effects``, capped, or grown by ``init``).
     noise_variance_ : float
         ``sigma2`` (susieR's ``sigma2``; untempered).
     coef_ : ndarray of shape (n_features,)
         ``E_q[b]``.
     intercept_ : float
+        NaN after :meth:`fit_sufficient` without ``X_mean`` and ``y_mean``.
     credible_sets_ : list of dict
         The level-``coverage`` credible sets with purity at least ``min_abs_corr``, purest
         first: ``effect``, ``variables`` (indices), ``names`` (feature names), ``coverage``
@@ -144,10 +216,12 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         Local false sign rates ``min(q(b_j >= 0), q(b_j <= 0))`` (computed when first
         read: it needs the mixture marginals).
     elbo_, elbo_history_, n_iter_, converged_ : the objective after the last sweep, after
-        every sweep, the sweeps run, whether ``tol`` was met.
+        every sweep, the sweeps run, whether ``tol`` was met (with ``refine``: of the
+        accepted fit, and whether the refinement converged).
     covariate_coef_ : ndarray of shape (n_covariates,)
     column_scale_ : ndarray of shape (n_features,)
-    n_features_in_, feature_names_in_ : as scikit-learn's.
+    n_features_in_, feature_names_in_ : as scikit-learn's (after :meth:`fit_summary`, the
+        names of a pandas ``z``, ``R`` or ``reference_X``).
 
     Examples
     --------
@@ -166,32 +240,50 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         "scaled_prior_variance": [Real(0, None, closed="neither")],
         "residual_variance": [None, Real(0, None, closed="neither")],
         "prior_weights": [None, FiniteArray(positive=True)],
+        "null_weight": [Real(0, 1, closed="left")],
         "estimate_prior_variance": [Boolean()],
+        "prior_variance_method": [Options("optim", "em", "simple")],
+        "check_null_threshold": [Real(0, None)],
+        "prior_tol": [Real(0, None)],
         "estimate_residual_variance": [Boolean(), Options("auto")],
+        "residual_variance_bounds": [VarianceBounds()],
         "standardize": [Boolean()],
         "coverage": [Real(0, 1, closed="neither")],
         "min_abs_corr": [Real(0, 1, closed="both")],
-        "constant_columns": [Options("raise", "exclude")],
+        "refine": [Boolean()],
+        "init": [None, FittedWith("single_effect_probabilities_", "a fitted AlphaSuSiE")],
+        "constant_columns": [Options("keep", "raise", "exclude")],
+        "missing": [Options("raise", "drop")],
     }
     _parameter_hints: ClassVar[dict] = {
         **CAVIEstimator._parameter_hints,
         "n_effects": "It is L, the largest number of effects (susieR's default is 10).",
+        "null_weight": "It is the null variable's prior probability (susieR's null_weight).",
+        "residual_variance_bounds": "Pass (lower, upper) as shares of Var(y), 0 <= lower "
+                                    "< upper, or (lower, None) for no upper bound.",
     }
-    _state_parameters: ClassVar[tuple] = ("standardize", "n_effects")
+    _state_parameters: ClassVar[tuple] = ("standardize", "n_effects", "null_weight")
 
     def __init__(self, n_effects=10, alpha=1.0, *, scaled_prior_variance=0.2,
-                 residual_variance=None, prior_weights=None, estimate_prior_variance=True,
-                 estimate_residual_variance="auto", fit_intercept=True, standardize=True,
+                 residual_variance=None, prior_weights=None, null_weight=0.0,
+                 estimate_prior_variance=True, prior_variance_method="optim",
+                 check_null_threshold=0.0, prior_tol=1e-9, estimate_residual_variance="auto",
+                 residual_variance_bounds=(1e-4, None), fit_intercept=True, standardize=True,
                  coverage=0.95, min_abs_corr=0.5, objective="alpha-vb", max_iter=100,
-                 tol=1e-3, constant_columns="raise", warm_start=False, random_state=None,
-                 verbose=0):
+                 tol=1e-4, refine=False, init=None, constant_columns="keep", missing="raise",
+                 warm_start=False, random_state=None, verbose=0):
         self.n_effects = n_effects
         self.alpha = alpha
         self.scaled_prior_variance = scaled_prior_variance
         self.residual_variance = residual_variance
         self.prior_weights = prior_weights
+        self.null_weight = null_weight
         self.estimate_prior_variance = estimate_prior_variance
+        self.prior_variance_method = prior_variance_method
+        self.check_null_threshold = check_null_threshold
+        self.prior_tol = prior_tol
         self.estimate_residual_variance = estimate_residual_variance
+        self.residual_variance_bounds = residual_variance_bounds
         self.fit_intercept = fit_intercept
         self.standardize = standardize
         self.coverage = coverage
@@ -199,7 +291,10 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         self.objective = objective
         self.max_iter = max_iter
         self.tol = tol
+        self.refine = refine
+        self.init = init
         self.constant_columns = constant_columns
+        self.missing = missing
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
@@ -207,14 +302,15 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
     # ------------------------------------------------------------------ fitting
 
     def fit(self, X, y, covariates=None, sample_weight=None):
-        """Fit alpha-SuSiE to individual data.
+        """Fit alpha-SuSiE to individual data (susieR's ``susie``).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The candidate variables (e.g. genotypes); a constant column is refused unless
-            ``constant_columns="exclude"``.
+            The candidate variables (e.g. genotypes); a constant column is handled by
+            ``constant_columns``.
         y : array-like of shape (n_samples,)
+            NaN allowed with ``missing="drop"``.
         covariates : array-like of shape (n_samples, n_covariates), default=None
             Unpenalised covariates with a flat prior, integrated out (projected out of
             ``X`` and ``y``; :mod:`~alphavb.linear_model._covariates`).
@@ -226,102 +322,227 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         self
         """
         self._validate_params()
+        X, y, covariates, sample_weight = known_rows(type(self).__name__, self.missing, X, y,
+                                                   covariates, sample_weight)
         rows = self._prepare_data(X, y, sample_weight=sample_weight)
         n_samples = rows.centring.weight_total
         if n_samples <= 1.0:
             raise ValueError(f"AlphaSuSiE needs more than one sample (Var(y) divides by n - "
                              f"1); got n_samples = {n_samples:g}.")
-        self._check_n_effects(rows.X.shape[1])
         rows, projected = self._take_out_covariates(rows, covariates)
-        norms = np.sqrt(np.einsum("ij,ij->j", rows.X, rows.X))
-        constant = norms <= 1e-12 * max(float(norms.max()), 1e-300)
-        if constant.any() and self.constant_columns == "raise":
-            raise bad_parameter(type(self).__name__, "X", "columns that vary (after the "
-                                "intercept and covariates are taken out)",
-                                f"constant column(s) {np.flatnonzero(constant)[:5].tolist()}",
-                                "Drop them (a constant column carries no information on "
-                                "an effect), or pass constant_columns='exclude' to give them "
-                                "prior weight 0.")
-        norms = np.where(constant, 1.0, norms)
-        self.column_scale_ = (norms / np.sqrt(n_samples - 1.0) if self.standardize
-                              else np.ones(rows.X.shape[1]))
-        design = rows.X / self.column_scale_
+        squares = np.einsum("ij,ij->j", rows.X, rows.X)
+        uninformative = squares <= 1e-24 * max(float(squares.max()), 1e-300)
+        weights = self._prior_weights(rows.X.shape[1], uninformative)
+        if self.fit_intercept:  # the rows are centred already
+            centred_squares, y_squares = squares, float(rows.y @ rows.y)
+        else:
+            centred_squares = weighted_variance(rows.X, rows.sqrt_weight) * n_samples
+            y_squares = float(weighted_variance(rows.y[:, None], rows.sqrt_weight)[0]
+                              * n_samples)
+        variance_y = y_squares / (n_samples - 1.0)
+        self._check_y_varies(variance_y, float(np.max(np.abs(rows.y), initial=0.0)))
+        scale = (standard_deviations(centred_squares, n_samples) if self.standardize
+                 else np.ones(rows.X.shape[1]))
+        design = rows.X / scale  # our copy: the caller's X is never changed
+        design[:, uninformative] = 0.0
         y, centring = rows.y, rows.centring
         del rows  # the centred copy: at most two (n, p) arrays besides the caller's
-        self._summary_fit = False
-        ibss = ibss_data(design, y, self._prior_weights(design.shape[1], constant),
-                         n_samples, projected)
-        self._fit_cavi(_SuSiEData(ibss, centring,
-                                  self.estimate_residual_variance in ("auto", True)))
+        ibss = ibss_data(design, y, weights, n_samples, projected,
+                         variance_y=None if self.fit_intercept else variance_y,
+                         null_weight=self.null_weight)
+        self._fit_cavi(self._susie_data(
+            ibss, centring, scale, "rows", self.estimate_residual_variance in ("auto", True),
+            column_means=None if self.fit_intercept else design.mean(axis=0)))
         return self
 
-    def fit_summary(self, z, R=None, n_samples=None, *, reference_X=None, regularization=0.0):
-        """Fit alpha-SuSiE to summary statistics: z-scores and an LD matrix (susieR's
-        ``susie_rss`` with ``n``).
-
-        The z-scores of univariate regressions on ``n`` rows and the correlation matrix
-        ``R`` of the variables give the sufficient statistics of standardized data,
-        ``X'X = (n - 1) R``, ``X'y = sqrt(n - 1) z~``, ``y'y = n - 1`` with ``z~_j = z_j
-        sqrt((n - 1) / (z_j^2 + n - 2))`` (the correlation of ``x_j`` and ``y`` times
-        ``sqrt(n - 1)``), and the sweep runs on them (:mod:`~alphavb.linear_model.
-        _susie_rss`). With ``R`` the in-sample correlation the fit is the individual-data
-        fit (same PIPs, credible sets and objective). ``R`` from a reference panel is an
-        approximation: check it with :func:`~alphavb.linear_model.ld_mismatch_diagnostic`.
+    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None,
+                       regularization=0.0):
+        """Fit alpha-SuSiE to sufficient statistics ``X'X``, ``X'y``, ``y'y`` and ``n``
+        (susieR's ``susie_ss``): the same fit as :meth:`fit` on the rows they summarise,
+        from ``p x p`` numbers (:func:`~alphavb.linear_model.sufficient_statistics`
+        computes them; a biobank's are computed once, in blocks of rows).
 
         Parameters
         ----------
-        z : array-like of shape (n_features,)
-            z-scores (no NaN: impute or drop the variable).
-        R : array-like of shape (n_features, n_features), default=None
-            The variables' correlation matrix: symmetric, positive semi-definite (its
-            smallest eigenvalue above ``-1e-8 p``), unit diagonal. None: the correlations
-            of ``reference_X``.
-        n_samples : int > 2
-            The number of rows behind ``z`` (required).
-        reference_X : array-like of shape (n_reference, n_features), default=None
-            A reference panel's genotypes, whose correlations stand in for ``R`` (give
-            one of the two).
+        XtX : array-like of shape (n_features, n_features)
+            ``X'X`` of the centred rows (with ``fit_intercept``, as susieR's
+            ``compute_suff_stat`` gives it), or of the rows as they are (without):
+            symmetric, positive semi-definite.
+        Xty : array-like of shape (n_features,)
+            ``X'y`` of the same rows.
+        yty : float
+            ``y'y`` of the same rows.
+        n_samples : float > 1
+            The number of rows.
+        X_mean, y_mean : array-like of shape (n_features,), float, default=None
+            The rows' means: they give ``intercept_`` (NaN without them; ``predict`` then
+            refuses) and, without ``fit_intercept``, centre ``Var(y)`` and the columns'
+            standard deviations.
         regularization : float in [0, 1), default=0.0
-            ``lambda``: fit with ``(1 - lambda) R + lambda I`` (susieR's ``lambda``), the
-            fix for an ``R`` that is not positive semi-definite or does not match ``z``.
+            ``lambda``: fit with ``(1 - lambda) X'X + lambda diag(X'X)`` (on the
+            correlation scale ``(1 - lambda) R + lambda I``), the fix for an ``X'X`` that is
+            not positive semi-definite.
 
         Returns
         -------
         self
         """
-        from ._susie_rss import reference_ld, summary_statistics
+        from ._susie_rss import checked_sufficient_statistics
 
         self._validate_params()
-        if (R is None) == (reference_X is None):
-            raise bad_parameter(type(self).__name__, "R", "the LD matrix, or None with "
-                                "reference_X given", "both" if R is not None else "neither",
-                                "Pass R (correlations) or reference_X (a reference panel's "
-                                "genotypes), not both.")
-        if R is None:
-            R = reference_ld(type(self).__name__, reference_X)
-        stats = summary_statistics(type(self).__name__, z, R, n_samples, regularization)
+        stats = checked_sufficient_statistics(type(self).__name__, XtX, Xty, yty, n_samples,
+                                              X_mean=X_mean, y_mean=y_mean,
+                                              fit_intercept=self.fit_intercept,
+                                              standardize=self.standardize,
+                                              regularization=regularization)
+        self._check_y_varies(stats.variance_y, 1.0)
         p = stats.gram.shape[0]
-        self._check_n_effects(p)
-        self.n_features_in_ = p
-        self.__dict__.pop("feature_names_in_", None)
-        self.n_samples_fit_ = int(n_samples)
-        self.n_covariates_in_ = 0
-        self.column_scale_ = np.ones(p)
-        self._summary_fit = True
-        ibss = sufficient_statistics_data(stats.gram, stats.zty, stats.yty, n_samples,
-                                          self._prior_weights(p))
-        self._fit_cavi(_SuSiEData(ibss, Centring(np.zeros(p), 0.0, float(n_samples)),
-                                  self.estimate_residual_variance is True))
+        known_means = X_mean is not None and y_mean is not None
+        offsets = (np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0])) \
+            if known_means and self.fit_intercept else (np.zeros(p), 0.0)
+        column_means = None
+        if not self.fit_intercept and X_mean is not None:
+            column_means = np.asarray(X_mean, dtype=float).reshape(p) / stats.column_scale
+        self._fit_statistics(stats, Centring(*offsets, stats.n_samples),
+                             "sufficient" if known_means or not self.fit_intercept
+                             else "sufficient-no-means",
+                             self.estimate_residual_variance in ("auto", True), None,
+                             column_means)
         return self
 
-    def _check_n_effects(self, n_features):
-        if self.n_effects > n_features:
-            raise bad_parameter(type(self).__name__, "n_effects", f"at most n_features = "
-                                f"{n_features}", self.n_effects,
-                                f"Pass n_effects={n_features} or fewer.")
+    def fit_summary(self, z=None, R=None, n_samples=None, *, bhat=None, shat=None,
+                    var_y=None, reference_X=None, regularization=0.0):
+        """Fit alpha-SuSiE to summary statistics: z-scores (or effect estimates and their
+        standard errors) and an LD matrix (susieR's ``susie_rss``).
 
-    def _prior_weights(self, n_features, excluded=None):
-        """``pi`` normalised (None: uniform), 0 at the ``excluded`` (constant) columns."""
+        With ``n_samples``, the z-scores of univariate regressions on ``n`` rows and the
+        correlation matrix ``R`` give the sufficient statistics of standardized data,
+        ``X'X = (n - 1) R``, ``X'y = sqrt(n - 1) z~``, ``y'y = n - 1`` with ``z~_j = z_j
+        sqrt((n - 1) / (z_j^2 + n - 2))`` (the correlation of ``x_j`` and ``y`` times
+        ``sqrt(n - 1)``), and the sweep runs on them (:mod:`~alphavb.linear_model.
+        _susie_rss`). With ``bhat``, ``shat`` and ``var_y`` the effects are on the scale of
+        ``y`` and the original variables. Without ``n_samples`` (susieR's "z only"):
+        ``X'X = R``, ``X'y = z``, ``y'y = 1``, ``n = 2``, ``V`` starting at 50; a rough
+        ``n`` is better than none.
+
+        With ``R`` the in-sample correlation and ``estimate_residual_variance=True``, the
+        fit is :meth:`fit` of the standardized data (same PIPs, credible sets and objective;
+        :meth:`fit` of the raw ``y`` has the same PIPs and credible sets, and an objective
+        lower by ``alpha n log sd(y)``). At the default (``"auto"``), as ``susie_rss``,
+        ``sigma2`` stays at ``Var(y)`` (1 on the standardized scale): another fit.
+        ``R`` from a reference panel is an approximation: check it with
+        :func:`~alphavb.linear_model.ld_mismatch_diagnostic`.
+
+        Parameters
+        ----------
+        z : array-like of shape (n_features,), default=None
+            z-scores (no NaN: impute or drop the variable); a pandas Series names the
+            variables.
+        R : array-like of shape (n_features, n_features), default=None
+            The variables' correlation matrix: symmetric, positive semi-definite (its
+            smallest eigenvalue above ``-1e-8 p``), unit diagonal; a DataFrame names the
+            variables. None: the correlations of ``reference_X``.
+        n_samples : int > 2, default=None
+            The number of rows behind ``z``.
+        bhat, shat : array-like of shape (n_features,), default=None
+            Effect estimates and their standard errors, instead of ``z`` (``z = bhat /
+            shat``); with ``var_y`` the fit's effects are on their scale.
+        var_y : float > 0, default=None
+            ``Var(y)``, with ``bhat``, ``shat`` and ``n_samples``.
+        reference_X : array-like of shape (n_reference, n_features), default=None
+            A reference panel's genotypes, whose correlations stand in for ``R`` (give
+            one of the two).
+        regularization : float in [0, 1), default=0.0
+            ``lambda``: fit with ``(1 - lambda) R + lambda I``, the fix for an ``R`` that is
+            not positive semi-definite or does not match ``z``.
+
+        Returns
+        -------
+        self
+        """
+        from ._susie_rss import reference_ld, summary_statistics, z_from_effects
+
+        self._validate_params()
+        owner = type(self).__name__
+        if (R is None) == (reference_X is None):
+            raise bad_parameter(owner, "R", "the LD matrix, or None with reference_X given",
+                                "both" if R is not None else "neither",
+                                "Pass R (correlations) or reference_X (a reference panel's "
+                                "genotypes), not both.")
+        names = summary_names(owner, (z, bhat, shat, R, reference_X))
+        z, shat = z_from_effects(owner, z, bhat, shat)
+        if R is None:
+            R = reference_ld(owner, reference_X)
+        stats = summary_statistics(owner, z, R, n_samples, regularization, shat=shat,
+                                   var_y=var_y, standardize=self.standardize,
+                                   R_name="R" if reference_X is None else "reference_X",
+                                   R_is_gram=reference_X is not None)
+        p = stats.gram.shape[0]
+        self._fit_statistics(stats, Centring(np.zeros(p), 0.0, stats.n_samples),
+                             "summary", self.estimate_residual_variance is True, names)
+        return self
+
+    def _fit_statistics(self, stats, centring, kind, estimate_residual_variance, names,
+                        column_means=None):
+        """Fit the :class:`~alphavb.linear_model._susie_rss.SummaryStatistics` ``stats``
+        (from :meth:`fit_sufficient` or :meth:`fit_summary`)."""
+        p = stats.gram.shape[0]
+        self.n_features_in_ = p
+        self.__dict__.pop("feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.n_samples_fit_ = int(stats.n_samples)
+        self.n_covariates_in_ = 0
+        weights = self._prior_weights(p, stats.uninformative)
+        ibss = sufficient_statistics_data(stats.gram, stats.zty, stats.yty, stats.n_samples,
+                                          weights, variance_y=stats.variance_y,
+                                          null_weight=self.null_weight)
+        self._fit_cavi(self._susie_data(ibss, centring, stats.column_scale, kind,
+                                        estimate_residual_variance,
+                                        stats.prior_variance_share, column_means))
+
+    def _susie_data(self, ibss, centring, scale, kind, estimate_residual_variance,
+                    prior_variance_share=None, column_means=None):
+        """The :class:`_SuSiEData` of a fit: the effects' number (``n_effects`` capped at
+        the variables, plus the null one), their start (``init``) and a digest of the data
+        (a warm start on other data is judged afresh)."""
+        p = ibss.d.shape[0]
+        limit = p + (self.null_weight > 0)
+        n_effects = self.n_effects
+        if n_effects > limit:
+            warnings.warn(f"AlphaSuSiE: n_effects={self.n_effects} is more than the "
+                          f"{limit} variables{' (with the null one)' if limit > p else ''}; "
+                          f"fitting {limit} effects (susieR caps L at p).", UserWarning,
+                          stacklevel=caller_stacklevel())
+            n_effects = limit
+        share = self.scaled_prior_variance if prior_variance_share is None \
+            else prior_variance_share
+        data = SuSiEData(ibss, centring, estimate_residual_variance, scale, kind,
+                          n_effects, share, data_digest(ibss), column_means=column_means)
+        if self.init is not None:
+            data = replace(data, start=state_from_init(type(self).__name__, self.init, data,
+                                                       self.standardize,
+                                                       self.residual_variance))
+            data = replace(data, n_effects=data.start.alpha.shape[0])
+        return data
+
+    def _check_y_varies(self, variance_y, size):
+        if not variance_y > 1e-30 * max(size * size, 1e-300):
+            raise bad_parameter(type(self).__name__, "y", "a response that varies (after "
+                                "the intercept and covariates are taken out)",
+                                f"Var(y) = {variance_y:.3g}",
+                                "A constant y has nothing to fine-map.")
+
+    def _prior_weights(self, n_features, uninformative):
+        """``pi`` (None: uniform), 0 at the uninformative (constant) columns with
+        ``constant_columns="exclude"``; such columns refused with ``"raise"``."""
+        if uninformative.any() and self.constant_columns == "raise":
+            raise bad_parameter(type(self).__name__, "X", "columns that vary (after the "
+                                "intercept and covariates are taken out)",
+                                f"constant column(s) {np.flatnonzero(uninformative)[:5].tolist()}",
+                                "Drop them, or pass constant_columns='keep' (Bayes factor 1, "
+                                "susieR's way) or 'exclude' (prior weight 0).")
+        excluded = uninformative if self.constant_columns == "exclude" else None
         if self.prior_weights is None and (excluded is None or not excluded.any()):
             return None
         weights = (np.ones(n_features) if self.prior_weights is None
@@ -340,29 +561,77 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
     def _n_starts(self):
         return 1
 
+    def _rule(self, data):
+        method = self.prior_variance_method if self.estimate_prior_variance else "fixed"
+        unit = np.log(data.ibss.variance_unit)
+        return PriorVarianceRule(method, float(self.check_null_threshold),
+                                 (_LOG_BOUNDS[0] + unit, _LOG_BOUNDS[1] + unit))
+
     def _initialize(self, data, random_state, start, previous=None):
-        if previous is not None:
-            coef = np.sum(previous.alpha * previous.mean, axis=0)
-            return previous._replace(fit=design_times(data.ibss, coef), erss=None)
-        return initial_state(data.ibss, self.n_effects, self.residual_variance,
-                             self.scaled_prior_variance)
+        if previous is not None:  # a warm start: sigma2 of the next sweep from these data
+            return state_from_effects(data.ibss, previous.alpha, previous.mean,
+                                      previous.second_moment, previous.prior_variance,
+                                      previous.residual_variance, previous.null_alpha)
+        if data.start is not None:
+            return data.start
+        return initial_state(data.ibss, data.n_effects, self.residual_variance,
+                             data.prior_variance_share)
 
     def _state_fits(self, data):
-        return self._state.alpha.shape == (self.n_effects, data.ibss.d.shape[0])
+        return (getattr(self, "_fit_kind", None) == data.kind
+                and self._state.alpha.shape == (data.n_effects, data.ibss.d.shape[0]))
+
+    def _warm_start_result(self, data):
+        """A warm start continues from the fitted ``q``; on other data (another digest) its
+        first sweep is judged afresh, not against the last fit's objective."""
+        result = super()._warm_start_result(data)
+        if result is not None and getattr(self, "_data_digest", None) != data.digest:
+            result = CAVIResult(result.state, np.array([-np.inf]), 0, False, [])
+        return result
 
     def _cavi_step(self, data, state):
         alpha = float(self.alpha)
         state, fractional = ibss_sweep(
-            data.ibss, state, alpha=alpha, estimate_prior_variance=self.estimate_prior_variance,
-            estimate_residual_variance=data.estimate_residual_variance)
+            data.ibss, state, alpha=alpha, rule=self._rule(data),
+            estimate_residual_variance=data.estimate_residual_variance,
+            residual_variance_bounds=self._bounds(data))
         return state, self._objective_without_latents(fractional / alpha)
+
+    def _bounds(self, data):
+        """``residual_variance_bounds`` in the units of ``sigma2`` (times ``Var(y)``)."""
+        lower, upper = self.residual_variance_bounds
+        variance_y = data.ibss.variance_y
+        return lower * variance_y, None if upper is None else upper * variance_y
 
     def _stopping_value(self, data, state, objective):
         """``F`` (susieR's ELBO at alpha = 1), whose rise ``tol`` bounds."""
         return objective if self.objective == "fractional" else self.alpha * objective
 
     def _has_converged(self, current, previous):
-        return current - previous < self.tol
+        """susieR 0.16.5's rule: ``F`` rose by less than ``tol``; a fall is no convergence
+        (a bounded ``sigma2`` can lower ``F``), unless it is rounding (``1e-12 |F|``)."""
+        rise = current - previous
+        return -1e-12 * max(1.0, abs(current)) <= rise < self.tol
+
+    def _finished(self, data, result):
+        """What susieR 0.16.5 does after the loop: a fit that ``max_iter`` stopped has its
+        ``sigma2`` updated after the last sweep (a converged one keeps the sweep's), and the
+        effects with ``V_l`` below ``prior_tol u`` are reset (``V_l = 0``, ``alpha_l = pi``,
+        means 0: its ``trim_null_effects``)."""
+        state = result.state
+        if not result.converged and data.estimate_residual_variance:
+            state = state._replace(residual_variance=residual_variance_update(
+                data.ibss, state.erss, float(self.alpha), self._bounds(data)))
+        trimmed = state.prior_variance < self.prior_tol * data.ibss.variance_unit
+        if trimmed.any():
+            keep = ~trimmed[:, None]
+            state = state._replace(
+                alpha=np.where(keep, state.alpha, data.ibss.prior_weights),
+                mean=np.where(keep, state.mean, 0.0),
+                second_moment=np.where(keep, state.second_moment, 0.0),
+                prior_variance=np.where(trimmed, 0.0, state.prior_variance),
+                null_alpha=np.where(trimmed, 0.0, state.null_alpha))
+        return replace(result, state=state)
 
     def _set_parameters(self, state):
         scale = self.column_scale_
@@ -371,28 +640,96 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         variances = np.maximum(state.second_moment - state.mean**2, 0.0) / scale**2
         coef = np.sum(probabilities * means, axis=0)
         self.single_effect_probabilities_ = probabilities
+        self.null_effect_probabilities_ = state.null_alpha.copy()
         self.effect_means_, self.effect_variances_ = means, variances
         self.prior_variances_ = state.prior_variance.copy()
+        self.n_effects_ = int(probabilities.shape[0])
+        self.kept_effects_ = self.prior_variances_ > self._prior_variance_floor
         self.noise_variance_ = float(state.residual_variance)
         self.noise_shape_ = self.noise_scale_ = None  # sigma2 is a point estimate
-        self.inclusion_probabilities_ = inclusion_probabilities(probabilities,
-                                                                state.prior_variance)
+        self.inclusion_probabilities_ = inclusion_probabilities(
+            probabilities, state.prior_variance, self._prior_variance_floor)
         self.coef_ = coef
         self.__dict__.update(self._covariate_attributes(coef))
+        if self._fit_kind == "sufficient-no-means":
+            self.intercept_ = float("nan")
         self.__dict__.pop("_lfsr", None)  # lfsr_ is computed when it is first read
 
     def _publish_results(self, data, results):
-        """Publish the fitted state, then its credible sets: their purities read the
-        design (or LD) of ``data``, which the fitted model does not keep."""
-        super()._publish_results(data, results)
+        """Finish the fit (the last half step, ``refine``), publish its state, then its
+        credible sets: their purities read the design (or LD) of ``data``, which the
+        fitted model does not keep."""
+        (result,) = results
+        result = self._finished(data, result)
+        if self.refine:
+            result = self._refined(data, result)
+        self.column_scale_ = data.scale
+        self._fit_kind = data.kind
+        self._data_digest = data.digest
+        self._prior_variance_floor = self.prior_tol * data.ibss.variance_unit
+        super()._publish_results(data, [result])
         names = self._feature_labels()
-        sets = credible_sets(self.single_effect_probabilities_, self.prior_variances_,
-                             coverage=self.coverage, min_abs_corr=self.min_abs_corr,
-                             correlation=lambda variables: _correlation(data.ibss, variables),
-                             random_state=self._purity_seed())
+        sets = self._credible_sets(data, self.single_effect_probabilities_,
+                                   self.prior_variances_, self.null_effect_probabilities_)
         for found in sets:
             found["names"] = [names[j] for j in found["variables"]]
         self.credible_sets_ = sets
+
+    def _credible_sets(self, data, alpha, prior_variance, null_alpha):
+        return credible_sets(alpha, prior_variance, coverage=self.coverage,
+                             min_abs_corr=self.min_abs_corr,
+                             correlation=lambda variables: purity_correlation(data, variables),
+                             random_state=self._purity_seed(),
+                             threshold=self.prior_tol * data.ibss.variance_unit,
+                             null_alpha=null_alpha if self.null_weight > 0 else None)
+
+    def _refined(self, data, result):
+        """susieR 0.16.5's refinement (its ``run_refine``): per credible set of the fit, a
+        fit with the set's prior weights at 0 (susieR keeps ``sqrt(eps)`` of them), then a
+        fit with the original weights from its effects (``V`` and ``sigma2`` fresh); the
+        best candidate replaces the fit when its ``F`` is higher by more than ``tol``; stop
+        when none is, when the gain is below ``tol`` relative to ``max(1, |F|)``, or after
+        100 rounds. ``converged`` is then whether the refinement converged."""
+        def score(found):
+            return self._stopping_value(data, found.state, found.objective)
+
+        weights = data.ibss.prior_weights
+        converged = False
+        for _ in range(_REFINE_ROUNDS):
+            state = result.state
+            sets = self._credible_sets(data, state.alpha, state.prior_variance,
+                                       state.null_alpha)
+            candidates = []
+            for found in sets:
+                zeroed = weights.copy()
+                zeroed[found["variables"]] = 0.0
+                if not zeroed.any():
+                    break
+                _, log_prior, _ = prior_log_weights(zeroed.size, zeroed, self.null_weight)
+                log_prior = np.where(zeroed == 0.0, np.log(PRIOR_WEIGHT_FLOOR), log_prior)
+                log_prior[weights == 0.0] = -np.inf  # excluded columns stay excluded
+                first = self._finished(data, self._run_cavi(replace(
+                    data, ibss=data.ibss._replace(log_prior=log_prior), start=None)))
+                fresh = initial_state(data.ibss, data.n_effects, self.residual_variance,
+                                      data.prior_variance_share)
+                start = state_from_effects(data.ibss, first.state.alpha, first.state.mean,
+                                           first.state.second_moment, fresh.prior_variance,
+                                           fresh.residual_variance, estimate=False)
+                candidates.append(self._finished(data, self._run_cavi(replace(
+                    data, start=start))))
+            if not candidates:
+                converged = True
+                break
+            best = max(candidates, key=score)  # the first of equals, as which.max
+            gain = score(best) - score(result)
+            if not gain > self.tol:
+                converged = True
+                break
+            result = best
+            if abs(gain) / max(1.0, abs(score(result))) < self.tol:
+                converged = True
+                break
+        return replace(result, converged=converged)
 
     def _purity_seed(self):
         """A seed for the purity subsample, from ``random_state`` (0 when None, so that a
@@ -402,160 +739,4 @@ class AlphaSuSiE(InclusionSummaryMixin, GaussianCovariatesMixin, AlphaRegression
         return check_random_state(self.random_state).randint(2**31 - 1)
 
     def _feature_labels(self):
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None:
-            return [str(name) for name in names]
-        return [f"x{j}" for j in range(self.n_features_in_)]
-
-    # --------------------------------------------------------------- the posterior
-
-    def _kept(self):
-        from ._susie import PRIOR_VARIANCE_TOLERANCE
-
-        return self.prior_variances_ > PRIOR_VARIANCE_TOLERANCE
-
-    def _marginals(self):
-        """The mixture ``q(b_j)``: (weights, means, variances) of shape (p, M)."""
-        kept = self._kept()
-        return coefficient_marginals(self.single_effect_probabilities_[kept],
-                                     self.effect_means_[kept], self.effect_variances_[kept])
-
-    def _coef_variances(self):
-        """``Var_q(b_j) = sum_l [a_lj (v_lj + m_lj^2) - (a_lj m_lj)^2]`` (effects
-        independent)."""
-        kept = self._kept()
-        a, m = self.single_effect_probabilities_[kept], self.effect_means_[kept]
-        v = self.effect_variances_[kept]
-        return np.sum(a * (v + m * m) - (a * m) ** 2, axis=0)
-
-    def _coef_variance_along(self, X_centred):
-        """``Var_q(x' b) = sum_l Var(x' b_l)``, ``Var(x' b_l) = sum_j a_lj x_j^2 (v_lj +
-        m_lj^2) - (x' (a_l m_l))^2``."""
-        kept = self._kept()
-        a, m = self.single_effect_probabilities_[kept], self.effect_means_[kept]
-        v = self.effect_variances_[kept]
-        second = (a * (v + m * m)) @ (X_centred * X_centred).T
-        first = (a * m) @ X_centred.T
-        return np.sum(second - first * first, axis=0)
-
-    @property
-    def lfsr_(self):
-        """Local false sign rates ``min(q(b_j >= 0), q(b_j <= 0))`` of the mixture
-        marginals (module docstring), computed when first read."""
-        check_is_fitted(self, "single_effect_probabilities_")
-        if "_lfsr" not in self.__dict__:
-            self._lfsr = self._local_false_sign_rates()
-        return self._lfsr
-
-    def _local_false_sign_rates(self):
-        weights, means, variances = self._marginals()
-        sd = np.sqrt(variances)
-        atom = np.sum(np.where(sd > 0, 0.0, weights), axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(sd > 0, means / np.where(sd > 0, sd, 1.0), 0.0)
-        slab = np.where(sd > 0, weights, 0.0)
-        below = np.sum(slab * norm.cdf(-z), axis=1)
-        above = np.sum(slab * norm.sf(-z), axis=1)
-        return np.minimum(atom + below, atom + above).clip(0.0, 1.0)
-
-    @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
-    def credible_intervals(self, level=0.95):
-        """Equal-tailed credible intervals of each ``b_j`` under ``q``: quantiles of the
-        mixture ``q(b_j)`` (module docstring; an atom at 0, so an interval may be
-        ``[0, 0]``), by bisection to ``1e-12`` of its scale.
-
-        Parameters
-        ----------
-        level : float in (0, 1), default=0.95
-
-        Returns
-        -------
-        ndarray of shape (n_features, 2)
-        """
-        check_is_fitted(self)
-        weights, means, variances = self._marginals()
-        return mixture_intervals(weights, means, np.sqrt(variances), level)
-
-    def _summary_row_names(self):
-        return self._feature_labels()
-
-    def _other_summary_rows(self, level):
-        """The intercept and covariates; none after :meth:`fit_summary` (z-scores carry
-        no intercept)."""
-        return [] if self._summary_fit else super()._other_summary_rows(level)
-
-    def _draw_coef(self, n_samples, rng):
-        """Per draw and effect ``l`` (with ``V_l > 1e-9``), ``gamma_l ~ Mult(1, a_l)`` and
-        ``beta_l ~ N(m_lj, v_lj)`` at its variable; ``b`` the sum."""
-        kept = np.flatnonzero(self._kept())
-        coef = np.zeros((n_samples, self.n_features_in_))
-        rows = np.arange(n_samples)
-        for effect in kept:
-            probabilities = self.single_effect_probabilities_[effect]
-            chosen = rng.choice(probabilities.size, size=n_samples,
-                                p=probabilities / probabilities.sum())
-            coef[rows, chosen] += (self.effect_means_[effect, chosen]
-                                   + np.sqrt(self.effect_variances_[effect, chosen])
-                                   * rng.standard_normal(n_samples))
-        return {"coef": coef}
-
-    def predict(self, X, return_std=False, covariates=None):
-        """Posterior-predictive mean (and standard deviation, ``sqrt(Var_q(x' b + z'
-        gamma) + sigma2 (1 + ...))`` with the intercept's and covariates' spread) under
-        ``q``; not after :meth:`fit_summary`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        return_std : bool, default=False
-        covariates : array-like of shape (n_samples, n_covariates), default=None
-
-        Returns
-        -------
-        y_mean : ndarray of shape (n_samples,)
-        y_std : ndarray of shape (n_samples,), only when ``return_std``
-        """
-        check_is_fitted(self)
-        if self._summary_fit:
-            raise ValueError("This AlphaSuSiE was fitted on summary statistics "
-                             "(fit_summary): its effects are on the scale of standardized "
-                             "variables and response, with no intercept, so it cannot "
-                             "predict y. Fit it with fit(X, y) to predict.")
-        return super().predict(X, return_std=return_std, covariates=covariates)
-
-    @validate_params({"n_samples": [Integer(1, None)]})
-    def sample_posterior(self, n_samples=1, random_state=None):
-        """Draws from ``q``: ``"coef"`` (n_samples, n_features), ``"intercept"``,
-        ``"noise_variance"`` (the point estimate ``sigma2``, repeated) and, with
-        covariates, ``"covariate_coef"`` (given each draw's ``b``, as
-        :class:`~alphavb.AlphaSpikeSlabRegression` draws them)."""
-        check_is_fitted(self)
-        rng = check_random_state(random_state)
-        draws = self._draw_covariates(super().sample_posterior(n_samples, rng), rng)
-        if self._summary_fit:  # z-scores carry no intercept
-            draws["intercept"] = np.zeros(n_samples)
-        return draws
-
-
-@dataclass(frozen=True)
-class _SuSiEData:
-    """What one alpha-SuSiE fit reads: the sweeps' :class:`~alphavb.linear_model._susie.
-    IBSSData`, the :class:`~alphavb.linear_model._base.Centring` the fitted model keeps and
-    whether the sweeps estimate the residual variance."""
-
-    ibss: IBSSData
-    centring: Centring
-    estimate_residual_variance: bool
-
-
-def _correlation(data, variables):
-    """The absolute correlations of the variables (indices) in the :class:`IBSSData` being
-    fitted: ``|x_j'x_k| / sqrt(d_j d_k)`` of its centred columns, or of ``Z'Z`` (``(n - 1)
-    R``)."""
-    index = np.asarray(variables)
-    if data.gram is None:
-        block = data.Z[:, index].T @ data.Z[:, index]
-    else:
-        block = data.gram[np.ix_(index, index)]
-    norms = np.sqrt(data.d[index])
-    return np.abs(block / np.outer(norms, norms))
+        return feature_labels(self)

@@ -22,15 +22,22 @@ regression (SER) of the residual ``r_l = y - X E[b_{-l}]`` with residual varianc
     v_lj = (1 / V + d_j / s2)^{-1},   mu_lj = v_lj x_j'r_l / s2.
 
 ``V_l`` is chosen to maximise the SER's evidence ``log sum_j pi_j exp(lbf_j)`` over
-``log V`` in ``[-30, 15]`` (susieR's ``estimate_prior_method="optim"``), and set to 0 when
-that is no better than ``V = 0``. ``sigma2`` maximises ``F``: ``sigma2 = E||y - X b||^2 / n``
-(the ``alpha`` cancels), floored at ``Var(y) / 10^4`` as susieR does. ``KL(q_l || prior_l)``
-is ``-(the SER's log evidence) + E_{q_l}[log N(r_l | X b_l, s2)]`` (the identity susieR
-uses), exact for any ``s2``. At ``alpha = 1`` every step is susieR 0.12.35's (``susie``),
-which the tests check to 1e-6 on N3finemapping.
+``log V`` in ``[-30, 15] + log u`` and kept at its current value when that is better
+(susieR's ``estimate_prior_method="optim"``), or by EM (``V_l = E_q[beta_l^2]``, "em"), or
+kept ("simple"); after "optim" and "simple" it is set to 0 when the evidence at ``V = 0``
+plus ``check_null_threshold`` is at least that at ``V_l``. ``u`` is ``Var(y)`` over the
+mean column variance: susieR's bounds are in absolute units, which is ``u = 1`` for
+standardized columns and ``Var(y) = 1``; relative to ``u`` the fit is the same in any units
+of ``y`` and ``X``. ``sigma2`` maximises ``F``: ``sigma2 = E||y - X b||^2 / n`` (the
+``alpha`` cancels), held within the residual-variance bounds. ``KL(q_l || prior_l)`` is
+``-(the SER's log evidence) + E_{q_l}[log N(r_l | X b_l, s2)]`` (the identity susieR uses),
+exact for any ``s2``. A column with ``x_j'x_j = 0`` (a constant column kept, or the null
+variable of ``null_weight``, a column of zeros) has Bayes factor 1 and ``beta_j = 0``. At
+``alpha = 1`` every step is susieR's (``susie``), which the tests check on N3finemapping and
+on susieR 0.16.5's options (``tests/data/susier_options.json``).
 
 The PIP of variable ``j`` is ``1 - prod_l (1 - alpha_lj)`` over the effects with ``V_l >
-1e-9``; a level-``rho`` credible set of effect ``l`` is its fewest variables whose
+prior_tol u``; a level-``rho`` credible set of effect ``l`` is its fewest variables whose
 ``alpha_lj`` sum to at least ``rho``, kept when its purity (the smallest absolute
 correlation between two of its variables) is at least ``min_abs_corr`` (susieR's
 ``susie_get_cs``).
@@ -52,18 +59,22 @@ LOG_PRIOR_VARIANCE_BOUNDS = (-30.0, 15.0)
 
 class SingleEffect(NamedTuple):
     """One fitted single effect: ``alpha`` (p,) the probabilities of its variable, ``mean``
-    and ``second_moment`` (p,) of ``beta_l`` given each variable, its prior variance, and
-    its log evidence (``log sum_j pi_j exp(lbf_j)``)."""
+    and ``second_moment`` (p,) of ``beta_l`` given each variable, its prior variance (the
+    one the next sweep uses: with ``"em"`` the update made after this fit), its log evidence
+    (``log sum_j pi_j exp(lbf_j)``, the null variable's term included) and the probability
+    of the null variable (0 without ``null_weight``)."""
 
     alpha: np.ndarray
     mean: np.ndarray
     second_moment: np.ndarray
     prior_variance: float
     log_evidence: float
+    null_probability: float = 0.0
 
 
 def log_bayes_factors(betahat, shat2, prior_variance):
-    """``lbf_j`` of ``beta_j ~ N(0, V)`` against ``beta_j = 0`` (module docstring)."""
+    """``lbf_j`` of ``beta_j ~ N(0, V)`` against ``beta_j = 0`` (module docstring); 0 where
+    ``shat2`` is infinite (a column with ``d_j = 0``: no information)."""
     if prior_variance <= 0.0:
         return np.zeros_like(betahat)
     ratio = prior_variance / shat2
@@ -72,46 +83,101 @@ def log_bayes_factors(betahat, shat2, prior_variance):
 
 def _log_sum_exp(values):
     largest = float(values.max())
+    if not np.isfinite(largest):
+        return largest
     return largest + float(np.log(np.sum(np.exp(values - largest))))
 
 
-def optimal_prior_variance(betahat, shat2, log_prior):
-    """The ``V`` maximising the SER's log evidence over ``log V`` in ``[-30, 15]`` (Brent's
-    bounded search, numba kernel), or 0 when ``V = 0`` is at least as good."""
-    from ._kernels import ser_best_log_prior_variance  # numba loads on the first fit
+class PriorVarianceRule(NamedTuple):
+    """How each sweep sets ``V_l`` (susieR's ``estimate_prior_method`` and
+    ``check_null_threshold``): ``method`` ``"optim"`` (the evidence's maximiser over ``log
+    V`` in ``log_bounds``, kept only if it beats the current ``V``), ``"em"`` (``V = sum_j
+    alpha_j E[beta_j^2 | gamma_j]`` after the SER), ``"simple"`` (the current ``V``) or
+    ``"fixed"``; after ``"optim"`` and ``"simple"``, ``V = 0`` when the evidence at 0 plus
+    ``null_threshold`` is at least that at ``V``."""
 
-    log_v, best = ser_best_log_prior_variance(betahat, shat2, log_prior,
-                                              *LOG_PRIOR_VARIANCE_BOUNDS, 1e-8)
-    if _log_sum_exp(log_prior) >= best:  # the evidence at V = 0
-        return 0.0
-    return float(np.exp(log_v))
+    method: str = "optim"
+    null_threshold: float = 0.0
+    log_bounds: tuple = (-30.0, 15.0)
+
+
+def _with_null(betahat, shat2, log_prior, log_null_prior):
+    """The SER's arrays with the null variable (``betahat = 0``, ``shat2 = inf``: Bayes
+    factor 1) appended when it has prior mass."""
+    if log_null_prior == -np.inf:
+        return betahat, shat2, log_prior
+    return (np.append(betahat, 0.0), np.append(shat2, np.inf),
+            np.append(log_prior, log_null_prior))
+
+
+def ser_log_evidence(betahat, shat2, log_prior, prior_variance):
+    """The SER's log evidence ``log sum_j pi_j BF_j(V)`` (``log sum_j pi_j`` at ``V = 0``)."""
+    return _log_sum_exp(log_bayes_factors(betahat, shat2, prior_variance) + log_prior)
+
+
+def estimated_prior_variance(betahat, shat2, log_prior, current, rule):
+    """``V`` before the SER's posterior, by ``rule`` (:class:`PriorVarianceRule`; ``"em"``
+    and ``"fixed"`` keep ``current`` here). ``"optim"``: Brent's bounded search over ``log
+    V`` (numba kernel), to ``1e-8``; the current ``V`` is kept when its evidence is higher
+    (susieR's ``optimize_prior_variance``)."""
+    prior_variance = current
+    if rule.method == "optim":
+        from ._kernels import ser_best_log_prior_variance  # numba loads on the first fit
+
+        log_v, best = ser_best_log_prior_variance(betahat, shat2, log_prior,
+                                                  *rule.log_bounds, 1e-8)
+        if best >= ser_log_evidence(betahat, shat2, log_prior, current):
+            prior_variance = float(np.exp(log_v))
+    if rule.method in ("optim", "simple") and prior_variance > 0.0 and (
+            _log_sum_exp(log_prior) + rule.null_threshold
+            >= ser_log_evidence(betahat, shat2, log_prior, prior_variance)):
+        prior_variance = 0.0
+    return prior_variance
 
 
 def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prior,
-                             estimate_prior_variance=True):
+                             estimate_prior_variance=True, *, rule=None,
+                             log_null_prior=-np.inf):
     """The SER of a residual with ``xtr = X'r`` and ``d = diag(X'X)`` (module docstring);
-    ``residual_variance`` is the tempered ``sigma2 / alpha``."""
-    betahat = xtr / d
-    shat2 = residual_variance / d
-    if estimate_prior_variance:
-        prior_variance = optimal_prior_variance(betahat, shat2, log_prior)
+    ``residual_variance`` is the tempered ``sigma2 / alpha``. A column with ``d_j = 0``
+    carries no information: Bayes factor 1, ``beta_j`` at 0. ``log_null_prior``: the null
+    variable's ``log(pi_0 + sqrt(eps))`` (``null_weight``), -inf without. ``rule``
+    (:class:`PriorVarianceRule`) sets ``V``; without it ``"optim"`` when
+    ``estimate_prior_variance``, else ``V`` fixed."""
+    if rule is None:
+        rule = PriorVarianceRule("optim" if estimate_prior_variance else "fixed")
+    informative = d > 0.0
+    if informative.all():
+        betahat, shat2 = xtr / d, residual_variance / d
+    else:
+        safe = np.where(informative, d, 1.0)
+        betahat = np.where(informative, xtr / safe, 0.0)
+        shat2 = np.where(informative, residual_variance / safe, np.inf)
+    searched = _with_null(betahat, shat2, log_prior, log_null_prior)
+    prior_variance = estimated_prior_variance(*searched, prior_variance, rule)
     log_posterior = log_bayes_factors(betahat, shat2, prior_variance) + log_prior
-    log_evidence = _log_sum_exp(log_posterior)
+    log_evidence = _log_sum_exp(np.append(log_posterior, log_null_prior))
     alpha = np.exp(log_posterior - log_evidence)
     if prior_variance > 0.0:
-        variance = 1.0 / (1.0 / prior_variance + d / residual_variance)
+        variance = np.where(informative, 1.0 / (1.0 / prior_variance + d / residual_variance),
+                            0.0)
     else:
         variance = np.zeros_like(d)
     mean = variance * xtr / residual_variance
-    return SingleEffect(alpha, mean, variance + mean**2, float(prior_variance), log_evidence)
+    second_moment = variance + mean**2
+    next_variance = (float(np.sum(alpha * second_moment)) if rule.method == "em"
+                     else float(prior_variance))
+    return SingleEffect(alpha, mean, second_moment, next_variance, log_evidence,
+                        float(np.exp(log_null_prior - log_evidence)))
 
 
 class IBSSState(NamedTuple):
     """The variational parameters of the sum of single effects and what a sweep reuses:
-    (L, p) ``alpha``, ``mean``, ``second_moment``; (L,) ``prior_variance`` and ``kl``;
-    ``residual_variance`` (``sigma2``, untempered); ``fit``, ``Z E[b]`` (n,) on individual
-    data or ``Z'Z E[b]`` (p,) on sufficient statistics; ``erss`` (``E ||y - Z b||^2`` at the
-    end of the last sweep, None before the first)."""
+    (L, p) ``alpha``, ``mean``, ``second_moment``; (L,) ``prior_variance``, ``kl`` and
+    ``null_alpha`` (the null variable's probability); ``residual_variance`` (``sigma2``,
+    untempered); ``fit``, ``Z E[b]`` (n,) on individual data or ``Z'Z E[b]`` (p,) on
+    sufficient statistics, and ``effect_fits`` (L, n or p), each effect's share of it;
+    ``erss`` (``E ||y - Z b||^2`` at the end of the last sweep, None before the first)."""
 
     alpha: np.ndarray
     mean: np.ndarray
@@ -121,16 +187,22 @@ class IBSSState(NamedTuple):
     residual_variance: float
     fit: np.ndarray
     erss: float | None
+    effect_fits: np.ndarray
+    null_alpha: np.ndarray
 
 
 class IBSSData(NamedTuple):
     """What every sweep reads: the centred (scaled) ``Z`` (n, p) and ``y`` (n,) of
     individual data, or (``Z`` and ``y`` None) their sufficient statistics ``gram = Z'Z``,
-    ``zty = Z'y`` and ``yty = y'y``; ``d = diag(Z'Z)``, the prior weights ``pi`` and
-    ``log(pi + sqrt(eps))``, ``Var(y)`` (with ``n - 1``), the number of observations ``n``
-    (the total weight of weighted rows) and the
-    :class:`~alphavb.linear_model._covariates.Covariates` projected out of ``Z`` and ``y``
-    (None without)."""
+    ``zty = Z'y`` and ``yty = y'y``; ``d = diag(Z'Z)`` (0 for a column that carries no
+    information), the prior weights ``pi`` and ``log(pi + sqrt(eps))``, ``Var(y)`` (about
+    its mean, divisor ``n - 1``), the number of observations ``n`` (the total weight of
+    weighted rows), the :class:`~alphavb.linear_model._covariates.Covariates` projected
+    out of ``Z`` and ``y`` (None without), the null variable's log prior weight (-inf
+    without ``null_weight``) and ``variance_unit``, the scale of ``V`` (``Var(y)`` over the
+    mean column variance ``mean(d) / (n - 1)``) that the search bounds of ``log V``, the
+    prior-variance tolerance and the residual-variance bounds are relative to, so that a
+    fit is the same in any units of ``y`` and ``X``."""
 
     Z: np.ndarray | None
     y: np.ndarray | None
@@ -143,36 +215,69 @@ class IBSSData(NamedTuple):
     zty: np.ndarray | None = None
     yty: float | None = None
     covariates: object = None
+    log_null_prior: float = -np.inf
+    variance_unit: float = 1.0
 
 
-def _prior_weights(p, prior_weights):
-    """``pi`` and its log as susieR takes it, ``log(pi + sqrt(eps))``; ``-inf`` where ``pi``
-    is 0 (a variable that cannot be an effect's)."""
+def prior_log_weights(p, prior_weights=None, null_weight=0.0):
+    """``pi`` (p,), its log as susieR takes it, ``log(pi + sqrt(eps))`` (``-inf`` where
+    ``pi`` is 0: a variable that cannot be an effect's), and the null variable's log weight:
+    with ``null_weight`` ``w`` the variables share ``1 - w`` (in proportion to
+    ``prior_weights``, uniform when None) and the null variable has ``w``."""
     weights = np.full(p, 1.0 / p) if prior_weights is None else np.asarray(prior_weights)
+    weights = weights / weights.sum() * (1.0 - null_weight)
     with np.errstate(divide="ignore"):
-        return weights, np.where(weights > 0, np.log(weights + PRIOR_WEIGHT_FLOOR), -np.inf)
+        log_prior = np.where(weights > 0, np.log(weights + PRIOR_WEIGHT_FLOOR), -np.inf)
+    log_null = np.log(null_weight + PRIOR_WEIGHT_FLOOR) if null_weight > 0 else -np.inf
+    return weights, log_prior, float(log_null)
 
 
-def ibss_data(Z, y, prior_weights=None, n_samples=None, covariates=None):
+def standard_deviations(centred_squares, n_samples):
+    """Column standard deviations from their sums of squares about the means (divisor ``n -
+    1``), 1 for a constant column (susieR's ``csd[csd == 0] <- 1``)."""
+    deviation = np.sqrt(np.maximum(centred_squares, 0.0) / (n_samples - 1.0))
+    return np.where(deviation > 1e-12 * max(float(deviation.max()), 1e-300), deviation, 1.0)
+
+
+def _variance_unit(variance_y, d, n):
+    """``Var(y)`` over the mean variance of the informative columns (``d_j / (n - 1)``)."""
+    informative = d[d > 0]
+    column_variance = float(informative.mean()) / (n - 1.0) if informative.size else 1.0
+    return variance_y / column_variance
+
+
+def ibss_data(Z, y, prior_weights=None, n_samples=None, covariates=None, *, variance_y=None,
+              null_weight=0.0):
     """:class:`IBSSData` of individual data ``Z`` and ``y``, centred (uniform ``pi`` unless
     ``prior_weights``; ``n_samples`` the count of observations, ``len(y)`` unless weighted
-    rows count otherwise; ``covariates`` already projected out of both)."""
-    weights, log_prior = _prior_weights(Z.shape[1], prior_weights)
+    rows count otherwise; ``covariates`` already projected out of both; ``variance_y``
+    ``Var(y)`` when ``y`` is not centred, else ``y'y / (n - 1)``). A column of ``Z`` that is
+    all zeros has ``d_j = 0``."""
+    weights, log_prior, log_null = prior_log_weights(Z.shape[1], prior_weights, null_weight)
     n = float(y.shape[0] if n_samples is None else n_samples)
     d = np.einsum("ij,ij->j", Z, Z)
-    d = np.where(np.isinf(log_prior) & (d == 0), 1.0, d)  # an excluded constant column
-    return IBSSData(Z, y, d, weights, log_prior,
-                    float(y @ y) / (n - 1.0), n, covariates=covariates)
+    if variance_y is None:
+        variance_y = float(y @ y) / (n - 1.0)
+    return IBSSData(Z, y, d, weights, log_prior, float(variance_y), n,
+                    covariates=covariates, log_null_prior=log_null,
+                    variance_unit=_variance_unit(variance_y, d, n))
 
 
-def sufficient_statistics_data(gram, zty, yty, n_samples, prior_weights=None):
+def sufficient_statistics_data(gram, zty, yty, n_samples, prior_weights=None, *,
+                               variance_y=None, null_weight=0.0):
     """:class:`IBSSData` of the sufficient statistics ``Z'Z``, ``Z'y``, ``y'y`` of ``n``
-    centred observations (susieR's ``susie_suff_stat``): the sweep then runs on them, with
-    the same numbers as on the data they summarise."""
-    weights, log_prior = _prior_weights(gram.shape[0], prior_weights)
+    centred observations (susieR's ``susie_ss``): the sweep then runs on them, with the
+    same numbers as on the data they summarise (``variance_y``: ``y'y / (n - 1)`` unless
+    given)."""
+    weights, log_prior, log_null = prior_log_weights(gram.shape[0], prior_weights,
+                                                     null_weight)
     n = float(n_samples)
-    return IBSSData(None, None, np.diag(gram).copy(), weights, log_prior,
-                    float(yty) / (n - 1.0), n, gram, zty, float(yty))
+    d = np.diag(gram).copy()
+    if variance_y is None:
+        variance_y = float(yty) / (n - 1.0)
+    return IBSSData(None, None, d, weights, log_prior, float(variance_y), n, gram, zty,
+                    float(yty), log_null_prior=log_null,
+                    variance_unit=_variance_unit(variance_y, d, n))
 
 
 def initial_state(data, n_effects, residual_variance=None, scaled_prior_variance=0.2):
@@ -180,11 +285,31 @@ def initial_state(data, n_effects, residual_variance=None, scaled_prior_variance
     Var(y)``, ``sigma2 = Var(y)`` unless ``residual_variance`` is given."""
     p = data.d.shape[0]
     sigma2 = data.variance_y if residual_variance is None else float(residual_variance)
-    fit = np.zeros(p if data.Z is None else data.Z.shape[0])
+    size = p if data.Z is None else data.Z.shape[0]
     return IBSSState(np.tile(data.prior_weights, (n_effects, 1)), np.zeros((n_effects, p)),
                      np.zeros((n_effects, p)),
                      np.full(n_effects, scaled_prior_variance * data.variance_y),
-                     np.zeros(n_effects), sigma2, fit, None)
+                     np.zeros(n_effects), sigma2, np.zeros(size), None,
+                     np.zeros((n_effects, size)), np.zeros(n_effects))
+
+
+def state_from_effects(data, alpha, mean, second_moment, prior_variance, residual_variance,
+                       null_alpha=None, *, estimate=True):
+    """The state that starts from the given effects: their fits on ``data`` and, when
+    ``estimate`` (a warm start continuing the loop), ``E ||y - Z b||^2`` there, so that the
+    next sweep estimates ``sigma2`` on ``data``; otherwise (susieR's ``model_init``) the
+    first sweep uses ``residual_variance``."""
+    effect_fits = np.stack([design_times(data, a * m) for a, m in zip(alpha, mean,
+                                                                      strict=True)])
+    fit = effect_fits.sum(axis=0)
+    null_alpha = np.zeros(alpha.shape[0]) if null_alpha is None else null_alpha
+    effect_squares = np.array([_squared_norm(data, a * m, f)
+                               for a, m, f in zip(alpha, mean, effect_fits, strict=True)])
+    erss = expected_residual_sum_of_squares(data, fit, effect_squares, alpha, mean,
+                                            second_moment) if estimate else None
+    return IBSSState(alpha, mean, second_moment, np.asarray(prior_variance, dtype=float),
+                     np.zeros(alpha.shape[0]), float(residual_variance), fit, erss,
+                     effect_fits, null_alpha)
 
 
 def design_times(data, coef):
@@ -228,63 +353,78 @@ def ibss_objective(data, erss, sigma2, kl, alpha):
     return objective
 
 
-def residual_variance_update(data, erss, alpha):
+def residual_variance_update(data, erss, alpha, bounds=(0.0, None)):
     """The ``sigma2`` maximising ``F``: ``E RSS / (n - k / alpha)`` (``k`` covariates; the
-    ``alpha`` cancels without them), floored at ``Var(y) / 10^4`` as susieR does."""
+    ``alpha`` cancels without them), then held within ``bounds`` (lower, upper; None: no
+    upper bound), as susieR's ``residual_variance_lowerbound`` and ``_upperbound``."""
     k = 0 if data.covariates is None else data.covariates.n_columns
-    return max(data.variance_y / 1e4, erss / (data.n_samples - k / alpha))
+    sigma2 = max(bounds[0], erss / (data.n_samples - k / alpha))
+    return sigma2 if bounds[1] is None else min(sigma2, bounds[1])
 
 
 def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
-               estimate_residual_variance=True):
+               estimate_residual_variance=True, rule=None, residual_variance_bounds=(0.0, None)):
     """One sweep of iterative Bayesian stepwise selection on the alpha-VB objective (module
     docstring), on individual data or sufficient statistics: ``sigma2`` from the last
-    sweep's ``E RSS`` (not before the first sweep), then each effect's SER in turn. Returns
-    the new state and the objective ``F`` after the sweep, at the ``sigma2`` it used
-    (susieR's order: its loop updates ``sigma2`` after checking the objective, so a
-    converged fit keeps the ``sigma2`` of its last sweep)."""
+    sweep's ``E RSS`` (not before the first sweep), then each effect's SER in turn, its
+    ``V_l`` by ``rule`` (:class:`PriorVarianceRule`; without it ``"optim"`` or fixed, by
+    ``estimate_prior_variance``). Returns the new state and the objective ``F`` after the
+    sweep, at the ``sigma2`` it used (susieR's order: its loop updates ``sigma2`` after
+    checking the objective, so a converged fit keeps the ``sigma2`` of its last sweep).
+
+    Each effect's fit ``Z E[b_l]`` is kept in the state, so an effect's update costs one
+    product with ``Z`` and one with ``Z'`` (one with ``Z'Z`` on sufficient statistics)."""
+    if rule is None:
+        rule = PriorVarianceRule("optim" if estimate_prior_variance else "fixed")
     sigma2 = state.residual_variance
     if estimate_residual_variance and state.erss is not None:
-        sigma2 = residual_variance_update(data, state.erss, alpha)
+        sigma2 = residual_variance_update(data, state.erss, alpha, residual_variance_bounds)
     tempered = sigma2 / alpha
     probabilities, mean = state.alpha.copy(), state.mean.copy()
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
-    kl, fit = state.kl.copy(), state.fit.copy()
+    kl, fit, effect_fits = state.kl.copy(), state.fit.copy(), state.effect_fits.copy()
+    null_alpha = state.null_alpha.copy()
     effect_squares = np.empty(probabilities.shape[0])
     for effect in range(probabilities.shape[0]):
-        fit -= design_times(data, probabilities[effect] * mean[effect])
+        fit -= effect_fits[effect]
         xtr = _correlation_with_residual(data, fit)
         single = single_effect_regression(xtr, data.d, tempered, prior_variance[effect],
-                                          data.log_prior, estimate_prior_variance)
+                                          data.log_prior, rule=rule,
+                                          log_null_prior=data.log_null_prior)
         probabilities[effect], mean[effect] = single.alpha, single.mean
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
+        null_alpha[effect] = single.null_probability
         coef = single.alpha * single.mean
-        effect_fit = design_times(data, coef)
+        effect_fits[effect] = design_times(data, coef)
         # KL = -(log evidence + log N(r | 0, s2)) + E_q[log N(r | Z b_l, s2)]
         kl[effect] = -single.log_evidence + (
             2.0 * float(xtr @ coef)
             - float(np.sum(data.d * single.alpha * single.second_moment))) / (2.0 * tempered)
-        effect_squares[effect] = _squared_norm(data, coef, effect_fit)
-        fit += effect_fit
+        effect_squares[effect] = _squared_norm(data, coef, effect_fits[effect])
+        fit += effect_fits[effect]
     erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities, mean,
                                             second_moment)
     return (IBSSState(probabilities, mean, second_moment, prior_variance, kl, sigma2, fit,
-                      erss), ibss_objective(data, erss, sigma2, kl, alpha))
+                      erss, effect_fits, null_alpha),
+            ibss_objective(data, erss, sigma2, kl, alpha))
 
 
-def inclusion_probabilities(alpha, prior_variance):
-    """PIPs ``1 - prod_l (1 - alpha_lj)`` over the effects with ``V_l > 1e-9``."""
-    kept = alpha[prior_variance > PRIOR_VARIANCE_TOLERANCE]
+def inclusion_probabilities(alpha, prior_variance, threshold=PRIOR_VARIANCE_TOLERANCE):
+    """PIPs ``1 - prod_l (1 - alpha_lj)`` over the effects with ``V_l > threshold``."""
+    kept = alpha[prior_variance > threshold]
     return 1.0 - np.prod(1.0 - kept, axis=0)
 
 
 def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5, *,
-                  correlation=None, n_purity=100, random_state=None):
-    """susieR's ``susie_get_cs``: per effect with ``V_l > 1e-9``, its fewest variables
+                  correlation=None, n_purity=100, random_state=None,
+                  threshold=PRIOR_VARIANCE_TOLERANCE, null_alpha=None):
+    """susieR's ``susie_get_cs``: per effect with ``V_l > threshold``, its fewest variables
     whose ``alpha_lj`` reach ``coverage``; duplicates dropped (the first kept); each set's
     purity (min, mean, median absolute correlation of its variables; 1 for one variable);
-    the sets with purity at least ``min_abs_corr``, purest first.
+    the sets with purity at least ``min_abs_corr``, purest first. With ``null_alpha`` (L,),
+    the null variable's probabilities (``null_weight``), the null variable takes part in
+    each set and a set that holds it is dropped (susieR gives it purity -9).
 
     The correlations are those of the columns of ``X`` (Pearson's), or
     ``correlation(variables)``, the matrix of absolute correlations of a list of variables
@@ -301,14 +441,19 @@ def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5
         def correlation(variables):
             return np.abs(np.corrcoef(X[:, variables], rowvar=False))
     rng = np.random.default_rng(random_state)
+    p = alpha.shape[1]
+    if null_alpha is not None:
+        alpha = np.column_stack([alpha, null_alpha])
     sets, seen = [], set()
-    for effect in np.flatnonzero(prior_variance > PRIOR_VARIANCE_TOLERANCE):
+    for effect in np.flatnonzero(prior_variance > threshold):
         order = np.argsort(-alpha[effect], kind="stable")
         size = int(np.sum(np.cumsum(alpha[effect][order]) < coverage)) + 1
         variables = tuple(sorted(order[:size].tolist()))
         if variables in seen:
             continue
         seen.add(variables)
+        if variables[-1] >= p:  # the null variable
+            continue
         if len(variables) == 1:
             purity = (1.0, 1.0, 1.0)
         else:

@@ -29,92 +29,157 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from .._validation import bad_parameter
+from ._susie import standard_deviations
 
 # eigenvalues of R below this count as 0 in the LD diagnostic (susieR's r_tol); R is
 # positive semi-definite when its smallest is above -p times it (p bounds the largest)
 EIGENVALUE_TOLERANCE = 1e-8
+# from this many variables on, R's check factorises in single precision first
+SINGLE_PRECISION_SIZE = 2000
 
 
 class SummaryStatistics(NamedTuple):
-    """The sufficient statistics of standardized data that ``z``, ``R`` and ``n`` give
-    (module docstring), and the (regularised) correlation matrix."""
+    """The sufficient statistics that summary statistics or a data set's cross-products give
+    (module docstring), as the sweep reads them: ``gram = Z'Z``, ``zty = Z'y``, ``yty = y'y``
+    of ``n_samples`` centred rows whose columns are those of ``X`` divided by
+    ``column_scale``; ``variance_y`` (``Var(y)``, divisor ``n - 1``), the columns that carry
+    no information (``uninformative``: ``d_j = 0``) and the start of ``V`` as a share of
+    ``Var(y)`` where the data fix it (``prior_variance_share``: susieR's 50 for z-scores
+    without ``n``; None: the estimator's ``scaled_prior_variance``)."""
 
     gram: np.ndarray
     zty: np.ndarray
     yty: float
-    correlation: np.ndarray
+    n_samples: float
+    variance_y: float
+    column_scale: np.ndarray
+    uninformative: np.ndarray
+    prior_variance_share: float | None = None
 
 
-def check_ld(owner, R, n_features, regularization=0.0):
+# susieR's susie_rss without n: V starts at 50 on the z scale (its prior_variance)
+Z_ONLY_PRIOR_VARIANCE = 50.0
+
+
+def check_ld(owner, R, n_features, regularization=0.0, name="R", gram=False):
     """``R`` as a float array, checked: square of side ``n_features``, finite, symmetric,
     unit diagonal, positive semi-definite; then ``(1 - lambda) R + lambda I``. The
-    ``ValueError`` says how far ``R`` is from each and offers the fix."""
+    ``ValueError`` names ``name`` (the argument the caller gave: ``R``, or ``reference_X``
+    whose correlations ``R`` are), says how far ``R`` is from each and offers the fix.
+    ``gram``: ``R`` is the correlation matrix of a data set, positive semi-definite by
+    construction, which is not factorised to check it."""
     R = np.array(R, dtype=float)  # a copy: the caller's matrix is never changed
     if R.shape != (n_features, n_features):
-        raise bad_parameter(owner, "R", f"a ({n_features}, {n_features}) correlation matrix, "
-                            "one row and column per z-score", f"shape {R.shape}")
-    if not np.all(np.isfinite(R)):
-        raise bad_parameter(owner, "R", "finite correlations",
-                            f"{int(np.sum(~np.isfinite(R)))} NaN or infinite entries",
-                            "Drop the variables whose correlations are missing.")
-    asymmetry = float(np.max(np.abs(R - R.T)))
-    if asymmetry > 1e-8 * max(1.0, float(np.max(np.abs(R)))):
-        raise bad_parameter(owner, "R", "a symmetric matrix", f"|R - R'| up to {asymmetry:.3g}",
-                            "Pass (R + R.T) / 2 if the asymmetry is rounding.")
+        raise bad_parameter(owner, name, f"a ({n_features}, {n_features}) correlation "
+                            "matrix, one row and column per z-score", f"shape {R.shape}")
+    finite = np.isfinite(R)
+    if not finite.all():
+        missing = np.flatnonzero(~finite.all(axis=1))
+        raise bad_parameter(owner, name, "finite correlations",
+                            f"{int(np.sum(~finite))} NaN or infinite entries, in the rows of "
+                            f"variables {missing[:5].tolist()}",
+                            "A variable without correlations is constant in the LD sample "
+                            "(np.corrcoef gives NaN): drop it from z and R.")
+    del finite
+    check_symmetric(owner, name, R)
     diagonal = np.diag(R)
     if np.max(np.abs(diagonal - 1.0)) > 1e-6:
-        raise bad_parameter(owner, "R", "a correlation matrix (unit diagonal)",
+        raise bad_parameter(owner, name, "a correlation matrix (unit diagonal)",
                             f"diagonal entries from {diagonal.min():.4g} to "
                             f"{diagonal.max():.4g}",
                             "Pass the correlations (e.g. np.corrcoef of the reference "
                             "genotypes), not covariances.")
-    tolerance = EIGENVALUE_TOLERANCE * n_features  # the largest eigenvalue is <= p
-    regularised = R if not regularization else \
-        (1.0 - regularization) * R + regularization * np.eye(n_features)
-    if _positive_semi_definite(regularised, tolerance):
-        return regularised
-    smallest = float(np.linalg.eigvalsh(R)[0])
+    if regularization:
+        R *= 1.0 - regularization
+        R[np.diag_indices(n_features)] += regularization
+    if not gram:
+        check_positive_semi_definite(owner, name, R, regularization)
+    return R
+
+
+def check_symmetric(owner, name, matrix):
+    """Refuse a matrix that is not symmetric up to rounding (``1e-8`` of its largest entry),
+    comparing it with its transpose a block of rows at a time (no second (p, p) array)."""
+    scale = 1e-8 * max(1.0, float(np.max(np.abs(matrix))))
+    p = matrix.shape[0]
+    step = max(1, 2**22 // max(p, 1))
+    asymmetry = 0.0
+    for start in range(0, p, step):
+        block = matrix[start:start + step] - matrix[:, start:start + step].T
+        asymmetry = max(asymmetry, float(np.max(np.abs(block), initial=0.0)))
+    if asymmetry > scale:
+        raise bad_parameter(owner, name, "a symmetric matrix", f"|{name} - {name}'| up to "
+                            f"{asymmetry:.3g}", f"Pass ({name} + {name}.T) / 2 if the "
+                            "asymmetry is rounding.")
+
+
+def check_positive_semi_definite(owner, name, R, regularization=0.0, root=None):
+    """Refuse a correlation matrix ``R`` (unit diagonal, regularised already) whose
+    smallest eigenvalue is below ``-1e-8 p`` (``p`` bounds the largest): a Cholesky
+    factorisation of ``R + 1e-8 p I``, in single precision first when ``p`` is large (half
+    the time; a pass there can be wrong only for a smallest eigenvalue within single
+    precision's rounding of the threshold), in double precision when that fails; only when
+    that fails too, the eigenvalues, to say how far ``R`` is and which ``regularization``
+    makes it positive semi-definite. With ``root``, ``R`` is given as ``D R D`` (``D =
+    diag(root)``; a column whose entries are all 0 counts as independent of the others)."""
+    from scipy.linalg import LinAlgError, cholesky
+
+    def correlation(dtype=np.float64):
+        scaled = R.astype(dtype, copy=True)
+        if root is not None:
+            scaled /= root[:, None].astype(dtype)
+            scaled /= root[None, :].astype(dtype)
+            scaled[np.diag_indices(p)] = 1.0
+        return scaled
+
+    p = R.shape[0]
+    for dtype in (np.float32, np.float64) if p >= SINGLE_PRECISION_SIZE else (np.float64,):
+        shifted = correlation(dtype)
+        shifted[np.diag_indices(p)] += EIGENVALUE_TOLERANCE * p
+        try:
+            cholesky(shifted, lower=True, overwrite_a=True, check_finite=False)
+            return
+        except LinAlgError:
+            pass
+    del shifted
+    smallest = float(np.linalg.eigvalsh(correlation())[0])
+    if regularization:  # the smallest eigenvalue of the matrix before regularisation
+        smallest = (smallest - regularization) / (1.0 - regularization)
+    needed = -smallest / (1.0 - smallest)
     if not regularization:
-        lam = -smallest / (1.0 - smallest)
-        raise bad_parameter(owner, "R", "a positive semi-definite matrix",
-                            f"a smallest eigenvalue of {smallest:.3g}",
-                            f"Pass regularization={lam:.2g} or more (R is then "
-                            "(1 - lambda) R + lambda I, whose smallest eigenvalue is 0 at "
-                            "that lambda), or an R from more reference samples.")
+        raise bad_parameter(owner, name, "a positive semi-definite matrix",
+                            f"a smallest eigenvalue of {smallest:.3g} (on the correlation "
+                            "scale)", f"Pass regularization={needed:.2g} or more (the matrix "
+                            "is then (1 - lambda) R + lambda I, whose smallest eigenvalue is 0 "
+                            "at that lambda), or an R from more reference samples.")
     raise bad_parameter(owner, "regularization", "a lambda that makes R positive "
                         "semi-definite", regularization,
                         f"Its smallest eigenvalue is still "
                         f"{(1.0 - regularization) * smallest + regularization:.3g}; pass "
-                        f"at least {-smallest / (1.0 - smallest):.2g}.")
+                        f"at least {needed:.2g}.")
 
 
-def _positive_semi_definite(R, tolerance):
-    """Whether ``R + tolerance I`` has a Cholesky factor (``R``'s smallest eigenvalue is
-    above ``-tolerance``, up to rounding): a fifth of an eigendecomposition's work."""
-    try:
-        np.linalg.cholesky(R + tolerance * np.eye(R.shape[0]))
-    except np.linalg.LinAlgError:
-        return False
-    return True
-
-
-def check_z(owner, z):
-    """``z`` as a finite 1-D float array (a copy)."""
+def check_z(owner, z, name="z"):
+    """``z`` (or another per-variable vector, ``name``) as a finite 1-D float array (a
+    copy)."""
     z = np.array(z, dtype=float)
     if z.ndim != 1 or z.size == 0:
-        raise bad_parameter(owner, "z", "a 1-D array of z-scores, one per variable",
+        raise bad_parameter(owner, name, "a 1-D array, one value per variable",
                             f"shape {z.shape}")
     missing = np.flatnonzero(~np.isfinite(z))
     if missing.size:
-        raise bad_parameter(owner, "z", "finite z-scores",
+        raise bad_parameter(owner, name, "finite values",
                             f"NaN or infinite values at {missing[:5].tolist()}",
                             "Drop those variables from z and R (or impute their z-scores, "
                             "e.g. as 0, which susieR does silently).")
     return z
 
 
-def check_n_samples(owner, n_samples):
+def check_n_samples(owner, n_samples, required=True):
+    """``n`` as a float above 2 (None when not ``required`` and not given)."""
     if n_samples is None:
+        if not required:
+            return None
         raise bad_parameter(owner, "n_samples", "the number of rows behind the z-scores",
                             None, "Pass n_samples (a rough value is better than none: "
                             "without it the fit would assume n is infinite).")
@@ -138,15 +203,196 @@ def reference_ld(owner, reference_X):
     return np.corrcoef(panel, rowvar=False)
 
 
-def summary_statistics(owner, z, R, n_samples, regularization=0.0):
-    """:class:`SummaryStatistics` of ``z``, ``R`` and ``n`` (module docstring), checked."""
-    n = check_n_samples(owner, n_samples)
+def z_from_effects(owner, z, bhat, shat):
+    """The z-scores: ``z``, or ``bhat / shat`` (checked: finite, the same length, ``shat >
+    0``); giving both is refused."""
+    if bhat is None and shat is None:
+        if z is None:
+            raise bad_parameter(owner, "z", "the z-scores, or bhat and shat", None,
+                                "Pass z, or the effect estimates bhat with their standard "
+                                "errors shat.")
+        return check_z(owner, z), None
+    if z is not None:
+        raise bad_parameter(owner, "z", "None when bhat and shat are given", "z-scores",
+                            "Pass z, or bhat and shat, not both.")
+    if bhat is None or shat is None:
+        missing = "bhat" if bhat is None else "shat"
+        raise bad_parameter(owner, missing, "given with the other of bhat and shat", None)
+    bhat, shat = check_z(owner, bhat, "bhat"), check_z(owner, shat, "shat")
+    if bhat.shape != shat.shape:
+        raise bad_parameter(owner, "shat", f"one standard error per estimate in bhat "
+                            f"({bhat.size})", f"{shat.size} values")
+    if np.any(shat <= 0):
+        raise bad_parameter(owner, "shat", "standard errors > 0",
+                            f"values <= 0 at {np.flatnonzero(shat <= 0)[:5].tolist()}")
+    return bhat / shat, shat
+
+
+def summary_statistics(owner, z, R, n_samples, regularization=0.0, *, shat=None,
+                       var_y=None, standardize=True, R_name="R", R_is_gram=False):
+    """:class:`SummaryStatistics` of z-scores and LD, checked (susieR's ``susie_rss``).
+
+    With ``n``: ``z~ = z sqrt((n - 1) / (z^2 + n - 2))`` and ``Z'Z = (n - 1) R``, ``Z'y =
+    sqrt((n - 1) Var(y)) z~``, ``y'y = (n - 1) Var(y)``, where ``Var(y)`` is ``var_y`` (with
+    ``shat``: the effects on y's scale, each column's scale ``sqrt(Var(y) (n - 1) / (z^2 +
+    n - 2)) / shat_j``) or 1 (the standardized scale). Without ``n`` (susieR's "z only"):
+    ``Z'Z = R``, ``Z'y = z``, ``y'y = 1``, ``n = 2`` and ``V`` starts at 50."""
+    n = check_n_samples(owner, n_samples, required=False)
     if not (np.isscalar(regularization) and 0.0 <= regularization < 1.0):
         raise bad_parameter(owner, "regularization", "a lambda in [0, 1)", regularization)
-    z = check_z(owner, z)
-    R = check_ld(owner, R, z.size, float(regularization))
-    adjusted = z * np.sqrt((n - 1.0) / (z * z + n - 2.0))
-    return SummaryStatistics((n - 1.0) * R, np.sqrt(n - 1.0) * adjusted, n - 1.0, R)
+    R = check_ld(owner, R, z.size, float(regularization), R_name, R_is_gram)  # our copy
+    p = z.size
+    if var_y is not None:
+        if shat is None:
+            raise bad_parameter(owner, "var_y", "given with bhat and shat (it puts the "
+                                "effects on y's scale)", var_y, "Pass bhat and shat, or "
+                                "leave var_y out for effects on the standardized scale.")
+        if not (np.isscalar(var_y) and np.isfinite(var_y) and var_y > 0):
+            raise bad_parameter(owner, "var_y", "a variance > 0", var_y)
+        if n is None:
+            raise bad_parameter(owner, "n_samples", "given with var_y", None)
+    if n is None:
+        return SummaryStatistics(R, z.copy(), 1.0, 2.0, 1.0, np.ones(p), np.zeros(p, bool),
+                                 Z_ONLY_PRIOR_VARIANCE)
+    adjustment = (n - 1.0) / (z * z + n - 2.0)
+    adjusted = z * np.sqrt(adjustment)
+    variance_y = 1.0 if var_y is None else float(var_y)
+    R *= n - 1.0  # Z'Z of the standardized columns
+    zty = np.sqrt((n - 1.0) * variance_y) * adjusted
+    scale = (np.ones(p) if shat is None
+             else np.sqrt(variance_y * adjustment / (n - 1.0)) / shat)
+    if not standardize and shat is not None:  # the columns on their own scale
+        R *= scale[:, None]
+        R *= scale[None, :]
+        zty *= scale
+        scale = np.ones(p)
+    return SummaryStatistics(R, zty, (n - 1.0) * variance_y, n, variance_y, scale,
+                             np.zeros(p, bool))
+
+
+def checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, *, X_mean=None,
+                                  y_mean=None, fit_intercept=True, standardize=True,
+                                  regularization=0.0):
+    """:class:`SummaryStatistics` of a data set's cross-products (susieR's ``susie_ss``),
+    checked: ``X'X`` (p, p) symmetric and positive semi-definite, ``X'y`` (p,), ``y'y`` and
+    ``n`` consistent with them (``|x_j'y| <= sqrt(x_j'x_j y'y)``). With ``fit_intercept``
+    they are those of the centred rows (``X - mean``, ``y - mean``); without, of the rows
+    as they are, and ``X_mean``, ``y_mean`` (when given) centre ``Var(y)`` and the columns'
+    standard deviations. ``standardize`` divides the columns by their standard deviations
+    (divisor ``n - 1``); ``regularization`` ``lambda`` moves ``X'X`` to ``(1 - lambda) X'X
+    + lambda diag(X'X)`` (on the correlation scale, ``(1 - lambda) R + lambda I``)."""
+    gram, zty, yty, n = _checked_cross_products(owner, XtX, Xty, yty, n_samples)
+    p = gram.shape[0]
+    if not (np.isscalar(regularization) and 0.0 <= regularization < 1.0):
+        raise bad_parameter(owner, "regularization", "a lambda in [0, 1)", regularization)
+    squares = np.diag(gram).copy()
+    if np.any(squares < 0):
+        raise bad_parameter(owner, "XtX", "a positive semi-definite matrix (its diagonal, "
+                            "sums of squares, >= 0)", f"negative diagonal entries at "
+                            f"{np.flatnonzero(squares < 0)[:5].tolist()}")
+    _check_correlations_bounded(owner, zty, squares, yty)
+    means = {}
+    for name, value, size in (("X_mean", X_mean, p), ("y_mean", y_mean, 1)):
+        if value is not None:
+            value = check_z(owner, np.atleast_1d(value), name)
+            if value.size != size:
+                raise bad_parameter(owner, name, f"{size} mean(s)", f"{value.size} values")
+        means[name] = value
+    centred_yty = yty
+    centred_squares = squares
+    if not fit_intercept and means["y_mean"] is not None:
+        centred_yty = yty - n * float(means["y_mean"][0]) ** 2
+    if not fit_intercept and means["X_mean"] is not None:
+        centred_squares = squares - n * means["X_mean"] ** 2
+    variance_y = centred_yty / (n - 1.0)
+    if not variance_y > 0:
+        raise bad_parameter(owner, "yty", "the sum of squares of a y that varies",
+                            yty, "A constant y has nothing to fine-map.")
+    uninformative = squares <= 1e-24 * max(float(squares.max()), 1e-300)
+    scale = np.ones(p)
+    if standardize:
+        scale = standard_deviations(centred_squares, n)
+        gram /= scale[:, None]
+        gram /= scale[None, :]
+        zty /= scale
+    gram[uninformative, :] = 0.0
+    gram[:, uninformative] = 0.0
+    zty[uninformative] = 0.0
+    d = np.diag(gram).copy()
+    if regularization:
+        gram *= 1.0 - regularization
+        gram[np.diag_indices(p)] += regularization * d
+    check_positive_semi_definite(owner, "XtX", gram, regularization,
+                                 root=np.sqrt(np.where(uninformative, 1.0, d)))
+    return SummaryStatistics(gram, zty, yty, n, variance_y, scale, uninformative)
+
+
+def sufficient_statistics(X, y, *, block_rows=4096):
+    """The sufficient statistics of the rows ``X``, ``y`` for
+    :meth:`~alphavb.AlphaSuSiE.fit_sufficient` (susieR's ``compute_suff_stat``): ``X'X``,
+    ``X'y`` and ``y'y`` of the centred rows, ``n`` and the means, accumulated over blocks of
+    ``block_rows`` rows (no centred copy of ``X``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    block_rows : int, default=4096
+
+    Returns
+    -------
+    dict
+        ``XtX``, ``Xty``, ``yty``, ``n_samples``, ``X_mean``, ``y_mean``: the keyword
+        arguments of ``fit_sufficient``.
+    """
+    from sklearn.utils import check_X_y
+
+    X, y = check_X_y(X, y, dtype=np.float64, y_numeric=True)
+    n, p = X.shape
+    X_mean, y_mean = X.mean(axis=0), float(y.mean())
+    XtX, Xty, yty = np.zeros((p, p)), np.zeros(p), 0.0
+    for start in range(0, n, block_rows):
+        block = X[start:start + block_rows] - X_mean
+        target = y[start:start + block_rows] - y_mean
+        XtX += block.T @ block
+        Xty += block.T @ target
+        yty += float(target @ target)
+    return {"XtX": (XtX + XtX.T) / 2.0, "Xty": Xty, "yty": yty, "n_samples": n,
+            "X_mean": X_mean, "y_mean": y_mean}
+
+
+def _checked_cross_products(owner, XtX, Xty, yty, n_samples):
+    """``X'X`` (a float copy, square, finite, symmetric), ``X'y`` (finite, one per column),
+    ``y'y > 0`` and ``n > 1``, or the ``ValueError`` that names the one that is not."""
+    from sklearn.utils import check_array
+
+    gram = check_array(XtX, dtype=np.float64, input_name="XtX", copy=True)
+    p = gram.shape[1]
+    if gram.shape != (p, p) or p == 0:
+        raise bad_parameter(owner, "XtX", "a square (p, p) matrix X'X", f"shape {gram.shape}")
+    zty = check_z(owner, Xty, "Xty")
+    if zty.size != p:
+        raise bad_parameter(owner, "Xty", f"a vector of {p} values X'y, one per column of "
+                            "XtX", f"{zty.size} values")
+    for name, value, low in (("yty", yty, 0.0), ("n_samples", n_samples, 1.0)):
+        if not (np.isscalar(value) and np.isfinite(value) and value > low):
+            raise bad_parameter(owner, name, f"a finite number > {low:g}", value)
+    check_symmetric(owner, "XtX", gram)
+    return gram, zty, float(yty), float(n_samples)
+
+
+def _check_correlations_bounded(owner, zty, squares, yty):
+    """Refuse ``X'y`` that no data could give with these ``X'X`` and ``y'y``: each
+    ``|x_j'y|`` is at most ``sqrt(x_j'x_j y'y)`` (a correlation of at most 1)."""
+    bound = np.sqrt(squares * yty)
+    excess = np.abs(zty) - bound * (1.0 + 1e-8) - 1e-12 * np.sqrt(float(squares.max()) * yty)
+    if np.any(excess > 0):
+        worst = int(np.argmax(excess))
+        raise bad_parameter(owner, "Xty", "consistent with XtX and yty (|x_j'y| <= "
+                            "sqrt(x_j'x_j y'y))", f"|x'y| / sqrt(x'x y'y) = "
+                            f"{abs(zty[worst]) / max(bound[worst], 1e-300):.4g} at column "
+                            f"{worst}", "Compute XtX, Xty and yty from the same rows "
+                            "(centred with the same means), and pass their n_samples.")
 
 
 class LDMismatch(NamedTuple):
@@ -166,21 +412,47 @@ class LDMismatch(NamedTuple):
         return np.flatnonzero((self.log_lr > 2.0) & (np.abs(self.z) > 2.0))
 
 
-def _mixture_weights(log_likelihood, n_iter=2000, tol=1e-10):
-    """The maximum-likelihood weights of a mixture whose components have the given log
-    likelihoods (rows: observations), by EM (a concave problem: susieR solves it with
-    mixsqp)."""
-    shifted = np.exp(log_likelihood - log_likelihood.max(axis=1, keepdims=True))
-    weights = np.full(shifted.shape[1], 1.0 / shifted.shape[1])
-    previous = -np.inf
-    for _ in range(n_iter):
-        mixed = shifted @ weights
-        value = float(np.sum(np.log(mixed)))
-        weights = weights * (shifted / mixed[:, None]).mean(axis=0)
-        if value - previous < tol * max(1.0, abs(value)):
-            break
-        previous = value
-    return weights
+def _mixture_weights(log_likelihood, gap=1e-10):
+    """The maximum-likelihood weights ``w`` of a mixture whose components have the given
+    log likelihoods (rows: observations), to a duality gap below ``gap`` (susieR solves the
+    same concave problem with mixsqp).
+
+    With ``L`` the likelihoods (each row scaled by its largest entry) and ``n`` rows, ``max_w
+    sum_i log (L w)_i`` on the simplex is ``min_{w >= 0} g(w) = -sum_i log (L w)_i + n 1'w``,
+    whose minimiser sums to 1 (at the optimum ``w_k dg/dw_k = 0``; sum over ``k``). That is
+    solved by a barrier method: Newton's method on ``g(w) - mu sum_k log w_k`` (the Hessian
+    ``A'A + mu diag(1 / w^2)``, ``A = diag(1 / L w) L``: ``k x k``), with ``mu`` divided by 10
+    until ``k mu``, the gap it leaves, is below ``gap``."""
+    likelihood = np.exp(log_likelihood - log_likelihood.max(axis=1, keepdims=True))
+    n, k = likelihood.shape
+
+    def barrier(weights, mu):
+        return (-float(np.sum(np.log(likelihood @ weights))) + n * float(weights.sum())
+                - mu * float(np.sum(np.log(weights))))
+
+    weights, mu = np.full(k, 1.0 / k), 1.0
+    while True:
+        for _ in range(100):
+            scaled = likelihood / (likelihood @ weights)[:, None]
+            gradient = n - scaled.sum(axis=0) - mu / weights
+            hessian = scaled.T @ scaled
+            hessian[np.diag_indices(k)] += mu / weights**2
+            step = -np.linalg.solve(hessian, gradient)
+            decrement = -float(gradient @ step)
+            if decrement < 1e-14 * n:
+                break
+            shrinking = step < 0
+            length = min(1.0, 0.99 * float(np.min(-weights[shrinking] / step[shrinking],
+                                                  initial=np.inf)))
+            start = barrier(weights, mu)
+            while barrier(weights + length * step, mu) > start - 0.25 * length * decrement:
+                length *= 0.5
+                if length < 1e-20:
+                    break
+            weights = weights + length * step
+        if k * mu < gap:
+            return weights / weights.sum()
+        mu *= 0.1
 
 
 def ld_mismatch_diagnostic(z, R, n_samples, s=None):

@@ -47,10 +47,10 @@ def sets_of(model):
 
 @pytest.mark.parametrize("response", [0, 1])
 def test_alpha_one_is_susier(n3, response):
-    """L = 10 and susieR's defaults: PIPs within 1e-6 of susieR 0.12.35's, the same
+    """L = 10 and susieR 0.12.35's defaults (tol = 1e-3): PIPs within 1e-6 of its, the same
     prior and residual variances, objective trace and credible sets (with purity)."""
     reference = load_reference()[f"y{response + 1}"]
-    model = AlphaSuSiE().fit(n3.data, n3.target[:, response])
+    model = AlphaSuSiE(tol=1e-3).fit(n3.data, n3.target[:, response])
     assert np.max(np.abs(model.inclusion_probabilities_ - reference["pip"])) < 1e-6
     assert model.n_iter_ == reference["niter"]
     assert np.allclose(model.elbo_history_, reference["elbo_trace"], atol=1e-3)
@@ -72,7 +72,7 @@ def test_summary_fit_is_susie_rss(n3, response):
     ``susie_rss(z, R, n = n)``: PIPs, V, sweeps, objective trace and credible sets."""
     reference = load_reference()[f"y{response + 1}_rss"]
     R = np.corrcoef(n3.data, rowvar=False)
-    model = AlphaSuSiE().fit_summary(reference["z"], R, n3.data.shape[0])
+    model = AlphaSuSiE(tol=1e-3).fit_summary(reference["z"], R, n3.data.shape[0])
     assert np.max(np.abs(model.inclusion_probabilities_ - reference["pip"])) < 1e-6
     assert np.allclose(model.prior_variances_, reference["prior_variance"], rtol=1e-5,
                        atol=1e-9)
@@ -105,11 +105,13 @@ def test_summary_fit_equals_individual_fit(n3, alpha):
     assert np.all(summary.sample_posterior(3, random_state=0)["intercept"] == 0.0)
 
 
-def test_ld_mismatch_diagnostic_is_kriging_rss(n3):
-    """susieR's ``kriging_rss`` on y1's z with variable 652's sign flipped: the same
-    conditional means and standardized differences, log-likelihood ratios within 0.05
-    (EM against mixsqp for the mixture weights) and the same flagged variables."""
-    reference = load_reference()["y1_rss"]
+@pytest.mark.parametrize("response", [0, 1])
+def test_ld_mismatch_diagnostic_is_kriging_rss(n3, response):
+    """susieR's ``kriging_rss`` on the z of y1 (y2) with variable 652's sign flipped: the
+    same conditional means and standardized differences, log-likelihood ratios within 1e-5
+    of mixsqp's (where they are above -20: below, a ratio is set by components of weight
+    1e-15, the floor both add) and the same flagged variables."""
+    reference = load_reference()[f"y{response + 1}_rss"]
     z = np.array(reference["z"])
     z[reference["flipped"]] *= -1.0
     R = np.corrcoef(n3.data, rowvar=False)
@@ -117,11 +119,14 @@ def test_ld_mismatch_diagnostic_is_kriging_rss(n3):
     assert np.allclose(found.conditional_mean, reference["kriging_condmean"], atol=1e-6)
     assert np.allclose(found.standardized_difference, reference["kriging_z_std_diff"],
                        atol=1e-5)
-    assert np.allclose(found.log_lr, reference["kriging_logLR"], atol=0.05)
-    expected = np.flatnonzero((np.array(reference["kriging_logLR"]) > 2)
-                              & (np.abs(found.z) > 2))
-    assert reference["flipped"] in found.flagged()
+    log_lr = np.array(reference["kriging_logLR"])
+    informative = log_lr > -20.0
+    assert informative.mean() > 0.9
+    assert np.max(np.abs(found.log_lr - log_lr)[informative]) < 1e-5
+    expected = np.flatnonzero((log_lr > 2) & (np.abs(found.z) > 2))
     assert found.flagged().tolist() == expected.tolist()
+    if response == 0:
+        assert reference["flipped"] in found.flagged()
 
 
 def test_one_effect_on_one_variable_is_the_spike_slab_posterior():
@@ -274,14 +279,15 @@ def test_selector_accepts_susie(method):
 def test_bad_input_names_the_parameter_and_keeps_the_arrays():
     X, y = simulated(n=50, p=8, seed=8)
     X_copy, y_copy = X.copy(), y.copy()
-    with pytest.raises(ValueError, match="n_effects"):
-        AlphaSuSiE(n_effects=9).fit(X, y)
+    with pytest.warns(UserWarning, match="n_effects=9 is more than the 8 variables"):
+        capped = AlphaSuSiE(n_effects=9).fit(X, y)
+    assert capped.n_effects_ == 8 and capped.single_effect_probabilities_.shape == (8, 8)
     with pytest.raises(ValueError, match="n_effects"):
         AlphaSuSiE(n_effects=0).fit(X, y)
     constant = X.copy()
     constant[:, 2] = 1.0
-    with pytest.raises(ValueError, match="constant_columns='exclude'"):
-        AlphaSuSiE(n_effects=3).fit(constant, y)
+    with pytest.raises(ValueError, match="constant_columns='keep'"):
+        AlphaSuSiE(n_effects=3, constant_columns="raise").fit(constant, y)
     excluded = AlphaSuSiE(n_effects=3, constant_columns="exclude").fit(constant, y)
     assert excluded.inclusion_probabilities_[2] == 0.0
     z = z_scores(X, y)
@@ -292,7 +298,7 @@ def test_bad_input_names_the_parameter_and_keeps_the_arrays():
     with pytest.raises(ValueError, match=r"'z'.*finite"):
         AlphaSuSiE(n_effects=3).fit_summary(missing, R, 50)
     with pytest.raises(ValueError, match="n_samples"):
-        AlphaSuSiE(n_effects=3).fit_summary(z, R, None)
+        AlphaSuSiE(n_effects=3).fit_summary(z, R, 2)
     skewed = R.copy()
     skewed[0, 1] += 0.1
     with pytest.raises(ValueError, match="symmetric"):
