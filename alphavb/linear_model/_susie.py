@@ -192,17 +192,19 @@ class IBSSState(NamedTuple):
 
 
 class IBSSData(NamedTuple):
-    """What every sweep reads: the centred (scaled) ``Z`` (n, p) and ``y`` (n,) of
-    individual data, or (``Z`` and ``y`` None) their sufficient statistics ``gram = Z'Z``,
-    ``zty = Z'y`` and ``yty = y'y``; ``d = diag(Z'Z)`` (0 for a column that carries no
-    information), the prior weights ``pi`` and ``log(pi + sqrt(eps))``, ``Var(y)`` (about
-    its mean, divisor ``n - 1``), the number of observations ``n`` (the total weight of
-    weighted rows), the :class:`~alphavb.linear_model._covariates.Covariates` projected
-    out of ``Z`` and ``y`` (None without), the null variable's log prior weight (-inf
-    without ``null_weight``) and ``variance_unit``, the scale of ``V`` (``Var(y)`` over the
-    mean column variance ``mean(d) / (n - 1)``) that the search bounds of ``log V``, the
-    prior-variance tolerance and the residual-variance bounds are relative to, so that a
-    fit is the same in any units of ``y`` and ``X``."""
+    """What every sweep reads: the centred (scaled) ``Z`` (n, p) and ``y`` (n,) of individual data,
+    or (``Z`` and ``y`` None) their sufficient statistics ``Z'Z = diag(c) gram diag(c)``
+    (``gram`` as given, e.g. the caller's LD matrix, which is never copied or changed, and
+    ``c = gram_columns``, ones when None), ``zty = Z'y`` and ``yty = y'y``; ``d =
+    diag(Z'Z)`` (0 for a column that carries no information), the prior weights ``pi`` and
+    ``log(pi + sqrt(eps))``, ``Var(y)`` (about its mean, divisor ``n - 1``), the number of
+    observations ``n`` (the total weight of weighted rows), the
+    :class:`~alphavb.linear_model._covariates.Covariates` projected out of ``Z`` and ``y``
+    (None without), the null variable's log prior weight (-inf without ``null_weight``) and
+    ``variance_unit``, the scale of ``V`` (``Var(y)`` over the mean column variance
+    ``mean(d) / (n - 1)``) that the search bounds of ``log V``, the prior-variance tolerance
+    and the residual-variance bounds are relative to, so that a fit is the same in any units
+    of ``y`` and ``X``."""
 
     Z: np.ndarray | None
     y: np.ndarray | None
@@ -217,6 +219,7 @@ class IBSSData(NamedTuple):
     covariates: object = None
     log_null_prior: float = -np.inf
     variance_unit: float = 1.0
+    gram_columns: np.ndarray | None = None
 
 
 def prior_log_weights(p, prior_weights=None, null_weight=0.0):
@@ -264,20 +267,22 @@ def ibss_data(Z, y, prior_weights=None, n_samples=None, covariates=None, *, vari
 
 
 def sufficient_statistics_data(gram, zty, yty, n_samples, prior_weights=None, *,
-                               variance_y=None, null_weight=0.0):
-    """:class:`IBSSData` of the sufficient statistics ``Z'Z``, ``Z'y``, ``y'y`` of ``n``
-    centred observations (susieR's ``susie_ss``): the sweep then runs on them, with the
-    same numbers as on the data they summarise (``variance_y``: ``y'y / (n - 1)`` unless
-    given)."""
+                               variance_y=None, null_weight=0.0, gram_columns=None):
+    """:class:`IBSSData` of the sufficient statistics ``Z'Z = diag(c) gram diag(c)`` (``c =
+    gram_columns``, ones when None), ``Z'y``, ``y'y`` of ``n`` centred observations
+    (susieR's ``susie_ss``): the sweep then runs on them, with the same numbers as on the
+    data they summarise (``variance_y``: ``y'y / (n - 1)`` unless given)."""
     weights, log_prior, log_null = prior_log_weights(gram.shape[0], prior_weights,
                                                      null_weight)
     n = float(n_samples)
     d = np.diag(gram).copy()
+    if gram_columns is not None:
+        d *= gram_columns**2
     if variance_y is None:
         variance_y = float(yty) / (n - 1.0)
     return IBSSData(None, None, d, weights, log_prior, float(variance_y), n, gram, zty,
                     float(yty), log_null_prior=log_null,
-                    variance_unit=_variance_unit(variance_y, d, n))
+                    variance_unit=_variance_unit(variance_y, d, n), gram_columns=gram_columns)
 
 
 def initial_state(data, n_effects, residual_variance=None, scaled_prior_variance=0.2):
@@ -315,7 +320,11 @@ def state_from_effects(data, alpha, mean, second_moment, prior_variance, residua
 def design_times(data, coef):
     """``Z coef`` on individual data, ``Z'Z coef`` on sufficient statistics (the form the
     state's ``fit`` has)."""
-    return data.Z @ coef if data.gram is None else data.gram @ coef
+    if data.gram is None:
+        return data.Z @ coef
+    if data.gram_columns is None:
+        return data.gram @ coef
+    return data.gram_columns * (data.gram @ (data.gram_columns * coef))
 
 
 def _correlation_with_residual(data, fit):

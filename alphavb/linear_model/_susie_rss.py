@@ -40,14 +40,16 @@ SINGLE_PRECISION_SIZE = 2000
 
 class SummaryStatistics(NamedTuple):
     """The sufficient statistics that summary statistics or a data set's cross-products give
-    (module docstring), as the sweep reads them: ``gram = Z'Z``, ``zty = Z'y``, ``yty = y'y``
-    of ``n_samples`` centred rows whose columns are those of ``X`` divided by
-    ``column_scale``; ``variance_y`` (``Var(y)``, divisor ``n - 1``), the columns that carry
-    no information (``uninformative``: ``d_j = 0``) and the start of ``V`` as a share of
-    ``Var(y)`` where the data fix it (``prior_variance_share``: susieR's 50 for z-scores
-    without ``n``; None: the estimator's ``scaled_prior_variance``)."""
+    (module docstring), as the sweep reads them: ``Z'Z = diag(c) gram diag(c)`` (``c =
+    gram_columns``, None for ones; ``gram`` is the caller's matrix where it can be), ``zty =
+    Z'y``, ``yty = y'y`` of ``n_samples`` centred rows whose columns are those of ``X``
+    divided by ``column_scale``; ``variance_y`` (``Var(y)``, divisor ``n - 1``), the columns
+    that carry no information (``uninformative``: ``d_j = 0``) and the start of ``V`` as a
+    share of ``Var(y)`` where the data fix it (``prior_variance_share``: susieR's 50 for
+    z-scores without ``n``; None: the estimator's ``scaled_prior_variance``)."""
 
     gram: np.ndarray
+    gram_columns: np.ndarray | None
     zty: np.ndarray
     yty: float
     n_samples: float
@@ -63,25 +65,19 @@ Z_ONLY_PRIOR_VARIANCE = 50.0
 
 def check_ld(owner, R, n_features, regularization=0.0, name="R", gram=False):
     """``R`` as a float array, checked: square of side ``n_features``, finite, symmetric,
-    unit diagonal, positive semi-definite; then ``(1 - lambda) R + lambda I``. The
-    ``ValueError`` names ``name`` (the argument the caller gave: ``R``, or ``reference_X``
-    whose correlations ``R`` are), says how far ``R`` is from each and offers the fix.
-    ``gram``: ``R`` is the correlation matrix of a data set, positive semi-definite by
-    construction, which is not factorised to check it."""
-    R = np.array(R, dtype=float)  # a copy: the caller's matrix is never changed
+    unit diagonal, positive semi-definite; then ``(1 - lambda) R + lambda I`` (a new array;
+    without ``regularization`` the caller's own float64 array, which is read and never
+    changed: a copy of a biobank's LD matrix costs seconds). The ``ValueError`` names
+    ``name`` (the argument the caller gave: ``R``, or ``reference_X`` whose correlations
+    ``R`` are), says how far ``R`` is from each and offers the fix. ``gram``: ``R`` is the
+    correlation matrix of a data set, positive semi-definite by construction, which is not
+    factorised to check it."""
+    R = np.asarray(R, dtype=float)
     if R.shape != (n_features, n_features):
         raise bad_parameter(owner, name, f"a ({n_features}, {n_features}) correlation "
                             "matrix, one row and column per z-score", f"shape {R.shape}")
-    finite = np.isfinite(R)
-    if not finite.all():
-        missing = np.flatnonzero(~finite.all(axis=1))
-        raise bad_parameter(owner, name, "finite correlations",
-                            f"{int(np.sum(~finite))} NaN or infinite entries, in the rows of "
-                            f"variables {missing[:5].tolist()}",
-                            "A variable without correlations is constant in the LD sample "
-                            "(np.corrcoef gives NaN): drop it from z and R.")
-    del finite
-    check_symmetric(owner, name, R)
+    check_symmetric(owner, name, R, "A variable without correlations is constant in the LD "
+                    "sample (np.corrcoef gives NaN): drop it from z and R.")
     diagonal = np.diag(R)
     if np.max(np.abs(diagonal - 1.0)) > 1e-6:
         raise bad_parameter(owner, name, "a correlation matrix (unit diagonal)",
@@ -90,24 +86,39 @@ def check_ld(owner, R, n_features, regularization=0.0, name="R", gram=False):
                             "Pass the correlations (e.g. np.corrcoef of the reference "
                             "genotypes), not covariances.")
     if regularization:
-        R *= 1.0 - regularization
+        R = (1.0 - regularization) * R
         R[np.diag_indices(n_features)] += regularization
     if not gram:
         check_positive_semi_definite(owner, name, R, regularization)
     return R
 
 
-def check_symmetric(owner, name, matrix):
-    """Refuse a matrix that is not symmetric up to rounding (``1e-8`` of its largest entry),
-    comparing it with its transpose a block of rows at a time (no second (p, p) array)."""
-    scale = 1e-8 * max(1.0, float(np.max(np.abs(matrix))))
+def check_symmetric(owner, name, matrix, nonfinite_fix):
+    """Refuse a square matrix that has NaN or infinite entries (``nonfinite_fix`` says what
+    to do) or is not symmetric up to rounding (``1e-8`` of its largest entry), in one pass
+    over blocks of rows against the same columns, in one buffer (no (p, p) temporary)."""
     p = matrix.shape[0]
-    step = max(1, 2**22 // max(p, 1))
-    asymmetry = 0.0
+    step = max(1, 2**20 // max(p, 1))
+    buffer = np.empty((min(step, p), p))
+    largest = asymmetry = 0.0
+    finite = True
     for start in range(0, p, step):
-        block = matrix[start:start + step] - matrix[:, start:start + step].T
-        asymmetry = max(asymmetry, float(np.max(np.abs(block), initial=0.0)))
-    if asymmetry > scale:
+        rows = matrix[start:start + step]
+        out = buffer[:rows.shape[0]]
+        np.abs(rows, out=out)
+        block_largest = float(out.max())  # NaN for a NaN entry (Python's max() drops it)
+        np.subtract(rows, matrix[:, start:start + step].T, out=out)
+        np.abs(out, out=out)
+        block_asymmetry = float(out.max())
+        finite = finite and np.isfinite(block_largest) and np.isfinite(block_asymmetry)
+        largest, asymmetry = max(largest, block_largest), max(asymmetry, block_asymmetry)
+    if not finite:
+        finite = np.isfinite(matrix)  # only on the way to the error
+        missing = np.flatnonzero(~finite.all(axis=1))
+        raise bad_parameter(owner, name, "finite entries",
+                            f"{int(np.sum(~finite))} NaN or infinite entries, in the rows of "
+                            f"variables {missing[:5].tolist()}", nonfinite_fix)
+    if asymmetry > 1e-8 * max(1.0, largest):
         raise bad_parameter(owner, name, "a symmetric matrix", f"|{name} - {name}'| up to "
                             f"{asymmetry:.3g}", f"Pass ({name} + {name}.T) / 2 if the "
                             "asymmetry is rounding.")
@@ -240,7 +251,7 @@ def summary_statistics(owner, z, R, n_samples, regularization=0.0, *, shat=None,
     n = check_n_samples(owner, n_samples, required=False)
     if not (np.isscalar(regularization) and 0.0 <= regularization < 1.0):
         raise bad_parameter(owner, "regularization", "a lambda in [0, 1)", regularization)
-    R = check_ld(owner, R, z.size, float(regularization), R_name, R_is_gram)  # our copy
+    R = check_ld(owner, R, z.size, float(regularization), R_name, R_is_gram)
     p = z.size
     if var_y is not None:
         if shat is None:
@@ -252,21 +263,20 @@ def summary_statistics(owner, z, R, n_samples, regularization=0.0, *, shat=None,
         if n is None:
             raise bad_parameter(owner, "n_samples", "given with var_y", None)
     if n is None:
-        return SummaryStatistics(R, z.copy(), 1.0, 2.0, 1.0, np.ones(p), np.zeros(p, bool),
-                                 Z_ONLY_PRIOR_VARIANCE)
+        return SummaryStatistics(R, None, z.copy(), 1.0, 2.0, 1.0, np.ones(p),
+                                 np.zeros(p, bool), Z_ONLY_PRIOR_VARIANCE)
     adjustment = (n - 1.0) / (z * z + n - 2.0)
     adjusted = z * np.sqrt(adjustment)
     variance_y = 1.0 if var_y is None else float(var_y)
-    R *= n - 1.0  # Z'Z of the standardized columns
+    columns = np.full(p, np.sqrt(n - 1.0))  # Z'Z = (n - 1) R: standardized columns
     zty = np.sqrt((n - 1.0) * variance_y) * adjusted
     scale = (np.ones(p) if shat is None
              else np.sqrt(variance_y * adjustment / (n - 1.0)) / shat)
     if not standardize and shat is not None:  # the columns on their own scale
-        R *= scale[:, None]
-        R *= scale[None, :]
+        columns *= scale
         zty *= scale
         scale = np.ones(p)
-    return SummaryStatistics(R, zty, (n - 1.0) * variance_y, n, variance_y, scale,
+    return SummaryStatistics(R, columns, zty, (n - 1.0) * variance_y, n, variance_y, scale,
                              np.zeros(p, bool))
 
 
@@ -279,8 +289,10 @@ def checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, *, X_mean=Non
     they are those of the centred rows (``X - mean``, ``y - mean``); without, of the rows
     as they are, and ``X_mean``, ``y_mean`` (when given) centre ``Var(y)`` and the columns'
     standard deviations. ``standardize`` divides the columns by their standard deviations
-    (divisor ``n - 1``); ``regularization`` ``lambda`` moves ``X'X`` to ``(1 - lambda) X'X
-    + lambda diag(X'X)`` (on the correlation scale, ``(1 - lambda) R + lambda I``)."""
+    (divisor ``n - 1``); ``regularization`` ``lambda`` shrinks every cross-product of two
+    different variables by ``1 - lambda``: ``X'X`` to ``(1 - lambda) X'X + lambda
+    diag(X'X)`` (on the correlation scale ``(1 - lambda) R + lambda I``) and ``X'y`` to
+    ``(1 - lambda) X'y``, so that they stay consistent with ``y'y``."""
     gram, zty, yty, n = _checked_cross_products(owner, XtX, Xty, yty, n_samples)
     p = gram.shape[0]
     if not (np.isscalar(regularization) and 0.0 <= regularization < 1.0):
@@ -309,22 +321,16 @@ def checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, *, X_mean=Non
         raise bad_parameter(owner, "yty", "the sum of squares of a y that varies",
                             yty, "A constant y has nothing to fine-map.")
     uninformative = squares <= 1e-24 * max(float(squares.max()), 1e-300)
-    scale = np.ones(p)
-    if standardize:
-        scale = standard_deviations(centred_squares, n)
-        gram /= scale[:, None]
-        gram /= scale[None, :]
-        zty /= scale
-    gram[uninformative, :] = 0.0
-    gram[:, uninformative] = 0.0
-    zty[uninformative] = 0.0
-    d = np.diag(gram).copy()
-    if regularization:
-        gram *= 1.0 - regularization
-        gram[np.diag_indices(p)] += regularization * d
+    scale = standard_deviations(centred_squares, n) if standardize else np.ones(p)
+    columns = np.where(uninformative, 0.0, 1.0 / scale)  # Z'Z = diag(c) X'X diag(c)
+    zty = np.where(uninformative, 0.0, zty / scale)
+    if regularization:  # a new matrix; the caller's is never changed
+        gram = (1.0 - regularization) * gram
+        gram[np.diag_indices(p)] += regularization * squares
+        zty *= 1.0 - regularization  # the cross-products with y shrink with the others
     check_positive_semi_definite(owner, "XtX", gram, regularization,
-                                 root=np.sqrt(np.where(uninformative, 1.0, d)))
-    return SummaryStatistics(gram, zty, yty, n, variance_y, scale, uninformative)
+                                 root=np.sqrt(np.where(uninformative, 1.0, squares)))
+    return SummaryStatistics(gram, columns, zty, yty, n, variance_y, scale, uninformative)
 
 
 def sufficient_statistics(X, y, *, block_rows=4096):
@@ -362,14 +368,13 @@ def sufficient_statistics(X, y, *, block_rows=4096):
 
 
 def _checked_cross_products(owner, XtX, Xty, yty, n_samples):
-    """``X'X`` (a float copy, square, finite, symmetric), ``X'y`` (finite, one per column),
-    ``y'y > 0`` and ``n > 1``, or the ``ValueError`` that names the one that is not."""
-    from sklearn.utils import check_array
-
-    gram = check_array(XtX, dtype=np.float64, input_name="XtX", copy=True)
-    p = gram.shape[1]
-    if gram.shape != (p, p) or p == 0:
+    """``X'X`` (the caller's float64 array, read and never changed: square, finite,
+    symmetric), ``X'y`` (a finite copy, one per column), ``y'y > 0`` and ``n > 1``, or the
+    ``ValueError`` that names the one that is not."""
+    gram = np.asarray(XtX, dtype=float)
+    if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or gram.size == 0:
         raise bad_parameter(owner, "XtX", "a square (p, p) matrix X'X", f"shape {gram.shape}")
+    p = gram.shape[0]
     zty = check_z(owner, Xty, "Xty")
     if zty.size != p:
         raise bad_parameter(owner, "Xty", f"a vector of {p} values X'y, one per column of "
@@ -377,7 +382,7 @@ def _checked_cross_products(owner, XtX, Xty, yty, n_samples):
     for name, value, low in (("yty", yty, 0.0), ("n_samples", n_samples, 1.0)):
         if not (np.isscalar(value) and np.isfinite(value) and value > low):
             raise bad_parameter(owner, name, f"a finite number > {low:g}", value)
-    check_symmetric(owner, "XtX", gram)
+    check_symmetric(owner, "XtX", gram, "Compute X'X from finite data.")
     return gram, zty, float(yty), float(n_samples)
 
 

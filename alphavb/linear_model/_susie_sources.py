@@ -78,6 +78,9 @@ def purity_correlation(data, variables):
         block = columns.T @ columns
     else:
         block = ibss.gram[np.ix_(index, index)]
+        if ibss.gram_columns is not None:
+            columns = ibss.gram_columns[index]
+            block = block * np.outer(columns, columns)
         if data.column_means is not None:
             means = data.column_means[index]
             block = block - ibss.n_samples * np.outer(means, means)
