@@ -7,7 +7,8 @@ Data: ``small`` is made here (numpy generator seed 20261206, n = 120, p = 40, AR
 columns with rho = 0.8 drawn column by column, then ``X * 2 + 1``;
 ``y = 5 + 0.35 X[:, 3] - 0.15 X[:, 20] + N(0, 1)``, a weak signal so that the PIPs are not
 all 0 or 1 and the options change them), rounded to 10 significant digits and stored
-under ``data.small`` (``X`` as rows, ``y``) so that the tests use the very same numbers.
+under ``data.small`` (``X`` as rows, ``y``) so that the tests use the very same numbers;
+``ld`` (:func:`ld_data`, stored the same way) is a design where refinement changes the fit.
 ``n3`` is N3finemapping (``get_data_home()/"susie"``) with its first response ``y1``, read
 by R from the CSVs and not stored.
 
@@ -117,6 +118,8 @@ CASES = [
      {"setup": BHAT.format(y="y1"), "inputs": "list(bhat = I(bhat), shat = I(shat))"}),
     ("n3_em", 'susie(X, y1, estimate_prior_method = "EM")', "", {}),
     ("n3_null_weight", "susie(X, y1, null_weight = 0.2)", "", {}),
+    ("ld_default", "susie(X, y, L = 5)", "", {}),
+    ("ld_refine", "susie(X, y, L = 5, refine = TRUE)", "", {}),
 ]
 
 R_SCRIPT = r"""
@@ -126,6 +129,7 @@ suppressMessages({library(susieR); library(jsonlite)})
 plan <- fromJSON(args[1], simplifyVector = FALSE)
 read_matrix <- function(file) unname(as.matrix(read.csv(file, header = FALSE)))
 data <- list(small = list(X = read_matrix(plan$small_X), y = drop(read_matrix(plan$small_y))),
+             ld = list(X = read_matrix(plan$ld_X), y = drop(read_matrix(plan$ld_y))),
              n3 = list(X = read_matrix(plan$n3_X), y = read_matrix(plan$n3_Y)[, 1]))
 
 record <- function(fit, seconds, prior_tol, matrices) {
@@ -188,15 +192,42 @@ def small_data():
     y : ndarray of shape (120,)
     """
     rng = np.random.default_rng(20261206)
-    n, p = 120, 40
-    X = np.empty((n, p))
-    X[:, 0] = rng.standard_normal(n)
-    for j in range(1, p):
-        X[:, j] = 0.8 * X[:, j - 1] + 0.6 * rng.standard_normal(n)
-    X = X * 2 + 1
+    n = 120
+    X = _autoregressive(rng.standard_normal, n, 40, 0.8, 0.6) * 2 + 1
     y = 5 + 0.35 * X[:, 3] - 0.15 * X[:, 20] + rng.standard_normal(n)
-    round10 = np.vectorize(lambda v: float(f"{v:.10g}"))
-    return round10(X), round10(y)
+    return _rounded(X), _rounded(y)
+
+
+def ld_data():
+    """The ``ld`` data set, where susieR's refinement changes the fit (found by a search over
+    seeds): numpy seed 54, n = 200, p = 40, AR(1) columns with rho = 0.95, effects of +-0.4
+    on three variables drawn at random (0, 24 and 37), rounded to 10 significant digits.
+
+    Returns
+    -------
+    X : ndarray of shape (200, 40)
+    y : ndarray of shape (200,)
+    """
+    rng = np.random.default_rng(54)
+    n, p = 200, 40
+    X = _autoregressive(lambda size: rng.normal(size=size), n, p, 0.95, np.sqrt(1 - 0.95**2))
+    causal = rng.choice(p, 3, replace=False)
+    y = X[:, causal] @ (rng.choice([-1, 1], 3) * 0.4) + rng.normal(size=n)
+    return _rounded(X), _rounded(y)
+
+
+def _autoregressive(draw, n, p, rho, innovation):
+    """AR(1) columns drawn column by column: ``x_0 = e_0``, ``x_j = rho x_{j-1} + innovation
+    e_j`` with ``e_j = draw(n)`` (``innovation`` ``sqrt(1 - rho^2)`` for unit variance)."""
+    X = np.empty((n, p))
+    X[:, 0] = draw(n)
+    for j in range(1, p):
+        X[:, j] = rho * X[:, j - 1] + innovation * draw(n)
+    return X
+
+
+def _rounded(values):
+    return np.vectorize(lambda v: float(f"{v:.10g}"))(values)
 
 
 def plan_for(version, folder):
@@ -212,14 +243,16 @@ def plan_for(version, folder):
         inputs = options.get("inputs", "")
         if version == OLD and not options.get("old_inputs"):
             inputs = ""  # 0.16.5's are stored; 0.12.35's only where they differ (init_fit)
-        cases.append({"name": name, "data": "n3" if y == "y1" else "small", "setup": setup,
+        data = "n3" if y == "y1" else "ld" if name.startswith("ld_") else "small"
+        cases.append({"name": name, "data": data, "setup": setup,
                       "call": call, "inputs": inputs,
                       "prior_tol": options.get("prior_tol", 1e-9)})
     variants = ([{"key": NEW, "tol": None}, {"key": NEW_TOL, "tol": 1e-3}] if version == NEW
                 else [{"key": OLD, "tol": None}])
     home = get_data_home() / "susie"
     return {"cases": cases, "variants": variants, "small_X": str(folder / "small_X.csv"),
-            "small_y": str(folder / "small_y.csv"), "n3_X": str(home / "N3finemapping_X.csv"),
+            "small_y": str(folder / "small_y.csv"), "ld_X": str(folder / "ld_X.csv"),
+            "ld_y": str(folder / "ld_y.csv"), "n3_X": str(home / "N3finemapping_X.csv"),
             "n3_Y": str(home / "N3finemapping_Y.csv")}
 
 
@@ -234,9 +267,10 @@ def run_r(version, folder, library):
     return json.loads(out.read_text())
 
 
-def assemble(X, y, new, old):
-    """The JSON document from the two R sessions' outputs."""
-    reference = {"data": {"small": {"X": X.tolist(), "y": y.tolist()}},
+def assemble(datasets, new, old):
+    """The JSON document from the two R sessions' outputs (``datasets``: name -> (X, y))."""
+    reference = {"data": {name: {"X": X.tolist(), "y": y.tolist()}
+                          for name, (X, y) in datasets.items()},
                  "versions": {NEW: new["version"], OLD: old["version"]}, "cases": {}}
     for name, call, old_call, options in CASES:
         case = {"call": call}
@@ -266,16 +300,17 @@ def main():
     args = parser.parse_args()
     if not args.susier_lib:
         parser.error("give --susier-lib or set SUSIER_LIB")
-    X, y = small_data()
+    datasets = {"small": small_data(), "ld": ld_data()}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        np.savetxt(folder / "small_X.csv", X, fmt="%.17g", delimiter=",")
-        np.savetxt(folder / "small_y.csv", y, fmt="%.17g")
+        for name, (X, y) in datasets.items():
+            np.savetxt(folder / f"{name}_X.csv", X, fmt="%.17g", delimiter=",")
+            np.savetxt(folder / f"{name}_y.csv", y, fmt="%.17g")
         new = run_r(NEW, folder, args.susier_lib)
         old = run_r(OLD, folder, "")
     if new["version"] == old["version"]:
         raise SystemExit(f"both R sessions loaded susieR {new['version']}: check --susier-lib")
-    reference = assemble(X, y, new, old)
+    reference = assemble(datasets, new, old)
     target = Path(__file__).resolve().parent.parent / "tests" / "data" / "susier_options.json"
     target.write_text(json.dumps(reference, separators=(",", ":")))
     print(f"susieR {new['version']} and {old['version']}, {len(CASES)} cases -> {target} "

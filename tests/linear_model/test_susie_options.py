@@ -6,7 +6,8 @@ Each case is one call of susieR (its R text is in the file) and its alphavb spel
 the PIPs within 1e-6, the same credible sets, sweeps, sigma2, prior variances and objective
 trace as susieR 0.16.5 at its defaults; and, where 0.12.35 agrees with 0.16.5 run at 0.12.35's
 tol = 1e-3, the same as 0.12.35 at tol = 1e-3. The data are a weak-signal AR(1) design
-("small": n = 120, p = 40, PIPs between 0.1 and 1) and N3finemapping's y1."""
+("small": n = 120, p = 40, PIPs between 0.1 and 1), a design where refinement changes the
+fit ("ld") and N3finemapping's y1."""
 
 import json
 import warnings
@@ -24,6 +25,7 @@ with REFERENCE.open() as _handle:
     CASES = json.load(_handle)
 SMALL_X = np.array(CASES["data"]["small"]["X"])
 SMALL_Y = np.array(CASES["data"]["small"]["y"])
+LD_X, LD_Y = np.array(CASES["data"]["ld"]["X"]), np.array(CASES["data"]["ld"]["y"])
 
 
 def _n3():
@@ -39,6 +41,8 @@ def fit_case(name, **extra):
     """alphavb's spelling of the case's susieR call (``extra``: more parameters)."""
     inputs = CASES["cases"][name].get("inputs", {})
     X, y = _n3() if name.startswith("n3_") else (SMALL_X, SMALL_Y)
+    if name.startswith("ld_"):  # a design where refinement changes the fit (L = 5)
+        return AlphaSuSiE(n_effects=5, refine=name == "ld_refine", **extra).fit(LD_X, LD_Y)
     case = name.removeprefix("n3_")
     variance_y = np.var(y, ddof=1)
     R = np.corrcoef(X, rowvar=False)
