@@ -39,6 +39,7 @@ from ._base import AlphaRegressionBase, Centring, weighted_variance
 from ._covariates import GaussianCovariatesMixin
 from ._inclusion import InclusionSummaryMixin
 from ._susie import (
+    LOG_PRIOR_VARIANCE_BOUNDS,
     PRIOR_WEIGHT_FLOOR,
     PriorVarianceRule,
     credible_sets,
@@ -65,8 +66,6 @@ from ._susie_sources import (
 # AlphaRegressionBase's parameters that this model does not have: sigma2 is a point
 # estimate here, as in susieR (residual_variance, estimate_residual_variance)
 _NOT_PARAMETERS = ("noise_variance", "noise_prior", "n_init")
-# the search bounds of log V, relative to the variance unit (susieR's, in absolute units)
-_LOG_BOUNDS = (-30.0, 15.0)
 # refinement: most rounds (susieR's block coordinate ascent)
 _REFINE_ROUNDS = 100
 
@@ -570,7 +569,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         method = self.prior_variance_method if self.estimate_prior_variance else "fixed"
         unit = np.log(data.ibss.variance_unit)
         return PriorVarianceRule(method, float(self.check_null_threshold),
-                                 (_LOG_BOUNDS[0] + unit, _LOG_BOUNDS[1] + unit))
+                                 (LOG_PRIOR_VARIANCE_BOUNDS[0] + unit,
+                                  LOG_PRIOR_VARIANCE_BOUNDS[1] + unit))
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:  # a warm start: sigma2 of the next sweep from these data

@@ -53,7 +53,8 @@ from .._special import LOG_2PI
 PRIOR_WEIGHT_FLOOR = np.sqrt(np.finfo(float).eps)
 # effects whose prior variance is at most this are left out of PIPs and credible sets
 PRIOR_VARIANCE_TOLERANCE = 1e-9
-# the search interval of log V (susieR's Brent bounds)
+# the search interval of log V (susieR's Brent bounds, in absolute units; alpha-SuSiE shifts
+# them by log u, the variance unit)
 LOG_PRIOR_VARIANCE_BOUNDS = (-30.0, 15.0)
 
 
@@ -98,7 +99,7 @@ class PriorVarianceRule(NamedTuple):
 
     method: str = "optim"
     null_threshold: float = 0.0
-    log_bounds: tuple = (-30.0, 15.0)
+    log_bounds: tuple = LOG_PRIOR_VARIANCE_BOUNDS
 
 
 def _with_null(betahat, shat2, log_prior, log_null_prior):
