@@ -270,9 +270,12 @@ def summary_statistics(owner, z, R, n_samples, regularization=0.0, *, shat=None,
     variance_y = 1.0 if var_y is None else float(var_y)
     columns = np.full(p, np.sqrt(n - 1.0))  # Z'Z = (n - 1) R: standardized columns
     zty = np.sqrt((n - 1.0) * variance_y) * adjusted
-    scale = (np.ones(p) if shat is None
-             else np.sqrt(variance_y * adjustment / (n - 1.0)) / shat)
-    if not standardize and shat is not None:  # the columns on their own scale
+    # with bhat, shat and var_y the effects are on the scale of y and the original columns
+    # (susieR's "original scale"); otherwise on the standardized scale
+    original = shat is not None and var_y is not None
+    scale = (np.sqrt(variance_y * adjustment / (n - 1.0)) / shat if original
+             else np.ones(p))
+    if original and not standardize:  # the columns on their own scale
         columns *= scale
         zty *= scale
         scale = np.ones(p)

@@ -159,6 +159,10 @@ def test_effects_on_y_scale_from_bhat_and_shat():
     by_z = AlphaSuSiE(n_effects=5).fit_summary(bhat / shat, np.corrcoef(X, rowvar=False),
                                                len(y))
     assert np.allclose(by_z.inclusion_probabilities_, summary.inclusion_probabilities_)
+    # without var_y, bhat and shat are z-scores: the standardized scale, as susieR's
+    standardized = AlphaSuSiE(n_effects=5).fit_summary(
+        bhat=bhat, shat=shat, R=np.corrcoef(X, rowvar=False), n_samples=len(y))
+    assert np.array_equal(standardized.coef_, by_z.coef_)
 
 
 def test_null_weight_and_kept_constant_columns():
