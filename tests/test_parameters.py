@@ -177,6 +177,7 @@ def _function_cases():
 
     from alphavb import datasets, divergences, risk, simulation
     from alphavb.inference_data import to_inference_data
+    from alphavb.linear_model import sufficient_statistics
 
     linear = _fitted(AlphaLinearRegression(), X_REG, Y_REG)
     spike = _fitted(AlphaSpikeSlabRegression(), X_REG, Y_REG)
@@ -234,6 +235,7 @@ def _function_cases():
                              "n_points": 20}),
         (risk.lda_risk, {"model": lda, "X": COUNTS, "doc_topic": np.full((20, 2), 0.5),
                          "topic_word": np.full((2, 8), 1 / 8), "n_draws": 2}),
+        (sufficient_statistics, {"X": X_REG, "y": Y_REG}),
         (simulation.run_study, {**study, "progress": False}),
         (simulation.collect_study, {**study, "cache_dir": tempfile.mkdtemp()}),
         (simulation.study_cell, {"problem": "linear_regression",

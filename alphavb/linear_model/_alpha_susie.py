@@ -39,6 +39,7 @@ from ._base import AlphaRegressionBase, Centring, weighted_variance
 from ._covariates import GaussianCovariatesMixin
 from ._inclusion import InclusionSummaryMixin
 from ._susie import (
+    CONSTANT_TOLERANCE,
     LOG_PRIOR_VARIANCE_BOUNDS,
     PRIOR_WEIGHT_FLOOR,
     PriorVarianceRule,
@@ -298,6 +299,15 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.random_state = random_state
         self.verbose = verbose
 
+    def __sklearn_clone__(self):
+        """scikit-learn's clone, but ``init`` (a fitted model, the start) is passed on as it
+        is: cloning would unfit it (``cross_val_score`` and grid searches clone)."""
+        from sklearn.base import clone
+
+        params = {name: value if name == "init" else clone(value, safe=False)
+                  for name, value in self.get_params(deep=False).items()}
+        return type(self)(**params)
+
     # ------------------------------------------------------------------ fitting
 
     def fit(self, X, y, covariates=None, sample_weight=None):
@@ -328,9 +338,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if n_samples <= 1.0:
             raise ValueError(f"AlphaSuSiE needs more than one sample (Var(y) divides by n - "
                              f"1); got n_samples = {n_samples:g}.")
+        # each column's own size (sum of w x^2 before centring): a column is constant when
+        # centring and the covariates leave rounding of it, whatever the other columns' units
+        magnitude = rows.col_sq_norms + n_samples * rows.centring.X_offset**2
         rows, projected = self._take_out_covariates(rows, covariates)
         squares = np.einsum("ij,ij->j", rows.X, rows.X)
-        uninformative = squares <= 1e-24 * max(float(squares.max()), 1e-300)
+        uninformative = squares <= CONSTANT_TOLERANCE * magnitude
         weights = self._prior_weights(rows.X.shape[1], uninformative)
         if self.fit_intercept:  # the rows are centred already
             centred_squares, y_squares = squares, float(rows.y @ rows.y)
@@ -340,8 +353,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                               * n_samples)
         variance_y = y_squares / (n_samples - 1.0)
         self._check_y_varies(variance_y, float(np.max(np.abs(rows.y), initial=0.0)))
-        scale = (standard_deviations(centred_squares, n_samples) if self.standardize
-                 else np.ones(rows.X.shape[1]))
+        scale = (standard_deviations(centred_squares, n_samples, uninformative)
+                 if self.standardize else np.ones(rows.X.shape[1]))
         # the centred (weighted, projected) rows are ours: scaled in place, which saves an
         # (n, p) array (at n = p = 10,000 its first touch costs 1.7 s here); the caller's X
         # (no intercept, weights or covariates) is copied, never changed
@@ -400,7 +413,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                               regularization=regularization)
         self._check_y_varies(stats.variance_y, 1.0)
         p = stats.gram.shape[0]
-        known_means = X_mean is not None and y_mean is not None
+        if (X_mean is None) != (y_mean is None):
+            given, missing = ("X_mean", "y_mean") if y_mean is None else ("y_mean", "X_mean")
+            raise bad_parameter(type(self).__name__, missing, f"given with {given}", None,
+                                "Pass both means (the intercept needs both), or neither.")
+        known_means = X_mean is not None
         offsets = (np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0])) \
             if known_means and self.fit_intercept else (np.zeros(p), 0.0)
         column_means = None
@@ -472,7 +489,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                 "both" if R is not None else "neither",
                                 "Pass R (correlations) or reference_X (a reference panel's "
                                 "genotypes), not both.")
-        names = summary_names(owner, (z, bhat, shat, R, reference_X))
+        names = summary_names(owner, (("z", z), ("bhat", bhat), ("shat", shat), ("R", R),
+                                      ("reference_X", reference_X)))
         z, shat = z_from_effects(owner, z, bhat, shat)
         if R is None:
             R = reference_ld(owner, reference_X)
@@ -531,11 +549,18 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         return data
 
     def _check_y_varies(self, variance_y, size):
+        """Refuse a constant ``y`` (its variance rounding of its size), and one whose variance
+        lies beyond ``1e+-200``, where float64's range cuts into the sweep's products (the
+        fit is the same in any units: rescale ``y``)."""
         if not variance_y > 1e-30 * max(size * size, 1e-300):
             raise bad_parameter(type(self).__name__, "y", "a response that varies (after "
                                 "the intercept and covariates are taken out)",
                                 f"Var(y) = {variance_y:.3g}",
                                 "A constant y has nothing to fine-map.")
+        if not 1e-200 <= variance_y <= 1e200:
+            raise bad_parameter(type(self).__name__, "y", "a variance in [1e-200, 1e200]",
+                                f"Var(y) = {variance_y:.3g}", "Rescale y (e.g. divide it by "
+                                "its standard deviation): the fit is the same in any units.")
 
     def _prior_weights(self, n_features, uninformative):
         """``pi`` (None: uniform), 0 at the uninformative (constant) columns with

@@ -51,6 +51,9 @@ from .._special import LOG_2PI
 
 # susieR adds sqrt(machine epsilon) to the prior weights inside the log
 PRIOR_WEIGHT_FLOOR = np.sqrt(np.finfo(float).eps)
+# a column whose centred sum of squares is at most this share of its uncentred one is
+# constant (rounding is all that centring, or projecting out covariates, left of it)
+CONSTANT_TOLERANCE = 1e-24
 # effects whose prior variance is at most this are left out of PIPs and credible sets
 PRIOR_VARIANCE_TOLERANCE = 1e-9
 # the search interval of log V (susieR's Brent bounds, in absolute units; alpha-SuSiE shifts
@@ -166,10 +169,14 @@ def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prio
         variance = np.zeros_like(d)
     mean = variance * xtr / residual_variance
     second_moment = variance + mean**2
-    next_variance = (float(np.sum(alpha * second_moment)) if rule.method == "em"
-                     else float(prior_variance))
+    null_probability = float(np.exp(log_null_prior - log_evidence))
+    if rule.method == "em":  # E_q[beta_l^2]; beta is its prior N(0, V) where it has no data
+        uninformed = null_probability + float(np.sum(alpha[~informative]))
+        next_variance = float(np.sum(alpha * second_moment)) + uninformed * prior_variance
+    else:
+        next_variance = float(prior_variance)
     return SingleEffect(alpha, mean, second_moment, next_variance, log_evidence,
-                        float(np.exp(log_null_prior - log_evidence)))
+                        null_probability)
 
 
 class IBSSState(NamedTuple):
@@ -236,11 +243,12 @@ def prior_log_weights(p, prior_weights=None, null_weight=0.0):
     return weights, log_prior, float(log_null)
 
 
-def standard_deviations(centred_squares, n_samples):
+def standard_deviations(centred_squares, n_samples, constant):
     """Column standard deviations from their sums of squares about the means (divisor ``n -
-    1``), 1 for a constant column (susieR's ``csd[csd == 0] <- 1``)."""
+    1``), 1 for a ``constant`` column (susieR's ``csd[csd == 0] <- 1``); each column on its
+    own, whatever the others' units."""
     deviation = np.sqrt(np.maximum(centred_squares, 0.0) / (n_samples - 1.0))
-    return np.where(deviation > 1e-12 * max(float(deviation.max()), 1e-300), deviation, 1.0)
+    return np.where(constant | (deviation == 0.0), 1.0, deviation)
 
 
 def _variance_unit(variance_y, d, n):

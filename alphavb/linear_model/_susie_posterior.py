@@ -89,7 +89,9 @@ class SuSiEPosteriorMixin:
     def _other_summary_rows(self, level):
         """The intercept and covariates; none after :meth:`fit_summary` (z-scores carry
         no intercept)."""
-        return [] if self._fit_kind == "summary" else super()._other_summary_rows(level)
+        if self._fit_kind in ("summary", "sufficient-no-means"):
+            return []
+        return super()._other_summary_rows(level)
 
     def _draw_coef(self, n_samples, rng):
         """Per draw and effect ``l`` (with ``V_l > 1e-9``), ``gamma_l ~ Mult(1, a_l)`` and
@@ -145,4 +147,6 @@ class SuSiEPosteriorMixin:
         draws = self._draw_covariates(super().sample_posterior(n_samples, rng), rng)
         if self._fit_kind == "summary":  # z-scores carry no intercept
             draws["intercept"] = np.zeros(n_samples)
+        elif self._fit_kind == "sufficient-no-means":  # no means, no intercept
+            draws["intercept"] = np.full(n_samples, np.nan)
         return draws

@@ -28,8 +28,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from .._validation import bad_parameter
-from ._susie import standard_deviations
+from .._validation import Integer, bad_parameter, validate_params
+from ._susie import CONSTANT_TOLERANCE, standard_deviations
 
 # eigenvalues of R below this count as 0 in the LD diagnostic (susieR's r_tol); R is
 # positive semi-definite when its smallest is above -p times it (p bounds the largest)
@@ -179,11 +179,24 @@ def check_z(owner, z, name="z"):
                             f"shape {z.shape}")
     missing = np.flatnonzero(~np.isfinite(z))
     if missing.size:
+        fix = ("Drop those variables from z and R (or impute their z-scores, e.g. as 0, "
+               "which susieR does silently)." if name in ("z", "bhat", "shat")
+               else "Pass finite values.")
         raise bad_parameter(owner, name, "finite values",
-                            f"NaN or infinite values at {missing[:5].tolist()}",
-                            "Drop those variables from z and R (or impute their z-scores, "
-                            "e.g. as 0, which susieR does silently).")
+                            f"NaN or infinite values at {missing[:5].tolist()}", fix)
     return z
+
+
+def real_scalar(value):
+    """``value`` as a float when it is one real number (a Python or numpy number, or a 0-d
+    array; not a bool or a string), else None."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or np.ndim(value) != 0:
+        return None
+    try:
+        number = np.asarray(value)
+        return float(number) if number.dtype.kind in "iuf" else None
+    except (TypeError, ValueError):
+        return None
 
 
 def check_n_samples(owner, n_samples, required=True):
@@ -194,9 +207,10 @@ def check_n_samples(owner, n_samples, required=True):
         raise bad_parameter(owner, "n_samples", "the number of rows behind the z-scores",
                             None, "Pass n_samples (a rough value is better than none: "
                             "without it the fit would assume n is infinite).")
-    if not (np.isscalar(n_samples) and np.isfinite(n_samples) and n_samples > 2):
+    number = real_scalar(n_samples)
+    if number is None or not (np.isfinite(number) and number > 2):
         raise bad_parameter(owner, "n_samples", "a number of rows above 2", n_samples)
-    return float(n_samples)
+    return number
 
 
 def reference_ld(owner, reference_X):
@@ -212,6 +226,14 @@ def reference_ld(owner, reference_X):
                             else f"{panel.shape[0]} row", "Drop those variants from z and "
                             "the panel: their correlations are undefined.")
     return np.corrcoef(panel, rowvar=False)
+
+
+def check_regularization(owner, regularization):
+    """``lambda`` as a float in [0, 1), or the ``ValueError`` naming it."""
+    number = real_scalar(regularization)
+    if number is None or not 0.0 <= number < 1.0:
+        raise bad_parameter(owner, "regularization", "a lambda in [0, 1)", regularization)
+    return number
 
 
 def z_from_effects(owner, z, bhat, shat):
@@ -249,17 +271,18 @@ def summary_statistics(owner, z, R, n_samples, regularization=0.0, *, shat=None,
     n - 2)) / shat_j``) or 1 (the standardized scale). Without ``n`` (susieR's "z only"):
     ``Z'Z = R``, ``Z'y = z``, ``y'y = 1``, ``n = 2`` and ``V`` starts at 50."""
     n = check_n_samples(owner, n_samples, required=False)
-    if not (np.isscalar(regularization) and 0.0 <= regularization < 1.0):
-        raise bad_parameter(owner, "regularization", "a lambda in [0, 1)", regularization)
-    R = check_ld(owner, R, z.size, float(regularization), R_name, R_is_gram)
+    regularization = check_regularization(owner, regularization)
+    R = check_ld(owner, R, z.size, regularization, R_name, R_is_gram)
     p = z.size
     if var_y is not None:
         if shat is None:
             raise bad_parameter(owner, "var_y", "given with bhat and shat (it puts the "
                                 "effects on y's scale)", var_y, "Pass bhat and shat, or "
                                 "leave var_y out for effects on the standardized scale.")
-        if not (np.isscalar(var_y) and np.isfinite(var_y) and var_y > 0):
+        number = real_scalar(var_y)
+        if number is None or not (np.isfinite(number) and number > 0):
             raise bad_parameter(owner, "var_y", "a variance > 0", var_y)
+        var_y = number
         if n is None:
             raise bad_parameter(owner, "n_samples", "given with var_y", None)
     if n is None:
@@ -298,8 +321,7 @@ def checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, *, X_mean=Non
     ``(1 - lambda) X'y``, so that they stay consistent with ``y'y``."""
     gram, zty, yty, n = _checked_cross_products(owner, XtX, Xty, yty, n_samples)
     p = gram.shape[0]
-    if not (np.isscalar(regularization) and 0.0 <= regularization < 1.0):
-        raise bad_parameter(owner, "regularization", "a lambda in [0, 1)", regularization)
+    regularization = check_regularization(owner, regularization)
     squares = np.diag(gram).copy()
     if np.any(squares < 0):
         raise bad_parameter(owner, "XtX", "a positive semi-definite matrix (its diagonal, "
@@ -323,8 +345,17 @@ def checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, *, X_mean=Non
     if not variance_y > 0:
         raise bad_parameter(owner, "yty", "the sum of squares of a y that varies",
                             yty, "A constant y has nothing to fine-map.")
-    uninformative = squares <= 1e-24 * max(float(squares.max()), 1e-300)
-    scale = standard_deviations(centred_squares, n) if standardize else np.ones(p)
+    # a column is constant when centring left rounding of its own size (sum of x^2 before
+    # centring: with X_mean, whatever the other columns' units; without, the largest)
+    if not fit_intercept:
+        magnitude = squares
+    elif means["X_mean"] is not None:
+        magnitude = squares + n * means["X_mean"] ** 2
+    else:
+        magnitude = np.full(p, float(squares.max()))
+    uninformative = squares <= CONSTANT_TOLERANCE * magnitude
+    scale = (standard_deviations(centred_squares, n, uninformative) if standardize
+             else np.ones(p))
     columns = np.where(uninformative, 0.0, 1.0 / scale)  # Z'Z = diag(c) X'X diag(c)
     zty = np.where(uninformative, 0.0, zty / scale)
     if regularization:  # a new matrix; the caller's is never changed
@@ -336,6 +367,7 @@ def checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, *, X_mean=Non
     return SummaryStatistics(gram, columns, zty, yty, n, variance_y, scale, uninformative)
 
 
+@validate_params({"block_rows": [Integer(1, None)]})
 def sufficient_statistics(X, y, *, block_rows=4096):
     """The sufficient statistics of the rows ``X``, ``y`` for
     :meth:`~alphavb.AlphaSuSiE.fit_sufficient` (susieR's ``compute_suff_stat``): ``X'X``,
@@ -374,6 +406,13 @@ def _checked_cross_products(owner, XtX, Xty, yty, n_samples):
     """``X'X`` (the caller's float64 array, read and never changed: square, finite,
     symmetric), ``X'y`` (a finite copy, one per column), ``y'y > 0`` and ``n > 1``, or the
     ``ValueError`` that names the one that is not."""
+    from scipy import sparse
+
+    if sparse.issparse(XtX) or np.iscomplexobj(XtX):
+        raise bad_parameter(owner, "XtX", "a dense real (p, p) matrix X'X",
+                            type(XtX).__name__ if sparse.issparse(XtX) else "complex values",
+                            "Pass XtX.toarray() for a sparse matrix (X'X of genotypes is "
+                            "dense).")
     gram = np.asarray(XtX, dtype=float)
     if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or gram.size == 0:
         raise bad_parameter(owner, "XtX", "a square (p, p) matrix X'X", f"shape {gram.shape}")
@@ -382,11 +421,14 @@ def _checked_cross_products(owner, XtX, Xty, yty, n_samples):
     if zty.size != p:
         raise bad_parameter(owner, "Xty", f"a vector of {p} values X'y, one per column of "
                             "XtX", f"{zty.size} values")
+    numbers = []
     for name, value, low in (("yty", yty, 0.0), ("n_samples", n_samples, 1.0)):
-        if not (np.isscalar(value) and np.isfinite(value) and value > low):
+        number = real_scalar(value)
+        if number is None or not (np.isfinite(number) and number > low):
             raise bad_parameter(owner, name, f"a finite number > {low:g}", value)
+        numbers.append(number)
     check_symmetric(owner, "XtX", gram, "Compute X'X from finite data.")
-    return gram, zty, float(yty), float(n_samples)
+    return gram, zty, numbers[0], numbers[1]
 
 
 def _check_correlations_bounded(owner, zty, squares, yty):

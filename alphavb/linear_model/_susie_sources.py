@@ -47,22 +47,33 @@ def data_digest(ibss):
 
 
 def summary_names(owner, arrays):
-    """The variables' names that a pandas ``z`` (``bhat``, ``shat``: their index), ``R``
-    or ``reference_X`` (their columns) carry, checked to agree; None without."""
-    found = []
-    for array in arrays:
+    """The variables' names that pandas inputs carry (``z``, ``bhat``, ``shat``: their index;
+    ``R``: its index and columns; ``reference_X``: its columns), checked to agree, one name
+    per variable; None when no input has names (only default 0, 1, ... labels). Given as
+    ``(name, array)`` pairs; an input whose labels differ from another's is refused by
+    name (a default range counts as labels once another input has names)."""
+    labelled = []
+    for name, array in arrays:
         if not hasattr(array, "iloc"):  # not a pandas object
             continue
-        labels = [str(label) for label in getattr(array, "columns", array.index)]
-        if labels != [str(j) for j in range(len(labels))]:  # not a default RangeIndex
-            found.append(labels)
-    for labels in found[1:]:
-        if labels != found[0]:
-            raise bad_parameter(owner, "R", "the variables of z in the same order",
-                                f"names {labels[:3]}... against z's {found[0][:3]}...",
-                                "Reorder R (or reference_X) to z's variables: "
-                                "R.loc[z.index, z.index].")
-    return found[0] if found else None
+        axes = [array.columns] if name == "reference_X" else (
+            [array.index, array.columns] if hasattr(array, "columns") else [array.index])
+        for axis in axes:
+            labelled.append((name, [str(label) for label in axis]))
+    named = [labels for _, labels in labelled
+             if labels != [str(j) for j in range(len(labels))]]
+    if not named:
+        return None
+    first = named[0]
+    if len(set(first)) != len(first):
+        raise bad_parameter(owner, labelled[0][0], "one distinct name per variable",
+                            "repeated names", "Name each variant once (or pass arrays).")
+    for name, labels in labelled:
+        if labels != first:
+            raise bad_parameter(owner, name, "the variables of the other inputs, in the same "
+                                f"order (names {first[:3]}...)", f"names {labels[:3]}...",
+                                "Reorder it to z's variables, e.g. R.loc[z.index, z.index].")
+    return first
 
 
 def purity_correlation(data, variables):
@@ -92,7 +103,9 @@ def purity_correlation(data, variables):
 def known_rows(owner, missing, X, y, covariates, sample_weight):
     """The rows where ``y`` is known: all (``missing="raise"``, NaN in ``y`` refused by
     name) or those without NaN (``"drop"``, susieR's ``na.rm``); ``X``, ``y``, the
-    covariates and weights of those rows."""
+    covariates and weights of those rows (their lengths checked first)."""
+    from sklearn.utils import _safe_indexing, check_consistent_length
+
     target = np.asarray(y)
     if target.dtype.kind not in "fc":
         return X, y, covariates, sample_weight
@@ -104,15 +117,16 @@ def known_rows(owner, missing, X, y, covariates, sample_weight):
                             missing, f"y has {int(unknown.sum())} NaN value(s) (rows "
                             f"{np.flatnonzero(unknown)[:5].tolist()}); pass "
                             "missing='drop' to fit the other rows, or impute them.")
-    known = ~unknown
-    if known.sum() < 2:
-        raise bad_parameter(owner, "y", "at least 2 known values",
-                            f"{int(known.sum())}")
+    if target.ndim != 1:
+        raise bad_parameter(owner, "y", "a 1-D array of responses", f"shape {target.shape}")
+    check_consistent_length(*(values for values in (X, y, covariates, sample_weight)
+                              if values is not None))
+    known = np.flatnonzero(~unknown)
+    if known.size < 2:
+        raise bad_parameter(owner, "y", "at least 2 known values", f"{known.size}")
 
     def rows_of(values):
-        if values is None:
-            return None
-        return values.iloc[known] if hasattr(values, "iloc") else np.asarray(values)[known]
+        return None if values is None else _safe_indexing(values, known)
 
     return rows_of(X), rows_of(y), rows_of(covariates), rows_of(sample_weight)
 

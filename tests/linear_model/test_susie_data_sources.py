@@ -316,3 +316,68 @@ def test_every_option_tempers_as_a_residual_variance(options):
     assert_monotone(tempered.elbo_history_, rel=1e-9)
     estimated = AlphaSuSiE(n_effects=4, alpha=0.5, **options).fit(X, y)
     assert_monotone(estimated.elbo_history_, rel=1e-9)
+
+
+def test_a_column_in_other_units_is_not_constant():
+    """One column 1e13 times (or 1e-12 times) the others: standardize removes its units, so
+    the fit is the fit of the original columns (every other column had been judged
+    constant, relative to the largest, and the sets lost), from rows and from sufficient
+    statistics with their means."""
+    X, y = correlated(seed=14, effects=((5, 0.6), (25, -0.5)))
+    base = AlphaSuSiE(n_effects=5).fit(X, y)
+    assert base.credible_sets_
+    for column, factor in ((0, 1e13), (5, 1e-12)):
+        scaled = X.copy()
+        scaled[:, column] *= factor
+        for model in (AlphaSuSiE(n_effects=5).fit(scaled, y),
+                      AlphaSuSiE(n_effects=5).fit_sufficient(**sufficient_statistics(scaled,
+                                                                                     y))):
+            assert np.max(np.abs(model.inclusion_probabilities_
+                                 - base.inclusion_probabilities_)) < 1e-6
+            assert sets_of(model) == sets_of(base)
+
+
+def test_clone_keeps_the_fitted_start():
+    """clone (cross-validation, grid searches) passes init on as the fitted model it is."""
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    X, y = correlated(seed=16)
+    start = AlphaSuSiE(n_effects=3).fit(X, y)
+    model = AlphaSuSiE(n_effects=3, init=start)
+    copy = clone(model)
+    assert copy.init is start and not hasattr(copy, "coef_")
+    assert np.allclose(copy.fit(X, y).coef_, model.fit(X, y).coef_)
+    assert np.all(np.isfinite(cross_val_score(model, X, y, cv=3)))
+
+
+def test_more_bad_input_is_named():
+    pd = pytest.importorskip("pandas")
+    X, y = correlated(n=80, p=10, seed=17, effects=((2, 0.6),))
+    R = np.corrcoef(X, rowvar=False)
+    z = sufficient_z(X, y)
+    labels = [f"v{j}" for j in range(10)]
+    model = AlphaSuSiE(n_effects=3)
+    with pytest.raises(ValueError, match=r"'R'.*same order"):  # R has no names: 0, 1, ...
+        model.fit_summary(pd.Series(z, index=labels), pd.DataFrame(R), 80)
+    with pytest.raises(ValueError, match=r"'R'.*same order"):  # its index is not its columns
+        model.fit_summary(pd.Series(z, index=labels),
+                          pd.DataFrame(R, index=labels[::-1], columns=labels), 80)
+    with pytest.raises(ValueError, match=r"'z'.*distinct"):
+        model.fit_summary(pd.Series(z, index=["a"] * 10), R, 80)
+    with pytest.raises(ValueError, match=r"'y'.*variance in"):
+        model.fit(X, y * 1e-110)
+    missing = y.copy()
+    missing[4] = np.nan
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        AlphaSuSiE(missing="drop").fit(X[:50], missing)
+    stats = sufficient_statistics(X, y)
+    with pytest.raises(ValueError, match=r"'y_mean'.*given with X_mean"):
+        model.fit_sufficient(stats["XtX"], stats["Xty"], stats["yty"], 80,
+                             X_mean=stats["X_mean"])
+    with pytest.raises(ValueError, match="'block_rows'"):
+        sufficient_statistics(X, y, block_rows=0)
+    bare = model.fit_sufficient(stats["XtX"], stats["Xty"], np.float64(stats["yty"]),
+                                np.array(80))  # numbers as numpy scalars and 0-d arrays
+    assert "intercept" not in bare.summary_frame().index
+    assert np.all(np.isnan(bare.sample_posterior(3, random_state=0)["intercept"]))
