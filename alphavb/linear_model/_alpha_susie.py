@@ -643,6 +643,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         rise = current - previous
         return -1e-12 * max(1.0, abs(current)) <= rise < self.tol
 
+    def _prior_variance_floor_of(self, data):
+        """``prior_tol u``: the prior variance at or below which an effect is left out of
+        the PIPs and credible sets (and reset after the loop)."""
+        return self.prior_tol * data.ibss.variance_unit
+
     def _finished(self, data, result):
         """What susieR 0.16.5 does after the loop: a fit that ``max_iter`` stopped has its
         ``sigma2`` updated after the last sweep (a converged one keeps the sweep's), and the
@@ -652,7 +657,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if not result.converged and data.estimate_residual_variance:
             state = state._replace(residual_variance=residual_variance_update(
                 data.ibss, state.erss, float(self.alpha), self._bounds(data)))
-        trimmed = state.prior_variance < self.prior_tol * data.ibss.variance_unit
+        trimmed = state.prior_variance < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]
             state = state._replace(
@@ -696,7 +701,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.column_scale_ = data.scale
         self._fit_kind = data.kind
         self._data_digest = data.digest
-        self._prior_variance_floor = self.prior_tol * data.ibss.variance_unit
+        self._prior_variance_floor = self._prior_variance_floor_of(data)
         super()._publish_results(data, [result])
         names = self._feature_labels()
         sets = self._credible_sets(data, self.single_effect_probabilities_,
@@ -710,7 +715,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                              min_abs_corr=self.min_abs_corr,
                              correlation=lambda variables: purity_correlation(data, variables),
                              random_state=self._purity_seed(),
-                             threshold=self.prior_tol * data.ibss.variance_unit,
+                             threshold=self._prior_variance_floor_of(data),
                              null_alpha=null_alpha if self.null_weight > 0 else None)
 
     def _refined(self, data, result):
@@ -724,6 +729,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             return self._stopping_value(data, found.state, found.objective)
 
         weights = data.ibss.prior_weights
+        fresh = initial_state(data.ibss, data.n_effects, self.residual_variance,
+                              data.prior_variance_share)  # each candidate's V and sigma2
         converged = False
         for _ in range(_REFINE_ROUNDS):
             state = result.state
@@ -740,8 +747,6 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 log_prior[weights == 0.0] = -np.inf  # excluded columns stay excluded
                 first = self._finished(data, self._run_cavi(replace(
                     data, ibss=data.ibss._replace(log_prior=log_prior), start=None)))
-                fresh = initial_state(data.ibss, data.n_effects, self.residual_variance,
-                                      data.prior_variance_share)
                 start = state_from_effects(data.ibss, first.state.alpha, first.state.mean,
                                            first.state.second_moment, fresh.prior_variance,
                                            fresh.residual_variance, estimate=False)
