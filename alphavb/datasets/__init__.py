@@ -2,6 +2,7 @@
 read from a data home (``load_*``; :func:`get_data_home`)."""
 
 from .._uci_folders import UCI_FOLDERS
+from ._plink import load_mouse_hs1940, read_plink
 from ._real import (
     AP_URL,
     UCI_URL,
@@ -29,6 +30,7 @@ __all__ = [
     "get_data_home",
     "load_ap",
     "load_leukemia",
+    "load_mouse_hs1940",
     "load_n3finemapping",
     "load_uci",
     "make_bimodal",
@@ -37,4 +39,5 @@ __all__ = [
     "make_lda_corpus",
     "make_sparse_regression",
     "make_wrong_model_regression",
+    "read_plink",
 ]
