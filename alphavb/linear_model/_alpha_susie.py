@@ -175,6 +175,20 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     missing : {"raise", "drop"}, default="raise"
         NaN in ``y``: refuse it, or fit the rows where ``y`` is known (susieR's
         ``na.rm``).
+    unmappable_effects : {None, "inf"}, default=None
+        ``"inf"``: an infinitesimal background (SuSiE-inf, Cui et al. 2024, Nat. Genet.;
+        susieR 0.16.5's ``unmappable_effects = "inf"``): every variable also has a small
+        effect ``theta_j ~ N(0, tau2)``, integrated out exactly, so each single effect is
+        fitted against the covariance ``(sigma2 / alpha) I + tau2 X X'``
+        (:mod:`alphavb.linear_model._susie_inf`); ``sigma2`` and ``tau2`` are estimated
+        after each sweep, and the fit stops when no single effect's probability moves by
+        ``tol`` (susieR's rule with a background). From rows, sufficient statistics or
+        summary statistics (with ``n_samples``); not with covariates or ``refine``.
+    residual_variance_method : {"mom", "mle"}, default="mom"
+        With a background, how ``(sigma2, tau2)`` are estimated: the method of moments
+        (SuSiE-inf's and susieR's) or by maximising ``F`` (``"mle"``, Cui et al.'s
+        ``method="MLE"``; ``F`` then never falls). Without one, ``sigma2``'s update is
+        both.
     warm_start : bool, default=False
         Continue from the last fit's ``q`` (same kind of fit, ``n_effects`` and features);
         on new data the first sweep's ``sigma2`` is estimated on them and convergence is
@@ -203,8 +217,15 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         The number of effects fitted (``n_effects``, capped, or grown by ``init``).
     noise_variance_ : float
         ``sigma2`` (susieR's ``sigma2``; untempered).
+    infinitesimal_variance_ : float
+        ``tau2`` of the background (on the standardized columns with ``standardize=True``,
+        as ``prior_variances_``); 0 without one.
+    infinitesimal_effects_ : ndarray of shape (n_features,)
+        ``E[theta]``, the background's effects on the original columns (zeros without
+        one); :meth:`predict` adds ``X @ infinitesimal_effects_`` to ``X @ coef_`` and
+        ``intercept_`` is that of the sum (susieR's ``coef`` holds the sum).
     coef_ : ndarray of shape (n_features,)
-        ``E_q[b]``.
+        ``E_q[b]``, the single effects (the background is ``infinitesimal_effects_``).
     intercept_ : float
         NaN after :meth:`fit_sufficient` without ``X_mean`` and ``y_mean``.
     credible_sets_ : list of dict
@@ -254,6 +275,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         "init": [None, FittedWith("single_effect_probabilities_", "a fitted AlphaSuSiE")],
         "constant_columns": [Options("keep", "raise", "exclude")],
         "missing": [Options("raise", "drop")],
+        "unmappable_effects": [None, Options("inf")],
+        "residual_variance_method": [Options("mom", "mle")],
     }
     _parameter_hints: ClassVar[dict] = {
         **CAVIEstimator._parameter_hints,
@@ -271,6 +294,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                  residual_variance_bounds=(1e-4, None), fit_intercept=True, standardize=True,
                  coverage=0.95, min_abs_corr=0.5, objective="alpha-vb", max_iter=100,
                  tol=1e-4, refine=False, init=None, constant_columns="keep", missing="raise",
+                 unmappable_effects=None, residual_variance_method="mom",
                  warm_start=False, random_state=None, verbose=0):
         self.n_effects = n_effects
         self.alpha = alpha
@@ -295,6 +319,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.init = init
         self.constant_columns = constant_columns
         self.missing = missing
+        self.unmappable_effects = unmappable_effects
+        self.residual_variance_method = residual_variance_method
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
@@ -492,6 +518,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         names = summary_names(owner, (("z", z), ("bhat", bhat), ("shat", shat), ("R", R),
                                       ("reference_X", reference_X)))
         z, shat = z_from_effects(owner, z, bhat, shat)
+        if self.unmappable_effects is not None and n_samples is None:
+            raise bad_parameter(owner, "n_samples", f"the sample size with unmappable_effects="
+                                f"'{self.unmappable_effects}'", None, "The background's "
+                                "variance is identified only by n: pass n_samples (a rough "
+                                "n is better than none), or fit without the background.")
         if R is None:
             R = reference_ld(owner, reference_X)
         stats = summary_statistics(owner, z, R, n_samples, regularization, shat=shat,
@@ -539,14 +570,41 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             n_effects = limit
         share = self.scaled_prior_variance if prior_variance_share is None \
             else prior_variance_share
+        background = None
+        if self.unmappable_effects == "inf":
+            background = self._infinitesimal_background(ibss)
+            estimate_residual_variance = True  # tau2 and sigma2 together, as susieR
         data = SuSiEData(ibss, centring, estimate_residual_variance, scale, kind,
-                          n_effects, share, data_digest(ibss), column_means=column_means)
+                          n_effects, share, data_digest(ibss), column_means=column_means,
+                          background=background)
         if self.init is not None:
             data = replace(data, start=state_from_init(type(self).__name__, self.init, data,
                                                        self.standardize,
                                                        self.residual_variance))
             data = replace(data, n_effects=data.start.alpha.shape[0])
         return data
+
+    def _infinitesimal_background(self, ibss):
+        """The eigenstructure an infinitesimal background reads (SuSiE-inf); refused with
+        covariates (their flat prior and the background's covariance do not separate by
+        projection) and with ``refine`` (susieR refuses it too)."""
+        from ._susie_inf import eigenstructure
+
+        owner = type(self).__name__
+        if self.estimate_residual_variance is False:
+            raise bad_parameter(owner, "estimate_residual_variance", "True or 'auto' with "
+                                "unmappable_effects='inf'", False, "SuSiE-inf estimates "
+                                "sigma2 and tau2 together (susieR forces it too); fit without "
+                                "the background to keep sigma2 fixed.")
+        if ibss.covariates is not None:
+            raise bad_parameter(owner, "covariates", "None with unmappable_effects='inf'",
+                                "covariates", "Regress the covariates out of y and X first, "
+                                "then fit without them.")
+        if self.refine:
+            raise bad_parameter(owner, "refine", "False with unmappable_effects='inf'", True,
+                                "The refinement compares fits by F, which the method of "
+                                "moments does not raise (susieR refuses the pair too).")
+        return eigenstructure(ibss)
 
     def _check_y_varies(self, variance_y, size):
         """Refuse a constant ``y`` (its variance rounding of its size), and one whose variance
@@ -601,7 +659,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if previous is not None:  # a warm start: sigma2 of the next sweep from these data
             return state_from_effects(data.ibss, previous.alpha, previous.mean,
                                       previous.second_moment, previous.prior_variance,
-                                      previous.residual_variance, previous.null_alpha)
+                                      previous.residual_variance, previous.null_alpha
+                                      )._replace(infinitesimal_variance=float(
+                                          previous.infinitesimal_variance))
         if data.start is not None:
             return data.start
         return initial_state(data.ibss, data.n_effects, self.residual_variance,
@@ -621,6 +681,14 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _cavi_step(self, data, state):
         alpha = float(self.alpha)
+        if data.background is not None:
+            from ._susie_inf import infinitesimal_sweep
+
+            state, fractional = infinitesimal_sweep(
+                data.ibss, data.background, state, alpha=alpha, rule=self._rule(data),
+                method=self.residual_variance_method,
+                residual_variance_bounds=self._bounds(data))
+            return state, self._objective_without_latents(fractional / alpha)
         state, fractional = ibss_sweep(
             data.ibss, state, alpha=alpha, rule=self._rule(data),
             estimate_residual_variance=data.estimate_residual_variance,
@@ -634,12 +702,20 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         return lower * variance_y, None if upper is None else upper * variance_y
 
     def _stopping_value(self, data, state, objective):
-        """``F`` (susieR's ELBO at alpha = 1), whose rise ``tol`` bounds."""
+        """``F`` (susieR's ELBO at alpha = 1), whose rise ``tol`` bounds; with a background,
+        the single effects' probabilities (susieR 0.16.5 and SuSiE-inf stop on them: the
+        method of moments need not raise ``F``)."""
+        if data.background is not None:
+            return state.alpha
         return objective if self.objective == "fractional" else self.alpha * objective
 
     def _has_converged(self, current, previous):
         """susieR 0.16.5's rule: ``F`` rose by less than ``tol``; a fall is no convergence
-        (a bounded ``sigma2`` can lower ``F``), unless it is rounding (``1e-12 |F|``)."""
+        (a bounded ``sigma2`` can lower ``F``), unless it is rounding (``1e-12 |F|``). With a
+        background: no probability moved by ``tol`` or more."""
+        if isinstance(current, np.ndarray):
+            return current.shape == previous.shape and float(
+                np.max(np.abs(current - previous))) < self.tol
         rise = current - previous
         return -1e-12 * max(1.0, abs(current)) <= rise < self.tol
 
@@ -655,8 +731,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         means 0: its ``trim_null_effects``)."""
         state = result.state
         if not result.converged and data.estimate_residual_variance:
-            state = state._replace(residual_variance=residual_variance_update(
-                data.ibss, state.erss, float(self.alpha), self._bounds(data)))
+            state = self._last_variance_update(data, state)
         trimmed = state.prior_variance < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]
@@ -667,6 +742,17 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 prior_variance=np.where(trimmed, 0.0, state.prior_variance),
                 null_alpha=np.where(trimmed, 0.0, state.null_alpha))
         return replace(result, state=state)
+
+    def _last_variance_update(self, data, state):
+        """``sigma2`` (and ``tau2``) updated from the last sweep's ``q``."""
+        if data.background is None:
+            return state._replace(residual_variance=residual_variance_update(
+                data.ibss, state.erss, float(self.alpha), self._bounds(data)))
+        from ._susie_inf import updated_variances
+
+        sigma2, tau2 = updated_variances(data.background, state, float(self.alpha),
+                                         self.residual_variance_method, self._bounds(data))
+        return state._replace(residual_variance=sigma2, infinitesimal_variance=tau2)
 
     def _set_parameters(self, state):
         scale = self.column_scale_
@@ -709,6 +795,31 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         for found in sets:
             found["names"] = [names[j] for j in found["variables"]]
         self.credible_sets_ = sets
+        self._publish_background(data, result.state)
+
+    def _publish_background(self, data, state):
+        """``infinitesimal_variance_`` and ``infinitesimal_effects_`` (``E[theta]`` on the
+        original columns; zeros without a background), and the intercept of the whole fit
+        ``E[b] + E[theta]``, which :meth:`predict` uses."""
+        p = self.coef_.shape[0]
+        self.infinitesimal_variance_ = float(state.infinitesimal_variance)
+        if data.background is None:
+            self.infinitesimal_effects_ = np.zeros(p)
+            return
+        from ._susie_inf import infinitesimal_effects
+
+        self.infinitesimal_effects_ = infinitesimal_effects(
+            data.background, state, float(self.alpha)) / data.scale
+        if self.infinitesimal_variance_ == 0.0:
+            warnings.warn("AlphaSuSiE(unmappable_effects='inf'): the infinitesimal variance "
+                          "tau2 was estimated at 0, its boundary (the method of moments found "
+                          "no background beyond the single effects). The fit is then SuSiE's "
+                          "without a background, and so are its credible sets: they carry no "
+                          "allowance for a polygenic background. Fit without the background, "
+                          "or choose alpha for the credible sets (AlphaSelector(method="
+                          "'calibrate')).", UserWarning, stacklevel=caller_stacklevel())
+        if np.isfinite(self.intercept_):
+            self.intercept_ = self._intercept(self.coef_ + self.infinitesimal_effects_)
 
     def _credible_sets(self, data, alpha, prior_variance, null_alpha):
         return credible_sets(alpha, prior_variance, coverage=self.coverage,

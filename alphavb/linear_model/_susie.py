@@ -185,7 +185,9 @@ class IBSSState(NamedTuple):
     ``null_alpha`` (the null variable's probability); ``residual_variance`` (``sigma2``,
     untempered); ``fit``, ``Z E[b]`` (n,) on individual data or ``Z'Z E[b]`` (p,) on
     sufficient statistics, and ``effect_fits`` (L, n or p), each effect's share of it;
-    ``erss`` (``E ||y - Z b||^2`` at the end of the last sweep, None before the first)."""
+    ``erss`` (``E ||y - Z b||^2`` at the end of the last sweep, None before the first);
+    ``infinitesimal_variance`` (``tau2`` of SuSiE-inf's background, 0 without;
+    :mod:`~alphavb.linear_model._susie_inf`, whose sweep keeps ``W' E[b]`` in ``fit``)."""
 
     alpha: np.ndarray
     mean: np.ndarray
@@ -197,6 +199,7 @@ class IBSSState(NamedTuple):
     erss: float | None
     effect_fits: np.ndarray
     null_alpha: np.ndarray
+    infinitesimal_variance: float = 0.0
 
 
 class IBSSData(NamedTuple):

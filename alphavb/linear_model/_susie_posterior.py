@@ -111,7 +111,9 @@ class SuSiEPosteriorMixin:
     def predict(self, X, return_std=False, covariates=None):
         """Posterior-predictive mean (and standard deviation, ``sqrt(Var_q(x' b + z'
         gamma) + sigma2 (1 + ...))`` with the intercept's and covariates' spread) under
-        ``q``; not after :meth:`fit_summary`.
+        ``q``; not after :meth:`fit_summary`. With an infinitesimal background the mean
+        adds ``x' E[theta]`` (``infinitesimal_effects_``); the standard deviation leaves
+        out ``theta``'s posterior spread.
 
         Parameters
         ----------
@@ -134,7 +136,14 @@ class SuSiEPosteriorMixin:
             raise ValueError("This AlphaSuSiE was fitted on sufficient statistics without "
                              "X_mean and y_mean, so it has no intercept to predict y with. "
                              "Pass X_mean and y_mean to fit_sufficient.")
-        return super().predict(X, return_std=return_std, covariates=covariates)
+        predicted = super().predict(X, return_std=return_std, covariates=covariates)
+        background = getattr(self, "infinitesimal_effects_", None)
+        if background is None or not background.any():
+            return predicted
+        shift = np.asarray(X, dtype=float) @ background  # X was checked by super()
+        if return_std:
+            return predicted[0] + shift, predicted[1]
+        return predicted + shift
 
     @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):

@@ -22,7 +22,9 @@ class SuSiEData:
     ``"sufficient-no-means"``, ``"summary"``), the number of effects, ``V``'s start as a
     share of ``Var(y)``, a digest of the data, the state a cold start begins from (``init``,
     a refinement; None: susieR's start) and the means of the sweeps' columns where they are
-    not centred (for Pearson's correlations in the purities)."""
+    not centred (for Pearson's correlations in the purities), and the
+    :class:`~alphavb.linear_model._susie_inf.Eigenstructure` of an infinitesimal background
+    (None without one)."""
 
     ibss: IBSSData
     centring: Centring
@@ -34,6 +36,7 @@ class SuSiEData:
     digest: str
     start: object = None
     column_means: np.ndarray | None = None
+    background: object = None
 
 
 def data_digest(ibss):

@@ -1,0 +1,83 @@
+"""Writes tests/data/susier_inf.json: susieR 0.16.5's SuSiE-inf (``unmappable_effects =
+"inf"``, its defaults: L = 10, method of moments, PIP convergence at tol 1e-4) on
+N3finemapping's two responses, from individual data (``susie``) and from z-scores with the
+in-sample LD (``susie_rss(z, R = cor(X), n)``, R of rank 573 < p), the numbers the tests
+compare ``AlphaSuSiE(unmappable_effects="inf")`` against without R.
+
+Per fit (``fits.<y1|y2>_<susie|susie_rss>``): ``pip``, ``V``, ``sigma2``, ``tau2``,
+``niter``, ``converged``, ``cs`` (0-based variables, in susieR's order), ``theta`` (on the
+standardized columns, as susieR returns it: computed before the last sweep) and
+``seconds`` (elapsed, one R process, one BLAS thread).
+
+Run: ALPHAVB_DATA=../shared/data python benchmarks/susier_inf_reference.py \\
+    --susier-lib <library holding susieR 0.16.5>   (default: $SUSIER_LIB)
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from alphavb.datasets import get_data_home
+
+R_SCRIPT = r"""
+.libPaths(c(commandArgs(TRUE)[1], .libPaths()))
+suppressPackageStartupMessages({library(susieR); library(jsonlite)})
+stopifnot(as.character(packageVersion("susieR")) == "0.16.5")
+folder <- commandArgs(TRUE)[2]
+X <- as.matrix(read.csv(file.path(folder, "N3finemapping_X.csv"), header = FALSE))
+Y <- as.matrix(read.csv(file.path(folder, "N3finemapping_Y.csv"), header = FALSE))
+dimnames(X) <- NULL
+R <- cor(X)
+summarise <- function(fit, seconds) {
+  cs <- lapply(fit$sets$cs, function(v) unname(v) - 1L)
+  list(pip = unname(fit$pip), V = unname(fit$V), sigma2 = fit$sigma2, tau2 = fit$tau2,
+       niter = fit$niter, converged = fit$converged, cs = unname(cs),
+       theta = as.vector(fit$theta), seconds = seconds)
+}
+fits <- list()
+for (k in 1:2) {
+  y <- Y[, k]
+  uni <- univariate_regression(X, y)
+  z <- uni$betahat / uni$sebetahat
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressMessages(susie(X, y, unmappable_effects = "inf"))
+  fits[[paste0("y", k, "_susie")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressWarnings(suppressMessages(
+    susie_rss(z = z, R = R, n = nrow(X), unmappable_effects = "inf", max_iter = 50)))
+  fits[[paste0("y", k, "_susie_rss")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+}
+out <- list(susieR = as.character(packageVersion("susieR")), fits = fits)
+writeLines(toJSON(out, auto_unbox = TRUE, digits = I(15), null = "null"), commandArgs(TRUE)[3])
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--susier-lib", default=os.environ.get("SUSIER_LIB"),
+                        help="the R library holding susieR 0.16.5")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1]
+                                             / "tests" / "data" / "susier_inf.json"))
+    args = parser.parse_args()
+    if not args.susier_lib:
+        parser.error("pass --susier-lib (or set SUSIER_LIB): the library holding susieR "
+                     "0.16.5 (../shared/peers/susieR-0.16.5.md)")
+    folder = get_data_home() / "susie"
+    with tempfile.TemporaryDirectory() as tmp:
+        script, raw = Path(tmp) / "inf.R", Path(tmp) / "inf.json"
+        script.write_text(R_SCRIPT)
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        subprocess.run(["Rscript", str(script), args.susier_lib, str(folder), str(raw)],
+                       check=True, env=env)
+        result = json.loads(raw.read_text())
+    Path(args.out).write_text(json.dumps(result, indent=None) + "\n")
+    for name, fit in result["fits"].items():
+        print(f"{name}: sigma2 {fit['sigma2']:.6g} tau2 {fit['tau2']:.4g} sets "
+              f"{len(fit['cs'])} iterations {fit['niter']} {fit['seconds']:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
