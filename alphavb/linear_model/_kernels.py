@@ -320,3 +320,44 @@ def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol):
         tol1 = _SQRT_EPS * abs(x) + xatol / 3.0
         tol2 = 2.0 * tol1
     return x, -fx
+
+
+@numba.njit(cache=True)
+def mr_ash_sweep(X, d, residual, coef, log_weights, grid, sigma2, responsibility_sums):
+    """One coordinate-ascent sweep of Mr.ASH's variational posterior (Kim, Wang, Carbonetto
+    & Stephens 2024, JASA, Algorithm 1) at fixed mixture weights and ``sigma2``: each
+    ``b_j ~ sum_k pi_k N(0, sigma2 s_k)`` (``grid`` the ``s_k``, ``log_weights`` ``log
+    pi_k``) gets its mixture posterior given the others, ``coef`` its mean, and
+    ``residual = y - X coef`` is kept current (``X`` column-major, ``d = diag(X'X)``).
+    ``responsibility_sums`` returns ``sum_j q(component k)`` over the columns with ``d_j >
+    0``."""
+    n, p = X.shape
+    n_grid = grid.shape[0]
+    log_phi = np.empty(n_grid)
+    responsibility_sums[:] = 0.0
+    for j in range(p):
+        if d[j] <= 0.0:
+            continue
+        xr = d[j] * coef[j]
+        for i in range(n):
+            xr += X[i, j] * residual[i]
+        largest = -np.inf
+        for k in range(n_grid):
+            ratio = d[j] * grid[k]
+            log_phi[k] = (log_weights[k] - 0.5 * math.log1p(ratio)
+                          + xr * xr * grid[k] / (2.0 * sigma2 * (1.0 + ratio)))
+            largest = max(largest, log_phi[k])
+        total = 0.0
+        for k in range(n_grid):
+            log_phi[k] = math.exp(log_phi[k] - largest)
+            total += log_phi[k]
+        mean = 0.0
+        for k in range(n_grid):
+            weight = log_phi[k] / total
+            responsibility_sums[k] += weight
+            mean += weight * xr * grid[k] / (1.0 + d[j] * grid[k])
+        delta = mean - coef[j]
+        if delta != 0.0:
+            for i in range(n):
+                residual[i] -= X[i, j] * delta
+        coef[j] = mean

@@ -72,26 +72,48 @@ class Eigenstructure(NamedTuple):
 
 def eigenstructure(data):
     """The :class:`Eigenstructure` of an :class:`~alphavb.linear_model._susie.IBSSData`: from
-    the rows ``Z`` (the smaller of ``Z Z'`` and ``Z'Z`` is decomposed) or from ``Z'Z``."""
+    the rows ``Z`` (the smaller of ``Z Z'`` and ``Z'Z`` is decomposed) or from ``Z'Z``. The
+    decomposition of the last design is kept (:func:`design_eigen`), so fits of other
+    responses on the same variables (a bootstrap, a selection of alpha) decompose once."""
     if data.gram is None:
-        Z, y = data.Z, data.y
-        zty, yty = Z.T @ y, float(y @ y)
-        if Z.shape[0] < Z.shape[1]:  # W = Z' U diag(lambda^-1/2) from Z Z' = U diag(lambda) U'
-            values, left = np.linalg.eigh(Z @ Z.T)
-            kept = values > EIGENVALUE_TOLERANCE * max(Z.shape) * max(values.max(), 0.0)
-            values, left = values[kept], left[:, kept]
-            vectors = (Z.T @ left) / np.sqrt(values)
-        else:
-            values, vectors = np.linalg.eigh(Z.T @ Z)
+        design = data.Z
+        zty, yty = data.Z.T @ data.y, float(data.y @ data.y)
     else:
-        gram = data.gram if data.gram_columns is None else (
+        design = data.gram if data.gram_columns is None else (
             data.gram_columns[:, None] * data.gram * data.gram_columns)
-        values, vectors = np.linalg.eigh(gram)
         zty, yty = data.zty, float(data.yty)
-    kept = values > EIGENVALUE_TOLERANCE * vectors.shape[0] * max(values.max(), 0.0)
-    values, vectors = values[kept], vectors[:, kept]
+    values, vectors = design_eigen(design, is_gram=data.gram is not None)
     return Eigenstructure(values, vectors, vectors.T @ zty, float(values.sum()),
                           float(np.sum(values**2)), zty, yty, float(data.n_samples))
+
+
+_LAST_DESIGN = {}  # the last design's digest and its decomposition
+
+
+def design_eigen(design, is_gram=False):
+    """``(lambda, W)``: the eigenvalues of ``Z'Z`` above rounding and their eigenvectors,
+    from the rows ``Z`` or (``is_gram``) from ``Z'Z``; the last result is reused for the same
+    numbers (a digest of the array)."""
+    import hashlib
+
+    contiguous = np.ascontiguousarray(design)
+    key = (is_gram, contiguous.shape, hashlib.blake2b(memoryview(contiguous).cast("B"),
+                                                      digest_size=16).hexdigest())
+    if _LAST_DESIGN.get("key") == key:
+        return _LAST_DESIGN["value"]
+    if not is_gram and design.shape[0] < design.shape[1]:
+        # W = Z' U diag(lambda^-1/2) from Z Z' = U diag(lambda) U'
+        values, left = np.linalg.eigh(design @ design.T)
+        kept = values > EIGENVALUE_TOLERANCE * max(design.shape) * max(values.max(), 0.0)
+        values, left = values[kept], left[:, kept]
+        vectors = (design.T @ left) / np.sqrt(values)
+    else:
+        values, vectors = np.linalg.eigh(design if is_gram else design.T @ design)
+    kept = values > EIGENVALUE_TOLERANCE * vectors.shape[0] * max(values.max(), 0.0)
+    value = (values[kept], np.ascontiguousarray(vectors[:, kept]))
+    _LAST_DESIGN.clear()
+    _LAST_DESIGN.update(key=key, value=value)
+    return value
 
 
 class Moments(NamedTuple):

@@ -158,6 +158,23 @@ class GaussianRegressionKind(_ModelKind):
         return information_alpha(X, y, params["fit_intercept"], params.get("noise_variance"))
 
 
+class FineMappingKind(GaussianRegressionKind):
+    """AlphaSuSiE: its calibration aims at the credible sets, by a parametric bootstrap from
+    the fitted model with its background (:mod:`alphavb.linear_model._susie_calibration`),
+    not at the coefficients' intervals."""
+
+    # replicates per alpha scanned when n_bootstrap is None
+    DEFAULT_REPLICATES = 10
+
+    def calibrate(self, X, y, alphas, level, n_replicates, rng, on_fit):
+        """``(alpha, {alpha: (covering sets, sets)})`` of the credible-set calibration."""
+        from ..linear_model._susie_calibration import calibrated_alpha
+
+        generator = np.random.default_rng(rng.randint(2**31 - 1))
+        return calibrated_alpha(self.estimator, X, y, alphas, level,
+                                n_replicates or self.DEFAULT_REPLICATES, generator, on_fit)
+
+
 class LogisticRegressionKind(_ModelKind):
     """AlphaSpikeSlabClassifier and AlphaLogisticRegression (binary labels)."""
 
@@ -350,8 +367,8 @@ def kind_of(estimator):
     from ..mixture import AlphaGaussianMixture
     from ..topics import AlphaLDA
 
-    kinds = ((GaussianRegressionKind, (AlphaLinearRegression, AlphaSpikeSlabRegression,
-                                      AlphaSuSiE)),
+    kinds = ((FineMappingKind, (AlphaSuSiE,)),
+             (GaussianRegressionKind, (AlphaLinearRegression, AlphaSpikeSlabRegression)),
                 (LogisticRegressionKind, (AlphaSpikeSlabClassifier, AlphaLogisticRegression)),
                 (GaussianMixtureKind, (AlphaGaussianMixture,)), (TopicModelKind, (AlphaLDA,)))
     for kind, types in kinds:

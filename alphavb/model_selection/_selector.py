@@ -107,8 +107,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         SafeBayes by refits: the factor between successive prefix lengths.
     level : float in (0, 1), default=0.95
         ``"calibrate"``: the target coverage.
-    n_bootstrap : int, default=50
-        ``"calibrate"``: bootstrap resamples.
+    n_bootstrap : int or None, default=None
+        ``"calibrate"``: bootstrap resamples (None: 50), or for
+        :class:`~alphavb.AlphaSuSiE` parametric replicates per alpha scanned (None: 10).
     calibration_steps : int, default=8
         ``"calibrate"``: bisection steps on log alpha.
     cv : int, default=5
@@ -163,7 +164,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         "min_prefix": [None, Integer(1, None)],
         "prefix_growth": [Real(1.0, None, closed="neither")],
         "level": [Real(0.0, 1.0, closed="neither")],
-        "n_bootstrap": [Integer(1, None)],
+        "n_bootstrap": [None, Integer(1, None)],
         "calibration_steps": [Integer(1, None)],
         "cv": [Integer(2, None)],
         "random_state": [RandomState()],
@@ -171,7 +172,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
     }
 
     def __init__(self, estimator, method="safebayes", alphas=None, *, n_permutations=1,
-                 min_prefix=None, prefix_growth=1.25, level=0.95, n_bootstrap=50,
+                 min_prefix=None, prefix_growth=1.25, level=0.95, n_bootstrap=None,
                  calibration_steps=8, cv=5, random_state=None, verbose=False):
         self.estimator = estimator
         self.method = method
@@ -248,6 +249,15 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         criterion = total / self.n_permutations
         return float(alphas[np.argmin(criterion)]), criterion
 
+    def _calibrate_credible_sets(self, model_kind, X, y, alphas, rng):
+        """A fine-mapping model's calibration (its kind's ``calibrate``): the alpha and the
+        pooled coverage of each alpha scanned (NaN where no replicate had a set)."""
+        alpha, found = model_kind.calibrate(X, y, alphas, self.level, self.n_bootstrap, rng,
+                                            self._on_fit)
+        self.calibration_alphas_ = np.array(list(found))
+        return alpha, np.array([covering / total if total else np.nan
+                                for covering, total in found.values()])
+
     def _calibrate(self, model_kind, X, y, alphas, rng):
         """Bisection on log alpha for the alpha whose bootstrap coverage of the full-data
         estimate is ``level``, among the alphas whose full-data fit keeps the alpha = 1
@@ -259,7 +269,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         alpha drops its variables and "covers" with the atom at 0)."""
         target = model_kind.target(_fit_quietly(self.estimator, 1.0, X, y, self._on_fit), X)
         n = X.shape[0]
-        resamples = [rng.randint(n, size=n) for _ in range(self.n_bootstrap)]
+        resamples = [rng.randint(n, size=n) for _ in range(self.n_bootstrap or 50)]
         evaluated, eligible = {}, {1.0: True}
 
         def keeps(alpha):
@@ -383,7 +393,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                 alphas = np.array([alpha])
                 fits += 0 if model_kind.supervised else 1  # the mixture's alpha = 1 start
             elif self.method == "calibrate":
-                alpha, criterion = self._calibrate(model_kind, X, y, alphas, rng)
+                calibrate = (self._calibrate_credible_sets if hasattr(model_kind, "calibrate")
+                             else self._calibrate)
+                alpha, criterion = calibrate(model_kind, X, y, alphas, rng)
                 order = np.argsort(-self.calibration_alphas_, kind="stable")
                 alphas, criterion = self.calibration_alphas_[order], criterion[order]
             else:
@@ -480,14 +492,23 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             "safebayes-ilog": f"the smallest cumulative prequential I-log loss on {grid}",
             "information": (f"information matching, tr(J I^-1 J) / tr(J) = "
                             f"{self.criterion_[0]:.4g}, capped at 1"),
-            "calibrate": (f"bootstrap calibration of the {self.level:.0%} intervals "
-                          f"({self.n_bootstrap} resamples; coverage {self.criterion_.max():.3f}"
-                          f" at best over {len(self.alphas_)} alpha(s) evaluated)"),
+            "calibrate": self._calibration_text(),
             "cv": f"the largest {self.cv}-fold held-out log predictive density on {grid}",
         }[self.method]
         return (f"alpha = {self.alpha_:.4g} was selected by AlphaSelector(method="
                 f"{self.method!r}): {how}; the model was then refitted at it on all "
                 f"{self.n_rows_} rows.")
+
+    def _calibration_text(self):
+        coverage = (f"coverage {np.nanmax(self.criterion_):.3f} at best over "
+                    f"{len(self.alphas_)} alpha(s) evaluated")
+        if hasattr(kind_of(self.estimator), "calibrate"):
+            replicates = self.n_bootstrap or kind_of(self.estimator).DEFAULT_REPLICATES
+            return (f"the largest alpha whose {self.level:.0%} credible sets cover in "
+                    f"{replicates} replicates drawn from the fit with its background "
+                    f"({coverage})")
+        return (f"bootstrap calibration of the {self.level:.0%} intervals "
+                f"({self.n_bootstrap or 50} resamples; {coverage})")
 
     @available_if(_estimator_has("summary"))
     def summary(self, *args, **kwargs):

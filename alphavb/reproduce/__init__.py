@@ -21,6 +21,8 @@ One module per paper, one place for outputs, one registry:
   :mod:`alphavb.exact` (``vb-vs-exact``);
 * :mod:`~alphavb.reproduce.susie_calibration`: alpha-SuSiE's credible sets under
   misspecification on real LD (``susie-calibration``);
+* :mod:`~alphavb.reproduce.susie2_benchmark`: SuSiE 2.0's fine-mapping benchmark on mouse
+  genotypes, with alpha calibrated for the credible sets (``susie2-benchmark``);
 * :mod:`~alphavb.reproduce.aadm`: Rodríguez-Santana & Hernández-Lobato (2022), the toy
   problems, the UCI comparison and an ablation (``aadm-*``);
 * ``_output`` writes figures and tables, ``_uci`` fits the UCI benchmarks; fitted rows are
@@ -50,13 +52,14 @@ _TARGET_SOURCES = {
     "misspecified": ("misspecified", "reproduce_misspecified"),
     "vb-vs-exact": ("vb_vs_exact", "reproduce_vb_vs_exact"),
     "susie-calibration": ("susie_calibration", "reproduce_susie_calibration"),
+    "susie2-benchmark": ("susie2_benchmark", "reproduce_susie2_benchmark"),
 }
 # the targets whose function takes n_jobs (for the command line's help, which must not
 # import them; tests/test_cli.py checks it against their signatures)
 PARALLEL_TARGETS = ("bbalpha-uci", "bbalpha-classification", "leukemia", "aadm-toy",
                     "aadm-uci", "aadm-ablation", "regression-rate", "spike-slab-rate",
                     "gmm-rate", "lda-rate", "logistic-rate", "coverage", "misspecified",
-                    "susie-calibration")
+                    "susie-calibration", "susie2-benchmark")
 
 
 def _load_target(name):
@@ -126,6 +129,10 @@ TARGET_HELP = {
     "susie-calibration": "alpha-SuSiE's credible-set coverage, power and PIP calibration on "
                          "N3finemapping's LD, correct and misspecified (needs the susie "
                          "data)",
+    "susie2-benchmark": "SuSiE 2.0's fine-mapping benchmark (sparse, S1, S2, t3, polygenic, "
+                        "LD from other mice) on mouse genotypes: SuSiE and SuSiE-inf at "
+                        "fixed alphas and with alpha calibrated for the credible sets "
+                        "(needs the plink data)",
 }
 
 # the target functions by name, and RATE_STUDIES, on first use

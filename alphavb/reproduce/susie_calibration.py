@@ -93,7 +93,7 @@ def _simulate_finemapping(n_samples, random_state, setting, n_variants):
     return X, signal + noise, {"coef": coef, "causal": causal}
 
 
-def _pip_bins():
+def pip_bins():
     """``(label, low, high)`` of the PIP bins, ``[low, high)`` (the last holds 1)."""
     return [(f"[{low:g},{min(high, 1.0):g})", low, high)
             for low, high in itertools.pairwise(PIP_BINS)]
@@ -103,13 +103,13 @@ def _fitted(model):
     return getattr(model, "best_estimator_", getattr(model, "model_", model))
 
 
-def _coefficient_risk(model, X, truth, n_draws, random_state):
+def coefficient_risk(model, X, truth, n_draws, random_state):
     """``||E[b] - b*||^2`` over the causal variants' coefficients (the study's risk row)."""
     return float(np.sum((_fitted(model).coef_ - truth["coef"]) ** 2))
 
 
-def _coefficient_error(model, truth):
-    return float(np.sqrt(_coefficient_risk(model, None, truth, 0, None)))
+def coefficient_error(model, truth):
+    return float(np.sqrt(coefficient_risk(model, None, truth, 0, None)))
 
 
 def _finemapping_rows(model, truth, level):
@@ -134,7 +134,7 @@ def _finemapping_rows(model, truth, level):
         add("power", variant in found)
     add("n_cs", len(fitted.credible_sets_))
     pips = fitted.inclusion_probabilities_
-    for label, low, high in _pip_bins():
+    for label, low, high in pip_bins():
         for variant in np.flatnonzero((pips >= low) & (pips < high)):
             add(f"pip{label}", pips[variant])
             add(f"causal{label}", int(variant) in causal)
@@ -147,8 +147,8 @@ def _finemapping_rows(model, truth, level):
 
 def finemapping_problem(setting="correct", n_variants=None):
     """The fine-mapping simulation of one setting as a :class:`~alphavb.simulation.Problem`."""
-    return Problem("susie_finemapping", _simulate_finemapping, _coefficient_risk,
-                   _coefficient_error, {"setting": setting, "n_variants": n_variants},
+    return Problem("susie_finemapping", _simulate_finemapping, coefficient_risk,
+                   coefficient_error, {"setting": setting, "n_variants": n_variants},
                    _finemapping_rows)
 
 
@@ -259,10 +259,10 @@ def _table_rows(summary, settings):
     return rows
 
 
-def _calibration_rows(summary):
+def calibration_rows(summary):
     rows = []
     for (setting, method), part in summary.groupby(["setting", "method"]):
-        for label, _, _ in _pip_bins():
+        for label, _, _ in pip_bins():
             pip = part[part["parameter"] == f"pip{label}"]
             causal = part[part["parameter"] == f"causal{label}"]
             if pip.empty:
@@ -304,7 +304,7 @@ def reproduce_susie_calibration(out_dir=None, random_state=0, quick=False, n_job
         estimates.append(found)
     summary = summarise_finemapping(pd.concat(estimates, ignore_index=True))
     rows = _table_rows(summary, SETTINGS)
-    calibration = _calibration_rows(summary)
+    calibration = calibration_rows(summary)
     figure, table = out_dir / "susie_calibration.png", out_dir / "susie_calibration.csv"
     pips, markdown = out_dir / "susie_calibration_pips.csv", out_dir / "susie_calibration.md"
     _plot(plt, rows, calibration, figure, FEW_REPLICATIONS_STAMP if quick else None)

@@ -134,7 +134,7 @@ def test_background_at_zero_is_plain_alpha_susie(alpha):
                                                     rule=rule, estimate_infinitesimal=False)
         # equal up to the prior-variance search's tolerance (1e-8 on log V)
         np.testing.assert_allclose(background.alpha, plain.alpha, atol=1e-7)
-        np.testing.assert_allclose(background.mean, plain.mean, rtol=1e-6, atol=1e-10)
+        np.testing.assert_allclose(background.mean, plain.mean, rtol=1e-6, atol=1e-8)
         assert background.residual_variance == pytest.approx(plain.residual_variance, rel=1e-7)
         assert found == pytest.approx(expected, rel=1e-7)
         assert background.infinitesimal_variance == 0.0

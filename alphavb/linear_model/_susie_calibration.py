@@ -1,0 +1,145 @@
+"""The choice of alpha for alpha-SuSiE's credible sets, per locus, from the data: a
+parametric bootstrap from the fitted model, background included.
+
+The generalized-posterior calibration of Syring & Martin (2019, Biometrika 106:479) picks
+the learning rate whose credible regions cover at their nominal level in bootstrap
+replicates of the data; here the regions are SuSiE's credible sets of variables and the
+replicates are drawn from the model fitted at alpha = 1 with an infinitesimal background
+(SuSiE-inf, :mod:`alphavb.linear_model._susie_inf`), which is the fine-mapper's model of a
+locus with a polygenic background:
+
+    b* ~ q(b) of the kept single effects (one variable and its effect per effect),
+    theta* ~ N(0, tau2 I),   y* = Z (b* + theta*) + e*,   e* ~ N(0, sigma2 I),
+
+on the standardized columns ``Z`` (``sigma2``, ``tau2`` of the reference fit). The causal
+variables of a replicate are those of ``b*``; a credible set covers when it holds one. For
+each alpha of the grid, from the largest down, the estimator (with its own settings and
+background, or none) is fitted to every replicate, and the coverage pooled over their
+credible sets is compared with the level: the first alpha that reaches it is chosen. A
+locus without a background (``tau2 = 0``) and with clear signals replicates as a sparse
+one, where alpha = 1 covers; a polygenic one replicates with its background, where a
+smaller alpha may be needed. The replicates are the same at every alpha (common random
+numbers).
+"""
+
+import warnings
+
+import numpy as np
+
+
+class BootstrapWorld:
+    """One replicate: the response and its causal variables."""
+
+    def __init__(self, response, causal):
+        self.response = response
+        self.causal = causal
+
+
+def bootstrap_worlds(reference, X, n_worlds, rng):
+    """``n_worlds`` replicates (:class:`BootstrapWorld`) drawn from ``reference``, an
+    AlphaSuSiE fitted at alpha = 1 with ``unmappable_effects="inf"`` to the rows ``X``
+    (module docstring)."""
+    scale = reference.column_scale_
+    centred = X - reference._centring.X_offset
+    probabilities = reference.single_effect_probabilities_
+    kept = np.flatnonzero(reference.kept_effects_)
+    means = reference.effect_means_ * scale  # on the standardized columns
+    sds = np.sqrt(reference.effect_variances_) * scale
+    sigma, tau = np.sqrt(reference.noise_variance_), np.sqrt(reference.infinitesimal_variance_)
+    n, p = X.shape
+    worlds = []
+    for _ in range(n_worlds):
+        coef = np.zeros(p)
+        for effect in kept:
+            weights = probabilities[effect] / probabilities[effect].sum()
+            variable = rng.choice(p, p=weights)
+            coef[variable] += means[effect, variable] + sds[effect, variable] * \
+                rng.standard_normal()
+        background = tau * rng.standard_normal(p)
+        response = centred @ ((coef + background) / scale) + sigma * rng.standard_normal(n)
+        worlds.append(BootstrapWorld(response, frozenset(np.flatnonzero(coef).tolist())))
+    return worlds
+
+
+def background_mixture(residual, Z, sigma2, max_sweeps=100, tol=1e-4):
+    """The mixture ``g = sum_k pi_k N(0, sigma2 s_k)`` of the effects left in ``residual``
+    (``y`` less the single effects, on the standardized columns ``Z``), fitted by Mr.ASH's
+    variational empirical Bayes (Kim et al. 2024) at the noise variance ``sigma2``; the grid
+    is susieR 0.16.5's for SuSiE-ash, ``s_k = (2^((k - 1) / 25) - 1)^2 n / median(d)``, k =
+    1..25. Returns ``(pi, s)``."""
+    from ._kernels import mr_ash_sweep
+
+    Z = np.asfortranarray(Z)
+    d = np.einsum("ij,ij->j", Z, Z)
+    n = Z.shape[0]
+    grid = (2.0 ** (np.arange(25) / 25.0) - 1.0) ** 2 * n / np.median(d[d > 0])
+    weights = np.full(grid.size, 1.0 / grid.size)
+    coef, work = np.zeros(Z.shape[1]), residual.astype(float).copy()
+    sums = np.empty(grid.size)
+    informative = max(int(np.sum(d > 0)), 1)
+    for _ in range(max_sweeps):
+        with np.errstate(divide="ignore"):
+            log_weights = np.log(weights)
+        mr_ash_sweep(Z, d, work, coef, log_weights, grid, float(sigma2), sums)
+        updated = sums / informative
+        if np.max(np.abs(updated - weights)) < tol:
+            weights = updated
+            break
+        weights = updated
+    return weights, grid
+
+
+def credible_set_coverage(estimator, X, worlds, alpha, on_fit=None):
+    """``(covering, sets)``: the credible sets of ``estimator`` at ``alpha`` over the
+    replicates that hold a causal variable, and their number."""
+    from sklearn.base import clone
+
+    covering = total = 0
+    for world in worlds:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # convergence and boundary notes of replicates
+            model = clone(estimator).set_params(alpha=alpha).fit(X, world.response)
+        if on_fit is not None:
+            on_fit()
+        for found in model.credible_sets_:
+            total += 1
+            covering += bool(world.causal.intersection(found["variables"]))
+    return covering, total
+
+
+def reference_fit(estimator, X, y, on_fit=None):
+    """The model the replicates are drawn from: ``estimator`` at alpha = 1 with the
+    infinitesimal background."""
+    from sklearn.base import clone
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = clone(estimator).set_params(alpha=1.0, unmappable_effects="inf").fit(X, y)
+    if on_fit is not None:
+        on_fit()
+    return model
+
+
+def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None):
+    """The largest alpha of ``alphas`` (scanned from the largest) whose pooled bootstrap
+    coverage reaches ``level``, or whose fits find no credible set in any replicate (none
+    miscovers; module docstring), and the coverage of each alpha scanned,
+    ``{alpha: (covering, sets)}``. When none reaches it, the alpha of the highest coverage
+    (the largest of equals), with a warning."""
+    reference = reference_fit(estimator, X, y, on_fit)
+    worlds = bootstrap_worlds(reference, X, n_worlds, rng)
+    evaluated = {}
+    for alpha in sorted((float(a) for a in alphas), reverse=True):
+        covering, total = credible_set_coverage(estimator, X, worlds, alpha, on_fit)
+        evaluated[alpha] = (covering, total)
+        if total == 0 or covering >= level * total:
+            return alpha, evaluated
+    coverage = {alpha: covering / total for alpha, (covering, total) in evaluated.items()}
+    best = max(coverage, key=lambda alpha: (coverage[alpha], alpha))
+    found = ", ".join(f"{alpha:.3g}: {value:.3f}" for alpha, value in coverage.items())
+    warnings.warn(f"AlphaSelector(method='calibrate'): no alpha of the grid gives credible "
+                  f"sets that cover at level={level} in the bootstrap replicates (coverage by "
+                  f"alpha: {found}); alpha_ is {best:.3g}, the highest. Smaller alphas in "
+                  "the grid, or more replicates (n_bootstrap), may reach it.", UserWarning,
+                  stacklevel=3)
+    return best, evaluated

@@ -1,0 +1,106 @@
+"""The choice of alpha for alpha-SuSiE's credible sets (AlphaSelector(method="calibrate")
+on AlphaSuSiE): the replicates drawn from the fit, alpha = 1 kept where the sets already
+cover, a smaller alpha where a background makes them miss, and a locus with nothing to
+fine-map not refused."""
+
+import numpy as np
+import pytest
+
+from alphavb import AlphaSuSiE
+from alphavb.linear_model import _susie_calibration as calibration
+from alphavb.model_selection import AlphaSelector
+
+
+def correlated(n, p, rng, rho=0.8):
+    X = rng.standard_normal((n, p))
+    for j in range(1, p):
+        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * X[:, j]
+    return X
+
+
+def test_replicates_are_drawn_from_the_fit_with_its_background():
+    """One clear effect: each replicate's causal variable is the fit's (its probability is
+    1), the replicate's response has the fit's effect, background and noise: its
+    regression on the causal column recovers the effect, and its residual variance is
+    ``sigma2 + tau2 * sum_j Var(x_j) / scale_j^2``."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2000, 20)) * np.linspace(0.5, 2.0, 20) + 3.0
+    y = 1.5 * X[:, 4] + X @ (0.05 * rng.standard_normal(20)) + rng.standard_normal(2000)
+    reference = calibration.reference_fit(AlphaSuSiE(n_effects=3), X, y)
+    assert reference.infinitesimal_variance_ > 0
+    worlds = calibration.bootstrap_worlds(reference, X, 30, np.random.default_rng(1))
+    assert all(world.causal == frozenset({4}) for world in worlds)
+    slopes, residual_variances = [], []
+    centred = X - X.mean(axis=0)
+    for world in worlds:
+        slope = centred[:, 4] @ world.response / (centred[:, 4] @ centred[:, 4])
+        slopes.append(slope)
+        residual_variances.append(np.var(world.response - slope * centred[:, 4]))
+    # the slope is b*_4 + theta*_4 / scale_4 + noise: its mean is the fit's effect
+    spread = np.std(slopes, ddof=1) / np.sqrt(len(slopes))
+    assert np.mean(slopes) == pytest.approx(reference.coef_[4], abs=4 * spread)
+    scale = reference.column_scale_
+    others = np.delete(np.arange(20), 4)
+    expected = reference.noise_variance_ + reference.infinitesimal_variance_ * np.sum(
+        np.var(X[:, others], axis=0) / scale[others] ** 2)
+    assert np.mean(residual_variances) == pytest.approx(expected, rel=0.05)
+
+
+def test_sparse_locus_keeps_alpha_one():
+    """Clear, unlinked effects without a background: the sets cover in the replicates at
+    alpha = 1, which is chosen after the reference fit and one alpha's replicates."""
+    rng = np.random.default_rng(2)
+    X = correlated(400, 80, rng)
+    y = X[:, 10] - 0.8 * X[:, 50] + rng.standard_normal(400)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
+                             random_state=0).fit(X, y)
+    assert selector.alpha_ == 1.0
+    assert selector.n_fits_ == 1 + 10  # the reference fit and alpha = 1's 10 replicates
+    assert selector.criterion_[0] >= 0.95
+    assert "credible sets cover" in selector.selection_text()
+
+
+def test_background_that_breaks_the_sets_lowers_alpha():
+    """A strong polygenic background on linked columns: at alpha = 1 SuSiE's sets in the
+    replicates miss (sets on the background's largest effects), so a smaller alpha is
+    chosen, the largest whose sets cover (or that finds no set in any replicate: none
+    miscovers); the scan stops there."""
+    rng = np.random.default_rng(3)
+    X = correlated(300, 100, rng)
+    coef = 0.12 * rng.standard_normal(100)
+    coef[30] = 0.6
+    y = X @ coef + rng.standard_normal(300)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
+                             random_state=0).fit(X, y)
+    assert selector.alpha_ < 1.0
+    coverage = dict(zip(selector.alphas_, selector.criterion_, strict=True))
+    assert coverage[1.0] < 0.95
+    assert not coverage[selector.alpha_] < 0.95  # at least the level, or no sets (NaN)
+    assert all(value < 0.95 for alpha, value in coverage.items() if alpha > selector.alpha_)
+    assert min(selector.alphas_) == selector.alpha_
+
+
+def test_locus_without_signal_is_not_refused():
+    """No effect, so no credible set at alpha = 1 (no PIP above 1/2): the coefficient
+    calibration refused such a locus; the credible-set one has nothing that miscovers and
+    keeps alpha = 1."""
+    rng = np.random.default_rng(4)
+    X = correlated(200, 40, rng)
+    y = rng.standard_normal(200)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=3), method="calibrate",
+                             random_state=0).fit(X, y)
+    assert selector.alpha_ == 1.0
+    assert selector.best_estimator_.credible_sets_ == []
+
+
+@pytest.mark.parametrize("method", ["safebayes", "cv"])
+def test_other_selectors_run_on_alpha_susie(method):
+    rng = np.random.default_rng(5)
+    X = correlated(120, 30, rng)
+    y = X[:, 3] + rng.standard_normal(120)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=3, unmappable_effects="inf"),
+                             method=method, alphas=[1.0, 0.5], random_state=0)
+    with pytest.warns(UserWarning, match="tau2"):  # a sparse locus: tau2 at 0
+        selector.fit(X, y)
+    assert selector.alpha_ in (1.0, 0.5)
+    assert 3 in selector.best_estimator_.credible_sets_[0]["variables"]

@@ -1,0 +1,93 @@
+"""``alphavb reproduce susie2-benchmark --quick``: its files, its table's rows and values,
+the scenarios' data as SuSiE 2.0's script makes them, and a rerun read from the cache."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from alphavb import cli
+from alphavb.datasets import get_data_home
+from alphavb.reproduce import _susie2_data as data
+
+
+def needs_plink_data():
+    if not (get_data_home() / "plink" / "mouse_hs1940.bed").exists():
+        pytest.skip("the plink data are not in the data home (set ALPHAVB_DATA)")
+
+
+def read(path):
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_quick_run_writes_the_table_and_reruns_from_the_cache(tmp_path):
+    needs_plink_data()
+    assert cli.main(["reproduce", "susie2-benchmark", "--quick", "--out", str(tmp_path)]) == 0
+    rows = read(tmp_path / "susie2_benchmark.csv")
+    methods = {(row["scenario"], row["method"]) for row in rows}
+    for scenario in ("sparse3", "S1"):
+        for name in ("SuSiE", "SuSiE-inf"):
+            assert (scenario, f"{name}, calibrated") in methods
+            for alpha in ("1", "0.75", "0.5"):
+                assert (scenario, f"{name}, alpha = {alpha}") in methods
+    # summary statistics with another sample's LD: the fixed alphas only
+    assert ("ld_mismatch", "SuSiE, alpha = 1") in methods
+    assert ("ld_mismatch", "SuSiE, calibrated") not in methods
+    for row in rows:
+        assert row["replicates"] == "2"
+        if "calibrated" in row["method"]:
+            assert 0.5 <= float(row["alpha"]) <= 1.0
+        elif row["alpha"]:
+            assert float(row["alpha"]) == pytest.approx(float(row["method"].rsplit("= ")[1]))
+        if row["coverage"] not in ("", "nan"):
+            assert 0.0 <= float(row["coverage"]) <= 1.0
+    for name in ("susie2_benchmark.png", "susie2_benchmark.md", "susie2_benchmark_pips.csv"):
+        assert (tmp_path / name).exists()
+    assert cli.main(["reproduce", "susie2-benchmark", "--quick", "--out", str(tmp_path)]) == 0
+    assert read(tmp_path / "susie2_benchmark.csv") == rows or all(
+        {k: v for k, v in a.items() if k not in ("seconds", "seconds_se")}
+        == {k: v for k, v in b.items() if k not in ("seconds", "seconds_se")}
+        for a, b in zip(read(tmp_path / "susie2_benchmark.csv"), rows, strict=True))
+
+
+def test_oligo_scenario_partitions_the_heritability():
+    """S1 as the script draws it: the sparse, oligogenic and infinitesimal genetic values
+    have sample variances 0.5, 0.35 and 0.15 of h2g = 0.25 of Var(g) / h2g, the sparse and
+    oligogenic variants are nearly unlinked, and the causal variants by power include the
+    top 3."""
+    rng = np.random.default_rng(0)
+    genotypes = rng.binomial(2, rng.uniform(0.1, 0.5, 400), size=(500, 400)).astype(float)
+    X, _ = data.window_genotypes(genotypes, rng, n_samples=400, window=300)
+    assert X.shape == (400, 300)
+    np.testing.assert_allclose(X.std(axis=0, ddof=1), 1.0)
+    y, coef, causal, top, sparse, oligo = data.oligo_response(X, "S1", rng)
+    assert len(sparse) == 3 and len(oligo) == 5
+    rest = np.setdiff1d(np.arange(300), np.concatenate([sparse, oligo]))
+    shares = [np.var(X[:, part] @ coef[part], ddof=1) for part in (sparse, oligo, rest)]
+    np.testing.assert_allclose(shares, [0.5 * 0.25, 0.35 * 0.25, 0.15 * 0.25], rtol=1e-10)
+    assert np.count_nonzero(coef) == 300
+    genetic = np.var(X @ coef, ddof=1)
+    noise = np.var(y - X @ coef, ddof=1)
+    assert genetic / (genetic + noise) == pytest.approx(0.25, abs=0.08)
+    both = np.concatenate([sparse, oligo])
+    r = np.abs(np.corrcoef(X[:, both], rowvar=False)[np.triu_indices(8, 1)])
+    assert r.max() < 0.5
+    assert set(top.tolist()) == set(np.argsort(-np.abs(coef))[:3].tolist())
+    from scipy import stats
+
+    noise_variance = genetic * (1 - 0.25) / 0.25  # the script's sigma^2, from Var(g)
+    power = stats.ncx2.sf(stats.chi2.isf(0.05 / 300, 1), 1, 400 * coef**2 / noise_variance)
+    assert causal.tolist() == np.flatnonzero(power >= 0.8).tolist()
+    assert len(causal) >= 1
+
+
+def test_sparse_scenario_is_unlinked_with_unit_effects():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((300, 80))
+    y, coef, causal = data.sparse_response(X, 4, rng)
+    assert len(causal) == 4 and np.all(coef[causal] == 1.0)
+    r = np.corrcoef(X[:, causal], rowvar=False)[np.triu_indices(4, 1)]
+    assert np.all(np.abs(r) <= 0.1)
+    h2 = np.var(X @ coef, ddof=1) / np.var(y, ddof=1)
+    assert h2 == pytest.approx(0.12, abs=0.06)
