@@ -61,34 +61,6 @@ def bootstrap_worlds(reference, X, n_worlds, rng):
     return worlds
 
 
-def background_mixture(residual, Z, sigma2, max_sweeps=100, tol=1e-4):
-    """The mixture ``g = sum_k pi_k N(0, sigma2 s_k)`` of the effects left in ``residual``
-    (``y`` less the single effects, on the standardized columns ``Z``), fitted by Mr.ASH's
-    variational empirical Bayes (Kim et al. 2024) at the noise variance ``sigma2``; the grid
-    is susieR 0.16.5's for SuSiE-ash, ``s_k = (2^((k - 1) / 25) - 1)^2 n / median(d)``, k =
-    1..25. Returns ``(pi, s)``."""
-    from ._kernels import mr_ash_sweep
-
-    Z = np.asfortranarray(Z)
-    d = np.einsum("ij,ij->j", Z, Z)
-    n = Z.shape[0]
-    grid = (2.0 ** (np.arange(25) / 25.0) - 1.0) ** 2 * n / np.median(d[d > 0])
-    weights = np.full(grid.size, 1.0 / grid.size)
-    coef, work = np.zeros(Z.shape[1]), residual.astype(float).copy()
-    sums = np.empty(grid.size)
-    informative = max(int(np.sum(d > 0)), 1)
-    for _ in range(max_sweeps):
-        with np.errstate(divide="ignore"):
-            log_weights = np.log(weights)
-        mr_ash_sweep(Z, d, work, coef, log_weights, grid, float(sigma2), sums)
-        updated = sums / informative
-        if np.max(np.abs(updated - weights)) < tol:
-            weights = updated
-            break
-        weights = updated
-    return weights, grid
-
-
 def credible_set_coverage(estimator, X, worlds, alpha, on_fit=None):
     """``(covering, sets)``: the credible sets of ``estimator`` at ``alpha`` over the
     replicates that hold a causal variable, and their number."""

@@ -84,7 +84,7 @@ def _wrong_model_risk(model, X, truth, n_draws, random_state):
     return float(difference @ difference)
 
 
-def coefficient_error(model, truth):
+def _coefficient_error(model, truth):
     return float(np.linalg.norm(np.ravel(_fitted(model).coef_) - truth["coef"]))
 
 
@@ -98,7 +98,7 @@ def _alpha_estimate(model, truth, level):
 def wrong_model_problem(wrong=True, n_features=50):
     """The wrong-model regression as a :class:`~alphavb.simulation.Problem`."""
     return Problem("wrong_model", _simulate_wrong_model, _wrong_model_risk,
-                   coefficient_error, {"wrong": wrong, "n_features": n_features},
+                   _coefficient_error, {"wrong": wrong, "n_features": n_features},
                    _alpha_estimate)
 
 
@@ -146,7 +146,7 @@ def _coefficients_and_alpha(model, truth, level):
 
 def wu_martin_problem(errors="normal"):
     """Wu & Martin's (2023, Sec. 5) regression as a :class:`~alphavb.simulation.Problem`."""
-    return Problem("wu_martin", _simulate_wu_martin, _wu_martin_risk, coefficient_error,
+    return Problem("wu_martin", _simulate_wu_martin, _wu_martin_risk, _coefficient_error,
                    {"errors": errors}, _coefficients_and_alpha)
 
 
