@@ -184,11 +184,19 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         after each sweep, and the fit stops when no single effect's probability moves by
         ``tol`` (susieR's rule with a background). From rows, sufficient statistics or
         summary statistics (with ``n_samples``); not with covariates or ``refine``.
-    residual_variance_method : {"mom", "mle"}, default="mom"
+    residual_variance_method : {"mom", "mle", "nig"}, default="mom"
         With a background, how ``(sigma2, tau2)`` are estimated: the method of moments
         (SuSiE-inf's and susieR's) or by maximising ``F`` (``"mle"``, Cui et al.'s
         ``method="MLE"``; ``F`` then never falls). Without one, ``sigma2``'s update is
-        both.
+        both. ``"nig"``: the normal-inverse-gamma prior for small samples (Denault et
+        al. 2025; susieR 0.16.5's ``estimate_residual_method = "NIG"``,
+        :mod:`alphavb.linear_model._susie_nig`): each effect is ``N(0, sigma2 V_l)``
+        with ``sigma2 ~ IG(a0 / 2, b0 / 2)`` integrated out of every single effect
+        (Student-t posteriors; ``a0 = 1 / sqrt(n)``, ``b0 = Var(y) / sqrt(n)``), ``V_l``
+        by EM from ``scaled_prior_variance`` (a share of ``sigma2``), ``sigma2``
+        reported as its posterior mean; with more than one effect the fit stops on the
+        probabilities (susieR's default ``tol`` there is ``1e-6``). Not with a
+        background.
     warm_start : bool, default=False
         Continue from the last fit's ``q`` (same kind of fit, ``n_effects`` and features);
         on new data the first sweep's ``sigma2`` is estimated on them and convergence is
@@ -210,7 +218,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     effect_means_, effect_variances_ : ndarray of shape (n_effects_, n_features)
         Mean and variance of ``beta_l`` given ``gamma_lj = 1``, on the original columns.
     prior_variances_ : ndarray of shape (n_effects_,)
-        ``V_l`` (on the standardized columns with ``standardize=True``).
+        ``V_l`` (on the standardized columns with ``standardize=True``); with
+        ``residual_variance_method="nig"`` the slab's variance ``V_l E[sigma2]``
+        (susieR's ``V * rv``).
     kept_effects_ : ndarray of bool of shape (n_effects_,)
         The effects with ``V_l > prior_tol * u``, those the PIPs and credible sets read.
     n_effects_ : int
@@ -276,7 +286,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         "constant_columns": [Options("keep", "raise", "exclude")],
         "missing": [Options("raise", "drop")],
         "unmappable_effects": [None, Options("inf")],
-        "residual_variance_method": [Options("mom", "mle")],
+        "residual_variance_method": [Options("mom", "mle", "nig")],
     }
     _parameter_hints: ClassVar[dict] = {
         **CAVIEstimator._parameter_hints,
@@ -571,6 +581,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         share = self.scaled_prior_variance if prior_variance_share is None \
             else prior_variance_share
         background = None
+        if self.residual_variance_method == "nig":
+            self._check_nig()
+            estimate_residual_variance = True
         if self.unmappable_effects == "inf":
             background = self._infinitesimal_background(ibss)
             estimate_residual_variance = True  # tau2 and sigma2 together, as susieR
@@ -583,6 +596,20 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                                        self.residual_variance))
             data = replace(data, n_effects=data.start.alpha.shape[0])
         return data
+
+    def _check_nig(self):
+        owner = type(self).__name__
+        if self.estimate_residual_variance is False:
+            raise bad_parameter(owner, "estimate_residual_variance", "True or 'auto' with "
+                                "residual_variance_method='nig'", False, "The NIG prior "
+                                "integrates sigma2 out of every single effect; to fix sigma2, "
+                                "use residual_variance_method='mom' with "
+                                "estimate_residual_variance=False.")
+        if self.unmappable_effects is not None:
+            raise bad_parameter(owner, "residual_variance_method", "'mom' or 'mle' with "
+                                "unmappable_effects", "nig", "The NIG prior is for small "
+                                "samples without a background (susieR refuses the pair "
+                                "too); drop one of the two.")
 
     def _infinitesimal_background(self, ibss):
         """The eigenstructure an infinitesimal background reads (SuSiE-inf); refused with
@@ -664,8 +691,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                           previous.infinitesimal_variance))
         if data.start is not None:
             return data.start
-        return initial_state(data.ibss, data.n_effects, self.residual_variance,
-                             data.prior_variance_share)
+        state = initial_state(data.ibss, data.n_effects, self.residual_variance,
+                              data.prior_variance_share)
+        if self.residual_variance_method == "nig":  # V is a share of sigma2 (susieR's start)
+            state = state._replace(prior_variance=np.full(data.n_effects,
+                                                          data.prior_variance_share))
+        return state
 
     def _state_fits(self, data):
         return (getattr(self, "_fit_kind", None) == data.kind
@@ -681,6 +712,14 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _cavi_step(self, data, state):
         alpha = float(self.alpha)
+        if self.residual_variance_method == "nig":
+            from ._susie_nig import default_prior, nig_sweep
+
+            state, fractional = nig_sweep(
+                data.ibss, state, alpha=alpha,
+                prior=default_prior(data.ibss.n_samples, data.ibss.variance_y),
+                estimate_prior_variance=bool(self.estimate_prior_variance))
+            return state, self._objective_without_latents(fractional / alpha)
         if data.background is not None:
             from ._susie_inf import infinitesimal_sweep
 
@@ -703,9 +742,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _stopping_value(self, data, state, objective):
         """``F`` (susieR's ELBO at alpha = 1), whose rise ``tol`` bounds; with a background,
-        the single effects' probabilities (susieR 0.16.5 and SuSiE-inf stop on them: the
-        method of moments need not raise ``F``)."""
-        if data.background is not None:
+        or with the NIG prior and more than one effect, the single effects' probabilities
+        (susieR 0.16.5 and SuSiE-inf stop on them: the method of moments need not raise
+        ``F``, and the NIG fit's recorded objective is no bound)."""
+        if data.background is not None or (self.residual_variance_method == "nig"
+                                           and state.alpha.shape[0] > 1):
             return state.alpha
         return objective if self.objective == "fractional" else self.alpha * objective
 
@@ -732,7 +773,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         state = result.state
         if not result.converged and data.estimate_residual_variance:
             state = self._last_variance_update(data, state)
-        trimmed = state.prior_variance < self._prior_variance_floor_of(data)
+        trimmed = self._reported_variances(state) < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]
             state = state._replace(
@@ -745,6 +786,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _last_variance_update(self, data, state):
         """``sigma2`` (and ``tau2``) updated from the last sweep's ``q``."""
+        if self.residual_variance_method == "nig":
+            from ._susie_nig import default_prior, nig_residual_variance
+
+            prior = default_prior(data.ibss.n_samples, data.ibss.variance_y)
+            return state._replace(residual_variance=nig_residual_variance(
+                state.erss, data.ibss.n_samples, prior, float(self.alpha)))
         if data.background is None:
             return state._replace(residual_variance=residual_variance_update(
                 data.ibss, state.erss, float(self.alpha), self._bounds(data)))
@@ -753,6 +800,13 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         sigma2, tau2 = updated_variances(data.background, state, float(self.alpha),
                                          self.residual_variance_method, self._bounds(data))
         return state._replace(residual_variance=sigma2, infinitesimal_variance=tau2)
+
+    @staticmethod
+    def _reported_variances(state):
+        """``V_l``; with the NIG prior ``s_l E[sigma2]`` (susieR's ``V * rv``)."""
+        if state.residual_scales is None:
+            return state.prior_variance
+        return state.prior_variance * state.residual_scales
 
     def _set_parameters(self, state):
         scale = self.column_scale_
@@ -763,13 +817,13 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.single_effect_probabilities_ = probabilities
         self.null_effect_probabilities_ = state.null_alpha.copy()
         self.effect_means_, self.effect_variances_ = means, variances
-        self.prior_variances_ = state.prior_variance.copy()
+        self.prior_variances_ = np.array(self._reported_variances(state), dtype=float)
         self.n_effects_ = int(probabilities.shape[0])
         self.kept_effects_ = self.prior_variances_ > self._prior_variance_floor
         self.noise_variance_ = float(state.residual_variance)
         self.noise_shape_ = self.noise_scale_ = None  # sigma2 is a point estimate
         self.inclusion_probabilities_ = inclusion_probabilities(
-            probabilities, state.prior_variance, self._prior_variance_floor)
+            probabilities, self.prior_variances_, self._prior_variance_floor)
         self.coef_ = coef
         self.__dict__.update(self._covariate_attributes(coef))
         if self._fit_kind == "sufficient-no-means":

@@ -187,7 +187,10 @@ class IBSSState(NamedTuple):
     sufficient statistics, and ``effect_fits`` (L, n or p), each effect's share of it;
     ``erss`` (``E ||y - Z b||^2`` at the end of the last sweep, None before the first);
     ``infinitesimal_variance`` (``tau2`` of SuSiE-inf's background, 0 without;
-    :mod:`~alphavb.linear_model._susie_inf`, whose sweep keeps ``W' E[b]`` in ``fit``)."""
+    :mod:`~alphavb.linear_model._susie_inf`, whose sweep keeps ``W' E[b]`` in ``fit``);
+    ``residual_scales`` (L,), each effect's ``E[sigma2]`` under the NIG prior (None
+    without it; :mod:`~alphavb.linear_model._susie_nig`), by which its ``V`` is
+    reported."""
 
     alpha: np.ndarray
     mean: np.ndarray
@@ -200,6 +203,7 @@ class IBSSState(NamedTuple):
     effect_fits: np.ndarray
     null_alpha: np.ndarray
     infinitesimal_variance: float = 0.0
+    residual_scales: np.ndarray | None = None
 
 
 class IBSSData(NamedTuple):
