@@ -12,7 +12,12 @@ locus with a polygenic background:
     theta* ~ N(0, tau2 I),   y* = Z (b* + theta*) + e*,   e* ~ N(0, sigma2 I),
 
 on the standardized columns ``Z`` (``sigma2``, ``tau2`` of the reference fit). The causal
-variables of a replicate are those of ``b*``; a credible set covers when it holds one. For
+variables of a replicate are those whose effect ``b*_j + theta*_j`` a marginal test at the
+Bonferroni level ``0.05 / p`` would detect with power at least 0.8 (non-centrality ``n
+(b*_j + theta*_j)^2 Var(z_j) / sigma2``; SuSiE 2.0's simulations count causal variants so):
+an effect too small to be found is unmappable, and a set resting on one is counted as a
+miss, as a set on the background is. A credible set covers when it holds a causal
+variable. For
 each alpha of the grid, from the largest down, the estimator (with its own settings and
 background, or none) is fitted to every replicate, and the coverage pooled over their
 credible sets is compared with the level: the first alpha that reaches it is chosen. A
@@ -47,6 +52,7 @@ def bootstrap_worlds(reference, X, n_worlds, rng):
     sds = np.sqrt(reference.effect_variances_) * scale
     sigma, tau = np.sqrt(reference.noise_variance_), np.sqrt(reference.infinitesimal_variance_)
     n, p = X.shape
+    spread = np.var(X, axis=0) / scale**2  # Var(z_j) of the fit's columns
     worlds = []
     for _ in range(n_worlds):
         coef = np.zeros(p)
@@ -57,8 +63,20 @@ def bootstrap_worlds(reference, X, n_worlds, rng):
                 rng.standard_normal()
         background = tau * rng.standard_normal(p)
         response = centred @ ((coef + background) / scale) + sigma * rng.standard_normal(n)
-        worlds.append(BootstrapWorld(response, frozenset(np.flatnonzero(coef).tolist())))
+        worlds.append(BootstrapWorld(response, detectable(coef + background, spread,
+                                                          sigma**2, n)))
     return worlds
+
+
+def detectable(effects, column_variances, noise_variance, n, level=0.05, power=0.8):
+    """The variables whose ``effects`` a 1-df chi-square test at ``level / p`` finds with
+    at least ``power`` (module docstring)."""
+    from scipy import stats
+
+    critical = stats.chi2.isf(level / effects.size, 1)
+    noncentrality = n * effects**2 * column_variances / noise_variance
+    found = stats.ncx2.sf(critical, 1, np.maximum(noncentrality, 1e-300)) >= power
+    return frozenset(np.flatnonzero(found).tolist())
 
 
 def credible_set_coverage(estimator, X, worlds, alpha, on_fit=None):

@@ -19,8 +19,8 @@ def correlated(n, p, rng, rho=0.8):
 
 
 def test_replicates_are_drawn_from_the_fit_with_its_background():
-    """One clear effect: each replicate's causal variable is the fit's (its probability is
-    1), the replicate's response has the fit's effect, background and noise: its
+    """One clear effect: each replicate's causal variables hold the fit's (its probability
+    is 1), the replicate's response has the fit's effect, background and noise: its
     regression on the causal column recovers the effect, and its residual variance is
     ``sigma2 + tau2 * sum_j Var(x_j) / scale_j^2``."""
     rng = np.random.default_rng(0)
@@ -29,7 +29,8 @@ def test_replicates_are_drawn_from_the_fit_with_its_background():
     reference = calibration.reference_fit(AlphaSuSiE(n_effects=3), X, y)
     assert reference.infinitesimal_variance_ > 0
     worlds = calibration.bootstrap_worlds(reference, X, 30, np.random.default_rng(1))
-    assert all(world.causal == frozenset({4}) for world in worlds)
+    # the effect is detectable in every replicate (a background effect may be too)
+    assert all(4 in world.causal for world in worlds)
     slopes, residual_variances = [], []
     centred = X - X.mean(axis=0)
     for world in worlds:
@@ -62,13 +63,14 @@ def test_sparse_locus_keeps_alpha_one():
 
 def test_background_that_breaks_the_sets_lowers_alpha():
     """A strong polygenic background on linked columns: at alpha = 1 SuSiE's sets in the
-    replicates miss (sets on the background's largest effects), so a smaller alpha is
+    replicates miss (sets on background effects too small to be detected), so a smaller
+    alpha is
     chosen, the largest whose sets cover (or that finds no set in any replicate: none
     miscovers); the scan stops there."""
     rng = np.random.default_rng(3)
     X = correlated(300, 100, rng)
     coef = 0.12 * rng.standard_normal(100)
-    coef[30] = 0.6
+    coef[33] = 0.6
     y = X @ coef + rng.standard_normal(300)
     selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
                              random_state=0).fit(X, y)
