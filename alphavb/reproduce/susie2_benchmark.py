@@ -61,10 +61,11 @@ def _genotypes():
     return load_mouse_hs1940().genotypes
 
 
-def _simulate(n_samples, random_state, scenario, window):
+def _simulate(n_samples, random_state, scenario, window, rule=None):
     """One replicate of ``scenario`` (module docstring): ``X`` (rows of mice, with the
     reference panel's rows at the end and ``y`` NaN there for ``ld_mismatch``), ``y`` and
-    the truth (``coef``, ``causal``, ``top``)."""
+    the truth (``coef``, ``causal``, ``top``). ``rule`` names the calibration's rule (a
+    setting, so that cached fits of an older rule are not read)."""
     rng = np.random.default_rng(random_state)
     reference = data.REFERENCE_SAMPLES if scenario == "ld_mismatch" else 0
     X, panel = data.window_genotypes(_genotypes(), rng, n_samples, window, reference)
@@ -119,8 +120,10 @@ def _rows(model, truth, level):
 
 def benchmark_problem(scenario, window=data.WINDOW):
     """One scenario as a :class:`~alphavb.simulation.Problem`."""
+    from ..linear_model._susie_calibration import RULE
+
     return Problem("susie2_benchmark", _simulate, coefficient_risk, coefficient_error,
-                   {"scenario": scenario, "window": window}, _rows)
+                   {"scenario": scenario, "window": window, "rule": RULE}, _rows)
 
 
 class TimedSuSiE(AlphaSuSiE):

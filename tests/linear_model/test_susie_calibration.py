@@ -63,23 +63,38 @@ def test_sparse_locus_keeps_alpha_one():
 
 def test_background_that_breaks_the_sets_lowers_alpha():
     """A strong polygenic background on linked columns: at alpha = 1 SuSiE's sets in the
-    replicates miss (sets on background effects too small to be detected), so a smaller
-    alpha is
-    chosen, the largest whose sets cover (or that finds no set in any replicate: none
-    miscovers); the scan stops there."""
+    replicates miss (sets on background effects too small to be detected) more often than
+    a coverage of 0.95 explains, so a smaller alpha is chosen: the largest whose misses it
+    does explain (the binomial test); the scan stops there. SuSiE-inf on the same locus
+    covers in its replicates and keeps alpha = 1."""
     rng = np.random.default_rng(3)
-    X = correlated(300, 100, rng)
-    coef = 0.12 * rng.standard_normal(100)
-    coef[33] = 0.6
-    y = X @ coef + rng.standard_normal(300)
+    X = correlated(400, 200, rng, rho=0.9)
+    coef = 0.06 * rng.standard_normal(200)
+    coef[66] = 0.6
+    y = X @ coef + rng.standard_normal(400)
+    alpha, found = calibration.calibrated_alpha(
+        AlphaSuSiE(n_effects=5), X, y, [1.0, 0.75, 0.5, 0.35, 0.25], 0.95, 10,
+        np.random.default_rng(0))
+    assert alpha < 1.0 and min(found) == alpha
+    for scanned, (covering, total) in found.items():
+        assert calibration.covers(covering, total, 0.95) == (scanned == alpha)
+    assert not calibration.covers(*found[1.0], 0.95)
     selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
                              random_state=0).fit(X, y)
     assert selector.alpha_ < 1.0
-    coverage = dict(zip(selector.alphas_, selector.criterion_, strict=True))
-    assert coverage[1.0] < 0.95
-    assert not coverage[selector.alpha_] < 0.95  # at least the level, or no sets (NaN)
-    assert all(value < 0.95 for alpha, value in coverage.items() if alpha > selector.alpha_)
-    assert min(selector.alphas_) == selector.alpha_
+    background, _ = calibration.calibrated_alpha(
+        AlphaSuSiE(n_effects=5, unmappable_effects="inf"), X, y, [1.0, 0.5], 0.95, 10,
+        np.random.default_rng(0))
+    assert background == 1.0
+
+
+def test_binomial_rule():
+    """One miss in ten sets is what a coverage of 0.95 gives (P = 0.91), six in twenty is
+    not (P < 1e-4); no set at all is no miss."""
+    assert calibration.covers(9, 10, 0.95)
+    assert not calibration.covers(14, 20, 0.95)
+    assert calibration.covers(0, 0, 0.95)
+    assert calibration.covers(95, 100, 0.95) and not calibration.covers(85, 100, 0.95)
 
 
 def test_locus_without_signal_is_not_refused():
