@@ -230,6 +230,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     infinitesimal_variance_ : float
         ``tau2`` of the background (on the standardized columns with ``standardize=True``,
         as ``prior_variances_``); 0 without one.
+    ld_mismatch_ : MismatchDiagnostics or None
+        After :meth:`fit_summary` with ``ld_mismatch`` or ``reference_n_samples``: the
+        mismatch variance ``lambda``, the effective reference size ``1 / (1 / B +
+        lambda)``, the share of the residual where ``R`` has no variance (flagged above
+        0.1) and per credible set the largest loss of log Bayes factor to the inflation
+        (flagged at ``log 20``); None otherwise.
     infinitesimal_effects_ : ndarray of shape (n_features,)
         ``E[theta]``, the background's effects on the original columns (zeros without
         one); :meth:`predict` adds ``X @ infinitesimal_effects_`` to ``X @ coef_`` and
@@ -467,7 +473,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         return self
 
     def fit_summary(self, z=None, R=None, n_samples=None, *, bhat=None, shat=None,
-                    var_y=None, reference_X=None, regularization=0.0):
+                    var_y=None, reference_X=None, regularization=0.0, ld_mismatch=None,
+                    reference_n_samples=None):
         """Fit alpha-SuSiE to summary statistics: z-scores (or effect estimates and their
         standard errors) and an LD matrix (susieR's ``susie_rss``).
 
@@ -511,6 +518,18 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         regularization : float in [0, 1), default=0.0
             ``lambda``: fit with ``(1 - lambda) R + lambda I``, the fix for an ``R`` that is
             not positive semi-definite or does not match ``z``.
+        ld_mismatch : {None, "eb"}, default=None
+            ``"eb"``: ``R`` is from another sample, so the signal each effect subtracts is
+            off by a variance that grows with the fitted signal, estimated from the data
+            (susieR 0.16.5's ``R_mismatch = "eb"``;
+            :mod:`~alphavb.linear_model._susie_mismatch`): the effects near fitted signal
+            get wider single-effect regressions. ``ld_mismatch_`` holds the estimate and the
+            diagnostics, and a warning names the sets they flag. ``sigma2`` stays fixed.
+        reference_n_samples : int or None, default=None
+            The reference panel's size ``B`` (susieR's ``R_finite``): a sample correlation
+            of ``B`` rows is off by ``1 / B`` of the signal, which inflates each SER as
+            above, with or without ``ld_mismatch``. With ``reference_X`` and
+            ``ld_mismatch``, None is its number of rows.
 
         Returns
         -------
@@ -533,6 +552,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                 f"'{self.unmappable_effects}'", None, "The background's "
                                 "variance is identified only by n: pass n_samples (a rough "
                                 "n is better than none), or fit without the background.")
+        mismatch = self._mismatch_model(ld_mismatch, reference_n_samples, n_samples,
+                                        reference_X)
         if R is None:
             R = reference_ld(owner, reference_X)
         stats = summary_statistics(owner, z, R, n_samples, regularization, shat=shat,
@@ -541,11 +562,46 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                    R_is_gram=reference_X is not None)
         p = stats.gram.shape[0]
         self._fit_statistics(stats, Centring(np.zeros(p), 0.0, stats.n_samples),
-                             "summary", self.estimate_residual_variance is True, names)
+                             "summary", self.estimate_residual_variance is True, names,
+                             mismatch=mismatch)
         return self
 
+    def _mismatch_model(self, ld_mismatch, reference_n_samples, n_samples, reference_X):
+        """The :class:`~alphavb.linear_model._susie_mismatch.MismatchModel` of
+        :meth:`fit_summary`'s ``ld_mismatch`` and ``reference_n_samples`` (None: neither)."""
+        from ._susie_mismatch import MismatchModel
+        from ._susie_rss import real_scalar
+
+        owner = type(self).__name__
+        if ld_mismatch not in (None, "eb"):
+            raise bad_parameter(owner, "ld_mismatch", "None or 'eb'", ld_mismatch)
+        if ld_mismatch is None and reference_n_samples is None:
+            return None
+        if reference_n_samples is None and reference_X is not None:
+            reference_n_samples = np.shape(reference_X)[0]
+        if reference_n_samples is not None:
+            size = real_scalar(reference_n_samples)
+            if size is None or not np.isfinite(size) or size <= 0:
+                raise bad_parameter(owner, "reference_n_samples", "a positive number (the "
+                                    "reference panel's rows)", reference_n_samples)
+        if n_samples is None:
+            raise bad_parameter(owner, "n_samples", "the sample size with ld_mismatch or "
+                                "reference_n_samples", None, "The inflation is on the "
+                                "z-score scale of n rows: pass n_samples.")
+        if self.estimate_residual_variance is True:
+            raise bad_parameter(owner, "estimate_residual_variance", "'auto' or False with "
+                                "ld_mismatch or reference_n_samples", True, "sigma2 and the "
+                                "mismatch variance are hardly told apart (susieR fixes sigma2 "
+                                "too).")
+        if self.unmappable_effects is not None or self.residual_variance_method == "nig":
+            raise bad_parameter(owner, "ld_mismatch", "None with a background or the NIG "
+                                "prior", ld_mismatch, "Fit the mismatch without them.")
+        return MismatchModel(np.inf if reference_n_samples is None
+                             else float(real_scalar(reference_n_samples)),
+                             ld_mismatch == "eb", float(n_samples) - 1.0)
+
     def _fit_statistics(self, stats, centring, kind, estimate_residual_variance, names,
-                        column_means=None):
+                        column_means=None, mismatch=None):
         """Fit the :class:`~alphavb.linear_model._susie_rss.SummaryStatistics` ``stats``
         (from :meth:`fit_sufficient` or :meth:`fit_summary`)."""
         p = stats.gram.shape[0]
@@ -560,9 +616,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                           weights, variance_y=stats.variance_y,
                                           null_weight=self.null_weight,
                                           gram_columns=stats.gram_columns)
-        self._fit_cavi(self._susie_data(ibss, centring, stats.column_scale, kind,
-                                        estimate_residual_variance,
-                                        stats.prior_variance_share, column_means))
+        data = self._susie_data(ibss, centring, stats.column_scale, kind,
+                                estimate_residual_variance, stats.prior_variance_share,
+                                column_means)
+        self._fit_cavi(replace(data, mismatch=mismatch))
 
     def _susie_data(self, ibss, centring, scale, kind, estimate_residual_variance,
                     prior_variance_share=None, column_means=None):
@@ -696,7 +753,30 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if self.residual_variance_method == "nig":  # V is a share of sigma2 (susieR's start)
             state = state._replace(prior_variance=np.full(data.n_effects,
                                                           data.prior_variance_share))
+        if data.mismatch is not None and data.mismatch.estimate:
+            state = self._mismatch_start(data, state)
         return state
+
+    def _mismatch_start(self, data, state):
+        """susieR 0.16.5's start of ``ld_mismatch="eb"``: effect 1's SER at ``lambda = 0``,
+        then ``lambda`` from it, times that effect's LD coherence."""
+        from ._susie_mismatch import ld_coherence
+
+        state, _ = ibss_sweep(data.ibss, state, alpha=float(self.alpha),
+                              rule=self._rule(data), estimate_residual_variance=False,
+                              effects=[0])
+        variance = self._mismatch_variance(data, state)
+        coherence = ld_coherence(state.alpha[0], data.ibss.prior_weights,
+                                 lambda variables: purity_correlation(data, variables))
+        return state._replace(mismatch_variance=coherence * variance)
+
+    @staticmethod
+    def _mismatch_variance(data, state):
+        from ._susie_mismatch import estimated_mismatch_variance
+
+        coef = np.sum(state.alpha * state.mean, axis=0)
+        return estimated_mismatch_variance(data.mismatch, data.ibss.zty, state.fit, coef,
+                                           state.residual_variance)
 
     def _state_fits(self, data):
         return (getattr(self, "_fit_kind", None) == data.kind
@@ -728,10 +808,20 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 method=self.residual_variance_method,
                 residual_variance_bounds=self._bounds(data))
             return state, self._objective_without_latents(fractional / alpha)
+        inflate = None
+        if data.mismatch is not None:
+            from functools import partial
+
+            from ._susie_mismatch import inflation
+
+            inflate = partial(inflation, data.mismatch, state.residual_variance,
+                              state.mismatch_variance)
         state, fractional = ibss_sweep(
             data.ibss, state, alpha=alpha, rule=self._rule(data),
             estimate_residual_variance=data.estimate_residual_variance,
-            residual_variance_bounds=self._bounds(data))
+            residual_variance_bounds=self._bounds(data), inflate=inflate)
+        if data.mismatch is not None and data.mismatch.estimate:
+            state = state._replace(mismatch_variance=self._mismatch_variance(data, state))
         return state, self._objective_without_latents(fractional / alpha)
 
     def _bounds(self, data):
@@ -742,12 +832,16 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _stopping_value(self, data, state, objective):
         """``F`` (susieR's ELBO at alpha = 1), whose rise ``tol`` bounds; with a background,
-        or with the NIG prior and more than one effect, the single effects' probabilities
-        (susieR 0.16.5 and SuSiE-inf stop on them: the method of moments need not raise
-        ``F``, and the NIG fit's recorded objective is no bound)."""
-        if data.background is not None or (self.residual_variance_method == "nig"
-                                           and state.alpha.shape[0] > 1):
-            return state.alpha
+        with the NIG prior and more than one effect, or with an LD mismatch, the single
+        effects' probabilities, the PIPs and the mismatch variance (susieR 0.16.5 and
+        SuSiE-inf stop on them: the method of moments need not raise ``F``, and the NIG and
+        mismatch fits' recorded objectives are no bounds)."""
+        if data.mismatch is not None or data.background is not None or (
+                self.residual_variance_method == "nig" and state.alpha.shape[0] > 1):
+            # 0.16.5's rule: the probabilities and the PIPs, and lambda (its guard)
+            pips = inclusion_probabilities(state.alpha, self._reported_variances(state),
+                                           self._prior_variance_floor_of(data))
+            return np.concatenate([state.alpha.ravel(), pips, [state.mismatch_variance]])
         return objective if self.objective == "fractional" else self.alpha * objective
 
     def _has_converged(self, current, previous):
@@ -850,6 +944,31 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             found["names"] = [names[j] for j in found["variables"]]
         self.credible_sets_ = sets
         self._publish_background(data, result.state)
+        self._publish_mismatch(data, result.state)
+
+    def _publish_mismatch(self, data, state):
+        """``ld_mismatch_`` (None for an LD of the sample) and a warning naming what it
+        flags (susieR 0.16.5's "possible mismatch" warning)."""
+        self.ld_mismatch_ = None
+        if data.mismatch is None:
+            return
+        from ._susie_mismatch import mismatch_diagnostics
+
+        found = mismatch_diagnostics(data.mismatch, data.ibss, state, float(self.alpha),
+                                     self.credible_sets_)
+        self.ld_mismatch_ = found
+        if found.flagged:
+            flagged = [index for index, value in enumerate(found.set_sensitivity)
+                       if value >= np.log(20.0)]
+            warnings.warn(
+                f"AlphaSuSiE.fit_summary: the LD matrix and the z-scores may not match "
+                f"(mismatch variance {found.mismatch_variance:.3g}, effective reference size "
+                f"{found.effective_reference_size:.3g}; {found.artifact_share:.0%} of the "
+                f"residual lies where R has no variance"
+                + (f"; credible sets {flagged} (of credible_sets_) rest on Bayes factors the "
+                   "mismatch shrinks 20-fold or more" if flagged else "") + "). Check the "
+                "variants with ld_mismatch_diagnostic(z, R, n) and drop those it flags, or "
+                "use an LD matrix of the sample.", UserWarning, stacklevel=caller_stacklevel())
 
     def _publish_background(self, data, state):
         """``infinitesimal_variance_`` and ``infinitesimal_effects_`` (``E[theta]`` on the

@@ -190,7 +190,8 @@ class IBSSState(NamedTuple):
     :mod:`~alphavb.linear_model._susie_inf`, whose sweep keeps ``W' E[b]`` in ``fit``);
     ``residual_scales`` (L,), each effect's ``E[sigma2]`` under the NIG prior (None
     without it; :mod:`~alphavb.linear_model._susie_nig`), by which its ``V`` is
-    reported."""
+    reported; ``mismatch_variance``, ``lambda`` of an LD matrix from another sample
+    (:mod:`~alphavb.linear_model._susie_mismatch`)."""
 
     alpha: np.ndarray
     mean: np.ndarray
@@ -204,6 +205,7 @@ class IBSSState(NamedTuple):
     null_alpha: np.ndarray
     infinitesimal_variance: float = 0.0
     residual_scales: np.ndarray | None = None
+    mismatch_variance: float = 0.0
 
 
 class IBSSData(NamedTuple):
@@ -388,7 +390,8 @@ def residual_variance_update(data, erss, alpha, bounds=(0.0, None)):
 
 
 def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
-               estimate_residual_variance=True, rule=None, residual_variance_bounds=(0.0, None)):
+               estimate_residual_variance=True, rule=None, residual_variance_bounds=(0.0, None),
+               inflate=None, effects=None):
     """One sweep of iterative Bayesian stepwise selection on the alpha-VB objective (module
     docstring), on individual data or sufficient statistics: ``sigma2`` from the last
     sweep's ``E RSS`` (not before the first sweep), then each effect's SER in turn, its
@@ -398,7 +401,12 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
     checking the objective, so a converged fit keeps the ``sigma2`` of its last sweep).
 
     Each effect's fit ``Z E[b_l]`` is kept in the state, so an effect's update costs one
-    product with ``Z`` and one with ``Z'`` (one with ``Z'Z`` on sufficient statistics)."""
+    product with ``Z`` and one with ``Z'`` (one with ``Z'Z`` on sufficient statistics).
+
+    ``inflate(fit_without, coef_without)``, when given, is each variable's factor on the
+    residual variance of an effect's SER, from the other effects (``Z'Z b_{-l}`` and
+    ``b_{-l}``; :mod:`~alphavb.linear_model._susie_mismatch`); ``effects``: the effects
+    updated (all when None)."""
     if rule is None:
         rule = PriorVarianceRule("optim" if estimate_prior_variance else "fixed")
     sigma2 = state.residual_variance
@@ -409,25 +417,33 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     kl, fit, effect_fits = state.kl.copy(), state.fit.copy(), state.effect_fits.copy()
     null_alpha = state.null_alpha.copy()
-    effect_squares = np.empty(probabilities.shape[0])
-    for effect in range(probabilities.shape[0]):
+    effect_squares = np.array([_squared_norm(data, a * m, f) for a, m, f in
+                               zip(probabilities, mean, effect_fits, strict=True)])
+    coef = np.sum(probabilities * mean, axis=0) if inflate is not None else None
+    for effect in range(probabilities.shape[0]) if effects is None else effects:
         fit -= effect_fits[effect]
         xtr = _correlation_with_residual(data, fit)
-        single = single_effect_regression(xtr, data.d, tempered, prior_variance[effect],
+        variance = tempered
+        if inflate is not None:
+            coef = coef - probabilities[effect] * mean[effect]
+            variance = tempered * inflate(fit, coef)
+        single = single_effect_regression(xtr, data.d, variance, prior_variance[effect],
                                           data.log_prior, rule=rule,
                                           log_null_prior=data.log_null_prior)
         probabilities[effect], mean[effect] = single.alpha, single.mean
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
         null_alpha[effect] = single.null_probability
-        coef = single.alpha * single.mean
-        effect_fits[effect] = design_times(data, coef)
+        values = single.alpha * single.mean
+        effect_fits[effect] = design_times(data, values)
         # KL = -(log evidence + log N(r | 0, s2)) + E_q[log N(r | Z b_l, s2)]
-        kl[effect] = -single.log_evidence + (
-            2.0 * float(xtr @ coef)
-            - float(np.sum(data.d * single.alpha * single.second_moment))) / (2.0 * tempered)
-        effect_squares[effect] = _squared_norm(data, coef, effect_fits[effect])
+        kl[effect] = -single.log_evidence + float(np.sum(
+            (2.0 * xtr * values - data.d * single.alpha * single.second_moment)
+            / (2.0 * variance)))
+        effect_squares[effect] = _squared_norm(data, values, effect_fits[effect])
         fit += effect_fits[effect]
+        if inflate is not None:
+            coef = coef + values
     erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities, mean,
                                             second_moment)
     return (IBSSState(probabilities, mean, second_moment, prior_variance, kl, sigma2, fit,

@@ -24,7 +24,8 @@ class SuSiEData:
     a refinement; None: susieR's start) and the means of the sweeps' columns where they are
     not centred (for Pearson's correlations in the purities), and the
     :class:`~alphavb.linear_model._susie_inf.Eigenstructure` of an infinitesimal background
-    (None without one)."""
+    (None without one) and the :class:`~alphavb.linear_model._susie_mismatch.MismatchModel`
+    of an LD matrix from another sample (None: the LD is the sample's)."""
 
     ibss: IBSSData
     centring: Centring
@@ -37,6 +38,7 @@ class SuSiEData:
     start: object = None
     column_means: np.ndarray | None = None
     background: object = None
+    mismatch: object = None
 
 
 def data_digest(ibss):

@@ -1,0 +1,173 @@
+"""An LD matrix from another sample: the finite-reference and mismatch variance of SuSiE 2.0
+(susieR 0.16.5's ``susie_rss(..., R_finite = B, R_mismatch = "eb")``; Sun et al.), on the
+alpha-VB objective: the math.
+
+On the z-score scale (``Z'Z = (n - 1) R``, ``R`` the reference's correlations), the fitted
+signal ``(R b)_j`` that the single-effect regression of effect ``l`` subtracts is off by the
+error of ``R``: a sample correlation of ``B`` individuals has ``Var((R^ b)_j) ~ ((R b)_j^2 +
+b'R b) / B`` (Wishart), and a reference from another population adds a variance
+``lambda`` of the same shape. So each variable's residual variance is inflated,
+
+    tau_j^2 = sigma2 + (1 / B + lambda) s_j,   s_j = eta_j^2 + v,
+    eta_j = (Z'Z b_{-l})_j / sqrt(n - 1),   v = max(b_{-l}' Z'Z b_{-l}, 0),
+
+and the SER of effect ``l`` uses ``shat2_j = tau_j^2 / (alpha d_j)`` (tempered as the
+residual variance is): only variables near fitted signal are inflated, none before an
+effect is fitted. ``lambda`` (``ld_mismatch="eb"``) is estimated once per sweep, after the
+effects, by maximum likelihood on the z-scale residual of the whole fit, ``r_j = (z~_j -
+(Z'Z E[b])_j / sqrt(n - 1))`` with ``r_j ~ N(0, sigma2 + s_j / B + lambda s_j)`` (``s`` of
+the whole fit), set to 0 when the likelihood at 0 is as high or the estimate is below a
+tenth of its standard error at 0 (``1 / sqrt(sum_j (s_j / base_j)^2 / 2)``); the fit starts
+with effect 1's SER at ``lambda = 0``, whose ``lambda`` is multiplied by the LD coherence of
+that effect's variables (``a' (R o R) a`` over its variables with ``alpha_j >= 2 pi_j``,
+renormalised), as 0.16.5 starts. ``B`` is ``reference_n_samples`` (infinite without: the
+mismatch variance alone). The fit stops when neither the probabilities nor ``lambda`` move
+by ``tol``.
+
+Diagnostics after the fit (0.16.5's ``R_finite_diagnostics``): the share ``Q`` of the
+residual's square on the eigenvectors of ``R`` whose eigenvalues are at most ``1e-3`` of the
+largest (directions ``R`` says are empty; flagged above 0.1), and per credible set the
+largest loss of log Bayes factor that the inflation causes at one of its variables (flagged
+at ``log 20``).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+# a credible set whose variables lose this much log Bayes factor to the inflation is flagged
+SENSITIVITY_THRESHOLD = np.log(20.0)
+# Q above this flags the region (residual on directions R leaves empty)
+ARTIFACT_THRESHOLD = 0.1
+ARTIFACT_EIGENVALUE_SHARE = 1e-3
+
+
+class MismatchModel(NamedTuple):
+    """``reference_n_samples`` ``B`` (``inf``: the mismatch variance alone), whether
+    ``lambda`` is estimated (``"eb"``) and ``n - 1``."""
+
+    reference_n_samples: float
+    estimate: bool
+    n_minus_one: float
+
+
+def signal_spread(fit, coef, n_minus_one):
+    """``s_j = (Z'Z b)_j^2 / (n - 1) + max(b' Z'Z b, 0)`` from ``fit = Z'Z b``."""
+    return fit**2 / n_minus_one + max(float(coef @ fit), 0.0)
+
+
+def inflation(model, sigma2, mismatch_variance, fit_without, coef_without):
+    """``tau_j^2 / sigma2`` (p,) for the SER whose other effects are ``coef_without`` (their
+    ``Z'Z`` product ``fit_without``)."""
+    spread = signal_spread(fit_without, coef_without, model.n_minus_one)
+    return 1.0 + (1.0 / model.reference_n_samples + mismatch_variance) * spread / sigma2
+
+
+def estimated_mismatch_variance(model, zty, fit, coef, sigma2):
+    """``lambda`` by maximum likelihood on the fit's z-scale residual (module docstring)."""
+    from scipy.optimize import minimize_scalar
+
+    residual = (zty - fit) / np.sqrt(model.n_minus_one)
+    spread = signal_spread(fit, coef, model.n_minus_one)
+    keep = np.isfinite(residual) & np.isfinite(spread) & (spread > np.finfo(float).eps)
+    if not keep.any() or not sigma2 > np.finfo(float).eps:
+        return 0.0
+    squares, spread = residual[keep] ** 2, spread[keep]
+    base = sigma2 + spread / model.reference_n_samples
+    excess = (squares - base) / spread
+    excess = excess[np.isfinite(excess) & (excess > 0)]
+    information = 0.5 * float(np.sum((spread / base) ** 2))
+    boundary_error = np.sqrt(1.0 / information) if information > 0 else np.inf
+
+    def negative_log_likelihood(value):
+        total = base + value * spread
+        return 0.5 * float(np.sum(np.log(total) + squares / total))
+
+    upper = max(1.0, 100.0 / model.reference_n_samples,
+                10.0 * float(excess.max()) if excess.size else 0.0)
+    while upper < np.finfo(float).max / 10 and (negative_log_likelihood(upper)
+                                                 < negative_log_likelihood(upper / 2)):
+        upper *= 10.0
+    found = minimize_scalar(negative_log_likelihood, bounds=(0.0, upper), method="bounded",
+                            options={"xatol": 1e-8})
+    if negative_log_likelihood(0.0) <= found.fun or found.x < 0.1 * boundary_error:
+        return 0.0
+    return float(found.x)
+
+
+def ld_coherence(probabilities, prior_weights, correlations):
+    """``a' (R o R) a`` over the variables with ``alpha_j >= 2 pi_j`` (``a`` their
+    renormalised probabilities; ``correlations(variables)`` their ``R``), clipped to [0,
+    1]; 1 when no variable qualifies."""
+    prior = prior_weights / prior_weights.sum()
+    keep = (probabilities > 0) & (probabilities >= 2.0 * prior)
+    if not keep.any():
+        return 1.0
+    weights = probabilities[keep] / probabilities[keep].sum()
+    R = correlations(np.flatnonzero(keep))
+    return float(np.clip(weights @ (R * R) @ weights, 0.0, 1.0))
+
+
+class MismatchDiagnostics(NamedTuple):
+    """After a fit with ``ld_mismatch`` or ``reference_n_samples``: ``mismatch_variance``
+    (``lambda``), ``effective_reference_size`` (``1 / (1 / B + lambda)``),
+    ``artifact_share`` (``Q``) and ``artifact_flag``, per credible set the largest loss of
+    log Bayes factor (``set_sensitivity``) and ``sensitivity_flag``."""
+
+    mismatch_variance: float
+    effective_reference_size: float
+    artifact_share: float
+    artifact_flag: bool
+    set_sensitivity: list
+    sensitivity_flag: bool
+
+    @property
+    def flagged(self):
+        """Whether 0.16.5 would warn of a mismatch (either flag)."""
+        return bool(self.artifact_flag or self.sensitivity_flag)
+
+
+def artifact_share(correlation_matrix, residual):
+    """``Q``: the share of ``||r||^2`` on the eigenvectors of ``R`` with eigenvalues at most
+    ``1e-3`` of the largest (0 when there are none, or ``r`` is 0)."""
+    values, vectors = np.linalg.eigh(correlation_matrix)
+    empty = values <= ARTIFACT_EIGENVALUE_SHARE * values.max()
+    total = float(residual @ residual)
+    if not empty.any() or total <= 1e-12:
+        return 0.0
+    return float(np.sum((vectors[:, empty].T @ residual) ** 2) / total)
+
+
+def mismatch_diagnostics(model, data, state, alpha, sets):
+    """:class:`MismatchDiagnostics` of a fitted ``state`` on the sufficient statistics
+    ``data`` (:class:`~alphavb.linear_model._susie.IBSSData` of the summary) at the
+    temperature ``alpha``, with its credible ``sets`` (module docstring)."""
+    from ._susie import design_times, log_bayes_factors
+
+    sigma2, variance = state.residual_variance, state.mismatch_variance
+    coef_by_effect = state.alpha * state.mean
+    coef = coef_by_effect.sum(axis=0)
+    gram = np.array(data.gram, dtype=float)
+    if data.gram_columns is not None:
+        gram = data.gram_columns[:, None] * gram * data.gram_columns
+    residual = (data.zty - state.fit) / np.sqrt(model.n_minus_one)
+    share = artifact_share(gram / model.n_minus_one, residual)
+    sensitivity = []
+    informative = data.d > 0
+    safe = np.where(informative, data.d, 1.0)
+    for found in sets:
+        effect = found["effect"]
+        without = coef - coef_by_effect[effect]
+        factor = inflation(model, sigma2, variance, state.fit
+                           - design_times(data, coef_by_effect[effect]), without)
+        xtr = data.zty - state.fit + design_times(data, coef_by_effect[effect])
+        betahat = np.where(informative, xtr / safe, 0.0)
+        shat2 = np.where(informative, sigma2 / (alpha * safe), np.inf)
+        loss = (log_bayes_factors(betahat, shat2, state.prior_variance[effect])
+                - log_bayes_factors(betahat, shat2 * factor, state.prior_variance[effect]))
+        sensitivity.append(float(np.max(np.maximum(loss[found["variables"]], 0.0))))
+    reference = 1.0 / (1.0 / model.reference_n_samples + variance) \
+        if (1.0 / model.reference_n_samples + variance) > 0 else np.inf
+    return MismatchDiagnostics(
+        float(variance), float(reference), share, bool(share > ARTIFACT_THRESHOLD),
+        sensitivity, bool(any(value >= SENSITIVITY_THRESHOLD for value in sensitivity)))

@@ -1,0 +1,88 @@
+"""Writes tests/data/susier_mismatch.json: susieR 0.16.5's ``susie_rss`` with an LD matrix
+from other individuals, ``R_finite = B`` (the finite reference), ``R_mismatch = "eb"`` (the
+mismatch variance) and both, on N3finemapping: the z-scores of the first 287 rows (each
+response), the correlations of the other 287 (B = 287), the variants that vary in both
+halves; ``max_iter = 100``, its defaults otherwise (PIP convergence at tol 1e-4).
+
+Per fit (``fits.<y1|y2>_<finite|eb|eb_finite>``): ``pip``, ``V``, ``niter``, ``cs``
+(0-based), ``lambda_bias``, ``B_corrected``, ``Q_art`` and the two flags (null without
+``R_mismatch``), ``seconds``; ``columns``: the variants kept (0-based).
+
+Run: ALPHAVB_DATA=../shared/data python benchmarks/susier_mismatch_reference.py \\
+    --susier-lib <library holding susieR 0.16.5>   (default: $SUSIER_LIB)
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from alphavb.datasets import get_data_home
+
+R_SCRIPT = r"""
+.libPaths(c(commandArgs(TRUE)[1], .libPaths()))
+suppressPackageStartupMessages({library(susieR); library(jsonlite)})
+stopifnot(as.character(packageVersion("susieR")) == "0.16.5")
+folder <- commandArgs(TRUE)[2]
+X <- as.matrix(read.csv(file.path(folder, "N3finemapping_X.csv"), header = FALSE))
+Y <- as.matrix(read.csv(file.path(folder, "N3finemapping_Y.csv"), header = FALSE))
+dimnames(X) <- NULL
+first <- 1:287; other <- 288:574
+keep <- apply(X[first, ], 2, sd) > 0 & apply(X[other, ], 2, sd) > 0
+X <- X[, keep]
+R <- cor(X[other, ])
+fits <- list()
+for (k in 1:2) {
+  uni <- univariate_regression(X[first, ], Y[first, k])
+  z <- uni$betahat / uni$sebetahat
+  for (case in c("finite", "eb", "eb_finite")) {
+    args <- list(z = z, R = R, n = length(first), max_iter = 100)
+    if (case %in% c("finite", "eb_finite")) args$R_finite <- length(other)
+    if (case %in% c("eb", "eb_finite")) args$R_mismatch <- "eb"
+    t0 <- proc.time()[["elapsed"]]
+    fit <- withCallingHandlers(do.call(susie_rss, args),
+                               warning = function(w) invokeRestart("muffleWarning"),
+                               message = function(m) invokeRestart("muffleMessage"))
+    seconds <- proc.time()[["elapsed"]] - t0
+    d <- fit$R_finite_diagnostics
+    fits[[sprintf("y%d_%s", k, case)]] <- list(
+      pip = unname(fit$pip), V = unname(fit$V), niter = fit$niter,
+      cs = unname(lapply(fit$sets$cs, function(v) unname(v) - 1L)),
+      lambda_bias = d$lambda_bias, B_corrected = d$B_corrected, Q_art = d$Q_art,
+      artifact_flag = d$artifact_flag, R_sensitivity_flag = d$R_sensitivity_flag,
+      seconds = seconds)
+  }
+}
+out <- list(susieR = as.character(packageVersion("susieR")), columns = which(keep) - 1L,
+            fits = fits)
+writeLines(toJSON(out, auto_unbox = TRUE, digits = I(15), null = "null"), commandArgs(TRUE)[3])
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--susier-lib", default=os.environ.get("SUSIER_LIB"),
+                        help="the R library holding susieR 0.16.5")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1]
+                                             / "tests" / "data" / "susier_mismatch.json"))
+    args = parser.parse_args()
+    if not args.susier_lib:
+        parser.error("pass --susier-lib (or set SUSIER_LIB): the library holding susieR "
+                     "0.16.5 (../shared/peers/susieR-0.16.5.md)")
+    with tempfile.TemporaryDirectory() as tmp:
+        script, raw = Path(tmp) / "mismatch.R", Path(tmp) / "mismatch.json"
+        script.write_text(R_SCRIPT)
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        subprocess.run(["Rscript", str(script), args.susier_lib,
+                        str(get_data_home() / "susie"), str(raw)], check=True, env=env)
+        result = json.loads(raw.read_text())
+    Path(args.out).write_text(json.dumps(result) + "\n")
+    for name, fit in result["fits"].items():
+        print(f"{name}: lambda {fit['lambda_bias']} sets {len(fit['cs'])} iterations "
+              f"{fit['niter']} {fit['seconds']:.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""alpha-SuSiE's fit of z-scores with an LD matrix from other individuals
+(``fit_summary(..., ld_mismatch="eb", reference_n_samples=B)``): susieR 0.16.5's
+``R_finite`` and ``R_mismatch = "eb"`` reproduced (tests/data/susier_mismatch.json, written
+by benchmarks/susier_mismatch_reference.py), the inflation's limits, the diagnostics'
+flag, and bad input refused by name."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from alphavb import AlphaSuSiE
+from alphavb.datasets import get_data_home
+
+REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_mismatch.json"
+
+
+def z_scores(X, y):
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    r = Xc.T @ yc / np.sqrt(np.sum(Xc**2, axis=0) * (yc @ yc))
+    return r * np.sqrt((len(y) - 2) / (1 - r**2))
+
+
+@pytest.fixture(scope="module")
+def halves():
+    from alphavb.datasets import load_n3finemapping
+
+    if not (get_data_home() / "susie" / "N3finemapping_X.csv").exists():
+        pytest.skip("the susie data are not in the data home (set ALPHAVB_DATA)")
+    data = load_n3finemapping()
+    reference = json.loads(REFERENCE.read_text())
+    X = data.data[:, reference["columns"]]
+    return X[:287], X[287:], data.target[:287], reference["fits"]
+
+
+@pytest.mark.parametrize("response", [0, 1])
+@pytest.mark.parametrize("case", ["finite", "eb", "eb_finite"])
+def test_equals_susier_0_16_5(halves, response, case):
+    """PIPs, V, sets, iterations, lambda, the effective reference size and Q of 0.16.5's
+    fits of one half's z-scores with the other half's LD."""
+    sample, panel, Y, fits = halves
+    reference = fits[f"y{response + 1}_{case}"]
+    options = {}
+    if case != "eb":
+        options["reference_n_samples"] = 287
+    if case != "finite":
+        options["ld_mismatch"] = "eb"
+    model = AlphaSuSiE().fit_summary(z_scores(sample, Y[:, response]),
+                                     np.corrcoef(panel, rowvar=False), 287, **options)
+    np.testing.assert_allclose(model.inclusion_probabilities_, reference["pip"], atol=1e-7)
+    np.testing.assert_allclose(model.prior_variances_, reference["V"], rtol=1e-5,
+                               atol=1e-9)
+    assert model.n_iter_ == reference["niter"]
+    assert sorted(found["variables"] for found in model.credible_sets_) == sorted(
+        sorted(np.atleast_1d(found).tolist()) for found in reference["cs"])
+    if case == "finite":
+        assert model.ld_mismatch_.mismatch_variance == 0.0
+        return
+    found = model.ld_mismatch_
+    assert found.mismatch_variance == pytest.approx(reference["lambda_bias"], rel=1e-6)
+    assert found.effective_reference_size == pytest.approx(reference["B_corrected"],
+                                                           rel=1e-6)
+    assert found.artifact_share == pytest.approx(reference["Q_art"], rel=1e-6)
+    assert found.artifact_flag == reference["artifact_flag"]
+    assert found.sensitivity_flag == reference["R_sensitivity_flag"]
+
+
+def correlated(n, p, rng, rho=0.8):
+    X = rng.standard_normal((n, p))
+    for j in range(1, p):
+        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * X[:, j]
+    return X
+
+
+def test_infinite_reference_without_mismatch_is_the_plain_fit():
+    """``B`` at 1e15 and no ``lambda``: every inflation is 1 + 1e-15 s, the fit is
+    ``fit_summary``'s without them (the probabilities within 1e-9)."""
+    rng = np.random.default_rng(0)
+    X = correlated(400, 60, rng)
+    y = X[:, 20] + rng.standard_normal(400)
+    z, R = z_scores(X, y), np.corrcoef(X, rowvar=False)
+    plain = AlphaSuSiE(n_effects=5).fit_summary(z, R, 400)
+    finite = AlphaSuSiE(n_effects=5).fit_summary(z, R, 400, reference_n_samples=1e15)
+    np.testing.assert_allclose(finite.inclusion_probabilities_,
+                               plain.inclusion_probabilities_, atol=1e-9)
+
+
+def test_small_reference_widens_the_sets_and_an_empty_direction_is_flagged():
+    """With an in-sample LD a small ``B`` only inflates (the PIP of the effect's neighbours
+    can only rise); a reference of fewer rows than variables leaves directions of R empty
+    where a z-score from another sample has weight: Q above 0.1, and a warning that names
+    the diagnostic."""
+    rng = np.random.default_rng(1)
+    X = correlated(600, 80, rng)
+    y = 0.6 * X[:, 30] + rng.standard_normal(600)
+    z = z_scores(X, y)
+    R = np.corrcoef(X, rowvar=False)
+    plain = AlphaSuSiE(n_effects=3).fit_summary(z, R, 600)
+    inflated = AlphaSuSiE(n_effects=3).fit_summary(z, R, 600, reference_n_samples=30)
+    assert inflated.inclusion_probabilities_[30] <= plain.inclusion_probabilities_[30]
+    assert len(inflated.credible_sets_[0]["variables"]) >= len(plain.credible_sets_[0][
+        "variables"])
+    panel = correlated(40, 80, np.random.default_rng(2))
+    small = np.corrcoef(panel, rowvar=False)
+    with pytest.warns(UserWarning, match="ld_mismatch_diagnostic"):
+        model = AlphaSuSiE(n_effects=3).fit_summary(z, small, 600, ld_mismatch="eb",
+                                                    reference_n_samples=40)
+    assert model.ld_mismatch_.artifact_flag and model.ld_mismatch_.artifact_share > 0.1
+
+
+def test_bad_input_is_refused_by_name():
+    rng = np.random.default_rng(3)
+    X = correlated(100, 20, rng)
+    z, R = z_scores(X, X[:, 3] + rng.standard_normal(100)), np.corrcoef(X, rowvar=False)
+    with pytest.raises(ValueError, match="ld_mismatch"):
+        AlphaSuSiE().fit_summary(z, R, 100, ld_mismatch="EB")
+    with pytest.raises(ValueError, match="reference_n_samples"):
+        AlphaSuSiE().fit_summary(z, R, 100, reference_n_samples=-5)
+    with pytest.raises(ValueError, match="n_samples"):
+        AlphaSuSiE().fit_summary(z, R, ld_mismatch="eb")
+    with pytest.raises(ValueError, match="estimate_residual_variance"):
+        AlphaSuSiE(estimate_residual_variance=True).fit_summary(z, R, 100, ld_mismatch="eb")
+    R0 = R.copy()
+    AlphaSuSiE().fit_summary(z, R, 100, ld_mismatch="eb", reference_n_samples=50)
+    assert np.array_equal(R, R0)
