@@ -42,26 +42,75 @@ RULE = "binomial-0.05-detectable-v1"
 
 
 class BootstrapWorld:
-    """One replicate: the response and its causal variables."""
+    """One replicate: the response (rows' ``y``, or ``(X'y, y'y)`` of sufficient statistics)
+    and its causal variables."""
 
     def __init__(self, response, causal):
         self.response = response
         self.causal = causal
 
 
-def bootstrap_worlds(reference, X, n_worlds, rng):
+class RowSource:
+    """Replicates and fits on the rows ``X``."""
+
+    def __init__(self, X):
+        self.X = X
+
+    def centred(self, reference):
+        return self.X - reference._centring.X_offset
+
+    def column_variances(self, reference):
+        return np.var(self.X, axis=0)
+
+    def response(self, reference, coef, sigma, rng):
+        """``y* = X_c coef + e*`` (``coef`` on the original columns)."""
+        return self.centred(reference) @ coef + sigma * rng.standard_normal(self.X.shape[0])
+
+    def fit(self, model, response):
+        return model.fit(self.X, response)
+
+
+class SufficientSource:
+    """Replicates and fits on the sufficient statistics of centred rows: ``X'X`` (``XtX``),
+    ``n`` and the means; a replicate's ``X'y* = X'X coef + X'e*`` and ``y*'y*`` are drawn
+    exactly (``X'e* ~ N(0, sigma2 X'X)`` through ``X'X = W diag(lambda) W'``, and the part
+    of ``e*`` outside the columns' span by a chi-square of ``n - 1 - rank`` degrees)."""
+
+    def __init__(self, XtX, n_samples, X_mean, y_mean):
+        from ._susie_inf import design_eigen
+
+        self.XtX, self.n_samples, self.X_mean, self.y_mean = XtX, n_samples, X_mean, y_mean
+        self.values, self.vectors = design_eigen(XtX, is_gram=True)
+
+    def column_variances(self, reference):
+        return np.diag(self.XtX) / (self.n_samples - 1.0)
+
+    def response(self, reference, coef, sigma, rng):
+        signal = self.XtX @ coef
+        draws = rng.standard_normal(self.values.size)
+        noise = sigma * (self.vectors @ (np.sqrt(self.values) * draws))
+        outside = sigma**2 * rng.chisquare(max(self.n_samples - 1.0 - self.values.size, 1.0))
+        yty = float(coef @ signal + 2.0 * coef @ noise + sigma**2 * draws @ draws + outside)
+        return signal + noise, yty
+
+    def fit(self, model, response):
+        Xty, yty = response
+        return model.fit_sufficient(self.XtX, Xty, yty, self.n_samples, X_mean=self.X_mean,
+                                    y_mean=self.y_mean)
+
+
+def bootstrap_worlds(reference, source, n_worlds, rng):
     """``n_worlds`` replicates (:class:`BootstrapWorld`) drawn from ``reference``, an
-    AlphaSuSiE fitted at alpha = 1 with ``unmappable_effects="inf"`` to the rows ``X``
-    (module docstring)."""
+    AlphaSuSiE fitted at alpha = 1 with ``unmappable_effects="inf"`` to the data of
+    ``source`` (:class:`RowSource` or :class:`SufficientSource`; module docstring)."""
     scale = reference.column_scale_
-    centred = X - reference._centring.X_offset
     probabilities = reference.single_effect_probabilities_
     kept = np.flatnonzero(reference.kept_effects_)
     means = reference.effect_means_ * scale  # on the standardized columns
     sds = np.sqrt(reference.effect_variances_) * scale
     sigma, tau = np.sqrt(reference.noise_variance_), np.sqrt(reference.infinitesimal_variance_)
-    n, p = X.shape
-    spread = np.var(X, axis=0) / scale**2  # Var(z_j) of the fit's columns
+    p = scale.size
+    spread = source.column_variances(reference) / scale**2  # Var(z_j) of the fit's columns
     worlds = []
     for _ in range(n_worlds):
         coef = np.zeros(p)
@@ -70,10 +119,10 @@ def bootstrap_worlds(reference, X, n_worlds, rng):
             variable = rng.choice(p, p=weights)
             coef[variable] += means[effect, variable] + sds[effect, variable] * \
                 rng.standard_normal()
-        background = tau * rng.standard_normal(p)
-        response = centred @ ((coef + background) / scale) + sigma * rng.standard_normal(n)
-        worlds.append(BootstrapWorld(response, detectable(coef + background, spread,
-                                                          sigma**2, n)))
+        effects = coef + tau * rng.standard_normal(p)
+        response = source.response(reference, effects / scale, sigma, rng)
+        worlds.append(BootstrapWorld(response, detectable(effects, spread, sigma**2,
+                                                          reference.n_samples_fit_)))
     return worlds
 
 
@@ -88,7 +137,7 @@ def detectable(effects, column_variances, noise_variance, n, level=0.05, power=0
     return frozenset(np.flatnonzero(found).tolist())
 
 
-def credible_set_coverage(estimator, X, worlds, alpha, on_fit=None):
+def credible_set_coverage(estimator, source, worlds, alpha, on_fit=None):
     """``(covering, sets)``: the credible sets of ``estimator`` at ``alpha`` over the
     replicates that hold a causal variable, and their number."""
     from sklearn.base import clone
@@ -97,7 +146,7 @@ def credible_set_coverage(estimator, X, worlds, alpha, on_fit=None):
     for world in worlds:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence and boundary notes of replicates
-            model = clone(estimator).set_params(alpha=alpha).fit(X, world.response)
+            model = source.fit(clone(estimator).set_params(alpha=alpha), world.response)
         if on_fit is not None:
             on_fit()
         for found in model.credible_sets_:
@@ -115,29 +164,33 @@ def covers(covering, total, level, significance=SIGNIFICANCE):
     return total == 0 or bool(stats.binom.cdf(covering, total, level) > significance)
 
 
-def reference_fit(estimator, X, y, on_fit=None):
+def reference_fit(estimator, source, response, on_fit=None):
     """The model the replicates are drawn from: ``estimator`` at alpha = 1 with the
-    infinitesimal background."""
+    infinitesimal background, fitted to ``response`` of ``source``."""
     from sklearn.base import clone
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = clone(estimator).set_params(alpha=1.0, unmappable_effects="inf").fit(X, y)
+        model = source.fit(clone(estimator).set_params(alpha=1.0, unmappable_effects="inf"),
+                           response)
     if on_fit is not None:
         on_fit()
     return model
 
 
-def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None):
+def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None, *,
+                     source=None):
     """The largest alpha of ``alphas`` (scanned from the largest) whose pooled bootstrap
     coverage is consistent with ``level`` (:func:`covers`; module docstring), and the
     coverage of each alpha scanned, ``{alpha: (covering, sets)}``. When none is, the alpha
-    of the highest coverage (the largest of equals), with a warning."""
-    reference = reference_fit(estimator, X, y, on_fit)
-    worlds = bootstrap_worlds(reference, X, n_worlds, rng)
+    of the highest coverage (the largest of equals), with a warning. The data are the rows
+    ``X``, ``y``, or a :class:`SufficientSource` and ``y`` its ``(X'y, y'y)``."""
+    source = RowSource(X) if source is None else source
+    reference = reference_fit(estimator, source, y, on_fit)
+    worlds = bootstrap_worlds(reference, source, n_worlds, rng)
     evaluated = {}
     for alpha in sorted((float(a) for a in alphas), reverse=True):
-        covering, total = credible_set_coverage(estimator, X, worlds, alpha, on_fit)
+        covering, total = credible_set_coverage(estimator, source, worlds, alpha, on_fit)
         evaluated[alpha] = (covering, total)
         if covers(covering, total, level):
             return alpha, evaluated

@@ -166,13 +166,15 @@ class FineMappingKind(GaussianRegressionKind):
     # replicates per alpha scanned when n_bootstrap is None
     DEFAULT_REPLICATES = 10
 
-    def calibrate(self, X, y, alphas, level, n_replicates, rng, on_fit):
-        """``(alpha, {alpha: (covering sets, sets)})`` of the credible-set calibration."""
+    def calibrate(self, X, y, alphas, level, n_replicates, rng, on_fit, source=None):
+        """``(alpha, {alpha: (covering sets, sets)})`` of the credible-set calibration (on
+        the rows, or on a ``source`` of sufficient statistics)."""
         from ..linear_model._susie_calibration import calibrated_alpha
 
         generator = np.random.default_rng(rng.randint(2**31 - 1))
         return calibrated_alpha(self.estimator, X, y, alphas, level,
-                                n_replicates or self.DEFAULT_REPLICATES, generator, on_fit)
+                                n_replicates or self.DEFAULT_REPLICATES, generator, on_fit,
+                                source=source)
 
 
 class LogisticRegressionKind(_ModelKind):

@@ -249,11 +249,11 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         criterion = total / self.n_permutations
         return float(alphas[np.argmin(criterion)]), criterion
 
-    def _calibrate_credible_sets(self, model_kind, X, y, alphas, rng):
+    def _calibrate_credible_sets(self, model_kind, X, y, alphas, rng, source=None):
         """A fine-mapping model's calibration (its kind's ``calibrate``): the alpha and the
         pooled coverage of each alpha scanned (NaN where no replicate had a set)."""
         alpha, found = model_kind.calibrate(X, y, alphas, self.level, self.n_bootstrap, rng,
-                                            self._on_fit)
+                                            self._on_fit, source=source)
         self.calibration_alphas_ = np.array(list(found))
         return alpha, np.array([covering / total if total else np.nan
                                 for covering, total in found.values()])
@@ -412,6 +412,58 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         names = getattr(self.best_estimator_, "feature_names_in_", None)
         if names is not None:
             self.feature_names_in_ = names
+        return self
+
+    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None):
+        """Choose alpha from sufficient statistics and refit ``estimator`` at it by its
+        ``fit_sufficient`` (``method="calibrate"`` with :class:`~alphavb.AlphaSuSiE`: its
+        replicates are drawn as sufficient statistics, exactly as the rows' would be;
+        :func:`~alphavb.linear_model.sufficient_statistics` computes the arguments).
+
+        Parameters
+        ----------
+        XtX, Xty, yty, n_samples, X_mean, y_mean
+            As :meth:`AlphaSuSiE.fit_sufficient <alphavb.AlphaSuSiE.fit_sufficient>`.
+        """
+        from sklearn.utils import check_random_state
+        from tqdm.auto import tqdm
+
+        from ..linear_model import AlphaSuSiE
+        from ..linear_model._susie_calibration import SufficientSource
+
+        self._validate_params()
+        if not isinstance(self.estimator, AlphaSuSiE) or self.method != "calibrate":
+            raise bad_parameter("AlphaSelector", "method", "'calibrate' with an AlphaSuSiE "
+                                "for fit_sufficient", self.method, "The other criteria need "
+                                "rows (fit(X, y)).")
+        XtX = np.asarray(XtX, dtype=float)
+        Xty = np.asarray(Xty, dtype=float)
+        alphas = _check_alphas(self.alphas)
+        rng = check_random_state(self.random_state)
+        self.__dict__.pop("feature_names_in_", None)
+        bar = tqdm(disable=not self.verbose, unit="fit",
+                   desc="AlphaSelector(method='calibrate')")
+        fits = 0
+
+        def on_fit():
+            nonlocal fits
+            fits += 1
+            bar.update()
+
+        self._on_fit = on_fit
+        try:
+            source = SufficientSource(XtX, float(n_samples), X_mean, y_mean)
+            alpha, criterion = self._calibrate_credible_sets(
+                kind_of(self.estimator), None, (Xty, float(yty)), alphas, rng, source=source)
+        finally:
+            bar.close()
+            del self._on_fit
+        order = np.argsort(-self.calibration_alphas_, kind="stable")
+        self.alphas_, self.criterion_ = self.calibration_alphas_[order], criterion[order]
+        self.n_fits_, self.alpha_ = fits, alpha
+        self.best_estimator_ = clone(self.estimator).set_params(alpha=alpha).fit_sufficient(
+            XtX, Xty, yty, n_samples, X_mean=X_mean, y_mean=y_mean)
+        self.n_features_in_, self.n_rows_ = XtX.shape[0], int(n_samples)
         return self
 
     def __getattr__(self, name):

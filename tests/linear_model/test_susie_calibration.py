@@ -26,9 +26,10 @@ def test_replicates_are_drawn_from_the_fit_with_its_background():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((2000, 20)) * np.linspace(0.5, 2.0, 20) + 3.0
     y = 1.5 * X[:, 4] + X @ (0.05 * rng.standard_normal(20)) + rng.standard_normal(2000)
-    reference = calibration.reference_fit(AlphaSuSiE(n_effects=3), X, y)
+    rows = calibration.RowSource(X)
+    reference = calibration.reference_fit(AlphaSuSiE(n_effects=3), rows, y)
     assert reference.infinitesimal_variance_ > 0
-    worlds = calibration.bootstrap_worlds(reference, X, 30, np.random.default_rng(1))
+    worlds = calibration.bootstrap_worlds(reference, rows, 30, np.random.default_rng(1))
     # the effect is detectable in every replicate (a background effect may be too)
     assert all(4 in world.causal for world in worlds)
     slopes, residual_variances = [], []
@@ -121,3 +122,51 @@ def test_other_selectors_run_on_alpha_susie(method):
         selector.fit(X, y)
     assert selector.alpha_ in (1.0, 0.5)
     assert 3 in selector.best_estimator_.credible_sets_[0]["variables"]
+
+
+def test_sufficient_statistics_replicates_match_the_rows():
+    """A replicate drawn as sufficient statistics has the rows' distribution: over many
+    draws, the mean and covariance of ``X'y*`` and the mean of ``y*'y*`` equal those of
+    ``X_c'y*`` and ``||y*||^2`` from rows (the same effects), within Monte Carlo error."""
+    rng = np.random.default_rng(6)
+    X = correlated(60, 8, rng)
+    centred = X - X.mean(axis=0)
+    XtX = centred.T @ centred
+    source = calibration.SufficientSource(XtX, 60.0, X.mean(axis=0), 0.0)
+    coef = np.array([0.0, 1.0, 0.0, 0.0, -0.5, 0.0, 0.0, 0.0])
+    draws = [source.response(None, coef, 1.3, rng) for _ in range(20000)]
+    Xty = np.array([d[0] for d in draws])
+    yty = np.array([d[1] for d in draws])
+    np.testing.assert_allclose(Xty.mean(axis=0), XtX @ coef, atol=0.25)
+    np.testing.assert_allclose(np.cov(Xty, rowvar=False), 1.3**2 * XtX, rtol=0.05,
+                               atol=0.05 * 1.3**2 * np.abs(XtX).max())
+    expected = coef @ XtX @ coef + 1.3**2 * 59  # E||X_c b + e_c||^2, e centred (n - 1)
+    assert yty.mean() == pytest.approx(expected, rel=0.01)
+
+
+def test_selection_from_sufficient_statistics():
+    """``AlphaSelector.fit_sufficient``: a sparse locus keeps alpha = 1 and the refit is
+    ``fit_sufficient``'s; the background locus of the rows test lowers alpha too; other
+    methods are refused by name."""
+    from alphavb.linear_model import sufficient_statistics
+
+    rng = np.random.default_rng(2)
+    X = correlated(400, 80, rng)
+    y = X[:, 10] - 0.8 * X[:, 50] + rng.standard_normal(400)
+    stats = sufficient_statistics(X, y)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
+                             random_state=0).fit_sufficient(**stats)
+    assert selector.alpha_ == 1.0 and selector.n_fits_ == 11
+    direct = AlphaSuSiE(n_effects=5).fit_sufficient(**stats)
+    np.testing.assert_allclose(selector.inclusion_probabilities_,
+                               direct.inclusion_probabilities_)
+    rng = np.random.default_rng(3)
+    X = correlated(400, 200, rng, rho=0.9)
+    coef = 0.06 * rng.standard_normal(200)
+    coef[66] = 0.6
+    y = X @ coef + rng.standard_normal(400)
+    lowered = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
+                            random_state=0).fit_sufficient(**sufficient_statistics(X, y))
+    assert lowered.alpha_ < 1.0
+    with pytest.raises(ValueError, match="method"):
+        AlphaSelector(AlphaSuSiE(), method="safebayes").fit_sufficient(**stats)
