@@ -596,6 +596,13 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if self.unmappable_effects is not None or self.residual_variance_method == "nig":
             raise bad_parameter(owner, "ld_mismatch", "None with a background or the NIG "
                                 "prior", ld_mismatch, "Fit the mismatch without them.")
+        if reference_n_samples is None:
+            warnings.warn("AlphaSuSiE.fit_summary(ld_mismatch='eb') without "
+                          "reference_n_samples: the reference panel's own sampling error is "
+                          "taken as 0 (B infinite, susieR's default), so the mismatch "
+                          "variance alone widens the single effects; pass "
+                          "reference_n_samples (the panel's rows) to count both.",
+                          UserWarning, stacklevel=caller_stacklevel())
         return MismatchModel(np.inf if reference_n_samples is None
                              else float(real_scalar(reference_n_samples)),
                              ld_mismatch == "eb", float(n_samples) - 1.0)

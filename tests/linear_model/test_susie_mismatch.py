@@ -5,6 +5,7 @@ by benchmarks/susier_mismatch_reference.py), the inflation's limits, the diagnos
 flag, and bad input refused by name."""
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -46,8 +47,12 @@ def test_equals_susier_0_16_5(halves, response, case):
         options["reference_n_samples"] = 287
     if case != "finite":
         options["ld_mismatch"] = "eb"
-    model = AlphaSuSiE().fit_summary(z_scores(sample, Y[:, response]),
-                                     np.corrcoef(panel, rowvar=False), 287, **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = AlphaSuSiE().fit_summary(z_scores(sample, Y[:, response]),
+                                         np.corrcoef(panel, rowvar=False), 287, **options)
+    said = [str(w.message) for w in caught]
+    assert any("reference_n_samples" in text for text in said) == (case == "eb")
     np.testing.assert_allclose(model.inclusion_probabilities_, reference["pip"], atol=1e-7)
     np.testing.assert_allclose(model.prior_variances_, reference["V"], rtol=1e-5,
                                atol=1e-9)
@@ -106,6 +111,8 @@ def test_small_reference_widens_the_sets_and_an_empty_direction_is_flagged():
     with pytest.warns(UserWarning, match="ld_mismatch_diagnostic"):
         model = AlphaSuSiE(n_effects=3).fit_summary(z, small, 600, ld_mismatch="eb",
                                                     reference_n_samples=40)
+    with pytest.warns(UserWarning, match="without reference_n_samples"):
+        AlphaSuSiE(n_effects=3).fit_summary(z, R, 600, ld_mismatch="eb")
     assert model.ld_mismatch_.artifact_flag and model.ld_mismatch_.artifact_share > 0.1
 
 
