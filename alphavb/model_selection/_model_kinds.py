@@ -167,8 +167,8 @@ class FineMappingKind(GaussianRegressionKind):
     DEFAULT_REPLICATES = 10
 
     def calibrate(self, X, y, alphas, level, n_replicates, rng, on_fit, source=None):
-        """``(alpha, {alpha: (covering sets, sets)})`` of the credible-set calibration (on
-        the rows, or on a ``source`` of sufficient statistics)."""
+        """The credible-set calibration's :class:`~alphavb.linear_model._susie_calibration.
+        Calibration` (on the rows, or on a ``source`` of sufficient statistics)."""
         from ..linear_model._susie_calibration import calibrated_alpha
 
         generator = np.random.default_rng(rng.randint(2**31 - 1))

@@ -133,6 +133,10 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         Per alpha of ``alphas_``: the cumulative prequential log loss (SafeBayes), the mean
         held-out log predictive density (cv), the bootstrap coverage (calibrate) or, for
         ``"information"``, the uncapped value.
+    calibration_background_ : str or None
+        ``"calibrate"`` with an :class:`~alphavb.AlphaSuSiE` that has a background
+        (``unmappable_effects="inf"``) only: the background chosen, None when SuSiE
+        without it covered at alpha = 1 (``best_estimator_`` is then fitted without it).
     calibration_alphas_ : ndarray
         ``"calibrate"`` only: the alphas in the order the search evaluated them (its
         coverages are ``criterion_`` at the same alphas of ``alphas_``).
@@ -252,11 +256,15 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
     def _calibrate_credible_sets(self, model_kind, X, y, alphas, rng, source=None):
         """A fine-mapping model's calibration (its kind's ``calibrate``): the alpha and the
         pooled coverage of each alpha scanned (NaN where no replicate had a set)."""
-        alpha, found = model_kind.calibrate(X, y, alphas, self.level, self.n_bootstrap, rng,
-                                            self._on_fit, source=source)
-        self.calibration_alphas_ = np.array(list(found))
-        return alpha, np.array([covering / total if total else np.nan
-                                for covering, total in found.values()])
+        found = model_kind.calibrate(X, y, alphas, self.level, self.n_bootstrap, rng,
+                                     self._on_fit, source=source)
+        self.calibration_background_ = found.background
+        self._refit_params = {"unmappable_effects": found.background}
+        alphas = list(found.evaluated) or [1.0]
+        counts = list(found.evaluated.values()) or [found.without_background]
+        self.calibration_alphas_ = np.array(alphas)
+        return found.alpha, np.array([covering / total if total else np.nan
+                                      for covering, total in counts])
 
     def _calibrate(self, model_kind, X, y, alphas, rng):
         """Bisection on log alpha for the alpha whose bootstrap coverage of the full-data
@@ -372,8 +380,10 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
 
         X_given, y_given = X, y
         model_kind, X, y, alphas, rng = self._check(X, y)
-        for name in ("calibration_alphas_", "feature_names_in_"):  # set below if they apply
+        for name in ("calibration_alphas_", "calibration_background_",
+                     "feature_names_in_"):  # set below if they apply
             self.__dict__.pop(name, None)
+        self._refit_params = {}
         bar = tqdm(disable=not self.verbose, unit="fit",
                    desc=f"AlphaSelector(method={self.method!r})")
         fits = 0
@@ -406,7 +416,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         self.alphas_, self.criterion_, self.n_fits_ = alphas, criterion, fits
         self.alpha_ = alpha
         # refit on the data as given, so that a DataFrame's column names reach the model
-        refit = clone(self.estimator).set_params(alpha=alpha)
+        refit = clone(self.estimator).set_params(alpha=alpha, **self._refit_params)
         self.best_estimator_ = refit.fit(X_given) if y is None else refit.fit(X_given, y_given)
         self.n_features_in_, self.n_rows_ = X.shape[1], X.shape[0]
         names = getattr(self.best_estimator_, "feature_names_in_", None)
@@ -440,7 +450,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         Xty = np.asarray(Xty, dtype=float)
         alphas = _check_alphas(self.alphas)
         rng = check_random_state(self.random_state)
-        self.__dict__.pop("feature_names_in_", None)
+        for name in ("calibration_background_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
         bar = tqdm(disable=not self.verbose, unit="fit",
                    desc="AlphaSelector(method='calibrate')")
         fits = 0
@@ -461,7 +472,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         order = np.argsort(-self.calibration_alphas_, kind="stable")
         self.alphas_, self.criterion_ = self.calibration_alphas_[order], criterion[order]
         self.n_fits_, self.alpha_ = fits, alpha
-        self.best_estimator_ = clone(self.estimator).set_params(alpha=alpha).fit_sufficient(
+        self.best_estimator_ = clone(self.estimator).set_params(
+            alpha=alpha, **self._refit_params).fit_sufficient(
             XtX, Xty, yty, n_samples, X_mean=X_mean, y_mean=y_mean)
         self.n_features_in_, self.n_rows_ = XtX.shape[0], int(n_samples)
         return self
@@ -556,9 +568,11 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                     f"{len(self.alphas_)} alpha(s) evaluated")
         if hasattr(kind_of(self.estimator), "calibrate"):
             replicates = self.n_bootstrap or kind_of(self.estimator).DEFAULT_REPLICATES
+            chosen = ("" if getattr(self, "calibration_background_", "inf") is not None
+                      else "; SuSiE without the background covered at alpha = 1")
             return (f"the largest alpha whose {self.level:.0%} credible sets cover in "
                     f"{replicates} replicates drawn from the fit with its background "
-                    f"({coverage})")
+                    f"({coverage}{chosen})")
         return (f"bootstrap calibration of the {self.level:.0%} intervals "
                 f"({self.n_bootstrap or 50} resamples; {coverage})")
 

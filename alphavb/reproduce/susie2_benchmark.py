@@ -168,6 +168,13 @@ class TimedSelector:
         from ..model_selection import AlphaSelector
 
         class _Timed(AlphaSelector):
+            def _cache_key_parameters(self):
+                """The parameters and the calibration's rule: a cached selection of an
+                older rule is not read."""
+                from ..linear_model._susie_calibration import SELECTION_RULE
+
+                return {**self.get_params(deep=False), "rule": SELECTION_RULE}
+
             def fit(self, X, y=None):
                 started = time.perf_counter()
                 super().fit(X, y)

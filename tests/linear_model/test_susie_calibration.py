@@ -66,16 +66,18 @@ def test_background_that_breaks_the_sets_lowers_alpha():
     """A strong polygenic background on linked columns: at alpha = 1 SuSiE's sets in the
     replicates miss (sets on background effects too small to be detected) more often than
     a coverage of 0.95 explains, so a smaller alpha is chosen: the largest whose misses it
-    does explain (the binomial test); the scan stops there. SuSiE-inf on the same locus
-    covers in its replicates and keeps alpha = 1."""
+    does explain (the binomial test); the scan stops there. Calibrating SuSiE-inf on the
+    same locus tries SuSiE first (it misses), then SuSiE-inf at alpha = 1, which covers."""
     rng = np.random.default_rng(3)
     X = correlated(400, 200, rng, rho=0.9)
     coef = 0.06 * rng.standard_normal(200)
     coef[66] = 0.6
     y = X @ coef + rng.standard_normal(400)
-    alpha, found = calibration.calibrated_alpha(
+    chosen = calibration.calibrated_alpha(
         AlphaSuSiE(n_effects=5), X, y, [1.0, 0.75, 0.5, 0.35, 0.25], 0.95, 10,
         np.random.default_rng(0))
+    alpha, found = chosen.alpha, chosen.evaluated
+    assert chosen.background is None and chosen.without_background is None
     assert alpha < 1.0 and min(found) == alpha
     for scanned, (covering, total) in found.items():
         assert calibration.covers(covering, total, 0.95) == (scanned == alpha)
@@ -83,10 +85,11 @@ def test_background_that_breaks_the_sets_lowers_alpha():
     selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
                              random_state=0).fit(X, y)
     assert selector.alpha_ < 1.0
-    background, _ = calibration.calibrated_alpha(
+    background = calibration.calibrated_alpha(
         AlphaSuSiE(n_effects=5, unmappable_effects="inf"), X, y, [1.0, 0.5], 0.95, 10,
         np.random.default_rng(0))
-    assert background == 1.0
+    assert background.alpha == 1.0 and background.background == "inf"
+    assert not calibration.covers(*background.without_background, 0.95)  # SuSiE misses
 
 
 def test_binomial_rule():
@@ -170,3 +173,18 @@ def test_selection_from_sufficient_statistics():
     assert lowered.alpha_ < 1.0
     with pytest.raises(ValueError, match="method"):
         AlphaSelector(AlphaSuSiE(), method="safebayes").fit_sufficient(**stats)
+
+
+def test_background_is_dropped_where_the_locus_is_sparse():
+    """Calibrating SuSiE-inf on a sparse locus: SuSiE without the background covers in the
+    replicates at alpha = 1, so the selector refits it without the background (the power
+    of plain SuSiE), after 1 + 10 fits."""
+    rng = np.random.default_rng(2)
+    X = correlated(400, 80, rng)
+    y = X[:, 10] - 0.8 * X[:, 50] + rng.standard_normal(400)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=5, unmappable_effects="inf"),
+                             method="calibrate", random_state=0).fit(X, y)
+    assert selector.alpha_ == 1.0 and selector.calibration_background_ is None
+    assert selector.best_estimator_.unmappable_effects is None
+    assert selector.n_fits_ == 11
+    assert "without the background" in selector.selection_text()
