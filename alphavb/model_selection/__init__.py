@@ -45,10 +45,12 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
   estimator's own intervals (:mod:`alphavb.simulation`'s ``estimates``). For
   :class:`~alphavb.AlphaSuSiE` the regions are its credible sets of variables: replicates
   of the response are drawn from the alpha = 1 fit with an infinitesimal background
-  (``n_bootstrap`` of them, 10 when None), and the grid is scanned from the top for the
-  first alpha whose sets, pooled over the replicates, hold a variable of the replicate's
-  effects at the rate ``level`` (:mod:`alphavb.linear_model._susie_calibration`): ``1 +
-  n_bootstrap x (alphas scanned)`` fits.
+  (``n_bootstrap`` of them, 10 when None), and the candidates are tried from the most
+  powerful down, SuSiE without the background at alpha = 1 first when the estimator has
+  one, then the estimator down the grid, for the first whose sets, pooled over the
+  replicates, hold a causal variable no less often than ``level`` explains (a one-sided
+  binomial test; :mod:`alphavb.linear_model._susie_calibration`): ``1 + n_bootstrap x
+  (candidates tried)`` fits.
 * ``"cv"``: ``cv``-fold held-out log predictive density of ``q`` (Monte Carlo over 200 draws
   of ``sample_posterior`` for a regressor, ``log predict_proba`` for a classifier,
   ``score_samples`` for a mixture, the document bound for LDA), the baseline; McLatchie et
