@@ -319,11 +319,13 @@ def _plot(plt, rows, scenarios, figure, stamp):
                              squeeze=False)
     for ax, scenario in zip(axes.ravel(), scenarios, strict=False):
         part = [row for row in rows if row["scenario"] == scenario]
-        for background, colour in (("SuSiE", "tab:blue"), ("SuSiE-inf", "tab:orange")):
+        for background, colour in (("SuSiE", "tab:blue"), ("SuSiE-inf", "tab:orange"),
+                                   ("SuSiE, eb", "tab:green")):
             curve = [row for row in part if row["method"].startswith(f"{background}, alpha")]
-            ax.errorbar([row["power"] for row in curve], [row["coverage"] for row in curve],
-                        yerr=[row["coverage_se"] for row in curve], fmt="o-", ms=3,
-                        color=colour, capsize=2, label=f"{background}, alpha 1/0.75/0.5")
+            if curve:
+                ax.errorbar([row["power"] for row in curve], [row["coverage"] for row in curve],
+                            yerr=[row["coverage_se"] for row in curve], fmt="o-", ms=3,
+                            color=colour, capsize=2, label=f"{background}, alpha 1/0.75/0.5")
             chosen = [row for row in part if row["method"] == f"{background}, calibrated"]
             if chosen:
                 ax.errorbar([row["power"] for row in chosen],
@@ -331,6 +333,8 @@ def _plot(plt, rows, scenarios, figure, stamp):
                             yerr=[row["coverage_se"] for row in chosen], fmt="*", ms=10,
                             color=colour, capsize=2, label=f"{background}, calibrated")
         ax.axhline(0.95, color="black", linewidth=0.8, linestyle="--")
+        if scenario == "ld_mismatch":
+            ax.legend(fontsize=6)
         ax.set_title(scenario, fontsize=9)
         ax.set_xlabel("power", fontsize=8)
         ax.set_ylabel("coverage", fontsize=8)
