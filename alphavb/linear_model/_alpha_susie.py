@@ -959,14 +959,14 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.ld_mismatch_ = None
         if data.mismatch is None:
             return
-        from ._susie_mismatch import mismatch_diagnostics
+        from ._susie_mismatch import SENSITIVITY_THRESHOLD, mismatch_diagnostics
 
         found = mismatch_diagnostics(data.mismatch, data.ibss, state, float(self.alpha),
                                      self.credible_sets_)
         self.ld_mismatch_ = found
         if found.flagged:
             flagged = [index for index, value in enumerate(found.set_sensitivity)
-                       if value >= np.log(20.0)]
+                       if value >= SENSITIVITY_THRESHOLD]
             warnings.warn(
                 f"AlphaSuSiE.fit_summary: the LD matrix and the z-scores may not match "
                 f"(mismatch variance {found.mismatch_variance:.3g}, effective reference size "

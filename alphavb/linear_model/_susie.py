@@ -179,6 +179,17 @@ def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prio
                         null_probability)
 
 
+def single_effect_kl(single, xtr, d, residual_variance):
+    """``KL(q_l || prior_l)`` of a fitted :class:`SingleEffect` by susieR's identity: minus
+    (its log evidence + ``log N(r | 0, s2)``) plus ``E_q[log N(r | Z b_l, s2)]``, from ``xtr
+    = Z'r``, ``d = diag(Z'Z)`` and the SER's residual variance (a scalar, or one per
+    variable where the SER inflated it), exact for any of them."""
+    values = single.alpha * single.mean
+    return -single.log_evidence + float(np.sum(
+        (2.0 * xtr * values - d * single.alpha * single.second_moment)
+        / (2.0 * residual_variance)))
+
+
 class IBSSState(NamedTuple):
     """The variational parameters of the sum of single effects and what a sweep reuses:
     (L, p) ``alpha``, ``mean``, ``second_moment``; (L,) ``prior_variance``, ``kl`` and
@@ -436,10 +447,7 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
         null_alpha[effect] = single.null_probability
         values = single.alpha * single.mean
         effect_fits[effect] = design_times(data, values)
-        # KL = -(log evidence + log N(r | 0, s2)) + E_q[log N(r | Z b_l, s2)]
-        kl[effect] = -single.log_evidence + float(np.sum(
-            (2.0 * xtr * values - data.d * single.alpha * single.second_moment)
-            / (2.0 * variance)))
+        kl[effect] = single_effect_kl(single, xtr, data.d, variance)
         effect_squares[effect] = _squared_norm(data, values, effect_fits[effect])
         fit += effect_fits[effect]
         if inflate is not None:

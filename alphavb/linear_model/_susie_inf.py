@@ -49,7 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._special import LOG_2PI
-from ._susie import single_effect_regression
+from ._susie import single_effect_kl, single_effect_regression
 
 # eigenvalues of Z'Z at or below this share of the largest (times p) are taken as 0
 EIGENVALUE_TOLERANCE = np.finfo(float).eps
@@ -252,11 +252,8 @@ def infinitesimal_sweep(data, eig, state, *, alpha, rule, estimate_residual_vari
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
         null_alpha[effect] = single.null_probability
-        coef = single.alpha * single.mean
-        kl[effect] = -single.log_evidence + 0.5 * (
-            2.0 * float(xtr @ coef)
-            - float(np.sum(omega.diagonal * single.alpha * single.second_moment)))
-        effect_fits[effect] = W.T @ coef
+        kl[effect] = single_effect_kl(single, xtr, omega.diagonal, 1.0)
+        effect_fits[effect] = W.T @ (single.alpha * single.mean)
         fit += effect_fits[effect]
     moments = residual_moments(eig, probabilities, mean, second_moment)
     new = state._replace(alpha=probabilities, mean=mean, second_moment=second_moment,
