@@ -13,14 +13,7 @@ Run: ALPHAVB_DATA=../shared/data python benchmarks/susier_inf_reference.py \\
     --susier-lib <library holding susieR 0.16.5>   (default: $SUSIER_LIB)
 """
 
-import argparse
-import json
-import os
-import subprocess
-import tempfile
-from pathlib import Path
-
-from alphavb.datasets import get_data_home
+from susier_rscript import write_reference  # benchmarks/ is the script's folder
 
 R_SCRIPT = r"""
 .libPaths(c(commandArgs(TRUE)[1], .libPaths()))
@@ -56,27 +49,10 @@ writeLines(toJSON(out, auto_unbox = TRUE, digits = I(15), null = "null"), comman
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--susier-lib", default=os.environ.get("SUSIER_LIB"),
-                        help="the R library holding susieR 0.16.5")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1]
-                                             / "tests" / "data" / "susier_inf.json"))
-    args = parser.parse_args()
-    if not args.susier_lib:
-        parser.error("pass --susier-lib (or set SUSIER_LIB): the library holding susieR "
-                     "0.16.5 (../shared/peers/susieR-0.16.5.md)")
-    folder = get_data_home() / "susie"
-    with tempfile.TemporaryDirectory() as tmp:
-        script, raw = Path(tmp) / "inf.R", Path(tmp) / "inf.json"
-        script.write_text(R_SCRIPT)
-        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        subprocess.run(["Rscript", str(script), args.susier_lib, str(folder), str(raw)],
-                       check=True, env=env)
-        result = json.loads(raw.read_text())
-    Path(args.out).write_text(json.dumps(result, indent=None) + "\n")
-    for name, fit in result["fits"].items():
-        print(f"{name}: sigma2 {fit['sigma2']:.6g} tau2 {fit['tau2']:.4g} sets "
-              f"{len(fit['cs'])} iterations {fit['niter']} {fit['seconds']:.2f} s")
+    write_reference(__doc__.split("\n\n")[0], R_SCRIPT, "susier_inf.json",
+                    lambda fit: (f"sigma2 {fit['sigma2']:.6g} tau2 {fit['tau2']:.4g} sets "
+                                 f"{len(fit['cs'])} iterations {fit['niter']} "
+                                 f"{fit['seconds']:.2f} s"))
 
 
 if __name__ == "__main__":
