@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from alphavb import AlphaSpikeSlabRegression, AlphaSuSiE
-from alphavb.datasets import get_data_home
 from alphavb.linear_model import ld_mismatch_diagnostic
 from tests.conftest import assert_monotone
+from tests.linear_model.susie_helpers import z_scores
 
 REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_n3finemapping.json"
 
@@ -22,23 +22,6 @@ REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_n3finemapp
 def load_reference():
     with REFERENCE.open() as handle:
         return json.load(handle)
-
-
-@pytest.fixture(scope="module")
-def n3():
-    from alphavb.datasets import load_n3finemapping
-
-    if not (get_data_home() / "susie" / "N3finemapping_X.csv").exists():
-        pytest.skip("the susie data are not in the data home (set ALPHAVB_DATA)")
-    return load_n3finemapping()
-
-
-def z_scores(X, y):
-    """The z-scores of the univariate regressions of ``y`` on each column (with an
-    intercept), susieR's ``univariate_regression``."""
-    Xc, yc = X - X.mean(axis=0), y - y.mean()
-    r = Xc.T @ yc / np.sqrt(np.sum(Xc**2, axis=0) * (yc @ yc))
-    return r * np.sqrt((len(y) - 2) / (1 - r**2))
 
 
 def sets_of(model):

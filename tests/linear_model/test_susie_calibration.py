@@ -9,13 +9,7 @@ import pytest
 from alphavb import AlphaSuSiE
 from alphavb.linear_model import _susie_calibration as calibration
 from alphavb.model_selection import AlphaSelector
-
-
-def correlated(n, p, rng, rho=0.8):
-    X = rng.standard_normal((n, p))
-    for j in range(1, p):
-        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * X[:, j]
-    return X
+from tests.linear_model.susie_helpers import correlated
 
 
 def test_replicates_are_drawn_from_the_fit_with_its_background():

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from alphavb import AlphaSuSiE
-from alphavb.datasets import get_data_home
 from alphavb.linear_model import _susie_inf as inf
 from alphavb.linear_model._susie import (
     PriorVarianceRule,
@@ -21,23 +20,9 @@ from alphavb.linear_model._susie import (
     sufficient_statistics_data,
 )
 from tests.conftest import assert_monotone
+from tests.linear_model.susie_helpers import z_scores
 
 REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_inf.json"
-
-
-@pytest.fixture(scope="module")
-def n3():
-    from alphavb.datasets import load_n3finemapping
-
-    if not (get_data_home() / "susie" / "N3finemapping_X.csv").exists():
-        pytest.skip("the susie data are not in the data home (set ALPHAVB_DATA)")
-    return load_n3finemapping()
-
-
-def z_scores(X, y):
-    Xc, yc = X - X.mean(axis=0), y - y.mean()
-    r = Xc.T @ yc / np.sqrt(np.sum(Xc**2, axis=0) * (yc @ yc))
-    return r * np.sqrt((len(y) - 2) / (1 - r**2))
 
 
 def polygenic(n=120, p=60, seed=0):

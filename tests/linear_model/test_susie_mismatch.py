@@ -12,27 +12,16 @@ import numpy as np
 import pytest
 
 from alphavb import AlphaSuSiE
-from alphavb.datasets import get_data_home
+from tests.linear_model.susie_helpers import correlated, z_scores
 
 REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_mismatch.json"
 
 
-def z_scores(X, y):
-    Xc, yc = X - X.mean(axis=0), y - y.mean()
-    r = Xc.T @ yc / np.sqrt(np.sum(Xc**2, axis=0) * (yc @ yc))
-    return r * np.sqrt((len(y) - 2) / (1 - r**2))
-
-
 @pytest.fixture(scope="module")
-def halves():
-    from alphavb.datasets import load_n3finemapping
-
-    if not (get_data_home() / "susie" / "N3finemapping_X.csv").exists():
-        pytest.skip("the susie data are not in the data home (set ALPHAVB_DATA)")
-    data = load_n3finemapping()
+def halves(n3):
     reference = json.loads(REFERENCE.read_text())
-    X = data.data[:, reference["columns"]]
-    return X[:287], X[287:], data.target[:287], reference["fits"]
+    X = n3.data[:, reference["columns"]]
+    return X[:287], X[287:], n3.target[:287], reference["fits"]
 
 
 @pytest.mark.parametrize("response", [0, 1])
@@ -69,13 +58,6 @@ def test_equals_susier_0_16_5(halves, response, case):
     assert found.artifact_share == pytest.approx(reference["Q_art"], rel=1e-6)
     assert found.artifact_flag == reference["artifact_flag"]
     assert found.sensitivity_flag == reference["R_sensitivity_flag"]
-
-
-def correlated(n, p, rng, rho=0.8):
-    X = rng.standard_normal((n, p))
-    for j in range(1, p):
-        X[:, j] = rho * X[:, j - 1] + np.sqrt(1 - rho**2) * X[:, j]
-    return X
 
 
 def test_infinite_reference_without_mismatch_is_the_plain_fit():

@@ -13,18 +13,8 @@ from scipy import integrate
 from scipy.special import gammaln
 
 from alphavb import AlphaSuSiE
-from alphavb.datasets import get_data_home
 
 REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_nig.json"
-
-
-@pytest.fixture(scope="module")
-def n3():
-    from alphavb.datasets import load_n3finemapping
-
-    if not (get_data_home() / "susie" / "N3finemapping_X.csv").exists():
-        pytest.skip("the susie data are not in the data home (set ALPHAVB_DATA)")
-    return load_n3finemapping()
 
 
 @pytest.mark.parametrize("case", ["y1_n574", "y1_n47", "y2_n574", "y2_n47"])
