@@ -428,8 +428,11 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     kl, fit, effect_fits = state.kl.copy(), state.fit.copy(), state.effect_fits.copy()
     null_alpha = state.null_alpha.copy()
-    effect_squares = np.array([_squared_norm(data, a * m, f) for a, m, f in
-                               zip(probabilities, mean, effect_fits, strict=True)])
+    if effects is None:  # every effect's square is computed in the loop
+        effect_squares = np.empty(probabilities.shape[0])
+    else:  # the effects left alone keep theirs
+        effect_squares = np.array([_squared_norm(data, a * m, f) for a, m, f in
+                                   zip(probabilities, mean, effect_fits, strict=True)])
     coef = np.sum(probabilities * mean, axis=0) if inflate is not None else None
     for effect in range(probabilities.shape[0]) if effects is None else effects:
         fit -= effect_fits[effect]
