@@ -175,7 +175,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     missing : {"raise", "drop"}, default="raise"
         NaN in ``y``: refuse it, or fit the rows where ``y`` is known (susieR's
         ``na.rm``).
-    unmappable_effects : {None, "inf"}, default=None
+    unmappable_effects : {None, "inf", "ash"}, default=None
         ``"inf"``: an infinitesimal background (SuSiE-inf, Cui et al. 2024, Nat. Genet.;
         susieR 0.16.5's ``unmappable_effects = "inf"``): every variable also has a small
         effect ``theta_j ~ N(0, tau2)``, integrated out exactly, so each single effect is
@@ -184,6 +184,15 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         after each sweep, and the fit stops when no single effect's probability moves by
         ``tol`` (susieR's rule with a background). From rows, sufficient statistics or
         summary statistics (with ``n_samples``); not with covariates or ``refine``.
+        ``"ash"``: an adaptive-shrinkage background (susieR 0.16.5's SuSiE-ash,
+        :mod:`alphavb.linear_model._susie_ash`): ``theta_j`` from a mixture of normals
+        fitted by Mr.ASH between sweeps on the residual of the confident effects, held at
+        0 in the LD neighbourhoods of unresolved ones, and once more after convergence;
+        each effect has a slot weight ``c_l`` under a Beta(1, 2) prior on how many are in,
+        the PIPs read ``c_l alpha_lj``. Mr.ASH runs only when ``sigma2`` is estimated (from
+        z-scores, where ``"auto"`` keeps it fixed, only after convergence, as susieR).
+        Not with covariates, ``refine``, ``prior_variance_method="em"`` or the NIG prior;
+        a warm start starts cold.
     residual_variance_method : {"mom", "mle", "nig"}, default="mom"
         With a background, how ``(sigma2, tau2)`` are estimated: the method of moments
         (SuSiE-inf's and susieR's) or by maximising ``F`` (``"mle"``, Cui et al.'s
@@ -210,7 +219,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     Attributes
     ----------
     inclusion_probabilities_ : ndarray of shape (n_features,)
-        PIPs ``1 - prod_l (1 - single_effect_probabilities_[l, j])`` over the kept effects.
+        PIPs ``1 - prod_l (1 - c_l single_effect_probabilities_[l, j])`` over the kept
+        effects (``c_l = slot_weights_``, 1 unless ``unmappable_effects="ash"``).
     single_effect_probabilities_ : ndarray of shape (n_effects_, n_features)
         ``q(gamma_lj = 1)`` (susieR's ``alpha``, renamed: ``alpha`` is the temperature).
     null_effect_probabilities_ : ndarray of shape (n_effects_,)
@@ -229,7 +239,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         ``sigma2`` (susieR's ``sigma2``; untempered).
     infinitesimal_variance_ : float
         ``tau2`` of the background (on the standardized columns with ``standardize=True``,
-        as ``prior_variances_``); 0 without one.
+        as ``prior_variances_``; SuSiE-ash's ``sigma2 sum_k pi_k s_k``, its prior
+        variance); 0 without one.
+    slot_weights_ : ndarray of shape (n_effects_,)
+        ``q(c_l = 1)``, each effect's weight in the PIPs and the fit under SuSiE-ash's slot
+        prior (susieR's ``slot_weights``); ones otherwise.
     ld_mismatch_ : MismatchDiagnostics or None
         After :meth:`fit_summary` with ``ld_mismatch`` or ``reference_n_samples``: the
         mismatch variance ``lambda``, the effective reference size ``1 / (1 / B +
@@ -291,7 +305,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         "init": [None, FittedWith("single_effect_probabilities_", "a fitted AlphaSuSiE")],
         "constant_columns": [Options("keep", "raise", "exclude")],
         "missing": [Options("raise", "drop")],
-        "unmappable_effects": [None, Options("inf")],
+        "unmappable_effects": [None, Options("inf", "ash")],
         "residual_variance_method": [Options("mom", "mle", "nig")],
     }
     _parameter_hints: ClassVar[dict] = {
@@ -648,9 +662,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if self.residual_variance_method == "nig":
             self._check_nig()
             estimate_residual_variance = True
-        if self.unmappable_effects == "inf":
-            background = self._infinitesimal_background(ibss)
-            estimate_residual_variance = True  # tau2 and sigma2 together, as susieR
+        if self.unmappable_effects is not None:
+            background = self._background(ibss)
+            # "inf": tau2 and sigma2 together, as susieR; "ash": Mr.ASH's sigma2 between
+            # sweeps, only when sigma2 is estimated (susieR's gate)
+            estimate_residual_variance = (self.unmappable_effects == "inf"
+                                          or estimate_residual_variance)
         data = SuSiEData(ibss, centring, estimate_residual_variance, scale, kind,
                           n_effects, share, data_digest(ibss), column_means=column_means,
                           background=background)
@@ -675,26 +692,36 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                 "samples without a background (susieR refuses the pair "
                                 "too); drop one of the two.")
 
-    def _infinitesimal_background(self, ibss):
-        """The eigenstructure an infinitesimal background reads (SuSiE-inf); refused with
-        covariates (their flat prior and the background's covariance do not separate by
-        projection) and with ``refine`` (susieR refuses it too)."""
-        from ._susie_inf import eigenstructure
-
-        owner = type(self).__name__
-        if self.estimate_residual_variance is False:
+    def _background(self, ibss):
+        """What the background reads: SuSiE-inf's eigenstructure or SuSiE-ash's
+        :class:`~alphavb.linear_model._susie_ash.AshBackground`; refused with covariates
+        (their flat prior and the background do not separate by projection) and with
+        ``refine`` (susieR refuses it too); SuSiE-ash also with ``"em"`` (as susieR)."""
+        owner, kind = type(self).__name__, self.unmappable_effects
+        if kind == "inf" and self.estimate_residual_variance is False:
             raise bad_parameter(owner, "estimate_residual_variance", "True or 'auto' with "
                                 "unmappable_effects='inf'", False, "SuSiE-inf estimates "
                                 "sigma2 and tau2 together (susieR forces it too); fit without "
                                 "the background to keep sigma2 fixed.")
         if ibss.covariates is not None:
-            raise bad_parameter(owner, "covariates", "None with unmappable_effects='inf'",
+            raise bad_parameter(owner, "covariates", f"None with unmappable_effects='{kind}'",
                                 "covariates", "Regress the covariates out of y and X first, "
                                 "then fit without them.")
         if self.refine:
-            raise bad_parameter(owner, "refine", "False with unmappable_effects='inf'", True,
-                                "The refinement compares fits by F, which the method of "
-                                "moments does not raise (susieR refuses the pair too).")
+            raise bad_parameter(owner, "refine", f"False with unmappable_effects='{kind}'",
+                                True, "The refinement compares fits by F, which the "
+                                "background's updates do not raise (susieR refuses the pair "
+                                "too).")
+        if kind == "ash":
+            from ._susie_ash import ash_background
+
+            if self.prior_variance_method == "em":
+                raise bad_parameter(owner, "prior_variance_method", "'optim' or 'simple' "
+                                    "with unmappable_effects='ash'", "em", "susieR refuses "
+                                    "the pair too: use the default 'optim'.")
+            return ash_background(ibss)
+        from ._susie_inf import eigenstructure
+
         return eigenstructure(ibss)
 
     def _check_y_varies(self, variance_y, size):
@@ -762,6 +789,14 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                                           data.prior_variance_share))
         if data.mismatch is not None and data.mismatch.estimate:
             state = self._mismatch_start(data, state)
+        if self.unmappable_effects == "ash":
+            from ._susie_ash import SLOT_PRIOR, initial_ash_state
+
+            a, b = SLOT_PRIOR
+            state = state._replace(
+                slot_weights=np.full(data.n_effects, min(a / (a + b), 1.0 - 1e-10)),
+                ash=initial_ash_state(data.n_effects, data.ibss.d.shape[0],
+                                      state.fit.shape[0]))
         return state
 
     def _mismatch_start(self, data, state):
@@ -791,7 +826,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _warm_start_result(self, data):
         """A warm start continues from the fitted ``q``; on other data (another digest) its
-        first sweep is judged afresh, not against the last fit's objective."""
+        first sweep is judged afresh, not against the last fit's objective. SuSiE-ash
+        starts cold: its masking's memory has no restart."""
+        if self.unmappable_effects == "ash":
+            return None
         result = super()._warm_start_result(data)
         if result is not None and getattr(self, "_data_digest", None) != data.digest:
             result = CAVIResult(result.state, np.array([-np.inf]), 0, False, [])
@@ -807,6 +845,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 prior=default_prior(data.ibss.n_samples, data.ibss.variance_y),
                 estimate_prior_variance=bool(self.estimate_prior_variance))
             return state, self._objective_without_latents(fractional / alpha)
+        if self.unmappable_effects == "ash":
+            return self._ash_step(data, state)
         if data.background is not None:
             from ._susie_inf import infinitesimal_sweep
 
@@ -831,6 +871,20 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             state = state._replace(mismatch_variance=self._mismatch_variance(data, state))
         return state, self._objective_without_latents(fractional / alpha)
 
+    def _ash_step(self, data, state):
+        """SuSiE-ash's step (:mod:`~alphavb.linear_model._susie_ash`): after the first sweep,
+        the background's update (when ``sigma2`` is estimated: susieR's gate), then a sweep
+        of the single effects on ``y - Z theta`` with ``sigma2`` as it left it."""
+        from ._susie_ash import ash_update
+
+        alpha = float(self.alpha)
+        if state.erss is not None and data.estimate_residual_variance:
+            state = ash_update(data.ibss, data.background, state, alpha,
+                               residual_variance_bounds=self._bounds(data))
+        state, fractional = ibss_sweep(data.ibss, state, alpha=alpha, rule=self._rule(data),
+                                       estimate_residual_variance=False)
+        return state, self._objective_without_latents(fractional / alpha)
+
     def _bounds(self, data):
         """``residual_variance_bounds`` in the units of ``sigma2`` (times ``Var(y)``)."""
         lower, upper = self.residual_variance_bounds
@@ -846,10 +900,19 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if data.mismatch is not None or data.background is not None or (
                 self.residual_variance_method == "nig" and state.alpha.shape[0] > 1):
             # 0.16.5's rule: the probabilities and the PIPs, and lambda (its guard)
-            pips = inclusion_probabilities(state.alpha, self._reported_variances(state),
+            pips = inclusion_probabilities(self._weighted(state),
+                                           self._reported_variances(state),
                                            self._prior_variance_floor_of(data))
             return np.concatenate([state.alpha.ravel(), pips, [state.mismatch_variance]])
         return objective if self.objective == "fractional" else self.alpha * objective
+
+    @staticmethod
+    def _weighted(state):
+        """``c_l alpha_l``, the probabilities the PIPs read (``alpha`` without slot
+        weights)."""
+        if state.slot_weights is None:
+            return state.alpha
+        return state.slot_weights[:, None] * state.alpha
 
     def _has_converged(self, current, previous):
         """susieR 0.16.5's rule: ``F`` rose by less than ``tol``; a fall is no convergence
@@ -874,6 +937,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         state = result.state
         if not result.converged and data.estimate_residual_variance:
             state = self._last_variance_update(data, state)
+        elif result.converged and self.unmappable_effects == "ash":
+            # the background of every effect, unmasked (not after max_iter, as susieR)
+            from ._susie_ash import final_ash_pass
+
+            state = final_ash_pass(data.ibss, data.background, state, float(self.alpha),
+                                   data.estimate_residual_variance)
         trimmed = self._reported_variances(state) < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]
@@ -893,6 +962,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             prior = default_prior(data.ibss.n_samples, data.ibss.variance_y)
             return state._replace(residual_variance=nig_residual_variance(
                 state.erss, data.ibss.n_samples, prior, float(self.alpha)))
+        if self.unmappable_effects == "ash":
+            from ._susie_ash import ash_update
+
+            return ash_update(data.ibss, data.background, state, float(self.alpha),
+                              residual_variance_bounds=self._bounds(data))
         if data.background is None:
             return state._replace(residual_variance=residual_variance_update(
                 data.ibss, state.erss, float(self.alpha), self._bounds(data)))
@@ -923,8 +997,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.kept_effects_ = self.prior_variances_ > self._prior_variance_floor
         self.noise_variance_ = float(state.residual_variance)
         self.noise_shape_ = self.noise_scale_ = None  # sigma2 is a point estimate
+        self.slot_weights_ = (np.ones(self.n_effects_) if state.slot_weights is None
+                              else state.slot_weights.copy())
         self.inclusion_probabilities_ = inclusion_probabilities(
-            probabilities, self.prior_variances_, self._prior_variance_floor)
+            self._weighted(state), self.prior_variances_, self._prior_variance_floor)
         self.coef_ = coef
         self.__dict__.update(self._covariate_attributes(coef))
         if self._fit_kind == "sufficient-no-means":
@@ -986,11 +1062,14 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if data.background is None:
             self.infinitesimal_effects_ = np.zeros(p)
             return
-        from ._susie_inf import infinitesimal_effects
+        if self.unmappable_effects == "ash":
+            self.infinitesimal_effects_ = state.ash.theta / data.scale
+        else:
+            from ._susie_inf import infinitesimal_effects
 
-        self.infinitesimal_effects_ = infinitesimal_effects(
-            data.background, state, float(self.alpha)) / data.scale
-        if self.infinitesimal_variance_ == 0.0:
+            self.infinitesimal_effects_ = infinitesimal_effects(
+                data.background, state, float(self.alpha)) / data.scale
+        if self.infinitesimal_variance_ == 0.0 and self.unmappable_effects == "inf":
             warnings.warn("AlphaSuSiE(unmappable_effects='inf'): the infinitesimal variance "
                           "tau2 was estimated at 0, its boundary (the method of moments found "
                           "no background beyond the single effects). The fit is then SuSiE's "

@@ -202,7 +202,11 @@ class IBSSState(NamedTuple):
     ``residual_scales`` (L,), each effect's ``E[sigma2]`` under the NIG prior (None
     without it; :mod:`~alphavb.linear_model._susie_nig`), by which its ``V`` is
     reported; ``mismatch_variance``, ``lambda`` of an LD matrix from another sample
-    (:mod:`~alphavb.linear_model._susie_mismatch`)."""
+    (:mod:`~alphavb.linear_model._susie_mismatch`); ``slot_weights`` (L,), each effect's
+    ``q(c_l = 1)`` under SuSiE-ash's slot prior (None: every effect is in, ``c_l = 1``),
+    by which ``fit`` weights the effects, and ``ash``, SuSiE-ash's background
+    (:class:`~alphavb.linear_model._susie_ash.AshState`; None without), whose ``fit``
+    the sweep subtracts from ``y``."""
 
     alpha: np.ndarray
     mean: np.ndarray
@@ -217,6 +221,8 @@ class IBSSState(NamedTuple):
     infinitesimal_variance: float = 0.0
     residual_scales: np.ndarray | None = None
     mismatch_variance: float = 0.0
+    slot_weights: np.ndarray | None = None
+    ash: object = None
 
 
 class IBSSData(NamedTuple):
@@ -366,18 +372,27 @@ def _squared_norm(data, coef, times_design):
     return float(times_design @ (times_design if data.gram is None else coef))
 
 
-def expected_residual_sum_of_squares(data, fit, effect_squares, alpha, mean, second_moment):
+def expected_residual_sum_of_squares(data, fit, effect_squares, alpha, mean, second_moment,
+                                     weights=None, ash=None):
     """``E_q ||y - Z b||^2`` (``fit`` of ``E[b] = sum_l alpha_l mean_l``): the squared
     residual of the mean (``y'y - 2 E[b]'Z'y + E[b]'Z'Z E[b]`` on sufficient statistics),
     less each effect's square ``||Z E[b_l]||^2`` (``effect_squares``, kept by the sweep,
-    which computed ``Z E[b_l]``), plus every effect's second moments."""
+    which computed ``Z E[b_l]``), plus every effect's second moments. With slot
+    ``weights`` ``c`` (``b = sum_l c_l b_l``, ``c_l ~ Bernoulli``; ``fit`` then weighted)
+    the squares are weighted by ``c_l^2`` and the second moments by ``c_l``; with SuSiE-ash's
+    background ``ash``, of ``y - Z theta`` at its posterior mean."""
+    weights = np.ones(alpha.shape[0]) if weights is None else weights
     if data.gram is None:
-        residual_squares = float(np.sum((data.y - fit) ** 2))
+        residual = data.y - fit if ash is None else data.y - fit - ash.fit
+        residual_squares = float(np.sum(residual**2))
     else:
-        coef = np.sum(alpha * mean, axis=0)
-        residual_squares = data.yty - 2.0 * float(coef @ data.zty) + float(coef @ fit)
-    return (residual_squares - float(np.sum(effect_squares))
-            + float(np.sum(data.d * (alpha * second_moment))))
+        coef = np.sum(weights[:, None] * alpha * mean, axis=0)
+        total_fit = fit
+        if ash is not None:
+            coef, total_fit = coef + ash.theta, fit + ash.fit
+        residual_squares = data.yty - 2.0 * float(coef @ data.zty) + float(coef @ total_fit)
+    return (residual_squares - float(np.sum(weights**2 * effect_squares))
+            + float(np.sum(weights * ((alpha * second_moment) @ data.d))))
 
 
 def ibss_objective(data, erss, sigma2, kl, alpha):
@@ -428,6 +443,8 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     kl, fit, effect_fits = state.kl.copy(), state.fit.copy(), state.effect_fits.copy()
     null_alpha = state.null_alpha.copy()
+    weights = None if state.slot_weights is None else state.slot_weights.copy()
+    background = None if state.ash is None else state.ash.fit
     if effects is None:  # every effect's square is computed in the loop
         effect_squares = np.empty(probabilities.shape[0])
     else:  # the effects left alone keep theirs
@@ -435,8 +452,9 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
                                    zip(probabilities, mean, effect_fits, strict=True)])
     coef = np.sum(probabilities * mean, axis=0) if inflate is not None else None
     for effect in range(probabilities.shape[0]) if effects is None else effects:
-        fit -= effect_fits[effect]
-        xtr = _correlation_with_residual(data, fit)
+        weight = 1.0 if weights is None else weights[effect]
+        fit -= weight * effect_fits[effect]
+        xtr = _correlation_with_residual(data, fit if background is None else fit + background)
         variance = tempered
         if inflate is not None:
             coef = coef - probabilities[effect] * mean[effect]
@@ -452,13 +470,19 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
         effect_fits[effect] = design_times(data, values)
         kl[effect] = single_effect_kl(single, xtr, data.d, variance)
         effect_squares[effect] = _squared_norm(data, values, effect_fits[effect])
-        fit += effect_fits[effect]
+        if weights is not None:  # SuSiE-ash's slot weight, from the SER's evidence
+            from ._susie_ash import slot_weight
+
+            weight = weights[effect] = slot_weight(weights, effect, single.log_evidence)
+        fit += weight * effect_fits[effect]
         if inflate is not None:
             coef = coef + values
     erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities, mean,
-                                            second_moment)
-    return (IBSSState(probabilities, mean, second_moment, prior_variance, kl, sigma2, fit,
-                      erss, effect_fits, null_alpha),
+                                            second_moment, weights, state.ash)
+    return (state._replace(alpha=probabilities, mean=mean, second_moment=second_moment,
+                           prior_variance=prior_variance, kl=kl, residual_variance=sigma2,
+                           fit=fit, erss=erss, effect_fits=effect_fits,
+                           null_alpha=null_alpha, slot_weights=weights),
             ibss_objective(data, erss, sigma2, kl, alpha))
 
 

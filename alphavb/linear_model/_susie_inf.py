@@ -90,15 +90,21 @@ def eigenstructure(data):
 _LAST_DESIGN = {}  # the last design's digest and its decomposition
 
 
+def design_key(design, is_gram):
+    """A digest of a design's numbers (rows, or ``Z'Z`` when ``is_gram``), by which the
+    last decomposition (and SuSiE-ash's correlation) is reused."""
+    import hashlib
+
+    contiguous = np.ascontiguousarray(design)
+    return (is_gram, contiguous.shape, hashlib.blake2b(memoryview(contiguous).cast("B"),
+                                                       digest_size=16).hexdigest())
+
+
 def design_eigen(design, is_gram=False):
     """``(lambda, W)``: the eigenvalues of ``Z'Z`` above rounding and their eigenvectors,
     from the rows ``Z`` or (``is_gram``) from ``Z'Z``; the last result is reused for the same
     numbers (a digest of the array)."""
-    import hashlib
-
-    contiguous = np.ascontiguousarray(design)
-    key = (is_gram, contiguous.shape, hashlib.blake2b(memoryview(contiguous).cast("B"),
-                                                      digest_size=16).hexdigest())
+    key = design_key(design, is_gram)
     if _LAST_DESIGN.get("key") == key:
         return _LAST_DESIGN["value"]
     if not is_gram and design.shape[0] < design.shape[1]:

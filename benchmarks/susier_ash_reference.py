@@ -1,0 +1,70 @@
+"""Writes tests/data/susier_ash.json: susieR 0.16.5's SuSiE-ash (``unmappable_effects =
+"ash"``, its defaults: L = 10, the Beta(1, 2) slot prior, PIP convergence at tol 1e-4) on
+N3finemapping's two responses, from individual data (``susie(scale(X), y)``: susieR's
+Mr.ASH reads the raw X while its single effects read the standardized one, so the columns
+are standardized first, as its own tests do), from sufficient statistics (``susie_ss``)
+and from z-scores with the in-sample LD (``susie_rss(z, R = cor(X), n)``, whose default
+keeps sigma2 fixed, so that Mr.ASH runs only after convergence), the numbers the tests
+compare ``AlphaSuSiE(unmappable_effects="ash")`` against without R.
+
+Per fit (``fits.<y1|y2>_<susie|susie_ss|susie_rss>``): ``pip``, ``V``, ``sigma2``,
+``tau2``, ``niter``, ``converged``, ``cs`` (0-based variables, in susieR's order),
+``theta`` (on the standardized columns), ``slot_weights``, ``ash_pi`` and ``seconds``
+(elapsed, one R process, one BLAS thread).
+
+Run: ALPHAVB_DATA=../shared/data python benchmarks/susier_ash_reference.py \\
+    --susier-lib <library holding susieR 0.16.5>   (default: $SUSIER_LIB)
+"""
+
+from susier_rscript import write_reference  # benchmarks/ is the script's folder
+
+R_SCRIPT = r"""
+.libPaths(c(commandArgs(TRUE)[1], .libPaths()))
+suppressPackageStartupMessages({library(susieR); library(jsonlite)})
+stopifnot(as.character(packageVersion("susieR")) == "0.16.5")
+folder <- commandArgs(TRUE)[2]
+X <- as.matrix(read.csv(file.path(folder, "N3finemapping_X.csv"), header = FALSE))
+Y <- as.matrix(read.csv(file.path(folder, "N3finemapping_Y.csv"), header = FALSE))
+dimnames(X) <- NULL
+Xs <- scale(X)
+attributes(Xs) <- list(dim = dim(X))
+R <- cor(X)
+summarise <- function(fit, seconds) {
+  cs <- lapply(fit$sets$cs, function(v) unname(v) - 1L)
+  list(pip = unname(fit$pip), V = unname(fit$V), sigma2 = fit$sigma2, tau2 = fit$tau2,
+       niter = fit$niter, converged = fit$converged, cs = unname(cs),
+       theta = as.vector(fit$theta), slot_weights = as.vector(fit$slot_weights),
+       ash_pi = as.vector(fit$ash_pi), seconds = seconds)
+}
+fits <- list()
+for (k in 1:2) {
+  y <- Y[, k]
+  yc <- y - mean(y)
+  uni <- univariate_regression(X, y)
+  z <- uni$betahat / uni$sebetahat
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressMessages(susie(Xs, y, unmappable_effects = "ash"))
+  fits[[paste0("y", k, "_susie")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressMessages(susie_ss(XtX = crossprod(Xs), Xty = drop(crossprod(Xs, yc)),
+                                   yty = sum(yc^2), n = nrow(X), unmappable_effects = "ash"))
+  fits[[paste0("y", k, "_susie_ss")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressWarnings(suppressMessages(
+    susie_rss(z = z, R = R, n = nrow(X), unmappable_effects = "ash", max_iter = 50)))
+  fits[[paste0("y", k, "_susie_rss")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+}
+out <- list(susieR = as.character(packageVersion("susieR")), fits = fits)
+writeLines(toJSON(out, auto_unbox = TRUE, digits = I(15), null = "null"), commandArgs(TRUE)[3])
+"""
+
+
+def main():
+    write_reference(__doc__.split("\n\n")[0], R_SCRIPT, "susier_ash.json",
+                    lambda fit: (f"sigma2 {fit['sigma2']:.6g} tau2 {fit['tau2']:.4g} sets "
+                                 f"{len(fit['cs'])} iterations {fit['niter']} "
+                                 f"{fit['seconds']:.2f} s"))
+
+
+if __name__ == "__main__":
+    main()

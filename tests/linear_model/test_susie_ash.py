@@ -1,0 +1,172 @@
+"""alpha-SuSiE with an adaptive-shrinkage background (``unmappable_effects="ash"``): susieR
+0.16.5's SuSiE-ash reproduced at alpha = 1 from rows, sufficient statistics and z-scores
+(tests/data/susier_ash.json, written by benchmarks/susier_ash_reference.py), the tempered
+Mr.ASH coordinate against quadrature of its exact posterior, the two Mr.ASH forms at one
+fixed point, predictions with the background, and the refused combinations."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from alphavb import AlphaSuSiE
+from alphavb.linear_model import _susie_ash as ash
+from alphavb.linear_model._susie import ibss_data, sufficient_statistics_data
+from tests.linear_model.susie_helpers import z_scores
+
+REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_ash.json"
+
+
+def background_data(n=150, p=40, seed=0):
+    """Correlated columns, two sparse effects and a small effect on every variable."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    X[:, 1:] += 0.6 * X[:, :-1]
+    coef = 0.08 * rng.standard_normal(p)
+    coef[[4, p // 2]] = [1.0, -0.8]
+    return X, X @ coef + rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("response", ["y1", "y2"])
+@pytest.mark.parametrize("source", ["susie", "susie_ss", "susie_rss"])
+def test_equals_susier_0_16_5_on_n3finemapping(n3, response, source):
+    """PIPs (slot-weighted), sigma2, tau2, the background's means, the slot weights, the
+    credible sets and the iterations of susieR 0.16.5's SuSiE-ash: from rows (susieR on
+    the standardized columns; alphavb on the raw ones, which it standardizes), from
+    ``X'X, X'y, y'y, n`` and from z-scores with the in-sample LD (sigma2 fixed: the
+    background fitted once, after convergence)."""
+    reference = json.loads(REFERENCE.read_text())["fits"][f"{response}_{source}"]
+    X, y = n3.data, n3.target[:, int(response[1]) - 1]
+    model = AlphaSuSiE(unmappable_effects="ash")
+    if source == "susie":
+        model.fit(X, y)
+    elif source == "susie_ss":
+        Z = X - X.mean(axis=0)
+        Z /= Z.std(axis=0, ddof=1)
+        centred = y - y.mean()
+        model.fit_sufficient(Z.T @ Z, Z.T @ centred, centred @ centred, X.shape[0])
+    else:
+        R = np.corrcoef(X, rowvar=False)
+        model.set_params(max_iter=50).fit_summary(z_scores(X, y), R, X.shape[0])
+    np.testing.assert_allclose(model.inclusion_probabilities_, reference["pip"], atol=1e-6)
+    np.testing.assert_allclose(model.slot_weights_, reference["slot_weights"], atol=1e-6)
+    np.testing.assert_allclose(model.infinitesimal_effects_ * model.column_scale_,
+                               reference["theta"], atol=1e-8)
+    assert model.noise_variance_ == pytest.approx(reference["sigma2"], rel=1e-6)
+    assert model.infinitesimal_variance_ == pytest.approx(reference["tau2"], rel=1e-4)
+    assert sorted(found["variables"] for found in model.credible_sets_) == sorted(
+        sorted(np.atleast_1d(found).tolist()) for found in reference["cs"])
+    assert model.n_iter_ == reference["niter"] and model.converged_
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.5])
+def test_mixture_coordinate_is_the_exact_tempered_posterior(temperature):
+    """One coordinate of Mr.ASH is the exact posterior of ``theta_j`` under the tempered
+    likelihood ``N(r | x theta, sigma2)^alpha`` and the mixture prior ``sum_k pi_k N(0,
+    sigma2 s_k)`` (point mass at ``s_1 = 0``): its mean and component weights against
+    quadrature."""
+    rng = np.random.default_rng(3)
+    x, sigma2 = rng.standard_normal(30), 1.7
+    r = 0.3 * x + np.sqrt(sigma2) * rng.standard_normal(30)
+    grid = ash.mixture_grid(np.array([x @ x]), 30)[::6]
+    weights = rng.dirichlet(np.ones(grid.shape[0]))
+    phi = np.empty(grid.shape[0])
+    mean = ash._mixture_coordinate(float(x @ r), float(x @ x), grid, np.log(weights), sigma2,
+                                   temperature, phi)
+
+    def log_likelihood(theta):  # relative to theta = 0, so that quad's tolerance fits
+        return temperature * float(np.sum(stats.norm.logpdf(r, x * theta, np.sqrt(sigma2))
+                                          - stats.norm.logpdf(r, 0.0, np.sqrt(sigma2))))
+
+    null = 1.0
+    slab, first = [], []
+    for s in grid[1:]:  # theta = sd u, u ~ N(0, 1): the quadrature sees the prior's scale
+        sd = np.sqrt(sigma2 * s)
+        slab.append(integrate.quad(lambda u, sd=sd: np.exp(log_likelihood(sd * u))
+                                   * stats.norm.pdf(u), -12, 12, limit=200)[0])
+        first.append(integrate.quad(lambda u, sd=sd: sd * u * np.exp(log_likelihood(sd * u))
+                                    * stats.norm.pdf(u), -12, 12, limit=200)[0])
+    evidence = weights * np.array([null, *slab])
+    np.testing.assert_allclose(phi, evidence / evidence.sum(), rtol=1e-6, atol=1e-12)
+    assert mean == pytest.approx(float(weights[1:] @ np.array(first)) / evidence.sum(),
+                                 rel=1e-6)
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.4])
+def test_mr_ash_on_rows_and_sufficient_statistics_reach_one_fixed_point(temperature):
+    """Mr.ASH's two forms (rows: susieR's ``caisa``; ``Z'Z``: its ``mr_ash_sufficient``)
+    are the same coordinate updates: run to a tight tolerance from the same start with
+    ``sigma2`` fixed, they reach the same ``theta`` and mixture weights."""
+    X, y = background_data()
+    Z = X - X.mean(axis=0)
+    Z /= Z.std(axis=0, ddof=1)
+    centred = y - y.mean()
+    rows = ibss_data(Z, centred)
+    gram = sufficient_statistics_data(Z.T @ Z, Z.T @ centred, centred @ centred, len(y))
+    start = np.full(ash.GRID_SIZE, 1.0 / ash.GRID_SIZE)
+    fits = []
+    for data in (rows, gram):
+        background = ash.ash_background(data)._replace(grid=ash.mixture_grid(data.d, len(y)))
+        theta, weights, sigma2 = ash.mr_ash(data, background, np.zeros(40), np.zeros(40),
+                                            start, 1.0, temperature, 1e-12, False)
+        assert sigma2 == 1.0 and np.all(np.isfinite(theta))
+        fits.append((theta, weights))
+    np.testing.assert_allclose(fits[0][0], fits[1][0], atol=1e-7)
+    np.testing.assert_allclose(fits[0][1], fits[1][1], atol=1e-7)
+
+
+def test_predictions_add_the_background():
+    """``predict`` is ``intercept_ + X (coef_ + infinitesimal_effects_)``, and the
+    background has effects beyond the sparse ones on data that have them."""
+    X, y = background_data(seed=1)
+    model = AlphaSuSiE(unmappable_effects="ash").fit(X, y)
+    assert np.any(model.infinitesimal_effects_ != 0.0) and model.infinitesimal_variance_ > 0
+    np.testing.assert_allclose(model.predict(X), model.intercept_ + X @ (
+        model.coef_ + model.infinitesimal_effects_), rtol=1e-10)
+    assert set().union(*(found["variables"] for found in model.credible_sets_)) >= {4, 20}
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_tempered_fit_converges_and_widens(alpha):
+    """At any alpha the fit converges by the PIP rule with finite numbers, and the tempered
+    fit's sets are at least as large as those at alpha = 1."""
+    X, y = background_data(seed=2)
+    model = AlphaSuSiE(unmappable_effects="ash", alpha=alpha).fit(X, y)
+    assert model.converged_ and np.all(np.isfinite(model.inclusion_probabilities_))
+    assert 0.0 < model.noise_variance_ < np.var(y)
+    plain = AlphaSuSiE(unmappable_effects="ash").fit(X, y)
+    assert sum(len(f["variables"]) for f in model.credible_sets_) >= sum(
+        len(f["variables"]) for f in plain.credible_sets_)
+
+
+def test_warm_start_is_a_cold_start():
+    """The background's masking keeps memory a warm start cannot restore: the second fit
+    with ``warm_start=True`` equals a fresh fit."""
+    X, y = background_data(seed=4)
+    model = AlphaSuSiE(unmappable_effects="ash", warm_start=True).fit(X, y)
+    first = model.inclusion_probabilities_.copy()
+    model.fit(X, y)
+    np.testing.assert_allclose(model.inclusion_probabilities_, first, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"refine": True}, "refine"),
+    ({"prior_variance_method": "em"}, "prior_variance_method"),
+    ({"residual_variance_method": "nig"}, "residual_variance_method"),
+])
+def test_refused_combinations_name_the_parameter(params, name):
+    X, y = background_data(seed=5)
+    with pytest.raises(ValueError, match=name):
+        AlphaSuSiE(unmappable_effects="ash", **params).fit(X, y)
+
+
+def test_covariates_refused_and_caller_arrays_unchanged():
+    X, y = background_data(seed=6)
+    before_X, before_y = X.copy(), y.copy()
+    with pytest.raises(ValueError, match="covariates"):
+        AlphaSuSiE(unmappable_effects="ash").fit(X, y, covariates=X[:, :2])
+    AlphaSuSiE(unmappable_effects="ash").fit(X, y)
+    np.testing.assert_array_equal(X, before_X)
+    np.testing.assert_array_equal(y, before_y)
