@@ -83,13 +83,43 @@ def mixture_grid(d, n_samples):
 
 class AshBackground(NamedTuple):
     """What the background reads of one fit's data: the variables' ``correlation`` (p, p;
-    0 with a constant column, 1 on the diagonal), their LD ``neighbours`` (a sparse (p, p)
-    of ``|r| > 0.5``), Mr.ASH's ``grid`` (K,) and, on rows, ``Z`` in column order."""
+    0 with a constant column, 1 on the diagonal), Mr.ASH's ``grid`` (K,) and, on rows,
+    ``Z`` in column order (``columns``)."""
 
     correlation: np.ndarray
-    neighbours: object
     grid: np.ndarray
     columns: np.ndarray | None
+
+
+@njit(cache=True)
+def _to_correlation(gram, informative):
+    """``gram``'s upper triangle (as BLAS's ``syrk`` leaves it) made the full correlation
+    matrix in place: 0 at an uninformative column, 1 on the diagonal."""
+    p = gram.shape[0]
+    scale = np.zeros(p)
+    for j in range(p):
+        if informative[j]:
+            scale[j] = 1.0 / np.sqrt(gram[j, j])
+    for j in range(p):
+        for i in range(j):
+            value = gram[i, j] * scale[i] * scale[j]
+            gram[i, j] = value
+            gram[j, i] = value
+        gram[j, j] = 1.0
+    return gram
+
+
+@njit(cache=True)
+def _neighbourhood_sums(correlation, values):
+    """``(|R| > 0.5) values``: each variable's sum of ``values`` over its LD neighbours."""
+    p = correlation.shape[0]
+    sums = np.zeros(p)
+    for j in range(p):
+        if values[j] != 0.0:
+            for i in range(p):  # R is symmetric: row j is column j
+                if abs(correlation[j, i]) > LD_THRESHOLD:
+                    sums[i] += values[j]
+    return sums
 
 
 _LAST_CORRELATION = {}  # the last design's digest and its correlation
@@ -99,26 +129,25 @@ def ash_background(data):
     """The :class:`AshBackground` of an :class:`~alphavb.linear_model._susie.IBSSData`; the
     correlation of the last design is kept, as SuSiE-inf's eigenstructure
     (:func:`~alphavb.linear_model._susie_inf.design_key`), so the fits of a selection of
-    alpha compute it once."""
-    from scipy import sparse
+    alpha compute it once. From rows it is BLAS's ``syrk`` (half of ``Z'Z``)."""
+    from scipy.linalg import blas
 
     from ._susie_inf import design_key
 
+    columns = np.asfortranarray(data.Z) if data.gram is None else None
     design = data.Z if data.gram is None else data.gram
     key = (*design_key(design, data.gram is not None),
            None if data.gram_columns is None else data.gram_columns.tobytes())
     if _LAST_CORRELATION.get("key") != key:
-        gram = data.Z.T @ data.Z if data.gram is None else np.array(data.gram, dtype=float)
-        diagonal = np.where(data.d > 0, np.diag(gram), 1.0)
-        scale = np.where(data.d > 0, 1.0 / np.sqrt(diagonal), 0.0)
-        correlation = gram * scale[:, None] * scale[None, :]
-        np.fill_diagonal(correlation, 1.0)
-        neighbours = sparse.csr_matrix(np.abs(correlation) > LD_THRESHOLD, dtype=float)
-        _LAST_CORRELATION.clear()
-        _LAST_CORRELATION.update(key=key, value=(correlation, neighbours))
-    correlation, neighbours = _LAST_CORRELATION["value"]
-    columns = np.asfortranarray(data.Z) if data.gram is None else None
-    return AshBackground(correlation, neighbours, mixture_grid(data.d, data.n_samples),
+        if data.gram is None:
+            gram = blas.dsyrk(1.0, columns, trans=1)
+        else:
+            gram = np.array(data.gram, dtype=float, order="C")
+        correlation = _to_correlation(gram, data.d > 0)  # symmetric: its transpose is
+        _LAST_CORRELATION.clear()  # the row-ordered array the masking reads by rows
+        _LAST_CORRELATION.update(key=key, value=correlation if correlation.flags.c_contiguous
+                                 else correlation.T)
+    return AshBackground(_LAST_CORRELATION["value"], mixture_grid(data.d, data.n_samples),
                          columns)
 
 
@@ -376,7 +405,7 @@ def masked_variables(background, alpha, mean, slot_weights, ash):
     for effect in np.flatnonzero(flipped & (case == 3)):
         confident -= slot_weights[effect] * alpha[effect] * mean[effect]
     protected_pips = 1.0 - np.prod(1.0 - protected, axis=0)
-    neighbourhood = background.neighbours @ protected_pips
+    neighbourhood = _neighbourhood_sums(correlation, protected_pips)
     wanted = ((neighbourhood > NEIGHBOURHOOD_PIP) | (protected_pips > PIP_THRESHOLD)
               | force_mask)
     unwanted = np.where(wanted | ~ash.masked, 0, ash.unwanted + 1)

@@ -6,8 +6,9 @@ variants, the oligogenic S1 and S2 at their h2 partitions) and our three
 misspecifications (t3 noise, a polygenic background, LD from other individuals), on
 windows of 5,000 variants of the mouse_hs1940 genotypes and 1,000 of the mice per
 replicate (:mod:`alphavb.reproduce._susie2_data`). Methods, on the same data (common
-random numbers): SuSiE and SuSiE-inf (``AlphaSuSiE(unmappable_effects="inf")``) at alpha =
-1, 0.75 and 0.5 (the trade-off curve), and each with alpha chosen per replicate by the
+random numbers): SuSiE, SuSiE-inf (``AlphaSuSiE(unmappable_effects="inf")``) and SuSiE-ash
+(``"ash"``) at alpha = 1, 0.75 and 0.5 (the trade-off curve), and each with alpha chosen
+per replicate by the
 credible-set calibration (``AlphaSelector(method="calibrate")``,
 :mod:`alphavb.linear_model._susie_calibration`); with LD from other individuals the fit is
 ``fit_summary`` on the replicate's z-scores and the LD of 500 other mice, also with the
@@ -51,6 +52,9 @@ from .susie_calibration import (
 SCENARIOS = ("sparse1", "sparse2", "sparse3", "sparse4", "sparse5", "S1", "S2", "t3",
              "polygenic", "ld_mismatch")
 QUICK_SCENARIOS = ("sparse3", "S1", "ld_mismatch")
+BACKGROUNDS = (("SuSiE", None), ("SuSiE-inf", "inf"), ("SuSiE-ash", "ash"))
+COLOURS = {"SuSiE": "tab:blue", "SuSiE-inf": "tab:orange", "SuSiE-ash": "tab:red",
+           "SuSiE, eb": "tab:green"}
 FIXED_ALPHAS = (1.0, 0.75, 0.5)
 N_REPLICATIONS, QUICK_REPLICATIONS = 500, 2
 QUICK_WINDOW, QUICK_SAMPLES, QUICK_WORLDS, QUICK_ALPHAS = 300, 300, 2, (1.0, 0.5)
@@ -185,14 +189,14 @@ class TimedSelector:
 
 
 def _methods(scenario, quick):
-    """``(name, estimator, fixed alphas or None)``: SuSiE and SuSiE-inf on the fixed grid,
-    then each with alpha calibrated (not for summary statistics)."""
+    """``(name, estimator, fixed alphas or None)``: SuSiE, SuSiE-inf and SuSiE-ash on the
+    fixed grid, then each with alpha calibrated (not for summary statistics)."""
     from ..model_selection import AlphaSelector  # noqa: F401 (the selector's module)
 
     methods = []
     if scenario == "ld_mismatch":
         methods.append(("SuSiE, eb", MismatchSuSiE(), FIXED_ALPHAS))
-    for name, background in (("SuSiE", None), ("SuSiE-inf", "inf")):
+    for name, background in BACKGROUNDS:
         base = TimedSuSiE(unmappable_effects=background)
         methods.append((name, base, FIXED_ALPHAS))
         if scenario != "ld_mismatch":
@@ -248,7 +252,7 @@ def _table_rows(summary, scenarios):
 
 
 def _method_order(method):
-    background = "SuSiE-inf" in method
+    background = ("SuSiE-inf" in method) + 2 * ("SuSiE-ash" in method)
     calibrated = "calibrated" in method
     alpha = float(method.rsplit("= ", 1)[1]) if "alpha =" in method else 0.0
     return (background, calibrated, -alpha)
@@ -319,8 +323,7 @@ def _plot(plt, rows, scenarios, figure, stamp):
                              squeeze=False)
     for ax, scenario in zip(axes.ravel(), scenarios, strict=False):
         part = [row for row in rows if row["scenario"] == scenario]
-        for background, colour in (("SuSiE", "tab:blue"), ("SuSiE-inf", "tab:orange"),
-                                   ("SuSiE, eb", "tab:green")):
+        for background, colour in COLOURS.items():
             curve = [row for row in part if row["method"].startswith(f"{background}, alpha")]
             if curve:
                 ax.errorbar([row["power"] for row in curve], [row["coverage"] for row in curve],
