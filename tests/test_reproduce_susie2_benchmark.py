@@ -27,7 +27,7 @@ def test_quick_run_writes_the_table_and_reruns_from_the_cache(tmp_path):
     rows = read(tmp_path / "susie2_benchmark.csv")
     methods = {(row["scenario"], row["method"]) for row in rows}
     for scenario in ("sparse3", "S1"):
-        for name in ("SuSiE", "SuSiE-inf"):
+        for name in ("SuSiE", "SuSiE-inf", "SuSiE-ash"):
             assert (scenario, f"{name}, calibrated") in methods
             for alpha in ("1", "0.75", "0.5"):
                 assert (scenario, f"{name}, alpha = {alpha}") in methods
