@@ -1,11 +1,13 @@
 """Writes tests/data/susier_ash.json: susieR 0.16.5's SuSiE-ash (``unmappable_effects =
 "ash"``, its defaults: L = 10, the Beta(1, 2) slot prior, PIP convergence at tol 1e-4) on
-N3finemapping's two responses, from individual data (``susie(scale(X), y)``: susieR's
+N3finemapping's two responses, from individual data (``susie(scale(X), scale(y))``: susieR's
 Mr.ASH reads the raw X while its single effects read the standardized one, so the columns
-are standardized first, as its own tests do), from sufficient statistics (``susie_ss``)
-and from z-scores with the in-sample LD (``susie_rss(z, R = cor(X), n)``, whose default
-keeps sigma2 fixed, so that Mr.ASH runs only after convergence), the numbers the tests
-compare ``AlphaSuSiE(unmappable_effects="ash")`` against without R.
+are standardized first, as its own tests do; and its Mr.ASH stops at an absolute
+tolerance, which alphavb reads in units of sd(y), so y has sd 1), from sufficient
+statistics of the same (``susie_ss``) and from z-scores with the in-sample LD
+(``susie_rss(z, R = cor(X), n)``, whose default keeps sigma2 fixed, so that Mr.ASH runs
+only after convergence), the numbers the tests compare
+``AlphaSuSiE(unmappable_effects="ash")`` against without R.
 
 Per fit (``fits.<y1|y2>_<susie|susie_ss|susie_rss>``): ``pip``, ``V``, ``sigma2``,
 ``tau2``, ``niter``, ``converged``, ``cs`` (0-based variables, in susieR's order),
@@ -38,8 +40,8 @@ summarise <- function(fit, seconds) {
 }
 fits <- list()
 for (k in 1:2) {
-  y <- Y[, k]
-  yc <- y - mean(y)
+  y <- (Y[, k] - mean(Y[, k])) / sd(Y[, k])
+  yc <- y
   uni <- univariate_regression(X, y)
   z <- uni$betahat / uni$sebetahat
   t0 <- proc.time()[["elapsed"]]

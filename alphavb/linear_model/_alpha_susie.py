@@ -942,7 +942,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             from ._susie_ash import final_ash_pass
 
             state = final_ash_pass(data.ibss, data.background, state, float(self.alpha),
-                                   data.estimate_residual_variance)
+                                   data.estimate_residual_variance, self._bounds(data))
         trimmed = self._reported_variances(state) < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]

@@ -48,6 +48,10 @@ the last the power likelihood's M-step (the ``alpha n / 2 log sigma2`` of the te
 likelihood makes the ``alpha`` cancel). At ``alpha = 1`` these are Mr.ASH's updates (its
 ``caisa`` on rows; on sufficient statistics ``mr_ash_sufficient``, whose ``sigma2`` update
 is ``(y'y - theta' Z'y) / n``, with a uniform start of ``pi`` and at least two sweeps).
+Mr.ASH stops when ``theta`` moves by less than ``tol max(sd(y), ||theta||)``: susieR's
+``max(1, ||theta||)`` in the units of ``y``, so that the fit is the same in any units (and
+susieR's for ``y`` of sd 1); ``tau2`` reads ``sigma2`` after its bounds (susieR's before:
+on summary statistics Mr.ASH's ``sigma2`` can fall below 0 when ``z`` and ``R`` disagree).
 """
 
 from typing import NamedTuple
@@ -83,12 +87,14 @@ def mixture_grid(d, n_samples):
 
 class AshBackground(NamedTuple):
     """What the background reads of one fit's data: the variables' ``correlation`` (p, p;
-    0 with a constant column, 1 on the diagonal), Mr.ASH's ``grid`` (K,) and, on rows,
-    ``Z`` in column order (``columns``)."""
+    0 with a constant column, 1 on the diagonal), Mr.ASH's ``grid`` (K,), on rows ``Z'``
+    (p, n; each variable's column contiguous) and the unit of ``theta``'s stopping rule,
+    ``sd(y)`` (module docstring)."""
 
     correlation: np.ndarray
     grid: np.ndarray
-    columns: np.ndarray | None
+    transposed: np.ndarray | None
+    unit: float
 
 
 @njit(cache=True)
@@ -134,13 +140,13 @@ def ash_background(data):
 
     from ._susie_inf import design_key
 
-    columns = np.asfortranarray(data.Z) if data.gram is None else None
+    transposed = np.ascontiguousarray(data.Z.T) if data.gram is None else None
     design = data.Z if data.gram is None else data.gram
     key = (*design_key(design, data.gram is not None),
            None if data.gram_columns is None else data.gram_columns.tobytes())
     if _LAST_CORRELATION.get("key") != key:
         if data.gram is None:
-            gram = blas.dsyrk(1.0, columns, trans=1)
+            gram = blas.dsyrk(1.0, transposed.T, trans=1)
         else:
             gram = np.array(data.gram, dtype=float, order="C")
         correlation = _to_correlation(gram, data.d > 0)  # symmetric: its transpose is
@@ -148,7 +154,7 @@ def ash_background(data):
         _LAST_CORRELATION.update(key=key, value=correlation if correlation.flags.c_contiguous
                                  else correlation.T)
     return AshBackground(_LAST_CORRELATION["value"], mixture_grid(data.d, data.n_samples),
-                         columns)
+                         transposed, float(np.sqrt(data.variance_y)))
 
 
 class AshState(NamedTuple):
@@ -233,12 +239,14 @@ def _rows_objective(fitted, sigma2, weights, grid, entropy, p, n_tempered):
 
 
 @njit(cache=True)
-def _mr_ash_rows(Z, residual, w, grid, weights, theta, sigma2, temperature, max_iter,
-                 tol, update_sigma):
-    """Mr.ASH on rows (susieR's ``caisa_cpp``, ``sigma_dep_q``, variables in order):
+def _mr_ash_rows(Zt, residual, w, grid, weights, theta, sigma2, temperature, n, max_iter,
+                 tol, unit, update_sigma):
+    """Mr.ASH on rows (susieR's ``caisa_cpp``, ``sigma_dep_q``, variables in order) of
+    ``Zt = Z'`` (p, n) and ``n`` observations (the total weight of weighted rows):
     ``residual`` is ``r0 - Z theta`` (changed in place). Stops when ``theta`` moves by less
-    than ``tol max(1, ||theta||)`` or the negative objective rises (keeping that sweep)."""
-    n, p = Z.shape
+    than ``tol max(unit, ||theta||)`` or the negative objective rises (keeping that
+    sweep)."""
+    p = Zt.shape[0]
     K = grid.shape[0]
     phi, log_weights = np.empty(K), np.empty(K)
     previous = np.inf
@@ -249,10 +257,10 @@ def _mr_ash_rows(Z, residual, w, grid, weights, theta, sigma2, temperature, max_
         new_weights = np.zeros(K)
         first, entropy = 0.0, 0.0
         for j in range(p):
-            xr = theta[j] * w[j] + np.dot(Z[:, j], residual)
+            xr = theta[j] * w[j] + np.dot(Zt[j], residual)
             mean = _mixture_coordinate(xr, w[j], grid, log_weights, sigma2, temperature, phi)
             if mean != theta[j]:
-                residual -= (mean - theta[j]) * Z[:, j]
+                residual -= (mean - theta[j]) * Zt[j]
             theta[j] = mean
             first += temperature * xr * mean
             for k in range(K):
@@ -266,7 +274,7 @@ def _mr_ash_rows(Z, residual, w, grid, weights, theta, sigma2, temperature, max_
         weights = new_weights
         objective = _rows_objective(fitted, sigma2, weights, grid, entropy, p,
                                     temperature * n)
-        if np.sqrt(np.sum((theta - old_theta) ** 2)) < tol * max(1.0, np.sqrt(
+        if np.sqrt(np.sum((theta - old_theta) ** 2)) < tol * max(unit, np.sqrt(
                 np.sum(theta**2))) or objective > previous:
             break
         previous = objective
@@ -275,10 +283,10 @@ def _mr_ash_rows(Z, residual, w, grid, weights, theta, sigma2, temperature, max_
 
 @njit(cache=True)
 def _mr_ash_gram(gram, columns, zty, yty, n, grid, weights, theta, sigma2, temperature,
-                 max_iter, tol, update_sigma):
+                 max_iter, tol, unit, update_sigma):
     """Mr.ASH on sufficient statistics (susieR's ``mr_ash_sufficient``): ``Z'Z = diag(c)
     gram diag(c)`` (``c = columns``), ``Z'r0``, ``r0'r0``; at least two sweeps, then until
-    ``theta`` moves by less than ``tol max(1, ||theta||)``."""
+    ``theta`` moves by less than ``tol max(unit, ||theta||)``."""
     p = gram.shape[0]
     K = grid.shape[0]
     phi = np.empty(K)
@@ -310,7 +318,7 @@ def _mr_ash_gram(gram, columns, zty, yty, n, grid, weights, theta, sigma2, tempe
         moved = 0.0
         for j in range(p):
             moved += (theta[j] - old_theta[j]) ** 2
-        if sweep >= 2 and np.sqrt(moved) < tol * max(1.0, np.sqrt(np.sum(theta**2))):
+        if sweep >= 2 and np.sqrt(moved) < tol * max(unit, np.sqrt(np.sum(theta**2))):
             break
     return theta, weights, sigma2
 
@@ -435,14 +443,17 @@ def mr_ash(data, background, leave_out, theta, weights, sigma2, temperature, tol
     grid, theta = background.grid, np.array(theta, dtype=float)
     if data.gram is None:
         residual = data.y - data.Z @ (leave_out + theta)
-        if weights is None:  # susieR's mr.ash start: q(k) of theta's start, averaged
-            spread = (1.0 / (temperature * data.d[:, None]) + grid[None, :]) * sigma2
-            log_phi = -theta[:, None] ** 2 / spread / 2.0 - np.log(spread) / 2.0
+        if weights is None:  # susieR's mr.ash start: q(k) of theta's start, averaged over
+            informative = data.d > 0  # the variables with data (a constant one has none)
+            spread = (1.0 / (temperature * data.d[informative, None]) + grid[None, :]) \
+                * sigma2
+            log_phi = -theta[informative, None] ** 2 / spread / 2.0 - np.log(spread) / 2.0
             phi = np.exp(log_phi - log_phi.max(axis=1, keepdims=True))
             weights = (phi / phi.sum(axis=1, keepdims=True)).mean(axis=0)
-        return _mr_ash_rows(background.columns, residual, data.d, grid,
+        return _mr_ash_rows(background.transposed, residual, data.d, grid,
                             np.array(weights, dtype=float), theta, float(sigma2),
-                            float(temperature), INNER_MAX_ITER, float(tol), update_sigma)
+                            float(temperature), float(data.n_samples), INNER_MAX_ITER,
+                            float(tol), background.unit, update_sigma)
     from ._susie import design_times
 
     left_fit = design_times(data, leave_out)
@@ -454,7 +465,7 @@ def mr_ash(data, background, leave_out, theta, weights, sigma2, temperature, tol
     return _mr_ash_gram(np.asarray(data.gram, dtype=float), columns, zty, yty,
                         float(data.n_samples), grid, np.array(weights, dtype=float), theta,
                         float(sigma2), float(temperature), INNER_MAX_ITER, float(tol),
-                        update_sigma)
+                        background.unit, update_sigma)
 
 
 def ash_update(data, background, state, temperature, update_sigma=True,
@@ -472,23 +483,27 @@ def ash_update(data, background, state, temperature, update_sigma=True,
                                     np.where(masked, 0.0, ash.theta), ash.weights,
                                     state.residual_variance, temperature, tol, update_sigma)
     theta[masked] = 0.0
-    tau2 = float(sigma2 * np.sum(background.grid * weights))
     lower, upper = residual_variance_bounds
     sigma2 = max(sigma2, lower) if upper is None else min(max(sigma2, lower), upper)
+    tau2 = float(sigma2 * np.sum(background.grid * weights))
     ash = ash._replace(theta=theta, fit=design_times(data, theta), weights=weights, tau2=tau2)
     return state._replace(residual_variance=float(sigma2), ash=ash,
                           infinitesimal_variance=tau2)
 
 
-def final_ash_pass(data, background, state, temperature, update_sigma=True):
+def final_ash_pass(data, background, state, temperature, update_sigma=True,
+                   residual_variance_bounds=(0.0, None)):
     """Step 3 (module docstring): Mr.ASH on the residual of every single effect (their
-    means, without the slot weights, as susieR), nothing masked; ``sigma2`` is kept."""
+    means, without the slot weights, as susieR), nothing masked; ``sigma2`` is kept (``tau2``
+    reads Mr.ASH's, held within its bounds)."""
     from ._susie import design_times
 
     ash = state.ash
     theta, weights, sigma2 = mr_ash(data, background, np.sum(state.alpha * state.mean, axis=0),
                                     ash.theta, ash.weights, state.residual_variance,
                                     temperature, 1e-4, update_sigma)
+    lower, upper = residual_variance_bounds
+    sigma2 = max(sigma2, lower) if upper is None else min(max(sigma2, lower), upper)
     tau2 = float(sigma2 * np.sum(background.grid * weights))
     ash = ash._replace(theta=theta, fit=design_times(data, theta), weights=weights, tau2=tau2)
     return state._replace(ash=ash, infinitesimal_variance=tau2)

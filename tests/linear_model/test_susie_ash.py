@@ -34,11 +34,12 @@ def background_data(n=150, p=40, seed=0):
 def test_equals_susier_0_16_5_on_n3finemapping(n3, response, source):
     """PIPs (slot-weighted), sigma2, tau2, the background's means, the slot weights, the
     credible sets and the iterations of susieR 0.16.5's SuSiE-ash: from rows (susieR on
-    the standardized columns; alphavb on the raw ones, which it standardizes), from
-    ``X'X, X'y, y'y, n`` and from z-scores with the in-sample LD (sigma2 fixed: the
-    background fitted once, after convergence)."""
+    the standardized columns and y of sd 1; alphavb on the raw columns, which it
+    standardizes), from ``X'X, X'y, y'y, n`` and from z-scores with the in-sample LD
+    (sigma2 fixed: the background fitted once, after convergence)."""
     reference = json.loads(REFERENCE.read_text())["fits"][f"{response}_{source}"]
     X, y = n3.data, n3.target[:, int(response[1]) - 1]
+    y = (y - y.mean()) / y.std(ddof=1)
     model = AlphaSuSiE(unmappable_effects="ash")
     if source == "susie":
         model.fit(X, y)
@@ -170,3 +171,64 @@ def test_covariates_refused_and_caller_arrays_unchanged():
     AlphaSuSiE(unmappable_effects="ash").fit(X, y)
     np.testing.assert_array_equal(X, before_X)
     np.testing.assert_array_equal(y, before_y)
+
+
+def test_same_fit_in_any_units_of_y(n3):
+    """Mr.ASH's stopping rule reads ``theta`` in units of sd(y): the fit of ``y`` in its
+    units is that of ``y / sd(y)`` (PIPs, ``tau2 / sd^2``, ``theta / sd``), where susieR's
+    absolute rule stops elsewhere (N3finemapping's y1: tau2 off by a factor of 2)."""
+    X, y = n3.data, n3.target[:, 0]
+    scale = y.std(ddof=1)
+    raw = AlphaSuSiE(unmappable_effects="ash").fit(X, y)
+    unit = AlphaSuSiE(unmappable_effects="ash").fit(X, y / scale)
+    np.testing.assert_allclose(raw.inclusion_probabilities_, unit.inclusion_probabilities_,
+                               atol=1e-7)
+    assert raw.infinitesimal_variance_ / scale**2 == pytest.approx(
+        unit.infinitesimal_variance_, rel=1e-6)
+    np.testing.assert_allclose(raw.infinitesimal_effects_ / scale,
+                               unit.infinitesimal_effects_, atol=1e-9)
+
+
+def test_constant_column_has_no_background_effect():
+    """A constant column carries no information: it gets no background effect and the fit
+    is that without it (its Bayes factor 1 leaves the other PIPs as they are)."""
+    X, y = background_data(seed=7)
+    with_constant = np.column_stack([X, np.full(X.shape[0], 5.0)])
+    model = AlphaSuSiE(unmappable_effects="ash").fit(with_constant, y)
+    assert model.infinitesimal_effects_[-1] == 0.0
+    assert np.all(np.isfinite(model.inclusion_probabilities_))
+    plain = AlphaSuSiE(unmappable_effects="ash").fit(X, y)
+    assert sorted(f["variables"] for f in model.credible_sets_) == sorted(
+        f["variables"] for f in plain.credible_sets_)
+
+
+def test_weighted_rows_count_as_observations():
+    """Rows of weight 0 are rows left out, and integer weights are repeated rows: the
+    background's ``n`` is the total weight, as the single effects'."""
+    X, y = background_data(seed=8)
+    weights = np.ones(len(y))
+    weights[:20] = 0.0
+    weighted = AlphaSuSiE(unmappable_effects="ash").fit(X, y, sample_weight=weights)
+    dropped = AlphaSuSiE(unmappable_effects="ash").fit(X[20:], y[20:])
+    np.testing.assert_allclose(weighted.inclusion_probabilities_,
+                               dropped.inclusion_probabilities_, atol=1e-8)
+    assert weighted.noise_variance_ == pytest.approx(dropped.noise_variance_, rel=1e-8)
+    repeats = np.where(np.arange(len(y)) % 3 == 0, 2.0, 1.0)
+    repeated = AlphaSuSiE(unmappable_effects="ash").fit(X, y, sample_weight=repeats)
+    rows = np.repeat(np.arange(len(y)), repeats.astype(int))
+    copies = AlphaSuSiE(unmappable_effects="ash").fit(X[rows], y[rows])
+    np.testing.assert_allclose(repeated.inclusion_probabilities_,
+                               copies.inclusion_probabilities_, atol=1e-8)
+    assert repeated.infinitesimal_variance_ == pytest.approx(
+        copies.infinitesimal_variance_, rel=1e-6)
+
+
+def test_background_variance_is_never_negative_on_mismatched_summaries():
+    """z-scores that ``R`` cannot hold drive Mr.ASH's ``sigma2`` below 0 on summary
+    statistics; ``tau2`` reads it after its bounds, so it stays a variance."""
+    X = np.random.default_rng(0).standard_normal((100, 30))
+    z = np.zeros(30)
+    z[4] = 30.0
+    model = AlphaSuSiE(unmappable_effects="ash", estimate_residual_variance=True)
+    model.fit_summary(z, np.corrcoef(X, rowvar=False), 100)
+    assert model.infinitesimal_variance_ >= 0.0 and model.noise_variance_ > 0.0
