@@ -135,8 +135,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         ``"information"``, the uncapped value.
     calibration_background_ : str or None
         ``"calibrate"`` with an :class:`~alphavb.AlphaSuSiE` that has a background
-        (``unmappable_effects="inf"``) only: the background chosen, None when SuSiE
-        without it covered at alpha = 1 (``best_estimator_`` is then fitted without it).
+        (``unmappable_effects="inf"`` or ``"ash"``) only: the background chosen, None when
+        SuSiE without it covered at alpha = 1 (``best_estimator_`` is then fitted without
+        it). The replicates come from the SuSiE-inf fit whichever the background.
     calibration_alphas_ : ndarray
         ``"calibrate"`` only: the alphas in the order the search evaluated them (its
         coverages are ``criterion_`` at the same alphas of ``alphas_``).
