@@ -112,10 +112,14 @@ class SufficientSource:
                                     y_mean=self.y_mean)
 
 
-def bootstrap_worlds(reference, source, n_worlds, rng):
+def bootstrap_worlds(reference, source, n_worlds, rng, background="gaussian"):
     """``n_worlds`` replicates (:class:`BootstrapWorld`) drawn from ``reference``, an
     AlphaSuSiE fitted at alpha = 1 with ``unmappable_effects="inf"`` to the data of
-    ``source`` (:class:`RowSource` or :class:`SufficientSource`; module docstring)."""
+    ``source`` (:class:`RowSource` or :class:`SufficientSource`; module docstring).
+    ``background="structured"`` (under study, ``benchmarks/calibration_replicates_
+    experiment.py``; not the rule yet) draws ``theta*`` as the fit's ``E[theta]`` plus
+    Gaussian noise of the variance that tops it up to ``tau2``, so that the replicates keep
+    where the background lies."""
     scale = reference.column_scale_
     probabilities = reference.single_effect_probabilities_
     kept = np.flatnonzero(reference.kept_effects_)
@@ -123,6 +127,10 @@ def bootstrap_worlds(reference, source, n_worlds, rng):
     sds = np.sqrt(reference.effect_variances_) * scale
     sigma, tau = np.sqrt(reference.noise_variance_), np.sqrt(reference.infinitesimal_variance_)
     p = scale.size
+    centre = np.zeros(p)
+    if background == "structured":
+        centre = reference.infinitesimal_effects_ * scale
+        tau = np.sqrt(max(tau**2 - float(np.mean(centre**2)), 0.0))
     spread = source.column_variances(reference) / scale**2  # Var(z_j) of the fit's columns
     worlds = []
     for _ in range(n_worlds):
@@ -132,10 +140,10 @@ def bootstrap_worlds(reference, source, n_worlds, rng):
             variable = rng.choice(p, p=weights)
             coef[variable] += means[effect, variable] + sds[effect, variable] * \
                 rng.standard_normal()
-        background = tau * rng.standard_normal(p)
-        response = source.response(reference, (coef + background) / scale, sigma, rng)
+        effects = centre + tau * rng.standard_normal(p)
+        response = source.response(reference, (coef + effects) / scale, sigma, rng)
         causal = frozenset(np.flatnonzero(coef).tolist()) | detectable(
-            background, spread, sigma**2, reference.n_samples_fit_)
+            effects, spread, sigma**2, reference.n_samples_fit_)
         worlds.append(BootstrapWorld(response, causal))
     return worlds
 
