@@ -65,10 +65,37 @@ def record(scenarios, replicates, background):
                 handle.flush()
 
 
+def extend(path, scenarios, extra_worlds):
+    """Add SuSiE's coverage in ``extra_worlds`` more replicates (the ones after the first
+    ``N_WORLDS`` of the same draw) to each recorded row of ``scenarios``, as
+    ``world_plain_1.0_extra``: a test of SuSiE on more replicates, scored offline."""
+    warnings.simplefilter("ignore")
+    with open(path) as handle:
+        rows = [json.loads(line) for line in handle]
+    with threadpool_limits(1):
+        for row in rows:
+            if row["scenario"] not in scenarios or "world_plain_1.0_extra" in row:
+                continue
+            seed = _seeds(0, row["replicate"], {"n_samples": benchmark.data.N_SAMPLES})[0]
+            X, y, _ = benchmark._simulate(benchmark.data.N_SAMPLES, seed, row["scenario"],
+                                          benchmark.data.WINDOW)
+            source = calibration.RowSource(X)
+            reference = calibration.reference_fit(AlphaSuSiE(), source, y)
+            worlds = calibration.bootstrap_worlds(
+                reference, source, N_WORLDS + extra_worlds,
+                np.random.default_rng(1000 + row["replicate"]), row["mode"])
+            row["world_plain_1.0_extra"] = calibration.credible_set_coverage(
+                AlphaSuSiE(), source, worlds[N_WORLDS:], 1.0)
+            with open(f"{path}.{row['scenario']}.extra", "a") as handle:
+                handle.write(json.dumps(row) + "\n")
+
+
 def choose(row, plain_significance, significance=calibration.SIGNIFICANCE):
     """Rule v3's choice on one replicate's recorded coverages (SuSiE's test at
     ``plain_significance``)."""
-    if calibration.covers(*row["world_plain_1.0"], 0.95, plain_significance):
+    plain = np.array(row["world_plain_1.0"]) + np.array(row.get("world_plain_1.0_extra",
+                                                                 (0, 0)))
+    if calibration.covers(*plain, 0.95, plain_significance):
         return CANDIDATES[0]
     coverage = {}
     for kind, alpha in CANDIDATES[1:]:
@@ -79,9 +106,13 @@ def choose(row, plain_significance, significance=calibration.SIGNIFICANCE):
     return max(coverage, key=lambda key: (coverage[key], key[1]))
 
 
-def analyse(path):
-    with open(path) as handle:
-        rows = [json.loads(line) for line in handle]
+def analyse(*paths):
+    """Rule v3's outcomes at three levels of SuSiE's test, per scenario, from the rows of
+    ``paths`` (rows with ``world_plain_1.0_extra`` test SuSiE on all their replicates)."""
+    rows = []
+    for path in paths:
+        with open(path) as handle:
+            rows += [json.loads(line) for line in handle]
     for plain_significance in (0.5, 0.2, 0.05):
         line = [f"SuSiE tested at {plain_significance}"]
         for scenario in sorted({row["scenario"] for row in rows}):
@@ -94,6 +125,8 @@ def analyse(path):
 
 if __name__ == "__main__":
     if sys.argv[1] == "--analyse":
-        analyse(sys.argv[2])
+        analyse(*sys.argv[2:])
+    elif sys.argv[1] == "--extend":
+        extend(sys.argv[2], sys.argv[3].split(","), int(sys.argv[4]))
     else:
         record(sys.argv[1].split(","), int(sys.argv[2]), sys.argv[3])
