@@ -790,7 +790,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if data.mismatch is not None and data.mismatch.estimate:
             state = self._mismatch_start(data, state)
         if self.unmappable_effects == "ash":
-            from ._susie_ash import SLOT_PRIOR, initial_ash_state
+            from ._susie import SLOT_PRIOR
+            from ._susie_ash import initial_ash_state
 
             a, b = SLOT_PRIOR
             state = state._replace(

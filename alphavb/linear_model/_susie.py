@@ -415,6 +415,23 @@ def residual_variance_update(data, erss, alpha, bounds=(0.0, None)):
     return sigma2 if bounds[1] is None else min(sigma2, bounds[1])
 
 
+SLOT_PRIOR = (1.0, 2.0)  # Beta(a, b) of the slot weights (susieR's default with "ash")
+SLOT_LOGIT_BOUND = 20.0
+
+
+def slot_weight(weights, effect, log_evidence, prior=SLOT_PRIOR):
+    """Effect ``effect``'s new slot weight under SuSiE-ash's slot prior (``c_l | rho ~
+    Bernoulli(rho)``, ``rho ~ Beta(a, b)``; :mod:`~alphavb.linear_model._susie_ash`):
+    ``logit c_l = log(a + k_{-l}) - log(b + L - 1 - k_{-l}) + lbf_l`` from its SER's log
+    evidence and the other effects' weights ``k_{-l}``, the logit held within +-20."""
+    a, b = prior
+    others = float(np.sum(weights)) - float(weights[effect])
+    lbf = log_evidence if np.isfinite(log_evidence) else 0.0
+    log_odds = np.log(a + others) - np.log(b + weights.shape[0] - 1 - others) + lbf
+    return float(1.0 / (1.0 + np.exp(-np.clip(log_odds, -SLOT_LOGIT_BOUND,
+                                              SLOT_LOGIT_BOUND))))
+
+
 def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
                estimate_residual_variance=True, rule=None, residual_variance_bounds=(0.0, None),
                inflate=None, effects=None):
@@ -471,8 +488,6 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
         kl[effect] = single_effect_kl(single, xtr, data.d, variance)
         effect_squares[effect] = _squared_norm(data, values, effect_fits[effect])
         if weights is not None:  # SuSiE-ash's slot weight, from the SER's evidence
-            from ._susie_ash import slot_weight
-
             weight = weights[effect] = slot_weight(weights, effect, single.log_evidence)
         fit += weight * effect_fits[effect]
         if inflate is not None:

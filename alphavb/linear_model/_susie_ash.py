@@ -73,8 +73,6 @@ SECOND_CHANCE_WAIT = 3  # iterations after an exposure before the block is maske
 UNMASK_DELAY = 2  # iterations a masked variable is unwanted before it is unmasked
 ACTIVE_SPREAD = 5e-5  # an effect is active when its probabilities spread at least this much
 GRID_SIZE = 25
-SLOT_PRIOR = (1.0, 2.0)  # Beta(a, b) of the slot weights (susieR's default with "ash")
-SLOT_LOGIT_BOUND = 20.0
 MIXTURE_EPSILON = 1e-12  # Mr.ASH's epstol on rows
 INNER_MAX_ITER = 1000
 
@@ -187,17 +185,6 @@ def initial_ash_state(n_effects, p, fit_size):
                     effects - 1, effects.copy(), effects.copy(), np.zeros(p, dtype=bool),
                     np.zeros(p, dtype=bool), variables, variables.copy(),
                     np.zeros(p, dtype=bool))
-
-
-def slot_weight(weights, effect, log_evidence, prior=SLOT_PRIOR):
-    """Effect ``effect``'s new slot weight (module docstring) from its SER's log evidence and
-    the other effects' weights."""
-    a, b = prior
-    others = float(np.sum(weights)) - float(weights[effect])
-    lbf = log_evidence if np.isfinite(log_evidence) else 0.0
-    log_odds = np.log(a + others) - np.log(b + weights.shape[0] - 1 - others) + lbf
-    return float(1.0 / (1.0 + np.exp(-np.clip(log_odds, -SLOT_LOGIT_BOUND,
-                                              SLOT_LOGIT_BOUND))))
 
 
 @njit(cache=True)
