@@ -5,8 +5,9 @@ PIP convergence at tol 1e-4), on N3finemapping (574 x 1,001) from rows (``susie`
 from z-scores with the in-sample LD (``susie_rss(z, R, n)``), and the calibration of alpha
 for the credible sets (``AlphaSelector(method="calibrate")``, 10 replicates per alpha
 scanned) beside it in fits. With ``--background ash`` both packages read the standardized
-columns (susieR's Mr.ASH reads the raw X while its single effects read the standardized
-one; alphavb standardizes both).
+columns and y of sd 1 (susieR's Mr.ASH reads the raw X while its single effects read the
+standardized one, and stops at an absolute tolerance; alphavb standardizes both and stops
+in units of sd(y)).
 
 Times are medians of ``--repeats`` fits: susieR's inside R (``system.time`` around the fit
 call; R's start-up and reading excluded), alphavb's the whole call with
@@ -125,6 +126,8 @@ def main():
             write_arrays(folder, {"X": X, "R": R})
             for k in range(2):
                 y = data.target[:, k]
+                if background == "ash":
+                    y = (y - y.mean()) / y.std(ddof=1)
                 z = z_scores(X, y)
                 write_arrays(folder, {"y": y, "z": z})
                 calls = {"individual": lambda y=y: AlphaSuSiE(
@@ -146,7 +149,8 @@ def main():
                                  f"{np.max(np.abs(model.inclusion_probabilities_ - pips)):9.1e}"
                                  f" {abs(model.infinitesimal_variance_ / tau2 - 1):13.1e}")
                     print(line)
-            y = data.target[:, 0]
+            y = data.target[:, 0] if background == "inf" else (
+                data.target[:, 0] - data.target[:, 0].mean()) / data.target[:, 0].std(ddof=1)
             single = median_seconds(fresh(lambda: AlphaSuSiE(
                 unmappable_effects=background).fit(X, y)), args.repeats)
             for fitted in (None, background):
