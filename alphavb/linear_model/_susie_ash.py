@@ -78,9 +78,13 @@ INNER_MAX_ITER = 1000
 
 
 def mixture_grid(d, n_samples):
-    """Mr.ASH's grid ``s_k = (2^((k - 1) / 25) - 1)^2 n / median(d)``, ``k = 1..25``."""
+    """Mr.ASH's grid ``s_k = (2^((k - 1) / 25) - 1)^2 n / median(d)``, ``k = 1..25``, the
+    median over the columns with data (susieR's over all: 0, and an infinite grid, when
+    more than half are constant)."""
     steps = (2.0 ** (np.arange(GRID_SIZE) / GRID_SIZE) - 1.0) ** 2
-    return steps * float(n_samples) / float(np.median(d))
+    informative = d[d > 0]
+    return steps * float(n_samples) / (float(np.median(informative)) if informative.size
+                                       else 1.0)
 
 
 class AshBackground(NamedTuple):
@@ -180,6 +184,7 @@ class AshState(NamedTuple):
 
 
 def initial_ash_state(n_effects, p, fit_size):
+    """The background before the first sweep: theta 0, nothing masked, no history."""
     effects, variables = np.zeros(n_effects, dtype=np.int64), np.zeros(p, dtype=np.int64)
     return AshState(np.zeros(p), np.zeros(fit_size), None, 0.0, 0, effects,
                     effects - 1, effects.copy(), effects.copy(), np.zeros(p, dtype=bool),

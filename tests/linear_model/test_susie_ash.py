@@ -200,6 +200,10 @@ def test_constant_column_has_no_background_effect():
     plain = AlphaSuSiE(unmappable_effects="ash").fit(X, y)
     assert sorted(f["variables"] for f in model.credible_sets_) == sorted(
         f["variables"] for f in plain.credible_sets_)
+    mostly_constant = np.column_stack([X[:, :5], np.ones((X.shape[0], 10))])
+    model = AlphaSuSiE(unmappable_effects="ash").fit(mostly_constant, y)
+    assert np.all(np.isfinite(model.infinitesimal_effects_))
+    assert np.all(model.infinitesimal_effects_[5:] == 0.0)
 
 
 def test_weighted_rows_count_as_observations():
