@@ -18,26 +18,15 @@ Run: ALPHAVB_DATA=../shared/data python benchmarks/susier_ash_reference.py \\
     --susier-lib <library holding susieR 0.16.5>   (default: $SUSIER_LIB)
 """
 
-from susier_rscript import write_reference  # benchmarks/ is the script's folder
+from susier_rscript import background_line, write_reference  # benchmarks/ is the script's folder
 
 R_SCRIPT = r"""
-.libPaths(c(commandArgs(TRUE)[1], .libPaths()))
-suppressPackageStartupMessages({library(susieR); library(jsonlite)})
-stopifnot(as.character(packageVersion("susieR")) == "0.16.5")
-folder <- commandArgs(TRUE)[2]
-X <- as.matrix(read.csv(file.path(folder, "N3finemapping_X.csv"), header = FALSE))
-Y <- as.matrix(read.csv(file.path(folder, "N3finemapping_Y.csv"), header = FALSE))
-dimnames(X) <- NULL
 Xs <- scale(X)
 attributes(Xs) <- list(dim = dim(X))
 R <- cor(X)
-summarise <- function(fit, seconds) {
-  cs <- lapply(fit$sets$cs, function(v) unname(v) - 1L)
-  list(pip = unname(fit$pip), V = unname(fit$V), sigma2 = fit$sigma2, tau2 = fit$tau2,
-       niter = fit$niter, converged = fit$converged, cs = unname(cs),
-       theta = as.vector(fit$theta), slot_weights = as.vector(fit$slot_weights),
-       ash_pi = as.vector(fit$ash_pi), seconds = seconds)
-}
+summarise_ash <- function(fit, seconds)
+  c(summarise(fit, seconds), list(slot_weights = as.vector(fit$slot_weights),
+                                  ash_pi = as.vector(fit$ash_pi)))
 fits <- list()
 for (k in 1:2) {
   y <- (Y[, k] - mean(Y[, k])) / sd(Y[, k])
@@ -46,26 +35,23 @@ for (k in 1:2) {
   z <- uni$betahat / uni$sebetahat
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(susie(Xs, y, unmappable_effects = "ash"))
-  fits[[paste0("y", k, "_susie")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+  fits[[paste0("y", k, "_susie")]] <- summarise_ash(fit, proc.time()[["elapsed"]] - t0)
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(susie_ss(XtX = crossprod(Xs), Xty = drop(crossprod(Xs, yc)),
                                    yty = sum(yc^2), n = nrow(X), unmappable_effects = "ash"))
-  fits[[paste0("y", k, "_susie_ss")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+  fits[[paste0("y", k, "_susie_ss")]] <- summarise_ash(fit, proc.time()[["elapsed"]] - t0)
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressWarnings(suppressMessages(
     susie_rss(z = z, R = R, n = nrow(X), unmappable_effects = "ash", max_iter = 50)))
-  fits[[paste0("y", k, "_susie_rss")]] <- summarise(fit, proc.time()[["elapsed"]] - t0)
+  fits[[paste0("y", k, "_susie_rss")]] <- summarise_ash(fit, proc.time()[["elapsed"]] - t0)
 }
 out <- list(susieR = as.character(packageVersion("susieR")), fits = fits)
-writeLines(toJSON(out, auto_unbox = TRUE, digits = I(15), null = "null"), commandArgs(TRUE)[3])
 """
 
 
 def main():
     write_reference(__doc__.split("\n\n")[0], R_SCRIPT, "susier_ash.json",
-                    lambda fit: (f"sigma2 {fit['sigma2']:.6g} tau2 {fit['tau2']:.4g} sets "
-                                 f"{len(fit['cs'])} iterations {fit['niter']} "
-                                 f"{fit['seconds']:.2f} s"))
+                    background_line)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,6 @@ Run: ALPHAVB_DATA=../shared/data python benchmarks/susier_mismatch_reference.py 
 from susier_rscript import write_reference  # benchmarks/ is the script's folder
 
 R_SCRIPT = r"""
-.libPaths(c(commandArgs(TRUE)[1], .libPaths()))
-suppressPackageStartupMessages({library(susieR); library(jsonlite)})
-stopifnot(as.character(packageVersion("susieR")) == "0.16.5")
-folder <- commandArgs(TRUE)[2]
-X <- as.matrix(read.csv(file.path(folder, "N3finemapping_X.csv"), header = FALSE))
-Y <- as.matrix(read.csv(file.path(folder, "N3finemapping_Y.csv"), header = FALSE))
-dimnames(X) <- NULL
 first <- 1:287; other <- 288:574
 keep <- apply(X[first, ], 2, sd) > 0 & apply(X[other, ], 2, sd) > 0
 X <- X[, keep]
@@ -50,7 +43,6 @@ for (k in 1:2) {
 }
 out <- list(susieR = as.character(packageVersion("susieR")), columns = which(keep) - 1L,
             fits = fits)
-writeLines(toJSON(out, auto_unbox = TRUE, digits = I(15), null = "null"), commandArgs(TRUE)[3])
 """
 
 
