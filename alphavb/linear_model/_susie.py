@@ -406,13 +406,19 @@ def ibss_objective(data, erss, sigma2, kl, alpha):
     return objective
 
 
+def held_within(sigma2, bounds):
+    """``sigma2`` held within ``bounds`` (lower, upper; None: no upper bound), as susieR's
+    ``residual_variance_lowerbound`` and ``_upperbound``."""
+    lower, upper = bounds
+    sigma2 = max(sigma2, lower)
+    return sigma2 if upper is None else min(sigma2, upper)
+
+
 def residual_variance_update(data, erss, alpha, bounds=(0.0, None)):
     """The ``sigma2`` maximising ``F``: ``E RSS / (n - k / alpha)`` (``k`` covariates; the
-    ``alpha`` cancels without them), then held within ``bounds`` (lower, upper; None: no
-    upper bound), as susieR's ``residual_variance_lowerbound`` and ``_upperbound``."""
+    ``alpha`` cancels without them), then :func:`held_within` ``bounds``."""
     k = 0 if data.covariates is None else data.covariates.n_columns
-    sigma2 = max(bounds[0], erss / (data.n_samples - k / alpha))
-    return sigma2 if bounds[1] is None else min(sigma2, bounds[1])
+    return held_within(erss / (data.n_samples - k / alpha), bounds)
 
 
 SLOT_PRIOR = (1.0, 2.0)  # Beta(a, b) of the slot weights (susieR's default with "ash")

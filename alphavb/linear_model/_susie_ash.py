@@ -59,6 +59,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ._susie import design_times, held_within
+
 # susieR 0.16.5's constants of the masking (update_ash_variance_components)
 PURITY_THRESHOLD = 0.5  # an effect's 90% set at least this pure can be confident
 DIFFUSE_PURITY = 0.1  # below it: diffuse
@@ -130,33 +132,36 @@ def _neighbourhood_sums(correlation, values):
     return sums
 
 
-_LAST_CORRELATION = {}  # the last design's digest and its correlation
+_LAST_CORRELATION = {}  # the last design's digest, its correlation and (rows) Z'
 
 
 def ash_background(data):
     """The :class:`AshBackground` of an :class:`~alphavb.linear_model._susie.IBSSData`; the
-    correlation of the last design is kept, as SuSiE-inf's eigenstructure
-    (:func:`~alphavb.linear_model._susie_inf.design_key`), so the fits of a selection of
-    alpha compute it once. From rows it is BLAS's ``syrk`` (half of ``Z'Z``)."""
+    correlation (and on rows ``Z'``) of the last design is kept, as SuSiE-inf's
+    eigenstructure (:func:`~alphavb.linear_model._susie_inf.design_key`), so the fits of a
+    selection of alpha compute them once. From rows it is BLAS's ``syrk`` (half of
+    ``Z'Z``)."""
     from scipy.linalg import blas
 
     from ._susie_inf import design_key
 
-    transposed = np.ascontiguousarray(data.Z.T) if data.gram is None else None
     design = data.Z if data.gram is None else data.gram
     key = (*design_key(design, data.gram is not None),
            None if data.gram_columns is None else data.gram_columns.tobytes())
     if _LAST_CORRELATION.get("key") != key:
+        transposed = np.ascontiguousarray(data.Z.T) if data.gram is None else None
         if data.gram is None:
             gram = blas.dsyrk(1.0, transposed.T, trans=1)
         else:
             gram = np.array(data.gram, dtype=float, order="C")
         correlation = _to_correlation(gram, data.d > 0)  # symmetric: its transpose is
-        _LAST_CORRELATION.clear()  # the row-ordered array the masking reads by rows
-        _LAST_CORRELATION.update(key=key, value=correlation if correlation.flags.c_contiguous
-                                 else correlation.T)
-    return AshBackground(_LAST_CORRELATION["value"], mixture_grid(data.d, data.n_samples),
-                         transposed, float(np.sqrt(data.variance_y)))
+        if not correlation.flags.c_contiguous:  # the row-ordered array the masking reads
+            correlation = correlation.T
+        _LAST_CORRELATION.clear()
+        _LAST_CORRELATION.update(key=key, value=(correlation, transposed))
+    correlation, transposed = _LAST_CORRELATION["value"]
+    return AshBackground(correlation, mixture_grid(data.d, data.n_samples), transposed,
+                         float(np.sqrt(data.variance_y)))
 
 
 class AshState(NamedTuple):
@@ -446,8 +451,6 @@ def mr_ash(data, background, leave_out, theta, weights, sigma2, temperature, tol
                             np.array(weights, dtype=float), theta, float(sigma2),
                             float(temperature), float(data.n_samples), INNER_MAX_ITER,
                             float(tol), background.unit, update_sigma)
-    from ._susie import design_times
-
     left_fit = design_times(data, leave_out)
     zty = data.zty - left_fit
     yty = float(data.yty) - 2.0 * float(leave_out @ data.zty) + float(leave_out @ left_fit)
@@ -465,8 +468,6 @@ def ash_update(data, background, state, temperature, update_sigma=True,
     """The background's update between sweeps (module docstring, step 2): the mask, then
     Mr.ASH on the residual of the confident effects, ``theta`` 0 where masked. Returns the
     state with the new background, ``sigma2`` (held within its bounds) and ``tau2``."""
-    from ._susie import design_times
-
     ash = state.ash
     confident, masked, ash = masked_variables(background, state.alpha, state.mean,
                                               state.slot_weights, ash)
@@ -475,12 +476,19 @@ def ash_update(data, background, state, temperature, update_sigma=True,
                                     np.where(masked, 0.0, ash.theta), ash.weights,
                                     state.residual_variance, temperature, tol, update_sigma)
     theta[masked] = 0.0
-    lower, upper = residual_variance_bounds
-    sigma2 = max(sigma2, lower) if upper is None else min(max(sigma2, lower), upper)
+    ash, sigma2 = _fitted_background(data, background, ash, theta, weights, sigma2,
+                                     residual_variance_bounds)
+    return state._replace(residual_variance=sigma2, ash=ash, infinitesimal_variance=ash.tau2)
+
+
+def _fitted_background(data, background, ash, theta, weights, sigma2, bounds):
+    """``ash`` with Mr.ASH's ``theta``, its fit and mixture ``weights``, and ``tau2 =
+    sigma2 sum_k pi_k s_k`` at Mr.ASH's ``sigma2`` held within ``bounds``; and that
+    ``sigma2``."""
+    sigma2 = float(held_within(sigma2, bounds))
     tau2 = float(sigma2 * np.sum(background.grid * weights))
-    ash = ash._replace(theta=theta, fit=design_times(data, theta), weights=weights, tau2=tau2)
-    return state._replace(residual_variance=float(sigma2), ash=ash,
-                          infinitesimal_variance=tau2)
+    return ash._replace(theta=theta, fit=design_times(data, theta), weights=weights,
+                        tau2=tau2), sigma2
 
 
 def final_ash_pass(data, background, state, temperature, update_sigma=True,
@@ -488,14 +496,10 @@ def final_ash_pass(data, background, state, temperature, update_sigma=True,
     """Step 3 (module docstring): Mr.ASH on the residual of every single effect (their
     means, without the slot weights, as susieR), nothing masked; ``sigma2`` is kept (``tau2``
     reads Mr.ASH's, held within its bounds)."""
-    from ._susie import design_times
-
     ash = state.ash
     theta, weights, sigma2 = mr_ash(data, background, np.sum(state.alpha * state.mean, axis=0),
                                     ash.theta, ash.weights, state.residual_variance,
                                     temperature, 1e-4, update_sigma)
-    lower, upper = residual_variance_bounds
-    sigma2 = max(sigma2, lower) if upper is None else min(max(sigma2, lower), upper)
-    tau2 = float(sigma2 * np.sum(background.grid * weights))
-    ash = ash._replace(theta=theta, fit=design_times(data, theta), weights=weights, tau2=tau2)
-    return state._replace(ash=ash, infinitesimal_variance=tau2)
+    ash, _ = _fitted_background(data, background, ash, theta, weights, sigma2,
+                                residual_variance_bounds)
+    return state._replace(ash=ash, infinitesimal_variance=ash.tau2)

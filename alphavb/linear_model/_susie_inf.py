@@ -49,7 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._special import LOG_2PI
-from ._susie import single_effect_kl, single_effect_regression
+from ._susie import held_within, single_effect_kl, single_effect_regression
 
 # eigenvalues of Z'Z at or below this share of the largest (times p) are taken as 0
 EIGENVALUE_TOLERANCE = np.finfo(float).eps
@@ -207,9 +207,7 @@ def updated_variances(eig, state, alpha, method="mom", residual_variance_bounds=
         return likelihood_estimates(eig, moments, sigma2, tau2, alpha, estimate_infinitesimal,
                                     residual_variance_bounds)
     sigma2, tau2 = moment_estimates(eig, moments, estimate_infinitesimal, tau2)
-    lower, upper = residual_variance_bounds
-    sigma2 = max(sigma2, lower) if upper is None else min(max(sigma2, lower), upper)
-    return sigma2, tau2
+    return held_within(sigma2, residual_variance_bounds), tau2
 
 
 class OmegaStatistics(NamedTuple):
