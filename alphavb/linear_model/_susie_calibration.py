@@ -18,8 +18,9 @@ at least 0.8 (non-centrality ``n theta*_j^2 Var(z_j) / sigma2``; SuSiE 2.0's sim
 count causal variants so): a set on the rest of the background is a miss. A credible set
 covers when it holds a causal variable.
 
-The candidates are tried in the order of their power: for an estimator with the background
-(``unmappable_effects="inf"``), first the same model without it at alpha = 1 (SuSiE; a
+The candidates are tried in the order of their power: for an estimator with a background
+(``unmappable_effects="inf"`` or ``"ash"``; the replicates come from SuSiE-inf's fit
+either way), first the same model without it at alpha = 1 (SuSiE; a
 sparse locus keeps it), then the estimator at each alpha of the grid from the largest
 down (SuSiE without the background is kept only when its pooled coverage is about the level
 or more, ``PLAIN_SIGNIFICANCE``: dropping the background simplifies the model, and the
