@@ -4,9 +4,9 @@ parametric bootstrap from the fitted model, background included.
 The generalized-posterior calibration of Syring & Martin (2019, Biometrika 106:479) picks
 the learning rate whose credible regions cover at their nominal level in bootstrap
 replicates of the data; here the regions are SuSiE's credible sets of variables and the
-replicates are drawn from the model fitted at alpha = 1 with an infinitesimal background
-(SuSiE-inf, :mod:`alphavb.linear_model._susie_inf`), which is the fine-mapper's model of a
-locus with a polygenic background:
+replicates are drawn from the model fitted at alpha = 1, with an infinitesimal background
+(SuSiE-inf, :mod:`alphavb.linear_model._susie_inf`: the fine-mapper's model of a locus
+with a polygenic background) where the data give evidence for one (below):
 
     b* ~ q(b) of the kept single effects (one variable and its effect per effect),
     theta* ~ N(0, tau2 I),   y* = Z (b* + theta*) + e*,   e* ~ N(0, sigma2 I),
@@ -18,22 +18,25 @@ at least 0.8 (non-centrality ``n theta*_j^2 Var(z_j) / sigma2``; SuSiE 2.0's sim
 count causal variants so): a set on the rest of the background is a miss. A credible set
 covers when it holds a causal variable.
 
-The candidates are tried in the order of their power: for an estimator with a background
-(``unmappable_effects="inf"`` or ``"ash"``; the replicates come from SuSiE-inf's fit
-either way), first the same model without it at alpha = 1 (SuSiE; a
-sparse locus keeps it), then the estimator at each alpha of the grid from the largest
-down (SuSiE without the background is kept only when its pooled coverage is about the level
-or more, ``PLAIN_SIGNIFICANCE``: dropping the background simplifies the model, and the
-replicates, drawn from the model with it, see less of what it misses); without a
-background, the estimator at each alpha. For each, the estimator is fitted
-to every replicate and the coverage pooled over their credible sets is compared with the
-level: the first candidate whose sets show no evidence of covering less often is chosen
-(a one-sided binomial test of "coverage >= level" at ``SIGNIFICANCE``: with a few sets per
-replicate, one miss in ten sets is what a coverage of 0.95 gives four times in ten, and a
-point estimate would lower alpha for it). A locus without a background (``tau2 = 0``) and
-with clear signals replicates as a sparse one, where SuSiE at alpha = 1 covers; a polygenic
-one replicates with its background, where the background, and perhaps a smaller alpha, are
-needed. The replicates are the same for every candidate (common random numbers).
+Which model the replicates come from, and which is calibrated, is decided first, by the
+evidence for a background: SuSiE-inf's objective at alpha = 1 is a lower bound on the
+marginal likelihood of the model with ``theta`` that reduces to SuSiE's at ``tau2 = 0``,
+so their difference is the evidence of one more variance, which must beat Schwarz's
+(1978) ``log(n) / 2`` to count. With it, the replicates come from the SuSiE-inf fit and the
+estimator is calibrated with its background (``unmappable_effects="inf"`` or ``"ash"``;
+an estimator without one is calibrated without it). Without it, the locus is treated as
+sparse: the replicates come from the SuSiE fit (``tau2 = 0``) and SuSiE is calibrated
+without a background. (A missed sparse effect inflates SuSiE-inf's ``tau2``; the
+background's evidence then stays small, since SuSiE explains the data as well with the
+effect, and the sparse model keeps SuSiE's power.)
+
+The alphas of the grid are then tried from the largest down: the model is fitted to every
+replicate and the coverage pooled over their credible sets is compared with the level; the
+first alpha whose sets show no evidence of covering less often is chosen (a one-sided
+binomial test of "coverage >= level" at ``SIGNIFICANCE``: with a few sets per replicate,
+one miss in ten sets is what a coverage of 0.95 gives four times in ten, and a point
+estimate would lower alpha for it). The replicates are the same for every alpha (common
+random numbers).
 """
 
 import warnings
@@ -44,15 +47,11 @@ import numpy as np
 # the one-sided binomial test's level: an alpha is kept unless its sets' misses in the
 # replicates are this unlikely under a coverage of ``level``
 SIGNIFICANCE = 0.05
-# dropping the background is a simplification of the model: SuSiE without it is kept only
-# when its sets cover at the level in the replicates (the test at 0.5: a pooled share at
-# least about the level), not merely when their misses are not unlikely
-PLAIN_SIGNIFICANCE = 0.5
 # the version of the rule, for caches of results that depend on it
 RULE = "binomial-0.05-detectable-v1"
 # what the benchmark's cached selections depend on beyond that (the causal variables of a
-# replicate, SuSiE without the background tried first)
-SELECTION_RULE = "effects-or-detectable-background, plain-first-at-0.5-v3"
+# replicate, the background chosen by its evidence)
+SELECTION_RULE = "effects-or-detectable-background, background-by-evidence-v4"
 
 
 class BootstrapWorld:
@@ -115,8 +114,9 @@ class SufficientSource:
 
 def bootstrap_worlds(reference, source, n_worlds, rng, background="gaussian"):
     """``n_worlds`` replicates (:class:`BootstrapWorld`) drawn from ``reference``, an
-    AlphaSuSiE fitted at alpha = 1 with ``unmappable_effects="inf"`` to the data of
-    ``source`` (:class:`RowSource` or :class:`SufficientSource`; module docstring).
+    AlphaSuSiE fitted at alpha = 1 (with ``unmappable_effects="inf"`` or without a
+    background: ``tau2 = 0``) to the data of ``source`` (:class:`RowSource` or
+    :class:`SufficientSource`; module docstring).
     ``background="structured"`` (under study, ``benchmarks/calibration_replicates_
     experiment.py``; not the rule yet) draws ``theta*`` as the fit's ``E[theta]`` plus
     Gaussian noise of the variance that tops it up to ``tau2``, so that the replicates keep
@@ -163,13 +163,11 @@ def detectable(effects, column_variances, noise_variance, n, level=0.05, power=0
 def credible_set_coverage(estimator, source, worlds, alpha, on_fit=None):
     """``(covering, sets)``: the credible sets of ``estimator`` at ``alpha`` over the
     replicates that hold a causal variable, and their number."""
-    from sklearn.base import clone
-
     covering = total = 0
     for world in worlds:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence and boundary notes of replicates
-            model = source.fit(clone(estimator).set_params(alpha=alpha), world.response)
+            model = source.fit(clone_with(estimator, alpha=alpha), world.response)
         if on_fit is not None:
             on_fit()
         for found in model.credible_sets_:
@@ -187,54 +185,65 @@ def covers(covering, total, level, significance=SIGNIFICANCE):
     return total == 0 or bool(stats.binom.cdf(covering, total, level) > significance)
 
 
-def reference_fit(estimator, source, response, on_fit=None):
-    """The model the replicates are drawn from: ``estimator`` at alpha = 1 with the
-    infinitesimal background, fitted to ``response`` of ``source``."""
-    from sklearn.base import clone
-
+def reference_fit(estimator, source, response, on_fit=None, background="inf"):
+    """A model the replicates may be drawn from: ``estimator`` at alpha = 1 with the
+    infinitesimal background (``background=None``: without one), fitted to ``response`` of
+    ``source``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = source.fit(clone(estimator).set_params(alpha=1.0, unmappable_effects="inf"),
+        model = source.fit(clone_with(estimator, alpha=1.0, unmappable_effects=background),
                            response)
     if on_fit is not None:
         on_fit()
     return model
 
 
+def background_evidence(with_background, without_background):
+    """``(gain, threshold)``: how much the infinitesimal background raises the alpha = 1
+    objective (SuSiE-inf's ``F`` less SuSiE's, the same bound at ``tau2 = 0``), and the
+    gain that one estimated variance must beat, Schwarz's ``log(n) / 2`` (module
+    docstring)."""
+    gain = float(with_background.elbo_ - without_background.elbo_)
+    return gain, 0.5 * float(np.log(with_background.n_samples_fit_))
+
+
 class Calibration(NamedTuple):
-    """The credible-set calibration's choice: ``alpha``, the background (``"inf"`` or
-    None), the pooled coverage ``{alpha: (covering, sets)}`` of each alpha of the
-    estimator's scan, and ``(covering, sets)`` of SuSiE without the background at alpha = 1
-    (None when it was not tried)."""
+    """The credible-set calibration's choice: ``alpha``, the background (``"inf"``,
+    ``"ash"`` or None), the pooled coverage ``{alpha: (covering, sets)}`` of each alpha
+    scanned, and the background's evidence ``(gain, threshold)``
+    (:func:`background_evidence`)."""
 
     alpha: float
     background: str | None
     evaluated: dict
-    without_background: tuple | None
+    evidence: tuple
 
 
 def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None, *,
                      source=None):
-    """The first candidate (module docstring) whose pooled bootstrap coverage is consistent
-    with ``level`` (:func:`covers`), as a :class:`Calibration`. When none is, the alpha of
-    the highest coverage (the largest of equals), with a warning. The data are the rows
-    ``X``, ``y``, or a :class:`SufficientSource` and ``y`` its ``(X'y, y'y)``."""
+    """The model (with or without the estimator's background, by the evidence of
+    :func:`background_evidence`) and the first alpha, from the largest, whose pooled
+    bootstrap coverage is consistent with ``level`` (:func:`covers`), as a
+    :class:`Calibration`. When none is, the alpha of the highest coverage (the largest of
+    equals), with a warning. The data are the rows ``X``, ``y``, or a
+    :class:`SufficientSource` and ``y`` its ``(X'y, y'y)``."""
     source = RowSource(X) if source is None else source
-    reference = reference_fit(estimator, source, y, on_fit)
-    worlds = bootstrap_worlds(reference, source, n_worlds, rng)
+    with_background = reference_fit(estimator, source, y, on_fit)
+    sparse = reference_fit(estimator, source, y, on_fit, background=None)
+    evidence = background_evidence(with_background, sparse)
     background = estimator.get_params()["unmappable_effects"]
-    plain = None
-    if background is not None:
-        plain = credible_set_coverage(_without_background(estimator), source, worlds, 1.0,
-                                      on_fit)
-        if covers(*plain, level, significance=PLAIN_SIGNIFICANCE):
-            return Calibration(1.0, None, {}, plain)
+    if evidence[0] > evidence[1]:
+        reference = with_background
+    else:
+        reference, background = sparse, None
+    worlds = bootstrap_worlds(reference, source, n_worlds, rng)
+    model = clone_with(estimator, unmappable_effects=background)
     evaluated = {}
     for alpha in sorted((float(a) for a in alphas), reverse=True):
-        covering, total = credible_set_coverage(estimator, source, worlds, alpha, on_fit)
+        covering, total = credible_set_coverage(model, source, worlds, alpha, on_fit)
         evaluated[alpha] = (covering, total)
         if covers(covering, total, level):
-            return Calibration(alpha, background, evaluated, plain)
+            return Calibration(alpha, background, evaluated, evidence)
     coverage = {alpha: covering / total for alpha, (covering, total) in evaluated.items()}
     best = max(coverage, key=lambda alpha: (coverage[alpha], alpha))
     found = ", ".join(f"{alpha:.3g}: {value:.3f}" for alpha, value in coverage.items())
@@ -243,10 +252,11 @@ def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None,
                   f"alpha: {found}); alpha_ is {best:.3g}, the highest. Smaller alphas in "
                   "the grid, or more replicates (n_bootstrap), may reach it.", UserWarning,
                   stacklevel=3)
-    return Calibration(best, background, evaluated, plain)
+    return Calibration(best, background, evaluated, evidence)
 
 
-def _without_background(estimator):
+def clone_with(estimator, **params):
+    """A clone of ``estimator`` with ``params`` set."""
     from sklearn.base import clone
 
-    return clone(estimator).set_params(unmappable_effects=None)
+    return clone(estimator).set_params(**params)

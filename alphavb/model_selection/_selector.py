@@ -134,10 +134,15 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         held-out log predictive density (cv), the bootstrap coverage (calibrate) or, for
         ``"information"``, the uncapped value.
     calibration_background_ : str or None
-        ``"calibrate"`` with an :class:`~alphavb.AlphaSuSiE` that has a background
-        (``unmappable_effects="inf"`` or ``"ash"``) only: the background chosen, None when
-        SuSiE without it covered at alpha = 1 (``best_estimator_`` is then fitted without
-        it). The replicates come from the SuSiE-inf fit whichever the background.
+        ``"calibrate"`` with an :class:`~alphavb.AlphaSuSiE` only: the background chosen
+        (the estimator's ``unmappable_effects``, ``"inf"`` or ``"ash"``), None when the
+        data give no evidence for one or the estimator has none (``best_estimator_`` is then
+        fitted without it).
+    calibration_evidence_ : tuple of float
+        ``"calibrate"`` with an :class:`~alphavb.AlphaSuSiE` only: ``(gain, threshold)``,
+        how much the infinitesimal background raises the objective at alpha = 1 (SuSiE-inf's
+        less SuSiE's) and the ``log(n) / 2`` it must beat to count; the replicates come from
+        the SuSiE-inf fit when it does, from the SuSiE fit when not.
     calibration_alphas_ : ndarray
         ``"calibrate"`` only: the alphas in the order the search evaluated them (its
         coverages are ``criterion_`` at the same alphas of ``alphas_``).
@@ -261,8 +266,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                                      self._on_fit, source=source)
         self.calibration_background_ = found.background
         self._refit_params = {"unmappable_effects": found.background}
-        alphas = list(found.evaluated) or [1.0]
-        counts = list(found.evaluated.values()) or [found.without_background]
+        self.calibration_evidence_ = found.evidence
+        alphas, counts = list(found.evaluated), list(found.evaluated.values())
         self.calibration_alphas_ = np.array(alphas)
         return found.alpha, np.array([covering / total if total else np.nan
                                       for covering, total in counts])
@@ -382,7 +387,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         X_given, y_given = X, y
         model_kind, X, y, alphas, rng = self._check(X, y)
         for name in ("calibration_alphas_", "calibration_background_",
-                     "feature_names_in_"):  # set below if they apply
+                     "calibration_evidence_", "feature_names_in_"):  # set below if they apply
             self.__dict__.pop(name, None)
         self._refit_params = {}
         bar = tqdm(disable=not self.verbose, unit="fit",
@@ -451,7 +456,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         Xty = np.asarray(Xty, dtype=float)
         alphas = _check_alphas(self.alphas)
         rng = check_random_state(self.random_state)
-        for name in ("calibration_background_", "feature_names_in_"):
+        for name in ("calibration_background_", "calibration_evidence_",
+                     "feature_names_in_"):
             self.__dict__.pop(name, None)
         bar = tqdm(disable=not self.verbose, unit="fit",
                    desc="AlphaSelector(method='calibrate')")
@@ -569,11 +575,15 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                     f"{len(self.alphas_)} alpha(s) evaluated")
         if hasattr(kind_of(self.estimator), "calibrate"):
             replicates = self.n_bootstrap or kind_of(self.estimator).DEFAULT_REPLICATES
-            chosen = ("" if getattr(self, "calibration_background_", "inf") is not None
-                      else "; SuSiE without the background covered at alpha = 1")
+            gain, threshold = self.calibration_evidence_
+            if gain > threshold:
+                drawn = (f"the SuSiE-inf fit (the background raised the objective by "
+                         f"{gain:.3g} > log(n)/2 = {threshold:.3g})")
+            else:
+                drawn = (f"the SuSiE fit without a background (it raised the objective by "
+                         f"{gain:.3g}, not more than log(n)/2 = {threshold:.3g})")
             return (f"the largest alpha whose {self.level:.0%} credible sets cover in "
-                    f"{replicates} replicates drawn from the fit with its background "
-                    f"({coverage}{chosen})")
+                    f"{replicates} replicates drawn from {drawn}; {coverage}")
         return (f"bootstrap calibration of the {self.level:.0%} intervals "
                 f"({self.n_bootstrap or 50} resamples; {coverage})")
 

@@ -43,25 +43,29 @@ def test_replicates_are_drawn_from_the_fit_with_its_background():
 
 
 def test_sparse_locus_keeps_alpha_one():
-    """Clear, unlinked effects without a background: the sets cover in the replicates at
-    alpha = 1, which is chosen after the reference fit and one alpha's replicates."""
+    """Clear, unlinked effects without a background: the background's evidence is below
+    log(n)/2, so the replicates come from the SuSiE fit; the sets cover in them at alpha =
+    1, which is chosen after the two reference fits and one alpha's replicates."""
     rng = np.random.default_rng(2)
     X = correlated(400, 80, rng)
     y = X[:, 10] - 0.8 * X[:, 50] + rng.standard_normal(400)
     selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
                              random_state=0).fit(X, y)
     assert selector.alpha_ == 1.0
-    assert selector.n_fits_ == 1 + 10  # the reference fit and alpha = 1's 10 replicates
+    assert selector.n_fits_ == 2 + 10  # the reference fits and alpha = 1's 10 replicates
+    gain, threshold = selector.calibration_evidence_
+    assert gain <= threshold == pytest.approx(0.5 * np.log(400))
     assert selector.criterion_[0] >= 0.95
     assert "credible sets cover" in selector.selection_text()
 
 
 def test_background_that_breaks_the_sets_lowers_alpha():
-    """A strong polygenic background on linked columns: at alpha = 1 SuSiE's sets in the
-    replicates miss (sets on background effects too small to be detected) more often than
-    a coverage of 0.95 explains, so a smaller alpha is chosen: the largest whose misses it
-    does explain (the binomial test); the scan stops there. Calibrating SuSiE-inf on the
-    same locus tries SuSiE first (it misses), then SuSiE-inf at alpha = 1, which covers."""
+    """A strong polygenic background on linked columns: its evidence beats log(n)/2, so the
+    replicates come from the SuSiE-inf fit; at alpha = 1 SuSiE's sets in them miss (sets on
+    background effects too small to be detected) more often than a coverage of 0.95
+    explains, so a smaller alpha is chosen: the largest whose misses it does explain (the
+    binomial test); the scan stops there. Calibrating SuSiE-inf on the same locus keeps the
+    background, whose sets cover at alpha = 1."""
     rng = np.random.default_rng(3)
     X = correlated(400, 200, rng, rho=0.9)
     coef = 0.06 * rng.standard_normal(200)
@@ -71,7 +75,7 @@ def test_background_that_breaks_the_sets_lowers_alpha():
         AlphaSuSiE(n_effects=5), X, y, [1.0, 0.75, 0.5, 0.35, 0.25], 0.95, 10,
         np.random.default_rng(0))
     alpha, found = chosen.alpha, chosen.evaluated
-    assert chosen.background is None and chosen.without_background is None
+    assert chosen.background is None and chosen.evidence[0] > chosen.evidence[1]
     assert alpha < 1.0 and min(found) == alpha
     for scanned, (covering, total) in found.items():
         assert calibration.covers(covering, total, 0.95) == (scanned == alpha)
@@ -83,7 +87,7 @@ def test_background_that_breaks_the_sets_lowers_alpha():
         AlphaSuSiE(n_effects=5, unmappable_effects="inf"), X, y, [1.0, 0.5], 0.95, 10,
         np.random.default_rng(0))
     assert background.alpha == 1.0 and background.background == "inf"
-    assert not calibration.covers(*background.without_background, 0.95)  # SuSiE misses
+    assert background.evidence == chosen.evidence  # the same two reference fits
 
 
 def test_binomial_rule():
@@ -153,7 +157,7 @@ def test_selection_from_sufficient_statistics():
     stats = sufficient_statistics(X, y)
     selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate",
                              random_state=0).fit_sufficient(**stats)
-    assert selector.alpha_ == 1.0 and selector.n_fits_ == 11
+    assert selector.alpha_ == 1.0 and selector.n_fits_ == 12
     direct = AlphaSuSiE(n_effects=5).fit_sufficient(**stats)
     np.testing.assert_allclose(selector.inclusion_probabilities_,
                                direct.inclusion_probabilities_)
@@ -170,9 +174,10 @@ def test_selection_from_sufficient_statistics():
 
 
 def test_background_is_dropped_where_the_locus_is_sparse():
-    """Calibrating SuSiE-inf on a sparse locus: SuSiE without the background covers in the
-    replicates at alpha = 1, so the selector refits it without the background (the power
-    of plain SuSiE), after 1 + 10 fits."""
+    """Calibrating SuSiE-inf on a sparse locus: the background's evidence is below
+    log(n)/2, so SuSiE without it is calibrated on replicates of the SuSiE fit; its sets
+    cover at alpha = 1 and the selector refits it without the background (the power of
+    plain SuSiE), after 2 + 10 fits."""
     rng = np.random.default_rng(2)
     X = correlated(400, 80, rng)
     y = X[:, 10] - 0.8 * X[:, 50] + rng.standard_normal(400)
@@ -180,5 +185,28 @@ def test_background_is_dropped_where_the_locus_is_sparse():
                              method="calibrate", random_state=0).fit(X, y)
     assert selector.alpha_ == 1.0 and selector.calibration_background_ is None
     assert selector.best_estimator_.unmappable_effects is None
-    assert selector.n_fits_ == 11
-    assert "without the background" in selector.selection_text()
+    assert selector.n_fits_ == 12
+    assert "without a background" in selector.selection_text()
+
+
+def test_background_needs_evidence_beyond_log_n():
+    """Two clear effects and a faint background: SuSiE-inf estimates tau2 > 0, but it
+    raises the objective by less than log(n)/2 (and by more than 0), so the calibration of
+    SuSiE-inf treats the locus as sparse: no background, replicates without one. A rule on
+    tau2 > 0, or on any gain, would keep the background."""
+    rng = np.random.default_rng(1)
+    X = correlated(400, 80, rng)
+    coef = 0.03 * rng.standard_normal(80)
+    coef[10], coef[50] = 1.0, -0.8
+    y = X @ coef + rng.standard_normal(400)
+    estimator = AlphaSuSiE(n_effects=5, unmappable_effects="inf")
+    source = calibration.RowSource(X)
+    with_background = calibration.reference_fit(estimator, source, y)
+    without = calibration.reference_fit(estimator, source, y, background=None)
+    assert with_background.infinitesimal_variance_ > 0
+    gain, threshold = calibration.background_evidence(with_background, without)
+    assert gain == pytest.approx(with_background.elbo_ - without.elbo_)
+    assert 0 < gain < threshold == pytest.approx(0.5 * np.log(400))
+    chosen = calibration.calibrated_alpha(estimator, X, y, [1.0, 0.5], 0.95, 10,
+                                          np.random.default_rng(0))
+    assert chosen.background is None and chosen.evidence == (gain, threshold)
