@@ -188,11 +188,15 @@ def covers(covering, total, level, significance=SIGNIFICANCE):
 def reference_fit(estimator, source, response, on_fit=None, background="inf"):
     """A model the replicates may be drawn from: ``estimator`` at alpha = 1 with the
     infinitesimal background (``background=None``: without one), fitted to ``response`` of
-    ``source``."""
+    ``source``. An estimator with the NIG prior on ``sigma2`` (which has no background) is
+    referenced by its method-of-moments twin, with and without the background alike, so
+    that their objectives compare."""
+    params = {"alpha": 1.0, "unmappable_effects": background}
+    if estimator.get_params()["residual_variance_method"] == "nig":
+        params["residual_variance_method"] = "mom"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = source.fit(clone_with(estimator, alpha=1.0, unmappable_effects=background),
-                           response)
+        model = source.fit(clone_with(estimator, **params), response)
     if on_fit is not None:
         on_fit()
     return model

@@ -210,3 +210,23 @@ def test_background_needs_evidence_beyond_log_n():
     chosen = calibration.calibrated_alpha(estimator, X, y, [1.0, 0.5], 0.95, 10,
                                           np.random.default_rng(0))
     assert chosen.background is None and chosen.evidence == (gain, threshold)
+
+
+def test_nig_estimator_is_calibrated_on_its_own_prior():
+    """SuSiE with the NIG prior (no background allowed) is calibrated: the reference fits
+    are its method-of-moments twin with and without the background; the replicates are
+    fitted, and the refit made, with the NIG prior."""
+    rng = np.random.default_rng(2)
+    X = correlated(60, 30, rng)
+    y = 1.5 * X[:, 10] + rng.standard_normal(60)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=3, residual_variance_method="nig"),
+                             method="calibrate", random_state=0).fit(X, y)
+    assert selector.calibration_background_ is None
+    assert selector.best_estimator_.residual_variance_method == "nig"
+    direct = AlphaSuSiE(n_effects=3, residual_variance_method="nig",
+                        alpha=selector.alpha_).fit(X, y)
+    np.testing.assert_allclose(selector.inclusion_probabilities_,
+                               direct.inclusion_probabilities_)
+    plain = AlphaSuSiE(n_effects=3, alpha=selector.alpha_).fit(X, y)
+    assert np.abs(plain.inclusion_probabilities_ - direct.inclusion_probabilities_).max() > 1e-3
+    assert 10 in selector.best_estimator_.credible_sets_[0]["variables"]
