@@ -19,16 +19,19 @@ count causal variants so): a set on the rest of the background is a miss. A cred
 covers when it holds a causal variable.
 
 Which model the replicates come from, and which is calibrated, is decided first, by the
-evidence for a background: SuSiE-inf's objective at alpha = 1 is a lower bound on the
-marginal likelihood of the model with ``theta`` that reduces to SuSiE's at ``tau2 = 0``,
-so their difference is the evidence of one more variance, which must beat Schwarz's
-(1978) ``log(n) / 2`` to count. With it, the replicates come from the SuSiE-inf fit and the
-estimator is calibrated with its background (``unmappable_effects="inf"`` or ``"ash"``;
-an estimator without one is calibrated without it). Without it, the locus is treated as
-sparse: the replicates come from the SuSiE fit (``tau2 = 0``) and SuSiE is calibrated
-without a background. (A missed sparse effect inflates SuSiE-inf's ``tau2``; the
-background's evidence then stays small, since SuSiE explains the data as well with the
-effect, and the sparse model keeps SuSiE's power.)
+evidence for a background. SuSiE-inf's objective ``F`` (:mod:`~alphavb.linear_model.
+_susie_inf`) is a lower bound on the marginal likelihood of the model with ``theta``, and
+at ``tau2 = 0`` it is SuSiE's; ascended from SuSiE's fit at alpha = 1 with ``(sigma2,
+tau2)`` maximising it (``residual_variance_method="mle"``), it ends at least as high as
+SuSiE's, and the difference is what the one more variance buys; it must beat Schwarz's
+(1978) ``log(n) / 2`` to count. (The method of moments' variances, SuSiE-inf's default,
+need not maximise ``F``: its value there is no evidence.) With it, the replicates come from
+the estimator's own SuSiE-inf fit at alpha = 1 and the estimator is calibrated with its
+background (``unmappable_effects="inf"`` or ``"ash"``; an estimator without one is
+calibrated without it). Without it, the locus is treated as sparse: the replicates come
+from the SuSiE fit (``tau2 = 0``) and SuSiE is calibrated without a background. (A
+SuSiE-inf fit that misses a sparse effect, and so inflates ``tau2``, is not the evidence:
+starting from SuSiE's effects, the background adds little where they explain the data.)
 
 The alphas of the grid are then tried from the largest down: the model is fitted to every
 replicate and the coverage pooled over their credible sets is compared with the level; the
@@ -43,6 +46,8 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+
+from .._validation import bad_parameter, caller_stacklevel
 
 # the one-sided binomial test's level: an alpha is kept unless its sets' misses in the
 # replicates are this unlikely under a coverage of ``level``
@@ -185,15 +190,18 @@ def covers(covering, total, level, significance=SIGNIFICANCE):
     return total == 0 or bool(stats.binom.cdf(covering, total, level) > significance)
 
 
-def reference_fit(estimator, source, response, on_fit=None, background="inf"):
+def reference_fit(estimator, source, response, on_fit=None, background="inf", **params):
     """A model the replicates may be drawn from: ``estimator`` at alpha = 1 with the
-    infinitesimal background (``background=None``: without one), fitted to ``response`` of
-    ``source``. An estimator with the NIG prior on ``sigma2`` (which has no background) is
-    referenced by its method-of-moments twin, with and without the background alike, so
-    that their objectives compare."""
-    params = {"alpha": 1.0, "unmappable_effects": background}
+    infinitesimal background (``background=None``: without one) and ``params``, fitted to
+    ``response`` of ``source``. An estimator with the NIG prior on ``sigma2`` (which has no
+    background) is referenced by its method-of-moments twin, with and without the
+    background alike, so that their objectives compare; a background fit is made without
+    ``refine``, which it does not take."""
+    params = {"alpha": 1.0, "unmappable_effects": background, **params}
     if estimator.get_params()["residual_variance_method"] == "nig":
-        params["residual_variance_method"] = "mom"
+        params.setdefault("residual_variance_method", "mom")
+    if background is not None:
+        params["refine"] = False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = source.fit(clone_with(estimator, **params), response)
@@ -202,25 +210,31 @@ def reference_fit(estimator, source, response, on_fit=None, background="inf"):
     return model
 
 
-def background_evidence(with_background, without_background):
+def background_evidence(estimator, source, response, without_background, on_fit=None):
     """``(gain, threshold)``: how much the infinitesimal background raises the alpha = 1
-    objective (SuSiE-inf's ``F`` less SuSiE's, the same bound at ``tau2 = 0``), and the
-    gain that one estimated variance must beat, Schwarz's ``log(n) / 2`` (module
-    docstring)."""
+    objective over SuSiE's (``without_background``, the fit at ``tau2 = 0``), and the gain
+    that one more variance must beat, Schwarz's ``log(n) / 2`` (module docstring). The
+    background's objective is SuSiE-inf's ascended from SuSiE's effects with ``sigma2``
+    and ``tau2`` maximising it (``"mle"``), so that it is the bound at its best variances
+    and at least SuSiE's: the method of moments' ``(sigma2, tau2)`` need not maximise it."""
+    with_background = reference_fit(estimator, source, response, on_fit,
+                                     residual_variance_method="mle", init=without_background)
     gain = float(with_background.elbo_ - without_background.elbo_)
-    return gain, 0.5 * float(np.log(with_background.n_samples_fit_))
+    return gain, 0.5 * float(np.log(without_background.n_samples_fit_))
 
 
 class Calibration(NamedTuple):
     """The credible-set calibration's choice: ``alpha``, the background (``"inf"``,
     ``"ash"`` or None), the pooled coverage ``{alpha: (covering, sets)}`` of each alpha
-    scanned, and the background's evidence ``(gain, threshold)``
-    (:func:`background_evidence`)."""
+    scanned, the background's evidence ``(gain, threshold)`` (:func:`background_evidence`)
+    and whether an alpha's sets covered (``reached``; else ``alpha`` is the one of the
+    highest coverage)."""
 
     alpha: float
     background: str | None
     evaluated: dict
     evidence: tuple
+    reached: bool = True
 
 
 def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None, *,
@@ -232,12 +246,16 @@ def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None,
     equals), with a warning. The data are the rows ``X``, ``y``, or a
     :class:`SufficientSource` and ``y`` its ``(X'y, y'y)``."""
     source = RowSource(X) if source is None else source
-    with_background = reference_fit(estimator, source, y, on_fit)
+    if estimator.get_params()["estimate_residual_variance"] is False:
+        raise bad_parameter(f"AlphaSelector(method='calibrate') of {type(estimator).__name__}",
+                            "estimate_residual_variance", "True or 'auto'", False,
+                            "The background's evidence and the replicates estimate sigma2 "
+                            "with it.")
     sparse = reference_fit(estimator, source, y, on_fit, background=None)
-    evidence = background_evidence(with_background, sparse)
+    evidence = background_evidence(estimator, source, y, sparse, on_fit)
     background = estimator.get_params()["unmappable_effects"]
     if evidence[0] > evidence[1]:
-        reference = with_background
+        reference = reference_fit(estimator, source, y, on_fit)
     else:
         reference, background = sparse, None
     worlds = bootstrap_worlds(reference, source, n_worlds, rng)
@@ -255,8 +273,8 @@ def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None,
                   f"sets that cover at level={level} in the bootstrap replicates (coverage by "
                   f"alpha: {found}); alpha_ is {best:.3g}, the highest. Smaller alphas in "
                   "the grid, or more replicates (n_bootstrap), may reach it.", UserWarning,
-                  stacklevel=3)
-    return Calibration(best, background, evaluated, evidence)
+                  stacklevel=caller_stacklevel())
+    return Calibration(best, background, evaluated, evidence, reached=False)
 
 
 def clone_with(estimator, **params):

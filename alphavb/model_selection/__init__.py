@@ -43,14 +43,16 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
   alpha = 1 fit uses (mixture; each resample's components matched to them by least squares)
   and the topic-word probabilities (LDA; topics matched by Hellinger distance), with the
   estimator's own intervals (:mod:`alphavb.simulation`'s ``estimates``). For
-  :class:`~alphavb.AlphaSuSiE` the regions are its credible sets of variables: replicates
-  of the response are drawn from the alpha = 1 fit with an infinitesimal background
-  (``n_bootstrap`` of them, 10 when None), and the candidates are tried from the most
-  powerful down, SuSiE without the background at alpha = 1 first when the estimator has
-  one, then the estimator down the grid, for the first whose sets, pooled over the
+  :class:`~alphavb.AlphaSuSiE` the regions are its credible sets of variables: SuSiE is
+  fitted at alpha = 1, and SuSiE-inf ascended from it with its variances at their best;
+  when the background raises the objective by more than ``log(n) / 2`` the replicates of
+  the response come from the estimator's SuSiE-inf fit at alpha = 1 (one more fit) and the
+  estimator is calibrated with its background, else from the SuSiE fit and SuSiE is
+  calibrated without one (``n_bootstrap`` replicates, 10 when None, shared by every alpha);
+  the grid is scanned from the top for the first alpha whose sets, pooled over the
   replicates, hold a causal variable no less often than ``level`` explains (a one-sided
-  binomial test; :mod:`alphavb.linear_model._susie_calibration`): ``1 + n_bootstrap x
-  (candidates tried)`` fits.
+  binomial test; :mod:`alphavb.linear_model._susie_calibration`): ``2 (+ 1) + n_bootstrap
+  x (alphas tried)`` fits.
 * ``"cv"``: ``cv``-fold held-out log predictive density of ``q`` (Monte Carlo over 200 draws
   of ``sample_posterior`` for a regressor, ``log predict_proba`` for a classifier,
   ``score_samples`` for a mixture, the document bound for LDA), the baseline; McLatchie et

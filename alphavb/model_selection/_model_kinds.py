@@ -160,8 +160,9 @@ class GaussianRegressionKind(_ModelKind):
 
 class FineMappingKind(GaussianRegressionKind):
     """AlphaSuSiE: its calibration aims at the credible sets, by a parametric bootstrap from
-    the fitted model with its background (:mod:`alphavb.linear_model._susie_calibration`),
-    not at the coefficients' intervals."""
+    the alpha = 1 fit with a background where the data give evidence for one, without one
+    where not (:mod:`alphavb.linear_model._susie_calibration`), not at the coefficients'
+    intervals."""
 
     # replicates per alpha scanned when n_bootstrap is None
     DEFAULT_REPLICATES = 10

@@ -109,7 +109,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         ``"calibrate"``: the target coverage.
     n_bootstrap : int or None, default=None
         ``"calibrate"``: bootstrap resamples (None: 50), or for
-        :class:`~alphavb.AlphaSuSiE` parametric replicates per alpha scanned (None: 10).
+        :class:`~alphavb.AlphaSuSiE` parametric replicates, the same at every alpha
+        scanned (None: 10).
     calibration_steps : int, default=8
         ``"calibrate"``: bisection steps on log alpha.
     cv : int, default=5
@@ -267,6 +268,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         self.calibration_background_ = found.background
         self._refit_params = {"unmappable_effects": found.background}
         self.calibration_evidence_ = found.evidence
+        self._calibration_fell_short = not found.reached
         alphas, counts = list(found.evaluated), list(found.evaluated.values())
         self.calibration_alphas_ = np.array(alphas)
         return found.alpha, np.array([covering / total if total else np.nan
@@ -387,7 +389,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         X_given, y_given = X, y
         model_kind, X, y, alphas, rng = self._check(X, y)
         for name in ("calibration_alphas_", "calibration_background_",
-                     "calibration_evidence_", "feature_names_in_"):  # set below if they apply
+                     "calibration_evidence_", "_calibration_fell_short",
+                     "feature_names_in_"):  # set below if they apply
             self.__dict__.pop(name, None)
         self._refit_params = {}
         bar = tqdm(disable=not self.verbose, unit="fit",
@@ -457,7 +460,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         alphas = _check_alphas(self.alphas)
         rng = check_random_state(self.random_state)
         for name in ("calibration_background_", "calibration_evidence_",
-                     "feature_names_in_"):
+                     "_calibration_fell_short", "feature_names_in_"):
             self.__dict__.pop(name, None)
         bar = tqdm(disable=not self.verbose, unit="fit",
                    desc="AlphaSelector(method='calibrate')")
@@ -559,31 +562,42 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         grid = (f"a grid of {len(self.alphas_)} alphas from {self.alphas_[0]:.4g} to "
                 f"{self.alphas_[-1]:.4g}")
         how = {
-            "safebayes": f"the smallest cumulative prequential R-log loss on {grid}",
-            "safebayes-ilog": f"the smallest cumulative prequential I-log loss on {grid}",
-            "information": (f"information matching, tr(J I^-1 J) / tr(J) = "
-                            f"{self.criterion_[0]:.4g}, capped at 1"),
-            "calibrate": self._calibration_text(),
-            "cv": f"the largest {self.cv}-fold held-out log predictive density on {grid}",
-        }[self.method]
+            "safebayes": lambda: f"the smallest cumulative prequential R-log loss on {grid}",
+            "safebayes-ilog": lambda: f"the smallest cumulative prequential I-log loss on "
+                                      f"{grid}",
+            "information": lambda: (f"information matching, tr(J I^-1 J) / tr(J) = "
+                                    f"{self.criterion_[0]:.4g}, capped at 1"),
+            "calibrate": self._calibration_text,
+            "cv": lambda: f"the largest {self.cv}-fold held-out log predictive density on "
+                          f"{grid}",
+        }[self.method]()
         return (f"alpha = {self.alpha_:.4g} was selected by AlphaSelector(method="
                 f"{self.method!r}): {how}; the model was then refitted at it on all "
                 f"{self.n_rows_} rows.")
 
     def _calibration_text(self):
-        coverage = (f"coverage {np.nanmax(self.criterion_):.3f} at best over "
-                    f"{len(self.alphas_)} alpha(s) evaluated")
+        evaluated = f"{len(self.alphas_)} alpha(s) evaluated"
+        if np.all(np.isnan(self.criterion_)):
+            coverage, reached = f"no credible set in any replicate; {evaluated}", True
+        else:
+            best = float(np.nanmax(self.criterion_))
+            coverage = f"coverage {best:.3f} at best over {evaluated}"
+            reached = not getattr(self, "_calibration_fell_short", False)
         if hasattr(kind_of(self.estimator), "calibrate"):
             replicates = self.n_bootstrap or kind_of(self.estimator).DEFAULT_REPLICATES
             gain, threshold = self.calibration_evidence_
             if gain > threshold:
                 drawn = (f"the SuSiE-inf fit (the background raised the objective by "
-                         f"{gain:.3g} > log(n)/2 = {threshold:.3g})")
+                         f"{gain:.3g}, more than log(n)/2 = {threshold:.3g})")
             else:
-                drawn = (f"the SuSiE fit without a background (it raised the objective by "
-                         f"{gain:.3g}, not more than log(n)/2 = {threshold:.3g})")
-            return (f"the largest alpha whose {self.level:.0%} credible sets cover in "
-                    f"{replicates} replicates drawn from {drawn}; {coverage}")
+                drawn = (f"the SuSiE fit without a background (the background changed the "
+                         f"objective by {gain:.3g}, not more than log(n)/2 = "
+                         f"{threshold:.3g})")
+            chosen = ("the largest alpha whose credible sets cover" if reached else
+                      "no alpha of the grid gave credible sets that cover; the alpha of the "
+                      "highest coverage, whose credible sets cover less often")
+            return (f"{chosen} at the level {self.level:.3g} in {replicates} replicates "
+                    f"drawn from {drawn}; {coverage}")
         return (f"bootstrap calibration of the {self.level:.0%} intervals "
                 f"({self.n_bootstrap or 50} resamples; {coverage})")
 

@@ -190,10 +190,11 @@ def test_background_is_dropped_where_the_locus_is_sparse():
 
 
 def test_background_needs_evidence_beyond_log_n():
-    """Two clear effects and a faint background: SuSiE-inf estimates tau2 > 0, but it
-    raises the objective by less than log(n)/2 (and by more than 0), so the calibration of
-    SuSiE-inf treats the locus as sparse: no background, replicates without one. A rule on
-    tau2 > 0, or on any gain, would keep the background."""
+    """Two clear effects and a faint background: SuSiE-inf estimates tau2 > 0, but,
+    ascended from SuSiE's fit with its variances at their best, it raises the objective by
+    less than log(n)/2 (and by more than 0), so the calibration of SuSiE-inf treats the
+    locus as sparse: no background, replicates without one. A rule on tau2 > 0, or on any
+    gain, would keep the background."""
     rng = np.random.default_rng(1)
     X = correlated(400, 80, rng)
     coef = 0.03 * rng.standard_normal(80)
@@ -201,15 +202,35 @@ def test_background_needs_evidence_beyond_log_n():
     y = X @ coef + rng.standard_normal(400)
     estimator = AlphaSuSiE(n_effects=5, unmappable_effects="inf")
     source = calibration.RowSource(X)
-    with_background = calibration.reference_fit(estimator, source, y)
+    assert calibration.reference_fit(estimator, source, y).infinitesimal_variance_ > 0
     without = calibration.reference_fit(estimator, source, y, background=None)
-    assert with_background.infinitesimal_variance_ > 0
-    gain, threshold = calibration.background_evidence(with_background, without)
-    assert gain == pytest.approx(with_background.elbo_ - without.elbo_)
+    gain, threshold = calibration.background_evidence(estimator, source, y, without)
     assert 0 < gain < threshold == pytest.approx(0.5 * np.log(400))
     chosen = calibration.calibrated_alpha(estimator, X, y, [1.0, 0.5], 0.95, 10,
                                           np.random.default_rng(0))
     assert chosen.background is None and chosen.evidence == (gain, threshold)
+
+
+def test_background_evidence_is_the_objective_at_its_best_variances():
+    """A polygenic locus where the method of moments' (sigma2, tau2) lower SuSiE-inf's
+    objective below SuSiE's: the evidence (SuSiE-inf ascended from SuSiE's fit with the
+    variances maximising F) is positive and beats log(n)/2; it is the same whatever the
+    estimator's residual_variance_method, so the choice of the background is too."""
+    rng = np.random.default_rng(3)
+    X = correlated(300, 100, rng, rho=0.9)
+    coef = 0.06 * rng.standard_normal(100)
+    coef[20] += 0.5
+    y = X @ coef + rng.standard_normal(300)
+    source = calibration.RowSource(X)
+    found = {}
+    for method in ("mom", "mle"):
+        estimator = AlphaSuSiE(n_effects=5, residual_variance_method=method)
+        without = calibration.reference_fit(estimator, source, y, background=None)
+        found[method] = calibration.background_evidence(estimator, source, y, without)
+    moments = calibration.reference_fit(AlphaSuSiE(n_effects=5), source, y)
+    assert moments.elbo_ < without.elbo_  # F at the moment estimates: no evidence
+    assert found["mom"] == found["mle"]
+    assert found["mom"][0] > found["mom"][1]
 
 
 def test_nig_estimator_is_calibrated_on_its_own_prior():
@@ -230,3 +251,42 @@ def test_nig_estimator_is_calibrated_on_its_own_prior():
     plain = AlphaSuSiE(n_effects=3, alpha=selector.alpha_).fit(X, y)
     assert np.abs(plain.inclusion_probabilities_ - direct.inclusion_probabilities_).max() > 1e-3
     assert 10 in selector.best_estimator_.credible_sets_[0]["variables"]
+
+
+def test_selection_text_of_every_method_and_of_a_calibration_that_falls_short():
+    """``selection_text`` of AlphaSuSiE under each selector, and a calibration whose grid
+    has no alpha that covers says so (with its warning at the caller's line)."""
+    rng = np.random.default_rng(2)
+    X = correlated(120, 40, rng)
+    y = X[:, 10] - 0.8 * X[:, 30] + rng.standard_normal(120)
+    for method in ("cv", "safebayes", "information"):
+        selector = AlphaSelector(AlphaSuSiE(n_effects=3), method=method, cv=2,
+                                 alphas=[1.0, 0.5]).fit(X, y)
+        assert f"method={method!r}" in selector.selection_text()
+    rng = np.random.default_rng(3)
+    X = correlated(400, 200, rng, rho=0.9)
+    coef = 0.06 * rng.standard_normal(200)
+    coef[66] = 0.6
+    y = X @ coef + rng.standard_normal(400)
+    with pytest.warns(UserWarning, match="no alpha of the grid") as caught:
+        selector = AlphaSelector(AlphaSuSiE(n_effects=5), method="calibrate", alphas=[1.0],
+                                 random_state=0).fit(X, y)
+    assert caught[0].filename == __file__
+    text = selector.selection_text()
+    assert "no alpha of the grid gave credible sets that cover" in text
+    assert "drawn from the SuSiE-inf fit" in text
+
+
+def test_calibration_refuses_a_fixed_sigma2_and_takes_refine():
+    """A fixed sigma2 is refused by name (the evidence and the replicates estimate it);
+    ``refine=True`` is kept for the fits without a background and dropped for the
+    background's, which do not take it."""
+    rng = np.random.default_rng(2)
+    X = correlated(200, 40, rng)
+    y = X[:, 10] - 0.8 * X[:, 30] + rng.standard_normal(200)
+    with pytest.raises(ValueError, match="estimate_residual_variance"):
+        AlphaSelector(AlphaSuSiE(n_effects=3, estimate_residual_variance=False,
+                                 residual_variance=1.0), method="calibrate").fit(X, y)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=3, refine=True), method="calibrate",
+                             random_state=0).fit(X, y)
+    assert selector.alpha_ == 1.0 and selector.best_estimator_.refine
