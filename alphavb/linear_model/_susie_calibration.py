@@ -56,7 +56,7 @@ SIGNIFICANCE = 0.05
 RULE = "binomial-0.05-detectable-v1"
 # what the benchmark's cached selections depend on beyond that (the causal variables of a
 # replicate, the background chosen by its evidence)
-SELECTION_RULE = "effects-or-detectable-background, background-by-evidence-v4"
+SELECTION_RULE = "effects-or-detectable-background, background-by-mle-evidence-v4b"
 
 
 class BootstrapWorld:
