@@ -5,7 +5,9 @@ background as rule v3 draws it (``gaussian``) or keeping the fit's structure
 susie2 benchmark (the benchmark's seeds): the pooled replicate coverage of SuSiE at alpha =
 1 and SuSiE-inf at alpha = 1, 0.75, 0.5, and the same four fits' outcomes on the
 replicate's own data (sets covering, sets, causal variants found, causal variants), so that
-a rule on the replicate coverages is scored offline (``--analyse``). JSON lines, appended,
+a rule on the replicate coverages is scored offline (``--analyse``). It led to rule v4,
+which chooses the background by its evidence instead (``alphavb/linear_model/
+_susie_calibration.py``); the analysis scores rule v3's choices. JSON lines, appended,
 to ``results/calibration-worlds/worlds_<background>.jsonl``.
 
 Run: ALPHAVB_DATA=../shared/data python benchmarks/calibration_replicates_experiment.py \\
