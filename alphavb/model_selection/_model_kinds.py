@@ -177,6 +177,23 @@ class FineMappingKind(GaussianRegressionKind):
                                 n_replicates or self.DEFAULT_REPLICATES, generator, on_fit,
                                 source=source)
 
+    def calibration_text(self, selector, coverage, reached):
+        """How a fitted ``selector`` chose alpha (its ``selection_text``): the model the
+        replicates came from, by the background's evidence, and the coverage found."""
+        replicates = selector.n_bootstrap or self.DEFAULT_REPLICATES
+        gain, threshold = selector.calibration_evidence_
+        if gain > threshold:
+            drawn = (f"the SuSiE-inf fit (the background raised the objective by {gain:.3g}, "
+                     f"more than log(n)/2 = {threshold:.3g})")
+        else:
+            drawn = (f"the SuSiE fit without a background (the background changed the "
+                     f"objective by {gain:.3g}, not more than log(n)/2 = {threshold:.3g})")
+        chosen = ("the largest alpha whose credible sets cover" if reached else
+                  "no alpha of the grid gave credible sets that cover; the alpha of the "
+                  "highest coverage, whose credible sets cover less often")
+        return (f"{chosen} at the level {selector.level:.3g} in {replicates} replicates "
+                f"drawn from {drawn}; {coverage}")
+
 
 class LogisticRegressionKind(_ModelKind):
     """AlphaSpikeSlabClassifier and AlphaLogisticRegression (binary labels)."""

@@ -583,21 +583,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             best = float(np.nanmax(self.criterion_))
             coverage = f"coverage {best:.3f} at best over {evaluated}"
             reached = not getattr(self, "_calibration_fell_short", False)
-        if hasattr(kind_of(self.estimator), "calibrate"):
-            replicates = self.n_bootstrap or kind_of(self.estimator).DEFAULT_REPLICATES
-            gain, threshold = self.calibration_evidence_
-            if gain > threshold:
-                drawn = (f"the SuSiE-inf fit (the background raised the objective by "
-                         f"{gain:.3g}, more than log(n)/2 = {threshold:.3g})")
-            else:
-                drawn = (f"the SuSiE fit without a background (the background changed the "
-                         f"objective by {gain:.3g}, not more than log(n)/2 = "
-                         f"{threshold:.3g})")
-            chosen = ("the largest alpha whose credible sets cover" if reached else
-                      "no alpha of the grid gave credible sets that cover; the alpha of the "
-                      "highest coverage, whose credible sets cover less often")
-            return (f"{chosen} at the level {self.level:.3g} in {replicates} replicates "
-                    f"drawn from {drawn}; {coverage}")
+        if hasattr(kind_of(self.estimator), "calibration_text"):
+            return kind_of(self.estimator).calibration_text(self, coverage, reached)
         return (f"bootstrap calibration of the {self.level:.0%} intervals "
                 f"({self.n_bootstrap or 50} resamples; {coverage})")
 
