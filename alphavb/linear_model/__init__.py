@@ -4,7 +4,12 @@ from ._alpha_susie import AlphaSuSiE
 from ._bayes_linear import AlphaLinearRegression
 from ._spike_slab import AlphaSpikeSlabRegression
 from ._spike_slab_logistic import AlphaSpikeSlabClassifier
-from ._susie_rss import ld_mismatch_diagnostic, sufficient_statistics
+from ._susie_rss import (
+    ld_mismatch_diagnostic,
+    sufficient_statistics,
+    summary_sufficient_statistics,
+)
 
 __all__ = ["AlphaLinearRegression", "AlphaSpikeSlabClassifier", "AlphaSpikeSlabRegression",
-           "AlphaSuSiE", "ld_mismatch_diagnostic", "sufficient_statistics"]
+           "AlphaSuSiE", "ld_mismatch_diagnostic", "sufficient_statistics",
+           "summary_sufficient_statistics"]

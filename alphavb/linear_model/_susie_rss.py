@@ -402,6 +402,38 @@ def sufficient_statistics(X, y, *, block_rows=4096):
             "X_mean": X_mean, "y_mean": y_mean}
 
 
+def summary_sufficient_statistics(z, R, n_samples):
+    """The standardized rows' sufficient statistics that z-scores and their in-sample LD
+    give, for ``fit_sufficient`` of :class:`~alphavb.AlphaSuSiE` and of
+    ``AlphaSelector(method="calibrate")`` (alpha for the credible sets from summary data):
+    ``X'X = (n - 1) R``, ``X'y = sqrt(n - 1) z~``, ``y'y = n - 1``, ``z~`` as in
+    :meth:`~alphavb.AlphaSuSiE.fit_summary` (susieR's ``susie_rss``). ``R`` must be the
+    correlation of the same ``n`` rows; with a reference panel's, a calibration's
+    replicates would carry the panel's LD (use ``fit_summary(..., ld_mismatch="eb")``).
+
+    Parameters
+    ----------
+    z : array-like of shape (n_features,)
+        z-scores of the univariate regressions.
+    R : array-like of shape (n_features, n_features)
+        Their correlation matrix, in-sample.
+    n_samples : int > 2
+        The number of rows.
+
+    Returns
+    -------
+    dict
+        ``XtX``, ``Xty``, ``yty``, ``n_samples``: keyword arguments of ``fit_sufficient``.
+    """
+    owner = "summary_sufficient_statistics"
+    if n_samples is None:
+        raise bad_parameter(owner, "n_samples", "the number of rows behind z", None,
+                            "The statistics of the rows are sums over n of them.")
+    stats = summary_statistics(owner, check_z(owner, z), R, n_samples)
+    return {"XtX": (stats.n_samples - 1.0) * stats.gram, "Xty": stats.zty, "yty": stats.yty,
+            "n_samples": stats.n_samples}
+
+
 def _checked_cross_products(owner, XtX, Xty, yty, n_samples):
     """``X'X`` (the caller's float64 array, read and never changed: square, finite,
     symmetric), ``X'y`` (a finite copy, one per column), ``y'y > 0`` and ``n > 1``, or the

@@ -290,3 +290,37 @@ def test_calibration_refuses_a_fixed_sigma2_and_takes_refine():
     selector = AlphaSelector(AlphaSuSiE(n_effects=3, refine=True), method="calibrate",
                              random_state=0).fit(X, y)
     assert selector.alpha_ == 1.0 and selector.best_estimator_.refine
+
+
+def test_selection_from_summary_statistics_with_in_sample_ld():
+    """z-scores, their in-sample correlation and n give the standardized rows' sufficient
+    statistics (``summary_sufficient_statistics``), so the calibration from them is the one
+    from those statistics: the same alpha, background, evidence and PIPs. Without n the
+    conversion is refused by name."""
+    from alphavb.linear_model import sufficient_statistics, summary_sufficient_statistics
+
+    rng = np.random.default_rng(3)
+    X = correlated(400, 200, rng, rho=0.9)
+    coef = 0.06 * rng.standard_normal(200)
+    coef[66] = 0.6
+    y = X @ coef + rng.standard_normal(400)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    target = (y - y.mean()) / y.std(ddof=1)
+    slopes = Z.T @ target / 399.0  # the correlations
+    z = slopes * np.sqrt(398.0 / (1.0 - slopes**2))  # the univariate regressions' t
+    R = np.corrcoef(X, rowvar=False)
+    converted = summary_sufficient_statistics(z, R, 400)
+    rows = sufficient_statistics(Z, target)
+    for name in ("XtX", "Xty", "yty"):
+        np.testing.assert_allclose(converted[name], rows[name], rtol=1e-9, atol=1e-9)
+    fits = [AlphaSelector(AlphaSuSiE(n_effects=5, unmappable_effects="inf"),
+                          method="calibrate", random_state=0).fit_sufficient(**stats)
+            for stats in (converted, {k: rows[k] for k in converted})]
+    assert fits[0].alpha_ == fits[1].alpha_
+    assert fits[0].calibration_background_ == fits[1].calibration_background_ == "inf"
+    np.testing.assert_allclose(fits[0].calibration_evidence_, fits[1].calibration_evidence_,
+                               rtol=1e-6)
+    np.testing.assert_allclose(fits[0].inclusion_probabilities_,
+                               fits[1].inclusion_probabilities_, atol=1e-6)
+    with pytest.raises(ValueError, match="n_samples"):
+        summary_sufficient_statistics(z, R, None)
