@@ -3,6 +3,8 @@ on AlphaSuSiE): the replicates drawn from the fit, alpha = 1 kept where the sets
 cover, a smaller alpha where a background makes them miss, and a locus with nothing to
 fine-map not refused."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -110,6 +112,9 @@ def test_locus_without_signal_is_not_refused():
                              random_state=0).fit(X, y)
     assert selector.alpha_ == 1.0
     assert selector.best_estimator_.credible_sets_ == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning from the empty coverages
+        assert "no credible set in any replicate" in selector.selection_text()
 
 
 @pytest.mark.parametrize("method", ["safebayes", "cv"])
