@@ -91,3 +91,18 @@ def test_sparse_scenario_is_unlinked_with_unit_effects():
     assert np.all(np.abs(r) <= 0.1)
     h2 = np.var(X @ coef, ddof=1) / np.var(y, ddof=1)
     assert h2 == pytest.approx(0.12, abs=0.06)
+
+
+def test_trade_off_alphas_run_on_the_first_replicates_only(tmp_path, monkeypatch):
+    """The fixed alphas below 1 (the trade-off curve) run on the first
+    ``CURVE_REPLICATIONS`` replicates, alpha = 1 and the calibrated choices on all; the
+    alpha = 1 rows are the cells of the full grid (read from its cache)."""
+    needs_plink_data()
+    from alphavb.reproduce import susie2_benchmark as benchmark
+
+    monkeypatch.setattr(benchmark, "CURVE_REPLICATIONS", 1)
+    found = benchmark.run_benchmark_scenario("sparse3", n_replications=2, quick=True,
+                                             cache_dir=tmp_path)
+    counts = found[found["parameter"] == "n_cs"].groupby("method")["replication"].nunique()
+    assert counts["SuSiE, alpha = 1"] == counts["SuSiE-inf, calibrated"] == 2
+    assert counts["SuSiE, alpha = 0.5"] == counts["SuSiE-ash, alpha = 0.75"] == 1

@@ -7,8 +7,8 @@ misspecifications (t3 noise, a polygenic background, LD from other individuals),
 windows of 5,000 variants of the mouse_hs1940 genotypes and 1,000 of the mice per
 replicate (:mod:`alphavb.reproduce._susie2_data`). Methods, on the same data (common
 random numbers): SuSiE, SuSiE-inf (``AlphaSuSiE(unmappable_effects="inf")``) and SuSiE-ash
-(``"ash"``) at alpha = 1, 0.75 and 0.5 (the trade-off curve), and each with alpha chosen
-per replicate by the
+(``"ash"``) at alpha = 1, at 0.75 and 0.5 (the trade-off curve, on the first
+``CURVE_REPLICATIONS`` replicates), and each with alpha chosen per replicate by the
 credible-set calibration (``AlphaSelector(method="calibrate")``,
 :mod:`alphavb.linear_model._susie_calibration`); with LD from other individuals the fit is
 ``fit_summary`` on the replicate's z-scores and the LD of 500 other mice, also with the
@@ -57,6 +57,9 @@ COLOURS = {"SuSiE": "tab:blue", "SuSiE-inf": "tab:orange", "SuSiE-ash": "tab:red
            "SuSiE, eb": "tab:green"}
 FIXED_ALPHAS = (1.0, 0.75, 0.5)
 N_REPLICATIONS, QUICK_REPLICATIONS = 500, 2
+# replicates of the fixed alphas below 1 (the trade-off curves; alpha = 1 and the
+# calibrated choices run all N_REPLICATIONS)
+CURVE_REPLICATIONS = 40
 QUICK_WINDOW, QUICK_SAMPLES, QUICK_WORLDS, QUICK_ALPHAS = 300, 300, 2, (1.0, 0.5)
 
 
@@ -217,16 +220,21 @@ def run_benchmark_scenario(scenario, n_replications=N_REPLICATIONS, random_state
     n_samples = QUICK_SAMPLES if quick else data.N_SAMPLES
     frames = []
     for name, estimator, alphas in _methods(scenario, quick):
-        grid = {"n_samples": [n_samples]}
-        if alphas is not None:
-            grid["alpha"] = list(alphas)
-        _, found = run_study(benchmark_problem(scenario, window), estimator, grid,
-                             n_replications=n_replications, random_state=random_state,
-                             n_jobs=n_jobs, cache_dir=cache_dir, n_draws=1,
-                             progress=not quick, return_estimates=True)
-        label = (found["alpha"].map(lambda a, name=name: f"{name}, alpha = {float(a):g}")
-                 if alphas is not None else name)
-        frames.append(found.assign(method=label, setting=scenario))
+        # the fixed alphas below 1 draw the trade-off curve, on the first replicates only
+        parts = ([(None, n_replications)] if alphas is None else
+                 [([1.0], n_replications),
+                  ([a for a in alphas if a != 1.0], min(n_replications, CURVE_REPLICATIONS))])
+        for grid_alphas, replications in parts:
+            grid = {"n_samples": [n_samples]}
+            if grid_alphas is not None:
+                grid["alpha"] = list(grid_alphas)
+            _, found = run_study(benchmark_problem(scenario, window), estimator, grid,
+                                 n_replications=replications, random_state=random_state,
+                                 n_jobs=n_jobs, cache_dir=cache_dir, n_draws=1,
+                                 progress=not quick, return_estimates=True)
+            label = (found["alpha"].map(lambda a, name=name: f"{name}, alpha = {float(a):g}")
+                     if grid_alphas is not None else name)
+            frames.append(found.assign(method=label, setting=scenario))
     return pd.concat(frames, ignore_index=True)
 
 
