@@ -188,11 +188,12 @@ class FineMappingKind(GaussianRegressionKind):
         else:
             drawn = (f"the SuSiE fit without a background (the background changed the "
                      f"objective by {gain:.3g}, not more than log(n)/2 = {threshold:.3g})")
-        chosen = ("the largest alpha whose credible sets cover" if reached else
+        chosen = ("the largest alpha whose credible sets show no evidence (a binomial test) "
+                  "of covering less often than" if reached else
                   "no alpha of the grid gave credible sets that cover; the alpha of the "
-                  "highest coverage, whose credible sets cover less often")
-        return (f"{chosen} at the level {selector.level:.3g} in {replicates} replicates "
-                f"drawn from {drawn}; {coverage}")
+                  "highest coverage, whose credible sets cover less often than")
+        return (f"{chosen} {selector.level:.3g} in {replicates} replicates drawn from "
+                f"{drawn}; {coverage}")
 
 
 class LogisticRegressionKind(_ModelKind):

@@ -58,7 +58,8 @@ def test_sparse_locus_keeps_alpha_one():
     gain, threshold = selector.calibration_evidence_
     assert gain <= threshold == pytest.approx(0.5 * np.log(400))
     assert selector.criterion_[0] >= 0.95
-    assert "credible sets cover" in selector.selection_text()
+    assert "no evidence (a binomial test) of covering less often than 0.95" in \
+        selector.selection_text()
 
 
 def test_background_that_breaks_the_sets_lowers_alpha():
