@@ -122,12 +122,15 @@ def main():
         print(f"\nN3finemapping: {n} x {p}, L = 10, medians of {args.repeats}")
         print(f"{'fit':16s} {'alphavb s':>9s} {'iter':>4s} {'susieR s':>9s} {'iter':>4s} "
               f"{'ratio':>6s} {'max|dPIP|':>9s} {'tau2 rel.diff':>13s}")
+        def response(k):
+            """y_k; of sd 1 for "ash" (module docstring)."""
+            y = data.target[:, k]
+            return y if background == "inf" else (y - y.mean()) / y.std(ddof=1)
+
         with tempfile.TemporaryDirectory() as folder:
             write_arrays(folder, {"X": X, "R": R})
             for k in range(2):
-                y = data.target[:, k]
-                if background == "ash":
-                    y = (y - y.mean()) / y.std(ddof=1)
+                y = response(k)
                 z = z_scores(X, y)
                 write_arrays(folder, {"y": y, "z": z})
                 calls = {"individual": lambda y=y: AlphaSuSiE(
@@ -149,8 +152,7 @@ def main():
                                  f"{np.max(np.abs(model.inclusion_probabilities_ - pips)):9.1e}"
                                  f" {abs(model.infinitesimal_variance_ / tau2 - 1):13.1e}")
                     print(line)
-            y = data.target[:, 0] if background == "inf" else (
-                data.target[:, 0] - data.target[:, 0].mean()) / data.target[:, 0].std(ddof=1)
+            y = response(0)
             single = median_seconds(fresh(lambda: AlphaSuSiE(
                 unmappable_effects=background).fit(X, y)), args.repeats)
             for fitted in (None, background):

@@ -18,20 +18,13 @@ import sys
 import warnings
 from pathlib import Path
 
+from calibration_replicates_experiment import outcome, replicate_data  # benchmarks/
 from threadpoolctl import threadpool_limits
 
 from alphavb import AlphaSuSiE
 from alphavb.linear_model import _susie_calibration as calibration
-from alphavb.reproduce import susie2_benchmark as benchmark
-from alphavb.simulation._cells import _seeds
 
 OUT = Path("results/calibration-evidence/evidence.jsonl")
-
-
-def outcome(model, causal):
-    sets = [set(found["variables"]) for found in model.credible_sets_]
-    found = causal & set().union(*sets) if sets else set()
-    return sum(bool(members & causal) for members in sets), len(sets), len(found), len(causal)
 
 
 def record(scenarios, first, last):
@@ -41,10 +34,7 @@ def record(scenarios, first, last):
     with threadpool_limits(1), open(OUT, "a") as handle:
         for scenario in scenarios:
             for replicate in range(first, last):
-                seed = _seeds(0, replicate, {"n_samples": benchmark.data.N_SAMPLES})[0]
-                X, y, truth = benchmark._simulate(benchmark.data.N_SAMPLES, seed, scenario,
-                                                  benchmark.data.WINDOW)
-                causal = set(truth["causal"].tolist())
+                X, y, causal = replicate_data(scenario, replicate)
                 source = calibration.RowSource(X)
                 plain = calibration.reference_fit(estimator, source, y, background=None)
                 gain, threshold = calibration.background_evidence(estimator, source, y, plain)

@@ -33,6 +33,15 @@ CANDIDATES = (("plain", 1.0), ("inf", 1.0), ("inf", 0.75), ("inf", 0.5))
 N_WORLDS = 10
 
 
+def replicate_data(scenario, replicate):
+    """The benchmark's replicate ``replicate`` of ``scenario`` (its seed): ``X``, ``y`` and
+    the causal variables."""
+    seed = _seeds(0, replicate, {"n_samples": benchmark.data.N_SAMPLES})[0]
+    X, y, truth = benchmark._simulate(benchmark.data.N_SAMPLES, seed, scenario,
+                                      benchmark.data.WINDOW)
+    return X, y, set(truth["causal"].tolist())
+
+
 def outcome(model, causal):
     sets = [set(found["variables"]) for found in model.credible_sets_]
     found = causal & set().union(*sets) if sets else set()
@@ -46,10 +55,7 @@ def record(scenarios, replicates, background):
     with threadpool_limits(1), open(out / f"worlds_{background}.jsonl", "a") as handle:
         for scenario in scenarios:
             for replicate in range(replicates):
-                seed = _seeds(0, replicate, {"n_samples": benchmark.data.N_SAMPLES})[0]
-                X, y, truth = benchmark._simulate(benchmark.data.N_SAMPLES, seed, scenario,
-                                                  benchmark.data.WINDOW)
-                causal = set(truth["causal"].tolist())
+                X, y, causal = replicate_data(scenario, replicate)
                 source = calibration.RowSource(X)
                 reference = calibration.reference_fit(AlphaSuSiE(), source, y)
                 worlds = calibration.bootstrap_worlds(
@@ -78,9 +84,7 @@ def extend(path, scenarios, extra_worlds):
         for row in rows:
             if row["scenario"] not in scenarios or "world_plain_1.0_extra" in row:
                 continue
-            seed = _seeds(0, row["replicate"], {"n_samples": benchmark.data.N_SAMPLES})[0]
-            X, y, _ = benchmark._simulate(benchmark.data.N_SAMPLES, seed, row["scenario"],
-                                          benchmark.data.WINDOW)
+            X, y, _ = replicate_data(row["scenario"], row["replicate"])
             source = calibration.RowSource(X)
             reference = calibration.reference_fit(AlphaSuSiE(), source, y)
             worlds = calibration.bootstrap_worlds(

@@ -304,6 +304,7 @@ def test_selection_from_summary_statistics_with_in_sample_ld():
     from those statistics: the same alpha, background, evidence and PIPs. Without n the
     conversion is refused by name."""
     from alphavb.linear_model import sufficient_statistics, summary_sufficient_statistics
+    from alphavb.reproduce.susie_calibration import z_scores
 
     rng = np.random.default_rng(3)
     X = correlated(400, 200, rng, rho=0.9)
@@ -312,9 +313,8 @@ def test_selection_from_summary_statistics_with_in_sample_ld():
     y = X @ coef + rng.standard_normal(400)
     Z = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
     target = (y - y.mean()) / y.std(ddof=1)
-    slopes = Z.T @ target / 399.0  # the correlations
-    z = slopes * np.sqrt(398.0 / (1.0 - slopes**2))  # the univariate regressions' t
     R = np.corrcoef(X, rowvar=False)
+    z = z_scores(X, y)
     converted = summary_sufficient_statistics(z, R, 400)
     rows = sufficient_statistics(Z, target)
     for name in ("XtX", "Xty", "yty"):
