@@ -33,6 +33,7 @@ import importlib
 # load neither scikit-learn, numba nor autograd; the first estimator loads what it needs.
 _LAZY = {
     "InvalidParameterError": "._validation",
+    "PosteriorApproximationWarning": "._approximation",
     "AlphaLinearRegression": ".linear_model",
     "AlphaSpikeSlabClassifier": ".linear_model",
     "AlphaSpikeSlabRegression": ".linear_model",
@@ -60,6 +61,7 @@ __all__ = [
     "BBAlphaClassifier",
     "BBAlphaRegressor",
     "InvalidParameterError",
+    "PosteriorApproximationWarning",
     "to_inference_data",
 ]
 __version__ = "0.1.0"

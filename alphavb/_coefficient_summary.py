@@ -154,6 +154,10 @@ class CoefficientSummaryMixin:
                      "from their posterior mean and sd)")
             note += (" and the noise variance (exact quantiles of q(sigma2))."
                      if others[-1][0].strip("()") == "sigma2" else ".")
+        check = getattr(self, "approximation_check_", None)
+        if check is not None:
+            note += (f" Against the exact alpha-posterior near the fit ({check.n_models} "
+                     f"models): {check.text()}.")
         if shown < self.n_features_in_ or sort_by is not None:
             order = f", ordered by {sort_by}" if sort_by is not None else ""
             note += f" Showing {shown} of {self.n_features_in_} coefficients{order}."

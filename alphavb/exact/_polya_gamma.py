@@ -24,12 +24,12 @@ package, any ``b > 0``), so:
 import numpy as np
 from sklearn.base import clone
 
+from ..linear_model._inclusion import grid_arrays
 from ._draws import ExactDraws
 from ._spike_slab import (
     MAX_MODEL_SIZE,
     correlated_neighbours,
     dispersed_start,
-    grid_arrays,
     outgrown,
     spike_slab_result,
 )

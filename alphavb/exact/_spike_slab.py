@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._validation import bad_parameter
+from ..linear_model._inclusion import grid_arrays
 from ._draws import ExactDraws
 
 # the largest model (variables in it) the kernel makes room for; a chain that outgrows it
@@ -54,16 +55,6 @@ def correlated_neighbours(X, n_neighbours, block=512):
         order = np.argsort(-np.take_along_axis(corr, top, axis=1), axis=1, kind="stable")
         out[start:stop] = np.take_along_axis(top, order, axis=1)
     return out
-
-
-def grid_arrays(settings, pi_prior):
-    """The kernel's view of the prior grid: each setting's ``pi`` (NaN where ``pi`` has a
-    Beta prior, integrated out), each setting's slab variance, and the Beta prior ``(a, b)``
-    (``(1, 1)``, unused, without one)."""
-    prior_pi = np.array([np.nan if pi is None else pi for pi, _ in settings])
-    slabs = np.array([sa for _, sa in settings])
-    beta_a, beta_b = pi_prior if pi_prior is not None else (1.0, 1.0)
-    return prior_pi, slabs, float(beta_a), float(beta_b)
 
 
 def dispersed_start(rng, n_features, n_settings):
@@ -110,7 +101,7 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
 
     model = clone(estimator)
     data = model._prepare_fit(X, y, covariates, sample_weight)
-    n_samples, n_features = data.X.shape
+    n_features = data.X.shape[1]
     if n_features > MAX_FEATURES:
         raise bad_parameter("sample_exact", "X", f"at most {MAX_FEATURES} candidate variables "
                             "for the spike-and-slab sampler", f"{n_features} columns")
@@ -119,13 +110,8 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     root = np.sqrt(alpha)
     design = np.asfortranarray(root * data.X)
     response = root * data.y
-    n_flat = int(model.fit_intercept) + model.n_covariates_in_
-    n_observations = n_samples if data.n_observations is None else data.n_observations
-    if data.fixed_variance is None:
-        mode, noise = 1, data.noise_prior[0] + 0.5 * (alpha * n_observations - n_flat)
-        prior_scale = data.noise_prior[1]
-    else:
-        mode, noise, prior_scale = 0, data.fixed_variance, 0.0
+    kind, noise, *prior_scale = model._collapsed_noise(data)
+    mode, prior_scale = (1, prior_scale[0]) if kind == "integrated" else (0, 0.0)
     prior_pi, slabs, beta_a, beta_b = grid_arrays(settings, pi_prior)
     neighbours = correlated_neighbours(data.X, n_neighbours)
     capacity = min(n_features, MAX_MODEL_SIZE)

@@ -22,6 +22,8 @@ The averaged posterior is the mixture ``sum_h w_h q_h``: the PIPs, the means and
 predictions are its weighted averages, the credible intervals its exact quantiles.
 """
 
+import time
+import warnings
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -30,6 +32,7 @@ from scipy.special import expit, logsumexp
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
+from .._approximation import CHECK_LEVEL, ApproximationCheck, PosteriorApproximationWarning
 from .._special import beta_expectations, bisect_quantile, kl_beta
 from .._validation import (
     Boolean,
@@ -38,9 +41,10 @@ from .._validation import (
     ProbabilityGrid,
     Real,
     bad_parameter,
+    caller_stacklevel,
     validate_params,
 )
-from ..base import column_standard_deviations
+from ..base import column_standard_deviations, feature_labels
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,17 @@ def mixture_intervals(weights, means, sds, level):
         _, upper = bisect_quantile(cdf, p, low, high, tolerance)
         bounds.append(np.where(np.abs(upper) <= tolerance, 0.0, upper))
     return np.column_stack(bounds)
+
+
+def grid_arrays(settings, pi_prior):
+    """The exact posterior's view of the prior grid (the collapsed sampler's and the fit's
+    check, :mod:`~alphavb.linear_model._neighbourhood`): each setting's ``pi`` (NaN where
+    ``pi`` has a Beta prior, integrated out), each setting's slab variance, and the Beta
+    prior ``(a, b)`` (``(1, 1)``, unused, without one)."""
+    prior_pi = np.array([np.nan if pi is None else pi for pi, _ in settings])
+    slabs = np.array([sa for _, sa in settings])
+    beta_a, beta_b = pi_prior if pi_prior is not None else (1.0, 1.0)
+    return prior_pi, slabs, float(beta_a), float(beta_b)
 
 
 class SpikeSlabMixin(InclusionSummaryMixin):
@@ -255,6 +270,36 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         records = [self._state_attributes(result.state) for result in results]
         self._publish_settings(settings, log_prior, results, records)
         self.lfsr_ = self._local_false_sign_rates()
+        self.approximation_check_ = self._approximation_check(data, results)
+        if not self.approximation_check_.reliable:
+            warnings.warn(self.approximation_check_.warning_text(type(self).__name__),
+                          PosteriorApproximationWarning, stacklevel=caller_stacklevel())
+
+    def _approximation_check(self, data, results):
+        """The exact alpha-posterior near the fit beside ``q`` (:mod:`alphavb._approximation`):
+        the best-first search of :mod:`~alphavb.linear_model._neighbourhood` from the median
+        model, on the estimator's collapsed model (``_collapsed_model(data, results)``)."""
+        from ._neighbourhood import neighbourhood_posterior
+
+        started = time.perf_counter()
+        pips = np.array(self.inclusion_probabilities_, dtype=float)
+        collapsed = self._collapsed_model(data, results)
+        posterior = neighbourhood_posterior(collapsed, np.flatnonzero(pips > 0.5))
+        intervals = self.credible_intervals(CHECK_LEVEL) * self.column_scale_[:, None]
+        mass = posterior.interval_mass(intervals[:, 0], intervals[:, 1])
+        return ApproximationCheck(
+            method=f"{self._collapsed_description} near the fit, {posterior.n_models} models",
+            feature_names=tuple(str(name) for name in feature_labels(self)),
+            variational_pips=pips, exact_pips=posterior.inclusion_probabilities,
+            interval_mass=mass, level=CHECK_LEVEL, n_models=posterior.n_models,
+            seconds=time.perf_counter() - started)
+
+    def _collapsed_prior(self, n_features):
+        """The prior grid as :class:`~alphavb.linear_model._neighbourhood.CollapsedModel`
+        takes it: ``(slab variances, pi per setting, log prior weights, Beta prior)``."""
+        settings, pi_prior, log_prior = self._inclusion_parameters(n_features)
+        prior_pi, slabs, beta_a, beta_b = grid_arrays(settings, pi_prior)
+        return slabs, prior_pi, np.asarray(log_prior, dtype=float), (beta_a, beta_b)
 
     def _publish_settings(self, settings, log_prior, results, records):
         """Publish the settings' results as the average of ``sum_h w_h q_h`` (module

@@ -347,6 +347,30 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
     def _n_starts(self):
         return 1 if self.algorithm == "paper" else self.n_init
 
+    _collapsed_description = "the exact alpha-posterior"
+
+    def _collapsed_noise(self, data):
+        """The noise variance in the exact posterior: ``("integrated", c, b0)`` with the
+        posterior shape ``c = a0 + (alpha n - k) / 2`` (``k`` flat columns: intercept and
+        covariates, each integrated out) and the prior scale, or ``("known", sigma2)``."""
+        if data.fixed_variance is not None:
+            return "known", float(data.fixed_variance)
+        n_observations = (data.X.shape[0] if data.n_observations is None
+                          else data.n_observations)
+        n_flat = int(self.fit_intercept) + self.n_covariates_in_
+        shape, scale = data.noise_prior
+        return "integrated", shape + 0.5 * (self.alpha * n_observations - n_flat), scale
+
+    def _collapsed_model(self, data, results):
+        """The model with its coefficients integrated out: the rows times ``sqrt(alpha)``
+        (:mod:`~alphavb.linear_model._neighbourhood`)."""
+        from ._neighbourhood import CollapsedModel
+
+        root = np.sqrt(float(self.alpha))
+        return CollapsedModel(root * data.X, root * data.y, 0,
+                              *self._collapsed_prior(data.X.shape[1]),
+                              self._collapsed_noise(data))
+
     def _joint_means(self, data, phi):
         """The slab means maximising the objective given ``phi`` (module docstring):
         ``A mu = alpha X'y`` with ``A = E + alpha X'X diag(phi)``, ``E = diag(alpha ||X_j||^2

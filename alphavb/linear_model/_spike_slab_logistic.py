@@ -389,6 +389,20 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         return _LogisticData(X, X_sq, labels - 0.5, design, self._scalar_slab_variance(),
                              None, None, tuple(covariate_names(covariates, self.n_covariates_in_)))
 
+    _collapsed_description = ("the exact alpha-posterior by Laplace approximations at each "
+                              "model's mode")
+
+    def _collapsed_model(self, data, results):
+        """The logistic model on ``[Z, X]`` (flat columns first), each set of variables
+        scored by the Laplace approximation of its tempered marginal likelihood
+        (:mod:`~alphavb.linear_model._neighbourhood`): the exact likelihood, not the bound."""
+        from ._neighbourhood import CollapsedModel
+
+        design = np.hstack([data.Z, data.X])
+        return CollapsedModel(design, np.zeros(design.shape[0]), data.Z.shape[1],
+                              *self._collapsed_prior(data.X.shape[1]), ("known", 1.0),
+                              labels=data.y_centred + 0.5, alpha=float(self.alpha))
+
     def _publish_data(self, data):
         """The names of the covariate columns, which the summary rows read."""
         self._covariate_names = data.covariate_names

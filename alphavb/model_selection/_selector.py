@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .._approximation import PosteriorApproximationWarning
 from .._validation import (
     Boolean,
     Integer,
@@ -57,11 +58,10 @@ _NOT_PASSED_ON = ("fit", "partial_fit", "fit_predict", "fit_transform", "set_par
 
 
 def _fit_quietly(estimator, alpha, X, y, on_fit=None):
-    """``clone(estimator)`` at ``alpha`` fitted to ``X`` (and ``y``), its ConvergenceWarning
-    silenced (a selection fits many resamples and folds; the final refit is not silenced);
-    ``on_fit()`` after it (the progress bar)."""
+    """``clone(estimator)`` at ``alpha`` fitted without its fit warnings (the refit warns)."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+        for category in (ConvergenceWarning, PosteriorApproximationWarning):
+            warnings.simplefilter("ignore", category)
         model = clone(estimator).set_params(alpha=alpha).fit(X, y)
     if on_fit is not None:
         on_fit()

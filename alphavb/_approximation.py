@@ -1,0 +1,108 @@
+"""How far a fit's variational posterior is from its exact alpha-posterior, measured at fit
+time, and the warning when it is too far to be trusted.
+
+A model that can measure it cheaply (the spike-and-slab models: the exact posterior near the
+fit, :mod:`alphavb.linear_model._neighbourhood`) publishes an :class:`ApproximationCheck` as
+``approximation_check_`` and warns with :class:`PosteriorApproximationWarning` when
+
+* some variable's inclusion probability (PIP) differs from the exact one by more than
+  :data:`PIP_ERROR_LIMIT`, or
+* some coefficient's equal-tailed 95% variational interval holds less than
+  :data:`INTERVAL_MASS_LIMIT` of the exact posterior.
+
+The limits sit between what a user must be told (a PIP off by more than 0.2, an interval
+holding less than 0.8) and what is accurate (PIPs within 0.05, intervals holding more than
+0.9). The interval limit is below the middle of its band: the Jaakkola-Jordan intervals of
+an ordinary logistic fit hold 0.82-0.87 of the exact posterior (the exact sampler agrees),
+and a warning on every such fit would teach users to ignore it.
+``benchmarks/bench_approximation_check.py`` measures the check against
+:func:`alphavb.exact.compare_to_exact` on real data sets.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+PIP_ERROR_LIMIT = 0.1
+INTERVAL_MASS_LIMIT = 0.82
+CHECK_LEVEL = 0.95
+
+
+class PosteriorApproximationWarning(UserWarning):
+    """The variational posterior of a fit is far from the model's exact alpha-posterior (its
+    PIPs or its intervals); ``approximation_check_`` holds the numbers and
+    :func:`alphavb.exact.compare_to_exact` the full comparison."""
+
+
+@dataclass(frozen=True)
+class ApproximationCheck:
+    """The exact alpha-posterior near a fit, beside the fit's variational one.
+
+    Attributes
+    ----------
+    method : str
+        How the exact numbers were found.
+    feature_names : tuple of str
+    variational_pips, exact_pips : ndarray of shape (n_features,)
+        The fit's PIPs and the exact posterior's (over the models the method found).
+    interval_mass : ndarray of shape (n_features,)
+        The exact posterior probability of each variational ``level`` interval.
+    level : float
+    n_models : int
+        Models (sets of variables) the exact numbers are summed over.
+    seconds : float
+        The check's time.
+    """
+
+    method: str
+    feature_names: tuple
+    variational_pips: np.ndarray
+    exact_pips: np.ndarray
+    interval_mass: np.ndarray
+    level: float
+    n_models: int
+    seconds: float
+
+    @property
+    def pip_errors(self):
+        return np.abs(self.variational_pips - self.exact_pips)
+
+    @property
+    def max_pip_error(self):
+        return float(self.pip_errors.max(initial=0.0))
+
+    @property
+    def min_interval_mass(self):
+        return float(self.interval_mass.min(initial=1.0))
+
+    @property
+    def reliable(self):
+        """No PIP off by more than :data:`PIP_ERROR_LIMIT` and no interval holding less than
+        :data:`INTERVAL_MASS_LIMIT` of the exact posterior."""
+        return (self.max_pip_error <= PIP_ERROR_LIMIT
+                and self.min_interval_mass >= INTERVAL_MASS_LIMIT)
+
+    def text(self):
+        """One line: the largest PIP error and the smallest interval mass, with the variables
+        they belong to, and the verdict."""
+        pip_worst = int(np.argmax(self.pip_errors)) if len(self.pip_errors) else None
+        mass_worst = int(np.argmin(self.interval_mass)) if len(self.interval_mass) else None
+        parts = []
+        if pip_worst is not None:
+            parts.append(f"largest PIP error {self.max_pip_error:.3f} "
+                         f"({self.feature_names[pip_worst]}: "
+                         f"{self.variational_pips[pip_worst]:.3f} against "
+                         f"{self.exact_pips[pip_worst]:.3f} exact)")
+        if mass_worst is not None:
+            parts.append(f"smallest exact mass of a {self.level:.0%} interval "
+                         f"{self.min_interval_mass:.3f} ({self.feature_names[mass_worst]})")
+        verdict = "within the limits" if self.reliable else "unreliable"
+        return f"{'; '.join(parts)}: {verdict}"
+
+    def warning_text(self, owner):
+        return (f"{owner}: the variational posterior is far from the exact alpha-posterior "
+                f"near it ({self.method}): {self.text()}. (The usual cause: correlated "
+                "variables, of which a mean-field fit keeps one, with too narrow an interval.) "
+                "Read the exact PIPs in approximation_check_.exact_pips, or compare "
+                "everything with alphavb.exact.compare_to_exact(model, X, y), which draws "
+                "from the exact posterior.")

@@ -1,0 +1,213 @@
+"""The exact posterior of the inclusion indicators near a spike-and-slab fit.
+
+A mean-field fit ``prod_j q(beta_j, z_j)`` cannot say "one of these two correlated variables"
+(Carbonetto & Stephens 2012, Sec. 3): it puts one in with PIP near 1 and the other out, and
+its intervals ignore the correlation. The exact alpha-posterior of the model's indicators is
+known up to a constant in closed form once the coefficients (and the noise variance) are
+integrated out; with the rows of ``X`` and ``y`` multiplied by ``sqrt(alpha)`` (or by the
+Jaakkola-Jordan weights of a logistic fit), ``A = X_g' X_g + diag(prior precisions)`` over
+the columns ``g`` in the model (the flat columns with precision 0, the slab ones with
+``1 / nu``), ``b = X_g' y`` and ``Q = b' A^{-1} b``::
+
+    log p(z, h | y) = log p(h) + log p(z | h) - (|z| / 2) log nu_h - log|A| / 2 + score(Q) + c,
+
+``score(Q) = -c_n log(b0 + (y'y - Q) / 2)`` with the noise variance integrated out (its
+posterior shape ``c_n``) and ``Q / (2 s)`` with a known variance ``s`` (the collapsed
+Gibbs sampler's target, :mod:`alphavb.exact._kernels`, whose functions this module shares).
+
+:func:`neighbourhood_posterior` searches the indicators best-first from the fit's median
+model (PIP > 1/2): it scores every model one step away (each variable in or out, each
+variable in the model swapped for one of its most correlated variables outside), then
+expands the most probable model not yet expanded, while it is within ``window`` of the best
+one found, up to ``max_expansions`` (the deterministic relative of Hans, Dobra & West's 2007
+shotgun stochastic search). Normalised over the models found, it gives their PIPs and, per
+model, the exact conditional posterior of the coefficients (a Student t with the noise
+variance integrated out, a normal with it known): what :func:`alphavb.exact.compare_to_exact`
+measures by sampling, where the posterior's mass is near the fit. Scores use rank-one updates
+of ``A^{-1}``: a step costs ``O(k^2)`` after ``O(n d k)`` per expanded model of ``k``
+columns.
+"""
+
+import math
+
+import numpy as np
+from numba import types
+from numba.typed import Dict
+from scipy import special
+
+from ._neighbourhood_kernels import _conditionals, _laplace_conditionals, _search
+
+
+class CollapsedModel:
+    """A spike-and-slab model with its coefficients integrated out (module docstring).
+
+    Parameters
+    ----------
+    design : ndarray of shape (n_samples, n_fixed + n_features)
+        The flat columns, then the candidate variables, the rows already multiplied by
+        ``sqrt(alpha)`` (or by the logistic weights).
+    response : ndarray of shape (n_samples,)
+    n_fixed : int
+    slab_variances, prior_pi, log_hyper_prior : ndarray of shape (n_settings,)
+        Per prior setting ``h``: ``nu_h``, ``pi_h`` (NaN: ``pi`` has the Beta prior
+        ``beta_prior`` and is integrated out) and ``log p(h)``.
+    beta_prior : tuple (a, b)
+    noise : tuple
+        ``("integrated", posterior_shape, prior_scale)`` or ``("known", variance)``.
+    labels : ndarray of shape (n_samples,) or None
+        A logistic model's 0/1 labels: then ``design`` is unweighted, ``response`` unused,
+        ``noise`` ``("known", 1.0)``, and each model is scored by the Laplace approximation
+        at its posterior mode (:func:`_laplace`) under the likelihood raised to ``alpha``.
+    alpha : float, default=1.0
+    """
+
+    def __init__(self, design, response, n_fixed, slab_variances, prior_pi, log_hyper_prior,
+                 beta_prior, noise, labels=None, alpha=1.0):
+        self.design = np.asfortranarray(design, dtype=float)
+        self.response = np.ascontiguousarray(response, dtype=float)
+        self.n_fixed = int(n_fixed)
+        self.n_features = self.design.shape[1] - self.n_fixed
+        self.mode = 1 if noise[0] == "integrated" else 0
+        y_sq = float(self.response @ self.response)
+        self.dof = 2.0 * float(noise[1]) if self.mode == 1 else np.inf
+        self.prior = (np.asarray(log_hyper_prior, dtype=float),
+                      np.asarray(prior_pi, dtype=float),
+                      np.asarray(slab_variances, dtype=float), float(beta_prior[0]),
+                      float(beta_prior[1]), self.n_features, self.mode, float(noise[1]),
+                      float(noise[2]) if self.mode == 1 else 0.0, y_sq)
+        self.col_sq = np.einsum("ij,ij->j", self.design, self.design)
+        self.xty = self.design.T @ self.response
+        # the columns of X'X the search reads, computed once each
+        self.gram = Dict.empty(key_type=types.int64, value_type=types.float64[::1])
+        self.labels = (np.zeros(0) if labels is None
+                       else np.ascontiguousarray(labels, dtype=float))
+        self.alpha = float(alpha)
+
+
+class NeighbourhoodPosterior:
+    """The models :func:`neighbourhood_posterior` found, with their normalised weights.
+
+    Attributes
+    ----------
+    weights : ndarray
+        ``p(model, h | y)`` normalised over the models found.
+    n_models, n_expanded : int
+        Models found, and expanded (their neighbours scored).
+    """
+
+    def __init__(self, collapsed, start, found, expanded_index, expanded_columns,
+                 expanded_rows, expanded_responses):
+        self.collapsed = collapsed
+        self._expansion = {int(index): position
+                           for position, index in enumerate(expanded_index)}
+        self._rows = np.array(list(expanded_rows)).reshape(-1, collapsed.design.shape[0])
+        self._responses = np.array(list(expanded_responses)).reshape(
+            -1, collapsed.design.shape[0])
+        self._start = np.asarray(start, dtype=np.int64)
+        self._parents, self._outs, self._intos, self._settings, values = found
+        self.weights = np.exp(values - special.logsumexp(values))
+        self._columns = {int(index): np.asarray(columns)
+                         for index, columns in zip(expanded_index, expanded_columns,
+                                                   strict=True)}
+        self.n_models, self.n_expanded = len(values), len(self._columns)
+
+    def _model_columns(self, index):
+        parent = self._parents[index]
+        if parent < 0:
+            return self._start
+        columns = self._columns[int(parent)]
+        columns = columns[columns != self._outs[index]]
+        return columns if self._intos[index] < 0 else np.append(columns, self._intos[index])
+
+    @property
+    def inclusion_probabilities(self):
+        """``p(z_j = 1 | y)`` over the models found."""
+        n_fixed = self.collapsed.n_fixed
+        counts = np.zeros(self.collapsed.n_fixed + self.collapsed.n_features)
+        from_parent = self._parents >= 0
+        counts[self._start] += self.weights[~from_parent].sum()
+        by_parent = np.bincount(self._parents[from_parent], self.weights[from_parent],
+                                minlength=len(self.weights))
+        for index, columns in self._columns.items():
+            counts[columns] += by_parent[index]
+        left, entered = self._outs >= 0, self._intos >= 0
+        np.subtract.at(counts, self._outs[left], self.weights[left])
+        np.add.at(counts, self._intos[entered], self.weights[entered])
+        return np.clip(counts[n_fixed:], 0.0, 1.0)
+
+    def interval_mass(self, lower, upper, mass=0.99, max_models=25):
+        """The posterior probability of each ``[lower_j, upper_j]`` (in the design's units),
+        from the most probable models holding ``mass`` of the weight (at most
+        ``max_models``): where a variable is out the atom at 0 counts, where it is in its
+        conditional Student t (normal with a known noise variance)."""
+        order = np.argsort(-self.weights, kind="stable")
+        cumulative = np.cumsum(self.weights[order])
+        kept = order[:min(int(np.searchsorted(cumulative, mass)) + 1, max_models)]
+        models = [self._model_columns(index) for index in kept]
+        offsets = np.concatenate([[0], np.cumsum([len(model) for model in models])])
+        flat = (np.concatenate(models) if offsets[-1] else np.zeros(0)).astype(np.int64)
+        collapsed = self.collapsed
+        if len(collapsed.labels):  # each model at its own expansion, or its parent's
+            expansion = np.array([self._expansion.get(int(index), self._expansion.get(
+                int(self._parents[index]), 0)) for index in kept], dtype=np.int64)
+            centre, scale = _laplace_conditionals(
+                collapsed.design, collapsed.n_fixed, flat, offsets.astype(np.int64),
+                self._settings[kept].astype(np.int64), collapsed.prior, self._rows,
+                self._responses, expansion)
+        else:
+            centre, scale = _conditionals(
+                collapsed.design, collapsed.xty, collapsed.n_fixed, flat,
+                offsets.astype(np.int64), self._settings[kept].astype(np.int64),
+                collapsed.prior, collapsed.gram)
+        weights = self.weights[kept] / self.weights[kept].sum()
+        owner = np.repeat(np.arange(len(kept)), np.diff(offsets))
+        variables = flat - collapsed.n_fixed
+        low = (lower[variables] - centre) / scale
+        high = (upper[variables] - centre) / scale
+        if np.isinf(collapsed.dof):
+            inside = special.ndtr(high) - special.ndtr(low)
+        else:
+            inside = special.stdtr(collapsed.dof, high) - special.stdtr(collapsed.dof, low)
+        zero_inside = ((lower <= 0.0) & (upper >= 0.0)).astype(float)
+        probability = np.full(collapsed.n_features, 0.0) + zero_inside
+        # a model holding variable j replaces the atom's indicator by its interval's mass
+        np.add.at(probability, variables, weights[owner] * (inside - zero_inside[variables]))
+        return probability
+
+
+# models below the best by more than this many log units are not kept / not expanded
+WINDOW, EXPAND_WINDOW = math.log(1e6), math.log(1e2)
+
+
+def neighbourhood_posterior(collapsed, start, *, n_neighbours=10, window=WINDOW,
+                            expand_window=EXPAND_WINDOW, max_expansions=20):
+    """Best-first search of the exact posterior of the indicators from the model ``start``
+    (module docstring).
+
+    Parameters
+    ----------
+    collapsed : CollapsedModel
+    start : array-like of int
+        The candidate variables of the first model (the fit's median model).
+    n_neighbours : int, default=10
+        Correlated variables tried in a swap for each variable in a model.
+    window : float, default=log(1e6)
+        Models whose log posterior falls more than ``window`` below the best found are
+        not kept (each would hold less than ``exp(-window)`` of the best's weight).
+    expand_window : float, default=log(1e2)
+        A model is expanded while its log posterior is within ``expand_window`` of the
+        best found, most probable first.
+    max_expansions : int, default=20
+
+    Returns
+    -------
+    NeighbourhoodPosterior
+    """
+    start = np.sort(np.asarray(start, dtype=np.int64)) + collapsed.n_fixed
+    n_settings = len(collapsed.prior[0])
+    found, *expanded = _search(
+        collapsed.design, collapsed.col_sq, collapsed.xty, collapsed.n_fixed, start,
+        collapsed.prior, n_settings, int(n_neighbours), float(window), float(expand_window),
+        int(max_expansions), collapsed.gram, collapsed.labels,
+        collapsed.alpha)
+    return NeighbourhoodPosterior(collapsed, start, found, *expanded)

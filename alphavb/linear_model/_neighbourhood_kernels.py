@@ -1,0 +1,439 @@
+"""numba kernels of :mod:`alphavb.linear_model._neighbourhood`: the scores of the models one
+step from a model (rank-one updates of ``A^{-1}``), the best-first search over them, the
+Laplace expansion of a logistic model at its mode, and the conditional posteriors of the
+coefficients given a model."""
+
+import math
+
+import numba
+import numpy as np
+from numba import types
+from numba.typed import Dict, List
+
+from ..exact._kernels import _log_prior_size, _score
+
+
+@numba.njit(cache=True)
+def _gram_column(X, column, gram):
+    """``X' x_column``, computed once and kept in ``gram`` (a dict column -> vector)."""
+    if column not in gram:
+        values = np.empty(X.shape[1])
+        for c in range(X.shape[1]):
+            total = 0.0
+            for i in range(X.shape[0]):
+                total += X[i, c] * X[i, column]
+            values[c] = total
+        gram[column] = values
+    return gram[column]
+
+
+@numba.njit(cache=True)
+def _factorise(X, xty, active, k, precision, gram):
+    """``A^{-1}``, ``A^{-1} b``, ``Q`` and ``log|A|`` over the columns ``active[:k]`` with
+    prior precisions ``precision[:k]``."""
+    A = np.empty((k, k))
+    b = np.empty(k)
+    for q in range(k):
+        column = _gram_column(X, active[q], gram)
+        for p in range(k):
+            A[p, q] = column[active[p]]
+        A[q, q] += precision[q]
+        b[q] = xty[active[q]]
+    if k == 0:
+        return np.zeros((0, 0)), np.zeros(0), 0.0, 0.0
+    chol = np.linalg.cholesky(A)
+    log_det = 0.0
+    for p in range(k):
+        log_det += 2.0 * math.log(chol[p, p])
+    inverse = np.linalg.inv(A)
+    mean = inverse @ b
+    return inverse, mean, float(b @ mean), log_det
+
+
+@numba.njit(cache=True)
+def _form(matrix, vector):
+    """``vector' matrix vector`` (loops: the vectors are short)."""
+    total = 0.0
+    for p in range(len(vector)):
+        row = 0.0
+        for q in range(len(vector)):
+            row += matrix[p, q] * vector[q]
+        total += vector[p] * row
+    return total
+
+
+@numba.njit(cache=True)
+def _largest(values, count):
+    """The indices of the ``count`` largest ``values``, largest first (one pass)."""
+    top = np.full(count, -1)
+    for c in range(len(values)):
+        position = count
+        while position > 0 and (top[position - 1] < 0 or values[c] > values[top[position - 1]]):
+            position -= 1
+        if position < count:
+            top[position + 1:] = top[position:count - 1].copy()
+            top[position] = c
+    return top
+
+
+@numba.njit(cache=True)
+def _dot(a, b):
+    total = 0.0
+    for p in range(len(a)):
+        total += a[p] * b[p]
+    return total
+
+
+@numba.njit(cache=True)
+def _log_posterior(size, quadratic, log_det, h, prior):
+    """``log p(z, h | y) + c`` (module docstring) of a model of ``size`` variables; ``prior``
+    is :attr:`CollapsedModel.prior`."""
+    (log_hyper_prior, prior_pi, slab_variances, beta_a, beta_b, n_features, mode, noise,
+     prior_scale, y_sq) = prior
+    return (log_hyper_prior[h]
+            + _log_prior_size(h, size, n_features, prior_pi, beta_a, beta_b)
+            - 0.5 * size * math.log(slab_variances[h]) - 0.5 * log_det
+            + _score(quadratic, mode, noise, prior_scale, y_sq))
+
+
+@numba.njit(cache=True)
+def _steps(X, col_sq, xty, active, k, n_fixed, h, prior, n_neighbours, gram):
+    """Every model one step from ``active[:k]`` (the first ``n_fixed`` entries the flat
+    columns) under setting ``h``: ``(out, into, log posterior)`` per step, ``out``/``into``
+    the column left out / put in (-1: none), and the current model's log posterior."""
+    slab_precision = 1.0 / prior[2][h]
+    n_columns = X.shape[1]
+    precision = np.zeros(k)
+    for p in range(n_fixed, k):
+        precision[p] = slab_precision
+    inverse, mean, quadratic, log_det = _factorise(X, xty, active, k, precision, gram)
+    cross = np.empty((n_columns, k))  # X' X_g
+    for p in range(k):
+        cross[:, p] = _gram_column(X, active[p], gram)
+    inside = np.zeros(n_columns, dtype=np.bool_)
+    for p in range(k):
+        inside[active[p]] = True
+    n_slab_in = k - n_fixed
+    own = _log_posterior(n_slab_in, quadratic, log_det, h, prior)
+    width = min(n_neighbours, n_columns - n_fixed)
+    capacity = (n_columns - n_fixed) + n_slab_in * width
+    out = np.full(capacity, -1)
+    into = np.full(capacity, -1)
+    values = np.empty(capacity)
+    m = 0
+    for c in range(n_fixed, n_columns):  # single variables in or out
+        if inside[c]:
+            p = 0
+            while active[p] != c:
+                p += 1
+            pivot = inverse[p, p]
+            out[m] = c
+            values[m] = _log_posterior(n_slab_in - 1, quadratic - mean[p] * mean[p] / pivot,
+                                       log_det + math.log(pivot), h, prior)
+        else:
+            schur = col_sq[c] + slab_precision - _form(inverse, cross[c])
+            if schur <= 0.0:
+                continue
+            gap = xty[c] - _dot(cross[c], mean)
+            into[m] = c
+            values[m] = _log_posterior(n_slab_in + 1, quadratic + gap * gap / schur,
+                                       log_det + math.log(schur), h, prior)
+        m += 1
+    correlation = np.empty(n_columns)
+    reduced = np.empty(k)
+    for p in range(n_fixed, k):  # swaps: p out, one of its correlated columns in
+        c_out = active[p]
+        for c in range(n_columns):
+            denominator = math.sqrt(col_sq[c] * col_sq[c_out])
+            correlation[c] = (abs(cross[c, p]) / denominator
+                              if c >= n_fixed and not inside[c] and denominator > 0.0 else -1.0)
+        order = _largest(correlation, width)
+        pivot = inverse[p, p]
+        column_p = inverse[:, p].copy()
+        mean_without = mean - column_p * (mean[p] / pivot)
+        quadratic_without = quadratic - mean[p] * mean[p] / pivot
+        log_det_without = log_det + math.log(pivot)
+        for c in order:
+            if c < 0 or correlation[c] < 0.0:
+                continue
+            reduced[:] = cross[c]
+            reduced[p] = 0.0
+            projected = _dot(reduced, column_p)
+            schur = (col_sq[c] + slab_precision - _form(inverse, reduced)
+                     + projected * projected / pivot)
+            if schur <= 0.0:
+                continue
+            gap = xty[c] - _dot(reduced, mean_without)
+            out[m] = c_out
+            into[m] = c
+            values[m] = _log_posterior(n_slab_in, quadratic_without + gap * gap / schur,
+                                       log_det_without + math.log(schur), h, prior)
+            m += 1
+    return out[:m], into[:m], values[:m], own
+
+
+@numba.njit(cache=True)
+def _column_hash(column):
+    """A 64-bit hash of a column (splitmix64); a model's hash is the XOR of its columns'."""
+    z = np.uint64(column + 1) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return np.int64(z ^ (z >> np.uint64(31)))
+
+
+@numba.njit(cache=True)
+def _laplace(X, labels, active, n_fixed, alpha, slab_precision):
+    """The tempered logistic likelihood of the model ``active[:k]`` expanded to second
+    order at its posterior mode (module docstring): the rows' weights ``sqrt(alpha w_i)``,
+    the weighted working response and the constant that makes the Gaussian model's
+    marginal likelihood the Laplace approximation of this one's."""
+    n, k = X.shape[0], len(active)
+    precision = np.zeros(k)
+    precision[n_fixed:] = slab_precision
+    design = np.empty((n, k))
+    for q in range(k):
+        design[:, q] = X[:, active[q]]
+    coef = np.zeros(k)
+    t = np.zeros(n)
+
+    def objective(t, coef):
+        total = 0.0
+        for i in range(n):  # log sigmoid(t) y + log sigmoid(-t) (1 - y), stably
+            total += labels[i] * t[i] - (max(t[i], 0.0) + math.log1p(math.exp(-abs(t[i]))))
+        return alpha * total - 0.5 * np.sum(precision * coef * coef)
+
+    current = objective(t, coef)
+    for _ in range(100):
+        probability = 1.0 / (1.0 + np.exp(-t))
+        weight = probability * (1.0 - probability)
+        gradient = alpha * (design.T @ (labels - probability)) - precision * coef
+        hessian = alpha * (design.T * weight) @ design + np.diag(precision)
+        step = np.linalg.solve(hessian, gradient)
+        length = 1.0
+        for _ in range(40):  # halve a step that lowers the (concave) objective
+            trial = coef + length * step
+            trial_t = design @ trial
+            value = objective(trial_t, trial)
+            if value >= current - 1e-12 * abs(current):
+                break
+            length *= 0.5
+        coef, t, previous, current = trial, trial_t, current, value
+        if abs(current - previous) <= 1e-12 * (1.0 + abs(current)):
+            break
+    probability = 1.0 / (1.0 + np.exp(-t))
+    weight = np.maximum(probability * (1.0 - probability), 1e-12)
+    root = np.sqrt(alpha * weight)
+    residual = labels - probability
+    response = root * (t + residual / weight)
+    log_likelihood = (current + 0.5 * np.sum(precision * coef * coef)) / alpha
+    constant = (alpha * log_likelihood + 0.5 * alpha * np.sum(residual * residual / weight)
+                - 0.5 * np.sum(response * response))
+    return root, response, constant
+
+
+@numba.njit(cache=True)
+def _expand(X, col_sq, xty, active, n_fixed, prior, n_settings, n_neighbours, gram, labels,
+            alpha):
+    """The models one step from ``active`` and their log posteriors with the prior settings
+    summed out (``log sum_h p(z, h | y)``), the model's own, and per step and for the model
+    the heaviest setting; with ``labels`` (logistic) also the expansion's row weights and
+    response under that setting (:func:`_laplace`)."""
+    k = len(active)
+    rows = np.ones(0)
+    response = np.ones(0)
+    heaviest_own = -np.inf
+    for h in range(n_settings):
+        if len(labels) > 0:
+            rows_h, response_h, constant = _laplace(X, labels, active, n_fixed, alpha,
+                                                    1.0 / prior[2][h])
+            local = X * rows_h.reshape((-1, 1))
+            out, into, steps, own = _steps(
+                local, np.sum(local * local, axis=0), local.T @ response_h, active, k,
+                n_fixed, h, prior, n_neighbours, Dict.empty(types.int64, types.float64[::1]))
+            steps = steps + constant
+            own += constant
+        else:
+            out, into, steps, own = _steps(X, col_sq, xty, active, k, n_fixed, h, prior,
+                                           n_neighbours, gram)
+        if h == 0:
+            total_out, total_into = out, into
+            totals = steps.copy()
+            step_best = steps.copy()
+            step_setting = np.zeros(len(steps), dtype=np.int64)
+            total_own = own
+        else:  # the same neighbours in the same order under every setting
+            for s in range(len(steps)):
+                high = max(totals[s], steps[s])
+                totals[s] = high + math.log(math.exp(totals[s] - high)
+                                            + math.exp(steps[s] - high))
+                if steps[s] > step_best[s]:
+                    step_best[s] = steps[s]
+                    step_setting[s] = h
+            high = max(total_own, own)
+            total_own = high + math.log(math.exp(total_own - high) + math.exp(own - high))
+        if own > heaviest_own:
+            heaviest_own = own
+            own_setting = h
+            if len(labels) > 0:
+                rows, response = rows_h, response_h
+    return (total_out, total_into, totals, step_setting, total_own, own_setting, rows,
+            response)
+
+
+@numba.njit(cache=True)
+def _position(values, value):
+    for position in range(len(values)):
+        if values[position] == value:
+            return position
+    return -1
+
+
+@numba.njit(cache=True)
+def _stepped(columns, out, into):
+    """``columns`` without ``out`` and with ``into`` (-1: none)."""
+    kept = np.empty(len(columns) + 1, dtype=np.int64)
+    size = 0
+    for c in columns:
+        if c != out:
+            kept[size] = c
+            size += 1
+    if into >= 0:
+        kept[size] = into
+        size += 1
+    return kept[:size].copy()
+
+
+@numba.njit(cache=True)
+def _search(X, col_sq, xty, n_fixed, start, prior, n_settings, n_neighbours, window,
+            expand_window, max_expansions, gram, labels, alpha):
+    """The best-first search of :func:`neighbourhood_posterior`. Every model found is
+    stored as its parent (the index of an expanded model; -1 for the start), the column it
+    left out and the one it put in (-1: none), its log posterior with the prior settings
+    summed out and its heaviest setting; an expanded model keeps its columns (and, with
+    ``labels``, a logistic model, its expansion's row weights and response). Returns those
+    arrays and the expanded models' indices, columns, row weights and responses."""
+    parents = List([-1])
+    outs = List([-1])
+    intos = List([-1])
+    settings = List([0])
+    values = List([np.inf])  # expanded first
+    start_hash = np.int64(0)
+    for c in start:
+        start_hash ^= _column_hash(c)
+    hashes = List([start_hash])
+    is_expanded = List([False])
+    seen = dict()
+    seen[start_hash] = 0
+    expanded_index = List.empty_list(types.int64)
+    expanded_columns = List.empty_list(types.int64[::1])
+    expanded_rows = List.empty_list(types.float64[::1])
+    expanded_responses = List.empty_list(types.float64[::1])
+    best = -np.inf
+    for _ in range(max_expansions):
+        chosen = -1
+        for i in range(len(values)):  # the most probable model not yet expanded
+            if not is_expanded[i] and values[i] >= best - expand_window and (
+                    chosen < 0 or values[i] > values[chosen]):
+                chosen = i
+        if chosen < 0:
+            break
+        is_expanded[chosen] = True
+        columns = start
+        if parents[chosen] >= 0:
+            columns = _stepped(expanded_columns[_position(expanded_index, parents[chosen])],
+                               outs[chosen], intos[chosen])
+        active = np.empty(n_fixed + len(columns), dtype=np.int64)
+        for c in range(n_fixed):
+            active[c] = c
+        active[n_fixed:] = columns
+        out, into, steps, step_setting, own, own_setting, rows, response = _expand(
+            X, col_sq, xty, active, n_fixed, prior, n_settings, n_neighbours, gram, labels,
+            alpha)
+        expanded_index.append(chosen)
+        expanded_columns.append(columns)
+        expanded_rows.append(rows)
+        expanded_responses.append(response)
+        values[chosen] = own
+        settings[chosen] = own_setting
+        best = max(best, own)
+        for s in range(len(steps)):
+            if steps[s] < best - window:
+                continue
+            key = hashes[chosen]
+            if out[s] >= 0:
+                key ^= _column_hash(out[s])
+            if into[s] >= 0:
+                key ^= _column_hash(into[s])
+            if key in seen:
+                continue
+            seen[key] = len(values)
+            parents.append(chosen)
+            outs.append(out[s])
+            intos.append(into[s])
+            settings.append(step_setting[s])
+            values.append(steps[s])
+            hashes.append(key)
+            is_expanded.append(False)
+            best = max(best, steps[s])
+    n_found = len(values)
+    found = (np.empty(n_found, dtype=np.int64), np.empty(n_found, dtype=np.int64),
+             np.empty(n_found, dtype=np.int64), np.empty(n_found, dtype=np.int64),
+             np.empty(n_found))
+    for i in range(n_found):
+        found[0][i] = parents[i]
+        found[1][i] = outs[i]
+        found[2][i] = intos[i]
+        found[3][i] = settings[i]
+        found[4][i] = values[i]
+    return found, expanded_index, expanded_columns, expanded_rows, expanded_responses
+
+
+@numba.njit(cache=True)
+def _conditionals(X, xty, n_fixed, flat_columns, offsets, model_settings, prior, gram):
+    """The exact posterior of the slab coefficients of each model (its columns
+    ``flat_columns[offsets[m]:offsets[m + 1]]`` under setting ``model_settings[m]``): per
+    column its mean and scale (module docstring)."""
+    centre = np.empty(len(flat_columns))
+    scale = np.empty(len(flat_columns))
+    mode, noise, prior_scale, y_sq = prior[6], prior[7], prior[8], prior[9]
+    for m in range(len(offsets) - 1):
+        columns = flat_columns[offsets[m]:offsets[m + 1]]
+        k = n_fixed + len(columns)
+        active = np.empty(k, dtype=np.int64)
+        precision = np.zeros(k)
+        for c in range(n_fixed):
+            active[c] = c
+        for q in range(len(columns)):
+            active[n_fixed + q] = columns[q]
+            precision[n_fixed + q] = 1.0 / prior[2][model_settings[m]]
+        inverse, mean, quadratic, _ = _factorise(X, xty, active, k, precision, gram)
+        noise_scale = (prior_scale + 0.5 * (y_sq - quadratic)) / noise if mode == 1 else noise
+        for q in range(len(columns)):
+            centre[offsets[m] + q] = mean[n_fixed + q]
+            scale[offsets[m] + q] = math.sqrt(inverse[n_fixed + q, n_fixed + q] * noise_scale)
+    return centre, scale
+
+
+@numba.njit(cache=True)
+def _laplace_conditionals(X, n_fixed, flat_columns, offsets, model_settings, prior, rows,
+                          responses, expansion):
+    """:func:`_conditionals` of a logistic model: each model's coefficients under the
+    Gaussian likelihood of its expansion (``rows[expansion[m]]``, ``responses[...]``)."""
+    centre = np.empty(len(flat_columns))
+    scale = np.empty(len(flat_columns))
+    for m in range(len(offsets) - 1):
+        columns = flat_columns[offsets[m]:offsets[m + 1]]
+        k = n_fixed + len(columns)
+        design = np.empty((X.shape[0], k))
+        precision = np.zeros(k)
+        for c in range(n_fixed):
+            design[:, c] = X[:, c] * rows[expansion[m]]
+        for q in range(len(columns)):
+            design[:, n_fixed + q] = X[:, columns[q]] * rows[expansion[m]]
+            precision[n_fixed + q] = 1.0 / prior[2][model_settings[m]]
+        inverse = np.linalg.inv(design.T @ design + np.diag(precision))
+        mean = inverse @ (design.T @ responses[expansion[m]])
+        for q in range(len(columns)):
+            centre[offsets[m] + q] = mean[n_fixed + q]
+            scale[offsets[m] + q] = math.sqrt(inverse[n_fixed + q, n_fixed + q])
+    return centre, scale

@@ -1,0 +1,141 @@
+"""The fit-time check of a spike-and-slab fit against its exact alpha-posterior
+(``approximation_check_``, ``PosteriorApproximationWarning``): its PIPs and interval masses
+against an enumeration of every model, its verdicts, its place in ``summary()``."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from scipy import special
+
+from alphavb import (
+    AlphaSpikeSlabClassifier,
+    AlphaSpikeSlabRegression,
+    PosteriorApproximationWarning,
+)
+from alphavb.linear_model._neighbourhood import neighbourhood_posterior
+
+
+def collinear_design(n=120, seed=0):
+    """Six columns, 0 and 1 nearly copies of each other, y driven by column 0."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    X[:, 1] = X[:, 0] + 0.05 * rng.normal(size=n)
+    y = X[:, 0] + 0.5 * X[:, 3] + rng.normal(size=n)
+    return X, y
+
+
+def enumerate_models(model, X, y):
+    """The exact alpha-posterior of a spike-and-slab regression over all 2^d models,
+    written out here from the model (numpy, not the package's kernels): ``p(z | y)`` per
+    model with ``beta`` and ``sigma2`` integrated out, and per model the Student t of each
+    coefficient (standardized units). Returns the models, their weights, means, scales and
+    degrees of freedom."""
+    alpha = model.alpha
+    Xs = (X - X.mean(axis=0)) / X.std(axis=0, ddof=0) * np.sqrt(alpha)
+    ys = (y - y.mean()) * np.sqrt(alpha)
+    n, d = X.shape
+    pi = 1.0 / d
+    nu = model.slab_variance
+    a0, b0 = model.noise_prior_
+    shape = a0 + 0.5 * (alpha * n - 1)       # the intercept integrated out
+    models, logs, means, scales = [], [], [], []
+    for z in itertools.product([0, 1], repeat=d):
+        idx = np.flatnonzero(z)
+        k = len(idx)
+        A = Xs[:, idx].T @ Xs[:, idx] + np.eye(k) / nu
+        b = Xs[:, idx].T @ ys
+        mean = np.linalg.solve(A, b) if k else np.zeros(0)
+        Q = float(b @ mean) if k else 0.0
+        scale = b0 + 0.5 * (ys @ ys - Q)
+        log_det = np.linalg.slogdet(A)[1] if k else 0.0
+        logs.append(k * np.log(pi) + (d - k) * np.log1p(-pi) - 0.5 * k * np.log(nu)
+                    - 0.5 * log_det - shape * np.log(scale))
+        models.append(idx)
+        means.append(mean)
+        scales.append(np.sqrt(np.diag(np.linalg.inv(A)) * scale / shape) if k else np.zeros(0))
+    weights = np.exp(np.array(logs) - special.logsumexp(logs))
+    return models, weights, means, scales, 2 * shape
+
+
+def test_regression_check_equals_the_enumeration_of_every_model():
+    X, y = collinear_design()
+    with pytest.warns(PosteriorApproximationWarning, match="compare_to_exact"):
+        model = AlphaSpikeSlabRegression().fit(X, y)
+    check = model.approximation_check_
+    models, weights, means, scales, dof = enumerate_models(model, X, y)
+    exact_pips = sum(w * np.isin(np.arange(6), m) for m, w in zip(models, weights, strict=True))
+    np.testing.assert_allclose(check.exact_pips, exact_pips, atol=2e-3)
+    # the mass of each variational interval under the enumerated posterior
+    intervals = model.credible_intervals(0.95) * X.std(axis=0)[:, None]
+    mass = np.zeros(6)
+    for m, w, mean, scale in zip(models, weights, means, scales, strict=True):
+        inside = ((intervals[:, 0] <= 0) & (intervals[:, 1] >= 0)).astype(float)
+        if len(m):
+            inside[m] = (special.stdtr(dof, (intervals[m, 1] - mean) / scale)
+                         - special.stdtr(dof, (intervals[m, 0] - mean) / scale))
+        mass += w * inside
+    np.testing.assert_allclose(check.interval_mass, mass, atol=0.02)
+    # the mean-field fit keeps one of the twins; the exact posterior splits them
+    assert check.max_pip_error > 0.2 and not check.reliable
+    assert min(exact_pips[0], exact_pips[1]) > 0.2
+
+
+def test_search_with_a_small_budget_still_finds_the_split():
+    X, y = collinear_design()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorApproximationWarning)
+        model = AlphaSpikeSlabRegression().fit(X, y)
+    collapsed = model._collapsed_model(model._prepare_fit(X, y), None)
+    one_step = neighbourhood_posterior(collapsed, np.flatnonzero(
+        model.inclusion_probabilities_ > 0.5), max_expansions=1)
+    assert one_step.n_expanded == 1
+    assert min(one_step.inclusion_probabilities[:2]) > 0.2
+
+
+def test_a_clean_fit_passes_without_a_warning():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 20))
+    y = X[:, :3] @ [1.0, -1.0, 0.8] + rng.normal(size=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PosteriorApproximationWarning)
+        model = AlphaSpikeSlabRegression().fit(X, y)
+    check = model.approximation_check_
+    assert check.reliable and check.max_pip_error < 0.05 and check.min_interval_mass > 0.9
+    assert "within the limits" in model.summary().as_text()
+
+
+def test_known_noise_and_a_grid_match_the_sampler():
+    """With a known noise variance and a grid of two prior settings (summed out with
+    their exact weights) the check's PIPs are the collapsed Gibbs sampler's."""
+    pytest.importorskip("arviz")
+    from alphavb.exact import sample_exact
+
+    X, y = collinear_design(seed=3)
+    model = AlphaSpikeSlabRegression(noise_variance=1.0, prior_inclusion=[0.1, 0.3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorApproximationWarning)
+        model.fit(X, y)
+    draws = sample_exact(model, X, y, n_draws=3000, n_chains=2, random_state=0)
+    sampled = draws.posterior["inclusion"].mean(dim=("chain", "draw")).to_numpy()
+    np.testing.assert_allclose(model.approximation_check_.exact_pips, sampled, atol=0.03)
+
+
+def test_classifier_check_tracks_the_polya_gamma_sampler():
+    pytest.importorskip("arviz")
+    from alphavb.exact import sample_exact
+
+    rng = np.random.default_rng(2)
+    n = 300
+    X = rng.normal(size=(n, 5))
+    X[:, 1] = X[:, 0] + 0.1 * rng.normal(size=n)
+    y = (1.5 * X[:, 0] + rng.logistic(size=n) > 0).astype(int)
+    with pytest.warns(PosteriorApproximationWarning):
+        model = AlphaSpikeSlabClassifier().fit(X, y)
+    draws = sample_exact(model, X, y, n_draws=1500, n_chains=2, random_state=0)
+    sampled = draws.posterior["inclusion"].mean(dim=("chain", "draw")).to_numpy()
+    check = model.approximation_check_
+    np.testing.assert_allclose(check.exact_pips, sampled, atol=0.1)
+    assert check.max_pip_error > 0.2
+    assert "unreliable" in model.summary().as_text()
