@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import expit, logsumexp
+from scipy.special import expit, logsumexp, ndtr, ndtri
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
@@ -479,9 +479,9 @@ def _included_moments(weights, phi, mu, s2):
 
 def _single_quantile(p, phi, mu, sd):
     """The ``p``-quantile of ``(1 - phi) delta_0 + phi N(mu, sd^2)``, feature by feature."""
-    below_atom = phi * norm.cdf(-mu / sd)        # q(beta_j < 0)
+    below_atom = phi * ndtr(-mu / sd)            # q(beta_j < 0)
     above_atom = below_atom + (1.0 - phi)        # q(beta_j <= 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        low_branch = mu + sd * norm.ppf(np.clip(p / phi, 0.0, 1.0))
-        high_branch = mu + sd * norm.ppf(np.clip((p - (1.0 - phi)) / phi, 0.0, 1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):  # ndtri: scipy's norm.ppf, faster
+        low_branch = mu + sd * ndtri(np.clip(p / phi, 0.0, 1.0))
+        high_branch = mu + sd * ndtri(np.clip((p - (1.0 - phi)) / phi, 0.0, 1.0))
     return np.where(p < below_atom, low_branch, np.where(p > above_atom, high_branch, 0.0))

@@ -31,8 +31,6 @@ columns.
 import math
 
 import numpy as np
-from numba import types
-from numba.typed import Dict
 from scipy import special
 
 from ._neighbourhood_kernels import _conditionals, _laplace_conditionals, _search
@@ -77,8 +75,6 @@ class CollapsedModel:
                       float(noise[2]) if self.mode == 1 else 0.0, y_sq)
         self.col_sq = np.einsum("ij,ij->j", self.design, self.design)
         self.xty = self.design.T @ self.response
-        # the columns of X'X the search reads, computed once each
-        self.gram = Dict.empty(key_type=types.int64, value_type=types.float64[::1])
         self.labels = (np.zeros(0) if labels is None
                        else np.ascontiguousarray(labels, dtype=float))
         self.alpha = float(alpha)
@@ -95,20 +91,18 @@ class NeighbourhoodPosterior:
         Models found, and expanded (their neighbours scored).
     """
 
-    def __init__(self, collapsed, start, found, expanded_index, expanded_columns,
-                 expanded_rows, expanded_responses):
+    def __init__(self, collapsed, start, found, expanded_index, columns, offsets, rows,
+                 responses):
         self.collapsed = collapsed
         self._expansion = {int(index): position
                            for position, index in enumerate(expanded_index)}
-        self._rows = np.array(list(expanded_rows)).reshape(-1, collapsed.design.shape[0])
-        self._responses = np.array(list(expanded_responses)).reshape(
-            -1, collapsed.design.shape[0])
+        self._rows, self._responses = rows, responses
         self._start = np.asarray(start, dtype=np.int64)
         self._parents, self._outs, self._intos, self._settings, values = found
-        self.weights = np.exp(values - special.logsumexp(values))
-        self._columns = {int(index): np.asarray(columns)
-                         for index, columns in zip(expanded_index, expanded_columns,
-                                                   strict=True)}
+        weights = np.exp(values - values.max())
+        self.weights = weights / weights.sum()
+        self._columns = {int(index): columns[offsets[e]:offsets[e + 1]]
+                         for e, index in enumerate(expanded_index)}
         self.n_models, self.n_expanded = len(values), len(self._columns)
 
     def _model_columns(self, index):
@@ -158,7 +152,7 @@ class NeighbourhoodPosterior:
             centre, scale = _conditionals(
                 collapsed.design, collapsed.xty, collapsed.n_fixed, flat,
                 offsets.astype(np.int64), self._settings[kept].astype(np.int64),
-                collapsed.prior, collapsed.gram)
+                collapsed.prior)
         weights = self.weights[kept] / self.weights[kept].sum()
         owner = np.repeat(np.arange(len(kept)), np.diff(offsets))
         variables = flat - collapsed.n_fixed
@@ -172,11 +166,11 @@ class NeighbourhoodPosterior:
         probability = np.full(collapsed.n_features, 0.0) + zero_inside
         # a model holding variable j replaces the atom's indicator by its interval's mass
         np.add.at(probability, variables, weights[owner] * (inside - zero_inside[variables]))
-        return probability
+        return np.clip(probability, 0.0, 1.0)
 
 
 # models below the best by more than this many log units are not kept / not expanded
-WINDOW, EXPAND_WINDOW = math.log(1e6), math.log(1e2)
+WINDOW, EXPAND_WINDOW = math.log(1e4), math.log(1e2)
 
 
 def neighbourhood_posterior(collapsed, start, *, n_neighbours=10, window=WINDOW,
@@ -191,7 +185,7 @@ def neighbourhood_posterior(collapsed, start, *, n_neighbours=10, window=WINDOW,
         The candidate variables of the first model (the fit's median model).
     n_neighbours : int, default=10
         Correlated variables tried in a swap for each variable in a model.
-    window : float, default=log(1e6)
+    window : float, default=log(1e4)
         Models whose log posterior falls more than ``window`` below the best found are
         not kept (each would hold less than ``exp(-window)`` of the best's weight).
     expand_window : float, default=log(1e2)
@@ -208,6 +202,6 @@ def neighbourhood_posterior(collapsed, start, *, n_neighbours=10, window=WINDOW,
     found, *expanded = _search(
         collapsed.design, collapsed.col_sq, collapsed.xty, collapsed.n_fixed, start,
         collapsed.prior, n_settings, int(n_neighbours), float(window), float(expand_window),
-        int(max_expansions), collapsed.gram, collapsed.labels,
+        int(max_expansions), collapsed.labels,
         collapsed.alpha)
     return NeighbourhoodPosterior(collapsed, start, found, *expanded)

@@ -17,13 +17,7 @@ from ..exact._kernels import _log_prior_size, _score
 def _gram_column(X, column, gram):
     """``X' x_column``, computed once and kept in ``gram`` (a dict column -> vector)."""
     if column not in gram:
-        values = np.empty(X.shape[1])
-        for c in range(X.shape[1]):
-            total = 0.0
-            for i in range(X.shape[0]):
-                total += X[i, c] * X[i, column]
-            values[c] = total
-        gram[column] = values
+        gram[column] = np.ascontiguousarray(X.T @ np.ascontiguousarray(X[:, column]))
     return gram[column]
 
 
@@ -304,14 +298,37 @@ def _stepped(columns, out, into):
 
 
 @numba.njit(cache=True)
+def _packed(expanded_index, expanded_columns, expanded_rows, expanded_responses):
+    """The expanded models' lists as arrays: indices, columns (concatenated) and their
+    offsets, row weights and responses (one row each)."""
+    n_expanded = len(expanded_index)
+    index = np.empty(n_expanded, dtype=np.int64)
+    offsets = np.zeros(n_expanded + 1, dtype=np.int64)
+    for e in range(n_expanded):
+        index[e] = expanded_index[e]
+        offsets[e + 1] = offsets[e] + len(expanded_columns[e])
+    columns = np.empty(offsets[-1], dtype=np.int64)
+    width = len(expanded_rows[0]) if n_expanded else 0
+    rows = np.empty((n_expanded, width))
+    responses = np.empty((n_expanded, width))
+    for e in range(n_expanded):
+        columns[offsets[e]:offsets[e + 1]] = expanded_columns[e]
+        rows[e] = expanded_rows[e]
+        responses[e] = expanded_responses[e]
+    return index, columns, offsets, rows, responses
+
+
+@numba.njit(cache=True)
 def _search(X, col_sq, xty, n_fixed, start, prior, n_settings, n_neighbours, window,
-            expand_window, max_expansions, gram, labels, alpha):
+            expand_window, max_expansions, labels, alpha):
     """The best-first search of :func:`neighbourhood_posterior`. Every model found is
     stored as its parent (the index of an expanded model; -1 for the start), the column it
     left out and the one it put in (-1: none), its log posterior with the prior settings
     summed out and its heaviest setting; an expanded model keeps its columns (and, with
     ``labels``, a logistic model, its expansion's row weights and response). Returns those
-    arrays and the expanded models' indices, columns, row weights and responses."""
+    arrays and the expanded models' indices, columns (concatenated, with their offsets),
+    row weights and responses (one row per expanded model; empty without ``labels``)."""
+    gram = Dict.empty(types.int64, types.float64[::1])  # the columns of X'X read so far
     parents = List([-1])
     outs = List([-1])
     intos = List([-1])
@@ -385,17 +402,19 @@ def _search(X, col_sq, xty, n_fixed, start, prior, n_settings, n_neighbours, win
         found[2][i] = intos[i]
         found[3][i] = settings[i]
         found[4][i] = values[i]
-    return found, expanded_index, expanded_columns, expanded_rows, expanded_responses
+    return (found, *_packed(expanded_index, expanded_columns, expanded_rows,
+                            expanded_responses))
 
 
 @numba.njit(cache=True)
-def _conditionals(X, xty, n_fixed, flat_columns, offsets, model_settings, prior, gram):
+def _conditionals(X, xty, n_fixed, flat_columns, offsets, model_settings, prior):
     """The exact posterior of the slab coefficients of each model (its columns
     ``flat_columns[offsets[m]:offsets[m + 1]]`` under setting ``model_settings[m]``): per
     column its mean and scale (module docstring)."""
     centre = np.empty(len(flat_columns))
     scale = np.empty(len(flat_columns))
     mode, noise, prior_scale, y_sq = prior[6], prior[7], prior[8], prior[9]
+    gram = Dict.empty(types.int64, types.float64[::1])
     for m in range(len(offsets) - 1):
         columns = flat_columns[offsets[m]:offsets[m + 1]]
         k = n_fixed + len(columns)
