@@ -10,6 +10,11 @@ thread count:
 * :func:`fixed_slots`: ``fill(slot)`` for a fixed number of slots, each an accumulator that
   one task fills in a fixed order (the mixture's row chunks: chunk ``c`` adds into slot
   ``c % n_slots``); the caller adds the slots in slot order.
+
+:func:`one_blas_thread` runs BLAS on one thread for work made of many small matrix products
+(the networks' Adam steps, the exact samplers' and the approximation check's kernels), where
+BLAS's own threads only add synchronisation and make the result depend on the caller's
+thread settings (a different count rounds the products differently).
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -26,6 +31,18 @@ RANGES_PER_THREAD = 4
 MIN_ITEMS_PER_THREAD = 64
 
 _POOLS = {}
+_BLAS = []  # the threadpoolctl controller, made once (scanning the libraries costs 0.5 ms)
+
+
+def one_blas_thread():
+    """A context manager in which BLAS (numpy's and scipy's OpenBLAS or MKL) runs on one
+    thread, whatever the caller set, and the caller's setting returns after it."""
+    if not _BLAS:
+        import scipy.linalg  # noqa: F401 (scipy's BLAS loaded, so that the controller sees it)
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def thread_count(n_jobs, owner):

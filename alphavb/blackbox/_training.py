@@ -217,8 +217,20 @@ class _ConvergenceRule:
         self.n_bad[fits] = 0
 
 
-def train(objective, params, data, rngs, schedule, *, adversary=None, validation_score=None,
-          name="model", learning_rate_name="learning_rate", verbose=False, dtype=np.float64):
+def train(objective, params, data, rngs, schedule, **options):
+    """:func:`train_steps` on one BLAS thread (:func:`alphavb._parallel.one_blas_thread`):
+    the networks' products are small, so threads only add synchronisation (AADM on diabetes:
+    8-9 s on one thread, 50-83 s on OpenBLAS's two), and the fit would depend on the
+    caller's thread count, which rounds the products differently."""
+    from .._parallel import one_blas_thread
+
+    with one_blas_thread():
+        return train_steps(objective, params, data, rngs, schedule, **options)
+
+
+def train_steps(objective, params, data, rngs, schedule, *, adversary=None,
+                validation_score=None, name="model", learning_rate_name="learning_rate",
+                verbose=False, dtype=np.float64):
     """Minimize ``objective`` over ``params`` for a stack of ``M`` fits with Adam.
 
     Parameters
@@ -387,10 +399,8 @@ def fit_stacked(estimators, X, y):
     ``random_state``, ``learning_rate`` and the prior and noise variances. Other estimators
     are grouped with their like. The result of each estimator is that of
     ``estimator.fit(X[i], y[i])``, bitwise: the per-operation cost of NumPy is shared, not the
-    randomness. Bitwise
-    equality needs the same number of BLAS threads (and the same BLAS and CPU): another
-    thread count rounds the matrix products differently, which thousands of adversarial
-    AADM steps amplify (wrap both in ``threadpoolctl.threadpool_limits(1)`` to compare).
+    randomness (training runs on one BLAS thread, so the caller's thread count does not
+    matter; bitwise equality still needs the same BLAS and CPU).
 
     Parameters
     ----------

@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from .._approximation import PosteriorApproximationWarning
+from .._parallel import one_blas_thread
 from .._validation import Integer, Real, bad_parameter, validate_params
 from ._draws import MixingWarning
 
@@ -81,8 +82,9 @@ def _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin, random_s
                             f"{type(estimator).__name__} ({', '.join(accepted)})",
                             fit_params[unknown[0]])
     rng = check_random_state(random_state)
-    exact = sampler(estimator, X, y, n_draws=int(n_draws), n_chains=int(n_chains),
-                    n_tune=int(n_tune), thin=int(thin), rng=rng, **fit_params)
+    with one_blas_thread():  # the kernels' small products: the draws do not depend on it
+        exact = sampler(estimator, X, y, n_draws=int(n_draws), n_chains=int(n_chains),
+                        n_tune=int(n_tune), thin=int(thin), rng=rng, **fit_params)
     return estimator, exact, rng
 
 

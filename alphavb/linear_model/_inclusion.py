@@ -33,6 +33,7 @@ from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from .._approximation import CHECK_LEVEL, ApproximationCheck, PosteriorApproximationWarning
+from .._parallel import one_blas_thread
 from .._special import beta_expectations, bisect_quantile, kl_beta
 from .._validation import (
     Boolean,
@@ -284,9 +285,10 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         started = time.perf_counter()
         pips = np.array(self.inclusion_probabilities_, dtype=float)
         collapsed = self._collapsed_model(data, results)
-        posterior = neighbourhood_posterior(collapsed, np.flatnonzero(pips > 0.5))
         intervals = self.credible_intervals(CHECK_LEVEL) * self.column_scale_[:, None]
-        mass = posterior.interval_mass(intervals[:, 0], intervals[:, 1])
+        with one_blas_thread():  # the search's products are k x k
+            posterior = neighbourhood_posterior(collapsed, np.flatnonzero(pips > 0.5))
+            mass = posterior.interval_mass(intervals[:, 0], intervals[:, 1])
         return ApproximationCheck(
             method=f"{self._collapsed_description} near the fit, {posterior.n_models} models",
             feature_names=tuple(str(name) for name in feature_labels(self)),

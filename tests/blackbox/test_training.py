@@ -228,3 +228,30 @@ def test_fit_stacked_gives_each_fit_bitwise(dtype):
             np.testing.assert_array_equal(getattr(together, attribute),
                                           getattr(one, attribute))
             np.testing.assert_array_equal(together.energy_history_, one.energy_history_)
+
+
+def test_training_runs_on_one_blas_thread_whatever_the_caller_set(monkeypatch):
+    """The networks' Adam steps are small products: they run on one BLAS thread (so a fit
+    does not depend on the caller's thread count), and the caller's setting comes back."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from alphavb import BBAlphaRegressor
+    from alphavb.blackbox import _training
+
+    seen = []
+    steps = _training.train_steps
+
+    def recording(*args, **kwargs):
+        seen.append(max(pool["num_threads"] for pool in threadpool_info()
+                        if pool["user_api"] == "blas"))
+        return steps(*args, **kwargs)
+
+    monkeypatch.setattr(_training, "train_steps", recording)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    with threadpool_limits(limits=2, user_api="blas"):
+        BBAlphaRegressor(hidden_layer_sizes=(5,), n_epochs=2, random_state=0).fit(X, y)
+        after = max(pool["num_threads"] for pool in threadpool_info()
+                    if pool["user_api"] == "blas")
+    assert seen == [1] and after == 2
