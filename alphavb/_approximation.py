@@ -19,6 +19,7 @@ and a warning on every such fit would teach users to ignore it.
 :func:`alphavb.exact.compare_to_exact` on real data sets.
 """
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,15 +44,20 @@ class ApproximationCheck:
     method : str
         How the exact numbers were found.
     feature_names : tuple of str
-    variational_pips, exact_pips : ndarray of shape (n_features,)
-        The fit's PIPs and the exact posterior's (over the models the method found).
-    interval_mass : ndarray of shape (n_features,)
-        The exact posterior probability of each variational ``level`` interval.
+    variational_pips, exact_pips : ndarray of shape (n_features,) or (0,)
+        The fit's PIPs and the exact posterior's (over the models the method found); empty
+        for a model without inclusion indicators.
+    interval_mass : ndarray of shape (len(feature_names),)
+        The exact posterior probability of each variational ``level`` interval (of the
+        coefficients, and of the noise variance where ``feature_names`` ends with it).
     level : float
     n_models : int
         Models (sets of variables) the exact numbers are summed over.
     seconds : float
         The check's time.
+    cause : str
+        What usually makes this model's ``q`` differ from the exact posterior (the warning
+        says it).
     """
 
     method: str
@@ -62,6 +68,8 @@ class ApproximationCheck:
     level: float
     n_models: int
     seconds: float
+    cause: str = ("the usual cause: correlated variables, of which a mean-field fit keeps one, "
+                  "with too narrow an interval")
 
     @property
     def pip_errors(self):
@@ -85,7 +93,7 @@ class ApproximationCheck:
     def text(self):
         """One line: the largest PIP error and the smallest interval mass, with the variables
         they belong to, and the verdict."""
-        pip_worst = int(np.argmax(self.pip_errors)) if len(self.pip_errors) else None
+        pip_worst = int(np.argmax(self.pip_errors)) if len(self.exact_pips) else None
         mass_worst = int(np.argmin(self.interval_mass)) if len(self.interval_mass) else None
         parts = []
         if pip_worst is not None:
@@ -101,8 +109,18 @@ class ApproximationCheck:
 
     def warning_text(self, owner):
         return (f"{owner}: the variational posterior is far from the exact alpha-posterior "
-                f"near it ({self.method}): {self.text()}. (The usual cause: correlated "
-                "variables, of which a mean-field fit keeps one, with too narrow an interval.) "
-                "Read the exact PIPs in approximation_check_.exact_pips, or compare "
-                "everything with alphavb.exact.compare_to_exact(model, X, y), which draws "
-                "from the exact posterior.")
+                f"near it ({self.method}): {self.text()} ({self.cause}). Read the exact numbers in "
+                "approximation_check_, or compare everything with "
+                "alphavb.exact.compare_to_exact(model, X, y), which draws from the exact "
+                "posterior.")
+
+
+def publish_check(estimator, check):
+    """Publish ``check`` as ``estimator.approximation_check_`` (None: the model has no cheap
+    exact reference in this setting) and warn when it is not reliable."""
+    from ._validation import caller_stacklevel
+
+    estimator.approximation_check_ = check
+    if check is not None and not check.reliable:
+        warnings.warn(check.warning_text(type(estimator).__name__),
+                      PosteriorApproximationWarning, stacklevel=caller_stacklevel())

@@ -29,16 +29,19 @@ Scale: with the defaults (``coef_prior="conjugate"``, ``standardize=True``,
 with its columns rescaled is the same fit in the new units.
 """
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
+from scipy.special import gammaincc, gammainccinv, stdtr
 from sklearn.utils.validation import check_is_fitted
 
+from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._special import kl_gaussian_diag_prior
 from .._validation import Boolean, FiniteArray, Options, Real, validate_params
-from ..base import column_standard_deviations
+from ..base import column_standard_deviations, feature_labels
 from ._base import (
     AlphaRegressionBase,
     Centring,
@@ -124,11 +127,13 @@ class _LowRankCovariance:
 
 @dataclass(frozen=True)
 class _LinearState:
-    """``q(beta) = N(mean, cov)`` (``None`` before the first sweep) and ``q(sigma2)``."""
+    """``q(beta) = N(mean, cov)`` (``None`` before the first sweep), the ``E[1/sigma2]``
+    that ``cov`` was computed at, and ``q(sigma2)``."""
 
     noise: NoiseFactor
     mean: np.ndarray | None = None
     cov: _DenseCovariance | _LowRankCovariance | None = None
+    cov_tau: float = 1.0
 
 
 class AlphaLinearRegression(AlphaRegressionBase):
@@ -365,7 +370,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
             expected_gaussian_loglik(n_samples, noise.tau, noise.elt, expected_sq_residual)
             - (kl_coef + noise.kl) / alpha
         )
-        return _LinearState(noise, mean, cov), self._objective_without_latents(alpha_elbo)
+        return (_LinearState(noise, mean, cov, tau),
+                self._objective_without_latents(alpha_elbo))
 
     def _coef_block(self, data, tau, prior_scale):
         """``q(beta) = N(m, V)`` given ``tau = E[1/sigma2]``: ``V = (alpha tau X'X +
@@ -406,6 +412,49 @@ class AlphaLinearRegression(AlphaRegressionBase):
                         + 2.0 * np.sum(np.log(np.diag(chol))))
         cov = _LowRankCovariance(prior_variance, whitened.T, chol, c)
         return mean, cov, trace_gram_cov, log_det_cov
+
+    def _publish_results(self, data, results):
+        super()._publish_results(data, results)
+        publish_check(self, self._approximation_check(data))
+
+    def _approximation_check(self, data):
+        """The exact alpha-posterior beside ``q`` where it has a closed form
+        (:mod:`alphavb.exact._linear`): with the conjugate prior ``beta_j | y`` is Student t
+        with ``2 c`` degrees of freedom, mean ``m_j`` (alpha-VB's) and scale ``sqrt(r / c
+        (A^{-1})_jj)``, ``A = alpha X'X + Lambda0`` (``A^{-1} = tau V``, ``V`` alpha-VB's
+        covariance computed at ``tau``), ``c = a0 + (alpha n - k) / 2``, ``r = b0 + (alpha
+        ||y - X m||^2 + m' Lambda0 m) / 2``, and ``sigma2 | y ~ InvGamma(c, r)``, where ``q``
+        has the shape ``a0 + (alpha n + d) / 2``; with a known variance ``q`` is exact. None
+        for the independent prior with a learned variance (no closed form:
+        :func:`alphavb.exact.compare_to_exact`)."""
+        if data.fixed_variance is None and not data.conjugate:
+            return None
+        started = time.perf_counter()
+        state, z = self._state, normal_quantile(CHECK_LEVEL)
+        sd = np.sqrt(state.cov.diagonal())
+        names = tuple(str(name) for name in feature_labels(self))
+        if data.fixed_variance is not None:  # q(beta) is the exact posterior
+            mass = np.full(len(sd), CHECK_LEVEL)
+        else:
+            alpha, (prior_shape, prior_scale) = self.alpha, data.noise_prior
+            shape = prior_shape + 0.5 * (alpha * data.n_observations - int(self.fit_intercept))
+            residual = data.y - data.X @ state.mean
+            rate = prior_scale + 0.5 * (alpha * residual @ residual
+                                        + data.prior_precision @ (state.mean * state.mean))
+            exact_sd = np.sqrt(state.cov.diagonal() * state.cov_tau * rate / shape)
+            tails = np.array([0.5 - 0.5 * CHECK_LEVEL, 0.5 + 0.5 * CHECK_LEVEL])
+            # q(sigma2)'s interval: x_p = b_n / gammainccinv(a_n, p) has P(sigma2 <= x_p) = p
+            ends = state.noise.scale / gammainccinv(state.noise.shape, tails)
+            noise_mass = np.abs(np.diff(gammaincc(shape, rate / ends)))
+            mass = np.append(2.0 * stdtr(2.0 * shape, z * sd / exact_sd) - 1.0, noise_mass)
+            names += ("sigma2",)
+        return ApproximationCheck(
+            method="the normal-inverse-gamma closed form", feature_names=names,
+            variational_pips=np.zeros(0), exact_pips=np.zeros(0), interval_mass=mass,
+            level=CHECK_LEVEL, n_models=1, seconds=time.perf_counter() - started,
+            cause="the usual cause: q(beta) q(sigma2) counts the coefficients as data for the "
+                  "noise variance, so q(sigma2) is too narrow when they are many against the "
+                  "rows")
 
     def _set_parameters(self, state):
         self.coef_ = state.mean

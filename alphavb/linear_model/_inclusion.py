@@ -23,7 +23,6 @@ predictions are its weighted averages, the credible intervals its exact quantile
 """
 
 import time
-import warnings
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -32,7 +31,7 @@ from scipy.special import expit, logsumexp, ndtr, ndtri
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
-from .._approximation import CHECK_LEVEL, ApproximationCheck, PosteriorApproximationWarning
+from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._parallel import one_blas_thread
 from .._special import beta_expectations, bisect_quantile, kl_beta
 from .._validation import (
@@ -42,7 +41,6 @@ from .._validation import (
     ProbabilityGrid,
     Real,
     bad_parameter,
-    caller_stacklevel,
     validate_params,
 )
 from ..base import column_standard_deviations, feature_labels
@@ -271,10 +269,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         records = [self._state_attributes(result.state) for result in results]
         self._publish_settings(settings, log_prior, results, records)
         self.lfsr_ = self._local_false_sign_rates()
-        self.approximation_check_ = self._approximation_check(data, results)
-        if not self.approximation_check_.reliable:
-            warnings.warn(self.approximation_check_.warning_text(type(self).__name__),
-                          PosteriorApproximationWarning, stacklevel=caller_stacklevel())
+        publish_check(self, self._approximation_check(data, results))
 
     def _approximation_check(self, data, results):
         """The exact alpha-posterior near the fit beside ``q`` (:mod:`alphavb._approximation`):

@@ -139,3 +139,37 @@ def test_classifier_check_tracks_the_polya_gamma_sampler():
     np.testing.assert_allclose(check.exact_pips, sampled, atol=0.1)
     assert check.max_pip_error > 0.2
     assert "unreliable" in model.summary().as_text()
+
+
+def test_linear_check_is_the_closed_form_the_sampler_draws_from():
+    """Conjugate prior, learned noise: the exact masses of q's intervals match the exact
+    sampler's (independent draws of the normal-inverse-gamma posterior); with 20
+    coefficients on 30 rows at alpha = 0.5, q(sigma2) is far too narrow and the fit warns."""
+    pytest.importorskip("arviz")
+    from alphavb import AlphaLinearRegression
+    from alphavb.exact import compare_to_exact
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 20))
+    y = X[:, 0] + rng.normal(size=30)
+    with pytest.warns(PosteriorApproximationWarning, match="q\\(sigma2\\) is too narrow"):
+        model = AlphaLinearRegression(alpha=0.5).fit(X, y)
+    check = model.approximation_check_
+    assert check.feature_names[-1] == "sigma2" and check.min_interval_mass < 0.8
+    frame = compare_to_exact(model, X, y, n_draws=5000, random_state=0)
+    np.testing.assert_allclose(check.interval_mass, frame["interval_mass"].drop("intercept"),
+                               atol=0.015)
+
+
+def test_linear_check_with_a_known_variance_is_exact_and_silent():
+    from alphavb import AlphaLinearRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 20))
+    y = X[:, 0] + rng.normal(size=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PosteriorApproximationWarning)
+        model = AlphaLinearRegression(alpha=0.5, noise_variance=1.0).fit(X, y)
+    np.testing.assert_array_equal(model.approximation_check_.interval_mass, 0.95)
+    independent = AlphaLinearRegression(coef_prior="independent").fit(X, y)
+    assert independent.approximation_check_ is None
