@@ -47,9 +47,9 @@ class ApproximationCheck:
     variational_pips, exact_pips : ndarray of shape (n_features,) or (0,)
         The fit's PIPs and the exact posterior's (over the models the method found); empty
         for a model without inclusion indicators.
-    interval_mass : ndarray of shape (len(feature_names),)
-        The exact posterior probability of each variational ``level`` interval (of the
-        coefficients, and of the noise variance where ``feature_names`` ends with it).
+    interval_mass : ndarray of shape (n_features,)
+        The exact posterior probability of each coefficient's variational ``level``
+        interval.
     level : float
     n_models : int
         Models (sets of variables) the exact numbers are summed over.
@@ -58,6 +58,11 @@ class ApproximationCheck:
     cause : str
         What usually makes this model's ``q`` differ from the exact posterior (the warning
         says it).
+    noise_interval_mass : float
+        The exact mass of ``q(sigma2)``'s interval (NaN where not measured). Reported, not
+        warned on: a mean-field ``q(sigma2)`` counts the coefficients as data and is too
+        narrow when they are many against the rows, while the coefficients' intervals, which
+        the verdict reads, can still hold.
     """
 
     method: str
@@ -70,6 +75,7 @@ class ApproximationCheck:
     seconds: float
     cause: str = ("the usual cause: correlated variables, of which a mean-field fit keeps one, "
                   "with too narrow an interval")
+    noise_interval_mass: float = float("nan")
 
     @property
     def pip_errors(self):
@@ -104,6 +110,8 @@ class ApproximationCheck:
         if mass_worst is not None:
             parts.append(f"smallest exact mass of a {self.level:.0%} interval "
                          f"{self.min_interval_mass:.3f} ({self.feature_names[mass_worst]})")
+        if np.isfinite(self.noise_interval_mass):
+            parts.append(f"the noise variance's interval holds {self.noise_interval_mass:.3f}")
         verdict = "within the limits" if self.reliable else "unreliable"
         return f"{'; '.join(parts)}: {verdict}"
 

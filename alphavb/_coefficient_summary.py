@@ -16,7 +16,9 @@ class CoefficientSummaryMixin:
     The estimator provides ``_summary_columns(level)``: an ordered dict of column name to
     one value per feature; and may provide ``_other_summary_rows(level)``: a list of
     ``(name, {column: value})`` for the intercept, the covariates and the noise variance
-    (columns they do not have, such as ``PIP``, are left empty).
+    (columns they do not have, such as ``PIP``, are left empty). ``_summary_header()`` (the
+    first table's rows) and ``_other_rows_note(others)`` (the note on those other rows)
+    default to the CAVI regressions' and may be replaced.
     """
 
     def _other_summary_rows(self, level):
@@ -115,7 +117,35 @@ class CoefficientSummaryMixin:
             shown = min(int(max_rows), len(rows))
             rows, stubs = rows[:shown], stubs[:shown]
         stubs = [str(name) for name in stubs]
-        data = [[f"{value:.4f}" for value in row] for row in rows]
+        data = [[format_value(value) for value in row] for row in rows]
+        header = self._summary_header()
+        others = self._distinct_other_rows(level)
+        specs = [([[value] for _, value in header], None, [name for name, _ in header],
+                  "alpha-VB posterior summary"), (data, names, stubs, None)]
+        if others:
+            specs.append(([["" if row.get(name) is None or not np.isfinite(row[name])
+                            else format_value(row[name]) for name in names]
+                           for _, row in others],
+                          names, [name for name, _ in others], None))
+        result = Summary()
+        result.tables.extend(_equal_width_tables(SimpleTable, specs))
+        note = (f"Intervals are equal-tailed {level:.0%} credible intervals of the variational "
+                "posterior q.")
+        if others:
+            note += self._other_rows_note(others)
+        check = getattr(self, "approximation_check_", None)
+        if check is not None:
+            note += f" Against the exact alpha-posterior ({check.method}): {check.text()}."
+        if shown < self.n_features_in_ or sort_by is not None:
+            order = f", ordered by {sort_by}" if sort_by is not None else ""
+            note += f" Showing {shown} of {self.n_features_in_} coefficients{order}."
+        result.add_extra_txt([note])
+        return result
+
+    def _summary_header(self):
+        """The ``(label, value)`` rows of the summary's first table: the model, ``alpha``,
+        the objective and its value, the sweeps (over a grid of prior settings, its heaviest
+        setting)."""
         objective_name = "alpha-ELBO" if self.objective == "alpha-vb" else "Fractional ELBO"
         header = [
             ("Model:", type(self).__name__),
@@ -138,34 +168,28 @@ class CoefficientSummaryMixin:
                 (f"{objective_name}:", f"{self.elbo_:.4f}"),
                 ("Sweeps (converged):", f"{self.n_iter_} ({self.converged_})"),
             ]
-        others = self._distinct_other_rows(level)
-        specs = [([[value] for _, value in header], None, [name for name, _ in header],
-                  "alpha-VB posterior summary"), (data, names, stubs, None)]
-        if others:
-            specs.append(([["" if row.get(name) is None or not np.isfinite(row[name])
-                            else f"{row[name]:.4f}" for name in names] for _, row in others],
-                          names, [name for name, _ in others], None))
-        result = Summary()
-        result.tables.extend(_equal_width_tables(SimpleTable, specs))
-        note = (f"Intervals are equal-tailed {level:.0%} credible intervals of the variational "
-                "posterior q.")
-        if others:
-            note += (" Below the coefficients: the intercept and covariates (normal intervals "
-                     "from their posterior mean and sd)")
-            note += (" and the noise variance (exact quantiles of q(sigma2))."
-                     if others[-1][0].strip("()") == "sigma2" else ".")
-        check = getattr(self, "approximation_check_", None)
-        if check is not None:
-            note += (f" Against the exact alpha-posterior near the fit ({check.n_models} "
-                     f"models): {check.text()}.")
-        if shown < self.n_features_in_ or sort_by is not None:
-            order = f", ordered by {sort_by}" if sort_by is not None else ""
-            note += f" Showing {shown} of {self.n_features_in_} coefficients{order}."
-        result.add_extra_txt([note])
-        return result
+        return header
+
+    def _other_rows_note(self, others):
+        """The sentence of the summary's note on the rows below the coefficients."""
+        note = (" Below the coefficients: the intercept and covariates (normal intervals from "
+                "their posterior mean and sd)")
+        return note + (" and the noise variance (exact quantiles of q(sigma2))."
+                       if others[-1][0].strip("()") == "sigma2" else ".")
 
     def _summary_row_names(self):
         return feature_labels(self)
+
+
+def format_value(value):
+    """A number of the summary tables: four decimals, or four significant digits when it
+    is non-zero and below 1e-4 in absolute value (a coefficient of 3.2e-06 in small raw
+    units, which four decimals print as 0.0000; statsmodels' ``forg`` switches there
+    too)."""
+    value = float(value)
+    if value != 0.0 and abs(value) < 1e-4:
+        return f"{value:.4g}"
+    return f"{value:.4f}"
 
 
 def _equal_width_tables(SimpleTable, specs):

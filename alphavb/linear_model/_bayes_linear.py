@@ -426,18 +426,22 @@ class AlphaLinearRegression(AlphaRegressionBase):
         ||y - X m||^2 + m' Lambda0 m) / 2``, and ``sigma2 | y ~ InvGamma(c, r)``, where ``q``
         has the shape ``a0 + (alpha n + d) / 2``; with a known variance ``q`` is exact. None
         for the independent prior with a learned variance (no closed form:
-        :func:`alphavb.exact.compare_to_exact`)."""
-        if data.fixed_variance is None and not data.conjugate:
+        :func:`alphavb.exact.compare_to_exact`) and where ``c`` is too small for the exact
+        posterior to exist."""
+        from ..exact._spike_slab import MIN_NOISE_SHAPE
+
+        alpha, (prior_shape, prior_scale) = self.alpha, data.noise_prior
+        shape = prior_shape + 0.5 * (alpha * data.n_observations - int(self.fit_intercept))
+        if data.fixed_variance is None and (not data.conjugate or shape < MIN_NOISE_SHAPE):
             return None
         started = time.perf_counter()
         state, z = self._state, normal_quantile(CHECK_LEVEL)
         sd = np.sqrt(state.cov.diagonal())
         names = tuple(str(name) for name in feature_labels(self))
+        noise_mass = np.nan
         if data.fixed_variance is not None:  # q(beta) is the exact posterior
             mass = np.full(len(sd), CHECK_LEVEL)
         else:
-            alpha, (prior_shape, prior_scale) = self.alpha, data.noise_prior
-            shape = prior_shape + 0.5 * (alpha * data.n_observations - int(self.fit_intercept))
             residual = data.y - data.X @ state.mean
             rate = prior_scale + 0.5 * (alpha * residual @ residual
                                         + data.prior_precision @ (state.mean * state.mean))
@@ -445,16 +449,14 @@ class AlphaLinearRegression(AlphaRegressionBase):
             tails = np.array([0.5 - 0.5 * CHECK_LEVEL, 0.5 + 0.5 * CHECK_LEVEL])
             # q(sigma2)'s interval: x_p = b_n / gammainccinv(a_n, p) has P(sigma2 <= x_p) = p
             ends = state.noise.scale / gammainccinv(state.noise.shape, tails)
-            noise_mass = np.abs(np.diff(gammaincc(shape, rate / ends)))
-            mass = np.append(2.0 * stdtr(2.0 * shape, z * sd / exact_sd) - 1.0, noise_mass)
-            names += ("sigma2",)
+            noise_mass = float(np.abs(np.diff(gammaincc(shape, rate / ends)))[0])
+            mass = 2.0 * stdtr(2.0 * shape, z * sd / exact_sd) - 1.0
         return ApproximationCheck(
             method="the normal-inverse-gamma closed form", feature_names=names,
             variational_pips=np.zeros(0), exact_pips=np.zeros(0), interval_mass=mass,
             level=CHECK_LEVEL, n_models=1, seconds=time.perf_counter() - started,
-            cause="the usual cause: q(beta) q(sigma2) counts the coefficients as data for the "
-                  "noise variance, so q(sigma2) is too narrow when they are many against the "
-                  "rows")
+            cause="the usual cause: few rows for the coefficients, whose exact posterior is "
+                  "Student t where q is normal", noise_interval_mass=noise_mass)
 
     def _set_parameters(self, state):
         self.coef_ = state.mean

@@ -274,12 +274,15 @@ class SpikeSlabMixin(InclusionSummaryMixin):
     def _approximation_check(self, data, results):
         """The exact alpha-posterior near the fit beside ``q`` (:mod:`alphavb._approximation`):
         the best-first search of :mod:`~alphavb.linear_model._neighbourhood` from the median
-        model, on the estimator's collapsed model (``_collapsed_model(data, results)``)."""
+        model, on the estimator's collapsed model (``_collapsed_model(data, results)``);
+        None where that has no exact posterior."""
         from ._neighbourhood import neighbourhood_posterior
 
         started = time.perf_counter()
         pips = np.array(self.inclusion_probabilities_, dtype=float)
         collapsed = self._collapsed_model(data, results)
+        if collapsed is None:
+            return None
         intervals = self.credible_intervals(CHECK_LEVEL) * self.column_scale_[:, None]
         with one_blas_thread():  # the search's products are k x k
             posterior = neighbourhood_posterior(collapsed, np.flatnonzero(pips > 0.5))

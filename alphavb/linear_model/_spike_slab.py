@@ -363,13 +363,18 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
 
     def _collapsed_model(self, data, results):
         """The model with its coefficients integrated out: the rows times ``sqrt(alpha)``
-        (:mod:`~alphavb.linear_model._neighbourhood`)."""
+        (:mod:`~alphavb.linear_model._neighbourhood`); None when too few observations leave
+        the noise variance without an exact posterior (its shape under
+        :data:`~alphavb.exact._spike_slab.MIN_NOISE_SHAPE`)."""
+        from ..exact._spike_slab import MIN_NOISE_SHAPE
         from ._neighbourhood import CollapsedModel
 
+        noise = self._collapsed_noise(data)
+        if noise[0] == "integrated" and noise[1] < MIN_NOISE_SHAPE:
+            return None
         root = np.sqrt(float(self.alpha))
         return CollapsedModel(root * data.X, root * data.y, 0,
-                              *self._collapsed_prior(data.X.shape[1]),
-                              self._collapsed_noise(data))
+                              *self._collapsed_prior(data.X.shape[1]), noise)
 
     def _joint_means(self, data, phi):
         """The slab means maximising the objective given ``phi`` (module docstring):
