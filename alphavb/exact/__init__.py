@@ -115,7 +115,8 @@ def sample_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1000,
     n_draws : int, default=2000
         Draws kept per chain.
     n_chains : int, default=4
-        Independent chains from dispersed starts (R-hat needs more than one).
+        Independent chains from dispersed starts (one chain is checked by split R-hat, its
+        two halves; only several find a mode that one chain never visits).
     n_tune : int, default=1000
         Sweeps discarded at the start of each Markov chain (unused by the closed forms).
     thin : int, default=1
@@ -138,9 +139,18 @@ def sample_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1000,
     Warns
     -----
     MixingWarning
-        When R-hat exceeds 1.01 or the bulk ESS is under 100 per chain for some parameter
-        (Vehtari et al. 2021), or NUTS made divergent transitions; the message names it and
-        the remedy.
+        When R-hat exceeds 1.01 or the bulk ESS is under 100 per chain (``100 n_chains`` in
+        all) for some parameter (Vehtari et al. 2021), or NUTS made divergent transitions,
+        or the diagnostics could not be computed (under 8 draws per chain); the message
+        names the parameter (``means[2, 1]``) and the remedy.
+
+    Raises
+    ------
+    ValueError
+        When the noise variance is learned and ``alpha`` times the rows of ``X``, less the
+        flat-prior columns (intercept, covariates), leave its exact posterior ``InvGamma(a0
+        + (alpha n - k) / 2, ...)`` a shape under 0.05 (one row with an intercept); the
+        message gives the ``noise_prior`` shape that would do.
     """
     _, exact, _ = _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin,
                         random_state)

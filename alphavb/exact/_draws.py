@@ -13,6 +13,10 @@ from .._validation import caller_stacklevel, import_arviz
 # below 1.01 and a bulk ESS of at least 100 per chain before trusting the draws
 RHAT_LIMIT = 1.01
 ESS_PER_CHAIN = 100
+# the fewest draws per chain for split R-hat (two halves of 2) and for the bulk ESS (the
+# autocorrelations of split chains of at least 4 draws)
+MIN_RHAT_DRAWS = 4
+MIN_ESS_DRAWS = 8
 
 
 class MixingWarning(UserWarning):
@@ -29,6 +33,14 @@ def _varying(values):
     them are not constant over all draws (R-hat and ESS are undefined for a constant)."""
     flat = values.reshape(values.shape[0], values.shape[1], -1).astype(float)
     return flat, np.ptp(flat, axis=(0, 1)) > 0.0
+
+
+def _entry(name, shape, at):
+    """The label of entry ``at`` (a flat index) of a variable of draw shape ``shape``:
+    ``means[2, 1]``, ``coef[3]``, or the name of a scalar."""
+    if not shape:
+        return name
+    return f"{name}[{', '.join(str(int(i)) for i in np.unravel_index(at, shape))}]"
 
 
 def _split(flat):
@@ -92,7 +104,7 @@ def chain_diagnostics(draws):
         flat, varying = _varying(values)
         rhat = np.full(flat.shape[2], np.nan)
         ess = np.full(flat.shape[2], np.nan)
-        if varying.any() and values.shape[1] >= 4:
+        if varying.any() and values.shape[1] >= MIN_RHAT_DRAWS:
             chosen = flat[:, :, varying]
             folded = np.abs(chosen - np.median(chosen, axis=(0, 1)))
             ranked = _rank_normal(chosen)
@@ -174,34 +186,61 @@ class ExactDraws:
         return chain_diagnostics(self.draws)
 
     def warn_if_not_mixed(self):
-        """A :class:`MixingWarning` naming the worst parameter when R-hat > 1.01 or the bulk
-        ESS is under 100 per chain (independent draws are not checked)."""
-        if self.iid or self.n_chains < 2:
+        """A :class:`MixingWarning` naming the worst parameter (by its indices) when R-hat >
+        1.01 or the bulk ESS is under 100 per chain, i.e. under ``100 n_chains`` in all (one
+        chain: split R-hat, its two halves), or when either could not be computed for a
+        parameter that varies (too few draws); independent draws are not checked."""
+        if self.iid:
             return
-        worst_rhat, worst_ess = (1.0, ""), (np.inf, "")
+        n_chains, n_draws = next(iter(self.draws.values())).shape[:2]
+        worst_rhat, worst_ess, undefined = (1.0, ""), (np.inf, ""), []
         for name, (rhat, ess) in self.diagnostics.items():
-            if np.isfinite(rhat).any():
-                at = int(np.nanargmax(rhat.ravel()))
-                if rhat.ravel()[at] > worst_rhat[0]:
-                    worst_rhat = (float(rhat.ravel()[at]), f"{name}[{at}]")
-            if np.isfinite(ess).any():
-                at = int(np.nanargmin(ess.ravel()))
-                if ess.ravel()[at] < worst_ess[0]:
-                    worst_ess = (float(ess.ravel()[at]), f"{name}[{at}]")
-        n_draws = next(iter(self.draws.values())).shape[1]
+            shape = np.shape(rhat)
+            if not np.isnan(rhat).all():  # inf (chains stuck apart) is the worst, not a pass
+                at = int(np.nanargmax(np.ravel(rhat)))
+                if np.ravel(rhat)[at] > worst_rhat[0]:
+                    worst_rhat = (float(np.ravel(rhat)[at]), _entry(name, shape, at))
+            if not np.isnan(ess).all():
+                at = int(np.nanargmin(np.ravel(ess)))
+                if np.ravel(ess)[at] < worst_ess[0]:
+                    worst_ess = (float(np.ravel(ess)[at]), _entry(name, shape, at))
+            _, varying = _varying(np.asarray(self.draws[name]))
+            missing = np.flatnonzero(varying & (np.isnan(np.ravel(rhat))
+                                                | np.isnan(np.ravel(ess))))
+            if missing.size:
+                undefined.append(_entry(name, shape, int(missing[0]))
+                                 + (f" (and {missing.size - 1} more)" if missing.size > 1
+                                    else ""))
         problems = []
+        if n_draws < MIN_ESS_DRAWS:
+            problems.append(
+                f"R-hat and the bulk ESS could not be computed from {n_draws} draw"
+                f"{'s' if n_draws > 1 else ''} per chain (split R-hat needs at least "
+                f"{MIN_RHAT_DRAWS}, the bulk ESS at least {MIN_ESS_DRAWS})")
+        elif undefined:
+            problems.append(f"R-hat or the bulk ESS could not be computed for "
+                            f"{', '.join(undefined)}")
         if worst_rhat[0] > RHAT_LIMIT:
             problems.append(f"R-hat {worst_rhat[0]:.3f} > {RHAT_LIMIT} for {worst_rhat[1]}")
-        if worst_ess[0] < ESS_PER_CHAIN * self.n_chains:
-            problems.append(f"bulk ESS {worst_ess[0]:.0f} < {ESS_PER_CHAIN} per chain for "
-                            f"{worst_ess[1]}")
+        threshold = ESS_PER_CHAIN * n_chains
+        if worst_ess[0] < threshold:
+            problems.append(
+                f"bulk ESS {worst_ess[0]:.0f} < {threshold} ({ESS_PER_CHAIN} per chain x "
+                f"{n_chains} chain{'s' if n_chains > 1 else ''}) for {worst_ess[1]}")
         if self.n_divergent:  # NUTS: the draws may miss a region of high curvature
             problems.append(f"{self.n_divergent} divergent transitions")
         if problems:
+            mixed = not (worst_rhat[0] > RHAT_LIMIT or worst_ess[0] < threshold
+                         or self.n_divergent)
+            verdict = ("the mixing of the chains could not be checked" if mixed
+                       else "the chains have not mixed" if n_chains > 1
+                       else "the chain has not mixed")
+            more_chains = (" Run 2 or more chains (n_chains=1 now): one chain's split R-hat "
+                           "does not see a mode it never visited." if n_chains == 1 else "")
             warnings.warn(
-                f"sample_exact ({self.method}): the chains have not mixed: "
+                f"sample_exact ({self.method}): {verdict}: "
                 f"{'; '.join(problems)}. Draw more (n_draws={n_draws} now), thin them "
-                "(thin=), or tune longer (n_tune=) before reading the draws.",
+                f"(thin=), or tune longer (n_tune=) before reading the draws.{more_chains}",
                 MixingWarning, stacklevel=caller_stacklevel())
 
     def to_inference_data(self):

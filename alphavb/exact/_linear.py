@@ -28,7 +28,7 @@ from sklearn.base import clone
 
 from .._validation import bad_parameter
 from ._draws import ExactDraws
-from ._spike_slab import flat_parameters
+from ._spike_slab import check_noise_shape, flat_parameters
 
 # the largest number of coefficients whose (d, d) posterior precision is factorised
 MAX_FEATURES = 4000
@@ -57,6 +57,9 @@ def sample_linear(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     xty = data.X.T @ data.y
     n_flat = int(model.fit_intercept)
     shape = data.noise_prior[0] + 0.5 * (alpha * data.n_observations - n_flat)
+    if data.fixed_variance is None:
+        check_noise_shape(model, shape, data.noise_prior[0], data.X.shape[0],
+                          data.n_observations, n_flat)
     total = n_chains * n_draws
     iid = data.conjugate or data.fixed_variance is not None
     if data.fixed_variance is not None:

@@ -35,6 +35,11 @@ from ._draws import ExactDraws
 MAX_MODEL_SIZE = 1000
 # columns above which the neighbour search (an O(n d^2) pass) and a sweep get slow
 MAX_FEATURES = 20000
+# the smallest shape c of the noise variance's exact posterior InvGamma(c, r) that is drawn:
+# a Gamma(c, 1) draw underflows to 0 (sigma2 = r / 0) with probability about exp(-745 c),
+# 1e-16 at c = 0.05 but nearly 1 at the default a0 = 1e-6 when alpha n equals the number
+# of flat columns (one row and an intercept); at c <= 0 the posterior does not exist
+MIN_NOISE_SHAPE = 0.05
 
 
 def correlated_neighbours(X, n_neighbours, block=512):
@@ -55,6 +60,54 @@ def correlated_neighbours(X, n_neighbours, block=512):
         order = np.argsort(-np.take_along_axis(corr, top, axis=1), axis=1, kind="stable")
         out[start:stop] = np.take_along_axis(top, order, axis=1)
     return out
+
+
+def check_noise_shape(model, shape, prior_shape, n_rows, n_observations, n_flat):
+    """Refuse data too few to draw the noise variance from its exact posterior.
+
+    Parameters
+    ----------
+    model : estimator
+        The prepared clone (its ``alpha``, ``fit_intercept``, ``n_covariates_in_``).
+    shape : float
+        The posterior shape ``a0 + (alpha n - k) / 2``.
+    prior_shape : float
+        ``a0``, the shape of ``noise_prior``.
+    n_rows : int
+        The rows of ``X``.
+    n_observations : float
+        ``n``: the rows, or the total of ``sample_weight``.
+    n_flat : int
+        ``k``: the flat-prior columns integrated out (intercept, covariates).
+
+    Raises
+    ------
+    ValueError
+        When ``shape`` is under :data:`MIN_NOISE_SHAPE`, naming ``X``, ``alpha``,
+        ``noise_prior`` (the shape that would do) and ``noise_variance``.
+    """
+    if shape >= MIN_NOISE_SHAPE:
+        return
+    alpha = float(model.alpha)
+    n_covariates = getattr(model, "n_covariates_in_", 0)
+    flat = [*(["the intercept"] if model.fit_intercept else []),
+            *([f"{n_covariates} covariate{'s' * (n_covariates > 1)}"] if n_covariates
+              else [])]
+    columns = (f"{n_flat} flat column{'s' * (n_flat != 1)} ({' and '.join(flat)})"
+               if n_flat else "no flat column")
+    weights = (f" (sample_weight totalling {n_observations:g})"
+               if n_observations != n_rows else "")
+    needed = np.ceil((prior_shape + MIN_NOISE_SHAPE - shape) * 1000.0) / 1000.0
+    observations = alpha * n_observations
+    raise ValueError(
+        f"sample_exact: X has {n_rows} row{'s' * (n_rows != 1)}{weights}, so at "
+        f"alpha={alpha:g} the data weigh as alpha x n_samples = {observations:.3g} "
+        f"observation{'s' * (observations != 1.0)}; with {columns} integrated out and "
+        f"noise_prior shape a0 = {prior_shape:.3g}, the exact posterior of the noise "
+        f"variance, InvGamma(a0 + (alpha n - k) / 2, ...), has shape {shape:.3g}, under the "
+        f"{MIN_NOISE_SHAPE} it needs (it does not exist at 0 or below, and its draws overflow "
+        "near 0). Give X more rows, a larger alpha, a noise_prior with shape >= "
+        f"{needed:g}, or a known noise_variance=.")
 
 
 def dispersed_start(rng, n_features, n_settings):
@@ -111,6 +164,11 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     design = np.asfortranarray(root * data.X)
     response = root * data.y
     kind, noise, *prior_scale = model._collapsed_noise(data)
+    if kind == "integrated":
+        check_noise_shape(model, noise, data.noise_prior[0], data.X.shape[0],
+                          data.X.shape[0] if data.n_observations is None
+                          else data.n_observations,
+                          int(model.fit_intercept) + model.n_covariates_in_)
     mode, prior_scale = (1, prior_scale[0]) if kind == "integrated" else (0, 0.0)
     prior_pi, slabs, beta_a, beta_b = grid_arrays(settings, pi_prior)
     neighbours = correlated_neighbours(data.X, n_neighbours)
