@@ -113,9 +113,9 @@ def _linear_regression_density(model, X, y, n_draws, random_state):
     from sklearn.utils import check_random_state
     from sklearn.utils.validation import validate_data
 
+    mean = model.predict(X)  # X as given: predict checks its feature names against fit's
     X = validate_data(model, X, dtype=np.float64, reset=False)
     y = _check_targets(y, X.shape[0])
-    mean = model.predict(X)
     coef_variance = model._coef_variance_along(X - model._centring.X_offset)
     if model.noise_shape_ is None:
         noise = np.array([float(model.noise_variance_)])

@@ -144,19 +144,21 @@ def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
     -------
     matplotlib.axes.Axes
     """
+    from matplotlib.patches import Patch
+
     model = fitted_model(model)  # a fitted AlphaSelector: its best estimator
     _check_top("plot_inclusion_probabilities", top)
     pips = np.asarray(model.inclusion_probabilities_, dtype=float)
     names, order = _selected_rows(model, pips, top, None)
     rows = np.arange(len(order))
     colours = np.array(["0.35"] * len(pips), dtype=object)
-    handles = []
+    handles = []  # a swatch of each set's colour (an empty barh's legend entry was C0)
     for number, found in enumerate(getattr(model, "credible_sets_", [])):
         colour = f"C{number % 10}"
         colours[found["variables"]] = colour
-        handles.append(ax.barh([], [], color=colour,
-                               label=f"CS {number + 1}: {len(found['variables'])} variable(s), "
-                                     f"purity {found['min_abs_corr']:.2f}"))
+        handles.append(Patch(facecolor=colour,
+                             label=f"CS {number + 1}: {len(found['variables'])} variable(s), "
+                                   f"purity {found['min_abs_corr']:.2f}"))
     ax.barh(rows, pips[order], color=list(colours[order]))
     ax.set_yticks(rows, list(names[order]), fontsize=7)
     ax.invert_yaxis()  # the largest on top
@@ -165,7 +167,7 @@ def plot_inclusion_probabilities(ax, model, top=20, threshold=0.5, title=None):
     if threshold is not None:
         ax.axvline(threshold, color="red", linewidth=0.8, linestyle="--")
     if handles:
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(handles=handles, fontsize=7, loc="lower right")
     if title:
         ax.set_title(title, fontsize=9)
     return ax

@@ -105,6 +105,44 @@ def test_the_scorer_chooses_what_r2_cannot_see():
     assert by_log_score.best_params_ == {"noise_variance": 1.0}
 
 
+def test_dataframe_rows_keep_their_feature_names():
+    """Scored on the DataFrame it was fitted on, no model warns that X lost its feature
+    names (scikit-learn's UserWarning), inside GridSearchCV too."""
+    import warnings
+
+    import pandas as pd
+
+    from alphavb import AlphaLogisticRegression, AlphaSuSiE
+
+    X, y, Z = regression(seed=7)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    covariates = pd.DataFrame(Z, columns=["z1", "z2"])
+    labels = (y > np.median(y)).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fitting's own warnings are not the point here
+        fitted = [(AlphaLinearRegression().fit(frame, y), y, {}),
+                  (AlphaLinearRegression(noise_variance=1.0).fit(frame, y), y, {}),
+                  (AlphaSpikeSlabRegression().fit(frame, y, covariates=covariates), y,
+                   {"covariates": covariates}),
+                  (AlphaSuSiE(n_effects=2).fit(frame, y), y, {}),
+                  (AlphaSpikeSlabClassifier().fit(frame, labels), labels, {}),
+                  (AlphaLogisticRegression(random_state=0).fit(frame, labels), labels, {}),
+                  (AlphaGaussianMixture(2, random_state=0).fit(frame), None, {})]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for model, target, extra in fitted:
+            rows = log_predictive_density(model, frame, target, n_draws=50, **extra)
+            assert log_predictive_scorer(model, frame, target, **extra) == pytest.approx(
+                log_predictive_density(model, frame, target, **extra).mean())
+            assert rows.shape == (len(y),) and np.all(np.isfinite(rows))
+        known_noise = fitted[1][0]
+        mean, sd = known_noise.predict(frame, return_std=True)
+        np.testing.assert_allclose(log_predictive_density(known_noise, frame, y),
+                                   norm.logpdf(y, mean, sd), rtol=1e-12)
+        GridSearchCV(AlphaLinearRegression(), {"alpha": [0.5, 1.0]}, cv=3, error_score="raise",
+                     scoring=log_predictive_scorer).fit(frame, y)
+
+
 def test_bad_calls_name_the_parameter():
     X, y, Z = regression(seed=6)
     model = AlphaLinearRegression().fit(X, y)

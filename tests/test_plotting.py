@@ -125,3 +125,33 @@ def test_plot_coefficients_counts_from_zero_as_summary():
     plot_coefficients(ax, np.array([1.0, 0.0, -1.0]))
     np.testing.assert_array_equal(ax.collections[-1].get_offsets()[:, 0], [0, 1, 2])
     plt.close(fig)
+
+
+def test_each_credible_set_has_its_colour_in_the_legend():
+    """The legend's swatches were all blue while the sets' bars were blue, orange and
+    green: each handle now carries its set's colour, the colour of that set's bars."""
+    from matplotlib.colors import to_rgba
+
+    from alphavb import AlphaSuSiE
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 12))
+    y = 2.0 * X[:, 0] - 1.5 * X[:, 4] + 1.0 * X[:, 8] + 0.5 * rng.normal(size=200)
+    model = AlphaSuSiE(n_effects=3).fit(X, y)
+    sets = model.credible_sets_
+    assert len(sets) == 3
+    fig, ax = plt.subplots()
+    plot_inclusion_probabilities(ax, model, top=None)
+    bars = ax.containers[-1].patches  # one per feature, in the features' order
+    legend = ax.get_legend()
+    handles = legend.legend_handles
+    assert len(handles) == len(sets)
+    swatches = [tuple(handle.get_facecolor()) for handle in handles]
+    assert len(set(swatches)) == len(sets)
+    for swatch, found, text in zip(swatches, sets, legend.get_texts(), strict=True):
+        for variable in found["variables"]:
+            assert tuple(bars[variable].get_facecolor()) == swatch
+        assert text.get_text().startswith("CS ")
+    others = set(range(12)) - {v for found in sets for v in found["variables"]}
+    assert {tuple(bars[j].get_facecolor()) for j in others} == {to_rgba("0.35")}
+    plt.close(fig)

@@ -183,3 +183,23 @@ def test_relprec_needs_one_row_per_replication():
         summarise_study(frame, ref=1.0)
     with pytest.raises(ValueError, match="empty"):
         summarise_study(frame.iloc[:0])
+
+
+def test_a_model_summary_shows_the_digits_of_a_small_coefficient():
+    """An estimator's ``summary()`` printed a coefficient of 3e-6 (a variable in small raw
+    units) as "0.0000"; below 1e-4 it now shows significant digits, and ordinary values
+    keep their four decimals."""
+    from alphavb import AlphaLinearRegression
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=200) * 1e6, rng.normal(size=200)])
+    y = 3.2e-6 * X[:, 0] + 1.5 * X[:, 1] + 0.5 * rng.normal(size=200)
+    model = AlphaLinearRegression().fit(X, y)
+    frame = model.summary_frame()
+    rows = {row[0].strip(): [cell.strip() for cell in row[1:]]
+            for row in model.summary().tables[1].data[1:]}
+    for cell, value in zip(rows["x0"], frame.loc["x0"], strict=True):
+        assert float(cell) == pytest.approx(value, rel=1e-3)  # not 0.0000
+        assert cell == f"{value:.4g}"
+    assert rows["x1"] == [f"{value:.4f}" for value in frame.loc["x1"]]
+    assert f"{frame.loc['x0', 'coef']:.4g}" in model.summary().as_text()

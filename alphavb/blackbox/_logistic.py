@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._coefficient_summary import CoefficientSummaryMixin
 from .._validation import (
     Boolean,
     Integer,
@@ -20,6 +21,7 @@ from .._validation import (
     RandomState,
     Real,
     ValidatedParametersMixin,
+    validate_params,
 )
 from ._gaussian_vb import FAMILIES, OPTIMIZERS, AlphaGaussianVB
 
@@ -35,7 +37,8 @@ def _design(X, fit_intercept):
     return np.column_stack([X, np.ones(X.shape[0])]) if fit_intercept else X
 
 
-class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEstimator):
+class AlphaLogisticRegression(CoefficientSummaryMixin, ValidatedParametersMixin, ClassifierMixin,
+                              BaseEstimator):
     """Bayesian logistic regression by Gaussian alpha-VB (Yang, Pati & Bhattacharya 2020, Cor. 4.3).
 
     ``p(y = 1 | x, beta, b) = sigmoid(x' beta + b)`` with the prior ``N(0, prior_variance)``
@@ -43,7 +46,9 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
     With ``standardize=True`` (the default) the prior is on the coefficients of the
     standardized columns ``(x_j - mean_j) / sd_j`` and on the intercept at the mean of
     ``X``, so the fit does not depend on the units or the origin of ``X``; the fitted
-    attributes are on the original scale.
+    attributes are on the original scale. ``summary()``, ``summary_frame()`` and
+    ``credible_intervals()`` give the marginals of ``q`` there (exact: normal, or for a
+    mixture ``q`` its quantiles by bisection).
 
     Parameters
     ----------
@@ -78,6 +83,8 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
         The standard deviation (1 for a constant column) and mean (0 without
         ``fit_intercept``) taken off each column with ``standardize=True``; ones and
         zeros otherwise.
+    n_samples_fit_ : int
+        Rows of ``X`` in the fit.
     n_iter_ : int
         Iterations of the optimizer.
     converged_ : bool
@@ -136,6 +143,7 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
         mean = self._original_scale(self.vb_.weights_ @ self.vb_.mean_)
         self.coef_ = mean[None, :n_features]
         self.intercept_ = mean[n_features:] if self.fit_intercept else np.zeros(1)
+        self.n_samples_fit_ = design.shape[0]
         self.n_iter_ = self.vb_.n_iter_
         self.converged_ = self.vb_.converged_
         self._predict_draws = self.vb_.sample(self.n_predict_samples,
@@ -202,3 +210,83 @@ class AlphaLogisticRegression(ValidatedParametersMixin, ClassifierMixin, BaseEst
     def predict(self, X):
         positive = self.predict_proba(X)[:, 1]
         return self.classes_[(positive > 0.5).astype(int)]
+
+    def _marginals(self):
+        """Weights (n_components,), means and sds (n_components, n_params) of the components
+        of ``q`` on the original scale of ``X``: ``(coef, intercept)`` is the linear map
+        :meth:`_original_scale` of ``q``'s parameters, so each Gaussian component maps to a
+        Gaussian."""
+        vb = self.vb_
+        transposed_map = self._original_scale(np.eye(vb.mean_.shape[1]))  # row i: A e_i
+        means = self._original_scale(vb.mean_)
+        variances = np.einsum("ip,kij,jp->kp", transposed_map, vb.covariance_,
+                              transposed_map)
+        return np.asarray(vb.weights_, dtype=float), means, np.sqrt(variances)
+
+    def _parameter_summaries(self, level):
+        """Mean, sd and equal-tailed ``level`` interval of each of ``(coef, intercept)``
+        under ``q``: normal, or over a mixture its mean, sd (total variance) and quantiles
+        (bisection)."""
+        from scipy.stats import norm
+
+        from .._estimates import _normal_mixture_quantiles
+
+        check_is_fitted(self, "vb_")
+        weights, means, sds = self._marginals()
+        if len(weights) == 1:
+            mean, sd = means[0], sds[0]
+            z = norm.ppf(0.5 + 0.5 * level)
+            return mean, sd, mean - z * sd, mean + z * sd
+        mean = weights @ means
+        sd = np.sqrt(weights @ (sds**2 + (means - mean) ** 2))
+        tail = 0.5 - 0.5 * level
+        lower, upper = _normal_mixture_quantiles(weights, means, sds, (tail, 1.0 - tail))
+        return mean, sd, lower, upper
+
+    @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
+    def credible_intervals(self, level=0.95):
+        """Equal-tailed credible intervals of each coefficient under ``q``.
+
+        Parameters
+        ----------
+        level : float in (0, 1), default=0.95
+            Probability mass of each interval (0.95: from the 2.5% to the 97.5% quantile).
+
+        Returns
+        -------
+        ndarray of shape (n_features, 2)
+            On the original scale of ``X``.
+        """
+        _, _, lower, upper = self._parameter_summaries(level)
+        n_features = self.n_features_in_
+        return np.column_stack([lower[:n_features], upper[:n_features]])
+
+    def _summary_columns(self, level):
+        n_features = self.n_features_in_
+        return dict(zip(("coef", "sd", "lower", "upper"),
+                        (column[:n_features] for column in self._parameter_summaries(level)),
+                        strict=True))
+
+    def _other_summary_rows(self, level):
+        """The intercept (with ``fit_intercept``): its marginal under ``q``, as the
+        coefficients'."""
+        if not self.fit_intercept:
+            return []
+        values = [float(column[self.n_features_in_])
+                  for column in self._parameter_summaries(level)]
+        return [("intercept", dict(zip(("coef", "sd", "lower", "upper"), values,
+                                       strict=True)))]
+
+    def _other_rows_note(self, others):
+        return " Below the coefficients: the intercept, summarised as they are."
+
+    def _summary_header(self):
+        components = len(self.vb_.weights_)
+        family = "Gaussian" if components == 1 else f"mixture of {components} Gaussians"
+        objective = "alpha-ELBO" if components == 1 else "alpha-ELBO (Jensen bound)"
+        return [("Model:", type(self).__name__),
+                ("alpha:", f"{self.alpha:g}"),
+                ("Posterior q:", f"{family} ({self.family})"),
+                ("No. observations:", str(self.n_samples_fit_)),
+                (f"{objective}:", f"{self.vb_.elbo_:.4f}"),
+                ("Iterations (converged):", f"{self.n_iter_} ({self.converged_})")]

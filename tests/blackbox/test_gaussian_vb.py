@@ -286,3 +286,75 @@ def test_the_logistic_model_names_itself_and_its_inputs_when_it_fails():
     messages = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
     assert messages and all(m.startswith("AlphaLogisticRegression") for m in messages)
     assert not any("log_likelihood" in m for m in messages)
+
+
+def _logistic_problem(n=120, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) * [1.0, 10.0, 0.1] + [0.0, 5.0, -2.0]
+    y = (X @ [1.0, -0.1, 8.0] + 16.0 + rng.logistic(size=n) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_logistic_summary_is_the_gaussian_q(standardize):
+    """summary(), summary_frame() and credible_intervals() of the logistic model (it had
+    none): each row is the marginal of q over (coef, intercept), on the original scale of X
+    (the affine map of q's standardized parameters with standardize=True), and the interval
+    at level 0.95 is mean +- 1.96 sd."""
+    import pandas as pd
+
+    X, y = _logistic_problem()
+    frame_X = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = AlphaLogisticRegression(alpha=0.7, standardize=standardize,
+                                    random_state=0).fit(frame_X, y)
+    vb = model.vb_
+    mean, covariance = vb.mean_[0], vb.covariance_[0]
+    if standardize:  # theta = (beta * sd, b + offset' beta): beta = A theta
+        A = np.zeros((4, 4))
+        A[:3, :3] = np.diag(1.0 / model.column_scale_)
+        A[3, :3] = -model.column_offset_ / model.column_scale_
+        A[3, 3] = 1.0
+        mean, covariance = A @ mean, A @ covariance @ A.T
+    sd = np.sqrt(np.diag(covariance))
+    frame = model.summary_frame()
+    assert list(frame.index) == ["a", "b", "c", "intercept"]
+    assert list(frame.columns) == ["coef", "sd", "lower", "upper"]
+    np.testing.assert_allclose(frame["coef"], mean, rtol=1e-10)
+    np.testing.assert_allclose(frame["coef"], [*model.coef_[0], model.intercept_[0]],
+                               rtol=1e-10)
+    np.testing.assert_allclose(frame["sd"], sd, rtol=1e-10)
+    np.testing.assert_allclose(frame["lower"], mean - 1.959963984540054 * sd, rtol=1e-10)
+    np.testing.assert_allclose(frame["upper"], mean + 1.959963984540054 * sd, rtol=1e-10)
+    intervals = model.credible_intervals(0.9)
+    np.testing.assert_allclose(intervals, np.column_stack(
+        [mean[:3] - norm.ppf(0.95) * sd[:3], mean[:3] + norm.ppf(0.95) * sd[:3]]),
+        rtol=1e-10)
+    text = model.summary().as_text()
+    for word in ("AlphaLogisticRegression", "0.7", "alpha-ELBO", "intercept", "No. observations"):
+        assert word in text
+    assert "Showing 2 of 3 coefficients, ordered by sd." in model.summary(
+        max_rows=2, sort_by="sd").as_text()
+
+
+def test_logistic_summary_of_a_mixture_q_and_without_intercept():
+    """A two-component q: the mixture's mean and sd, and intervals that hold 2.5% and 97.5%
+    of its mass; fit_intercept=False: no intercept row."""
+    X, y = _logistic_problem(seed=4)
+    model = AlphaLogisticRegression(n_components=2, n_mc_samples=20, standardize=False,
+                                    random_state=0).fit(X, y)
+    vb = model.vb_
+    frame = model.summary_frame()
+    sds = np.sqrt(np.diagonal(vb.covariance_, axis1=1, axis2=2))
+    mean = vb.weights_ @ vb.mean_
+    np.testing.assert_allclose(frame["coef"], mean, rtol=1e-10)
+    np.testing.assert_allclose(frame["sd"], np.sqrt(vb.weights_ @ (sds**2 + vb.mean_**2)
+                                                    - mean**2), rtol=1e-8)
+    for bound, mass in (("lower", 0.025), ("upper", 0.975)):
+        cdf = vb.weights_ @ norm.cdf((frame[bound].to_numpy() - vb.mean_) / sds)
+        np.testing.assert_allclose(cdf, mass, atol=1e-10)
+    np.testing.assert_allclose(model.credible_intervals(), frame[["lower", "upper"]][:3])
+    bare = AlphaLogisticRegression(fit_intercept=False, random_state=0).fit(X, y)
+    assert list(bare.summary_frame().index) == ["x0", "x1", "x2"]
+    assert "intercept" not in bare.summary().as_text()
+    with pytest.raises(ValueError, match="'level'"):
+        bare.credible_intervals(1.5)
