@@ -74,10 +74,22 @@ def is_covariance_matrix(matrix, n_features):
 
 def bad_parameter(owner, name, requirement, value, fix=""):
     """The :class:`InvalidParameterError` of scikit-learn's template, plus how to fix it."""
-    message = f"The '{name}' parameter of {owner} must be {requirement}. Got {value!r} instead."
+    message = (f"The '{name}' parameter of {owner} must be {requirement}. "
+               f"Got {_shown(value)} instead.")
     if fix:
         message += f" {fix}"
     return InvalidParameterError(message)
+
+
+def _shown(value, limit=200):
+    """``repr(value)`` for a message, at most about ``limit`` characters: an int beyond
+    float64's range (10**400) has hundreds of digits, and past 4300 digits its repr raises
+    Python's ValueError of the int-to-str limit instead of the message."""
+    try:
+        text = repr(value)
+    except ValueError:
+        text = f"<a {type(value).__name__} too large to print>"
+    return text if len(text) <= limit else f"{text[:limit - 40]}...{text[-30:]}"
 
 
 def _is_bool(value):
@@ -202,7 +214,7 @@ class PositivePair:
                 and bool(np.all(pair > 0)))
 
     def __str__(self):
-        return "a pair (a, b) of positive floats"
+        return "a pair (a, b) of finite positive floats"
 
 
 class VarianceBounds:
@@ -259,9 +271,8 @@ class ProbabilityGrid:
     def is_satisfied_by(self, value):
         if isinstance(value, (str, bytes)) or np.ndim(value) != 1:
             return False
-        try:
-            grid = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
+        grid = as_float_array(value)
+        if grid is None:
             return False
         return grid.size > 0 and bool(np.all((grid > 0) & (grid < 1)))
 
@@ -282,7 +293,7 @@ class TemperatureGrid:
         if not values or not all(isinstance(v, numbers.Real) and not _is_bool(v)
                                  for v in values):
             return False
-        grid = np.asarray(values, dtype=float)
+        grid = as_float_array(values)  # 10**400 is infinite, as float64 cannot hold it
         return bool(np.all(np.isfinite(grid) & (grid > 0) & (grid <= 1)))
 
     def __str__(self):
@@ -308,14 +319,32 @@ class FiniteArray:
 
 
 def as_float_array(value):
-    """``value`` as a float array, or None when it is not numeric (strings, bools, objects)."""
+    """``value`` as a float array, or None when it is not numeric (strings, bools, objects).
+
+    A number beyond float64's range (the int 10**400) becomes ``inf`` (with its sign), as a
+    float literal ``1e400`` does, so that the checks of finiteness refuse it by name instead
+    of ending in the OverflowError of its conversion.
+    """
     if isinstance(value, (str, bytes)) or _is_bool(value):
         return None
     try:
         array = np.asarray(value)
-        return None if array.dtype.kind == "b" else array.astype(float)
+        if array.dtype.kind == "b":
+            return None
+        try:
+            return array.astype(float)
+        except OverflowError:
+            return np.array([_as_float(v) for v in array.ravel()]).reshape(array.shape)
     except (TypeError, ValueError):
         return None
+
+
+def _as_float(number):
+    """``float(number)``, or ``inf`` with its sign when float64 cannot hold it."""
+    try:
+        return float(number)
+    except OverflowError:
+        return np.inf if number > 0 else -np.inf
 
 
 def check_probabilities(owner, name, p):

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import numpy as np
@@ -385,3 +386,70 @@ def test_load_n3finemapping_reads_the_csv_files_and_names_what_is_missing(tmp_pa
     if (get_data_home() / "susie" / "N3finemapping_X.csv").exists():  # the real data
         real = load_n3finemapping()
         assert np.count_nonzero(real.true_coef[:, 0]) >= 1
+
+
+TRUNCATED_CSV = "0.1,0.2,0.3\n0.4,0.5,0.6\n0.7,0."  # the copy stopped mid-row
+GARBLED = b"\xff\xfe\x00\x81garbage"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbled"])
+@pytest.mark.parametrize(("loader", "folder", "files", "damaged", "source"), [
+    ("load_leukemia", "leukemia", ["X.csv", "y.csv"], "X.csv", r"varbvs's data\(leukemia\)"),
+    ("load_leukemia", "leukemia", ["X.csv", "y.csv"], "y.csv", r"varbvs's data\(leukemia\)"),
+    ("load_n3finemapping", "susie", [f"N3finemapping_{part}.csv" for part in
+                                     ("X", "Y", "true_coef")], "N3finemapping_Y.csv",
+     r"susieR's data\(N3finemapping\)"),
+], ids=["leukemia-X", "leukemia-y", "n3finemapping-Y"])
+def test_a_damaged_file_never_downloaded_says_where_to_get_it_again(
+        tmp_path, loader, folder, files, damaged, source, damage):
+    """The Leukemia and N3finemapping files are only read from the data home (their loaders
+    download nothing); a damaged one was answered "delete it to download it again", which
+    would only lose it. The message says it is damaged and where the data come from."""
+    import alphavb.datasets
+
+    (tmp_path / folder).mkdir()
+    for name in files:  # the others readable, so that the damaged one is the one named
+        np.savetxt(tmp_path / folder / name, np.ones((3, 3)), delimiter=",")
+    path = tmp_path / folder / damaged
+    if damage == "truncated":
+        path.write_text(TRUNCATED_CSV)
+    else:
+        path.write_bytes(GARBLED)
+    with pytest.raises(ValueError) as caught:
+        getattr(alphavb.datasets, loader)(data_home=tmp_path)
+    message = str(caught.value)
+    assert f"{damaged}: cannot be read as a table of numbers" in message
+    assert "The file is damaged" in message and "download" not in message
+    assert re.search(rf"export it again from R \({source}.*\) and replace it", message)
+
+
+def test_a_damaged_optional_file_of_leukemia_says_it_is_optional(tmp_path):
+    from alphavb.datasets import load_leukemia
+
+    folder = tmp_path / "leukemia"
+    folder.mkdir()
+    np.savetxt(folder / "X.csv", np.ones((72, 3571)), delimiter=",")
+    np.savetxt(folder / "y.csv", np.arange(72) % 2, fmt="%d")
+    (folder / "varbvs_pip_default_grid.csv").write_text("0.5\n0.2\nnot a number\n")
+    with pytest.raises(ValueError) as caught:
+        load_leukemia(data_home=tmp_path)
+    message = str(caught.value)
+    assert "varbvs_pip_default_grid.csv: cannot be read" in message
+    assert "download" not in message
+    assert "bench_varbvs_parity.py" in message and "delete it" in message
+
+
+def test_a_damaged_file_of_a_downloadable_set_keeps_the_download_advice(tmp_path):
+    from alphavb.datasets import load_uci
+
+    folder = tmp_path / "uci" / "yacht" / "data"
+    write_fake_uci(folder)
+    (folder / "data.txt").write_text("1 2 3 4\n5 6 7")
+    with pytest.raises(ValueError, match=r"data.txt: cannot be read as a table of numbers .*"
+                                         r"The file is damaged; delete it to download it again"):
+        load_uci("yacht", data_home=tmp_path, download_if_missing=False)
+    write_lda_c(tmp_path, ["1 0:1"], ["a"])
+    (tmp_path / "ap" / "ap_vocab.txt").write_bytes(GARBLED)
+    with pytest.raises(ValueError, match=r"ap_vocab.txt: not a UTF-8 text file .*the file is "
+                                         r"damaged, delete it to download it again"):
+        load_ap(data_home=tmp_path)

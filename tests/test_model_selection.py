@@ -2,6 +2,9 @@
 repairs the wrong-model regression; information matching and calibration on cases with a
 known answer; scikit-learn's clone and GridSearchCV."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -132,6 +135,63 @@ def test_calibration_reaches_the_level_where_coverage_is_known():
         AlphaSelector(estimator, method="calibrate", alphas=[1.0, 0.9], n_bootstrap=50,
                       random_state=0).fit(X, 0.5 * X[:, 0] + np.sqrt((1 + X[:, 0] ** 2) / 2)
                                           * rng.normal(size=2000))
+
+
+def _dropped_at_half():
+    """A weak effect the spike-and-slab fit includes at alpha = 1 (PIP 0.89) and drops at
+    alpha = 1/2 (0.38) and 1/4 (0.21)."""
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(40, 4))
+    return X, 0.35 * X[:, 0] + rng.normal(size=40)
+
+
+@pytest.mark.parametrize("alphas", [[0.5], [0.5, 0.25]])
+def test_calibration_on_a_grid_without_1(alphas):
+    """The alpha = 1 fit is the reference whether or not the grid holds 1; when every alpha
+    of a grid without 1 drops a variable the reference includes, the selector ended in
+    "max() arg is an empty sequence". It returns the grid's largest alpha (never 1, which
+    is not in the grid) and says why."""
+    X, y = _dropped_at_half()
+    original = X.copy(), y.copy()
+    selector = AlphaSelector(AlphaSpikeSlabRegression(), method="calibrate", alphas=alphas,
+                             n_bootstrap=5, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:  # (the ValueError was not caught)
+        warnings.simplefilter("always")
+        selector.fit(X, y)
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert len(messages) == 1
+    assert re.search(r"every one tried \(0\.5(, 0\.25)?\) drops variables.*alpha_ is 0\.5, "
+                     r"the largest alpha of alphas.*Add larger alphas", messages[0])
+    assert selector.alpha_ == selector.best_estimator_.alpha == 0.5
+    assert list(selector.alphas_) == [0.5] and list(selector.calibration_alphas_) == [0.5]
+    assert 0 <= selector.criterion_[0] <= 1
+    # the alpha = 1 fit, one full-data fit per alpha checked, the resamples at 0.5
+    assert selector.n_fits_ == 1 + len(alphas) + 5
+    assert "coverage" in selector.selection_text()
+    np.testing.assert_array_equal(X, original[0])
+    np.testing.assert_array_equal(y, original[1])
+
+
+def test_calibration_without_a_kept_alpha_returns_the_largest_of_the_grid():
+    """The end of the calibration (no alpha reaches the level) on its own: with an alpha
+    that keeps the selections, the highest coverage among those; with none (a grid without
+    1 that drops them all), the grid's largest alpha, its coverage evaluated for the record."""
+    from alphavb.model_selection._calibration import highest_coverage
+
+    evaluated = {}
+
+    def coverage(alpha):
+        evaluated[alpha] = 0.5
+        return 0.5
+
+    with pytest.warns(UserWarning, match=r"every one tried \(0\.5, 0\.25\) drops"):
+        best = highest_coverage(0.95, np.array([0.5, 0.25]), evaluated,
+                                {1.0: True, 0.5: False, 0.25: False}, coverage)
+    assert best == 0.5 and evaluated == {0.5: 0.5}
+    with pytest.warns(UserWarning, match=r"at alpha <= 0\.5 the fit drops.*alpha_ is 1,"):
+        best = highest_coverage(0.95, np.array([1.0, 0.5]), {1.0: 0.8},
+                                {1.0: True, 0.5: False}, coverage)
+    assert best == 1.0
 
 
 def test_cv_and_the_scikit_learn_protocol():

@@ -87,7 +87,7 @@ def candidates(constraint):
     if isinstance(constraint, CallableValue):
         return [3, None]
     if isinstance(constraint, PositivePair):
-        return [(1.0,), (1.0, -1.0), "ab", (1.0, np.nan), None]
+        return [(1.0,), (1.0, -1.0), "ab", (1.0, np.nan), None, (1.0, 10**400)]
     if isinstance(constraint, VarianceBounds):
         return [(1.0,), (-1.0, None), (2.0, 1.0), (0.0, np.inf), "ab", None, (np.nan, None)]
     if isinstance(constraint, FittedWith):
@@ -95,11 +95,13 @@ def candidates(constraint):
     if isinstance(constraint, LayerSizes):
         return [(0,), (5, -1), "ab", 2.5, None]
     if isinstance(constraint, ProbabilityGrid):
-        return [[0.5, 1.0], [[0.1, 0.2]], [], "ab", [0.0], [0.5, np.nan], None]
+        return [[0.5, 1.0], [[0.1, 0.2]], [], "ab", [0.0], [0.5, np.nan], None, [0.5, 10**400]]
     if isinstance(constraint, TemperatureGrid):
-        return [True, "0.5", [], [0.0], [1.5], [0.5, np.nan], [0.5 + 1j], {1: 0.5}, [[0.5]]]
+        return [True, "0.5", [], [0.0], [1.5], [0.5, np.nan], [0.5 + 1j], {1: 0.5}, [[0.5]],
+                10**400, [0.5, 10**400]]
     if isinstance(constraint, FiniteArray):
-        return ["ab", np.nan, [1.0, np.inf], [], None, *([-1.0] if constraint.positive else [])]
+        return ["ab", np.nan, [1.0, np.inf], [], None, [1.0, 10**400], -(10**400),
+                *([-1.0] if constraint.positive else [])]
     raise AssertionError(f"no bad values for {constraint!r}")
 
 
@@ -154,6 +156,19 @@ def test_the_string_false_is_not_a_bool(estimator, name):
 def test_a_non_numeric_prior_names_itself():
     with pytest.raises(ValueError, match="'mean_prior' parameter of AlphaGaussianMixture"):
         AlphaGaussianMixture(2, mean_prior="ab").fit(X_REG)
+
+
+@pytest.mark.parametrize("estimator", [AlphaLinearRegression(), AlphaSpikeSlabRegression()],
+                         ids=["AlphaLinearRegression", "AlphaSpikeSlabRegression"])
+@pytest.mark.parametrize("value", [(1.0, 10**400), 10**400, [10**400, 1], (1.0, 10**5000)],
+                         ids=["pair", "int", "list", "beyond-int-repr-limit"])
+def test_a_prior_beyond_float64_names_itself(estimator, value):
+    """An int beyond float64's range (10**400) is refused by name, with the fix, not with
+    the OverflowError of its conversion (nor the int-to-str limit's error past 4300 digits)."""
+    owner = type(estimator).__name__
+    with pytest.raises(ValueError, match=f"'noise_prior' parameter of {owner} must be .*a pair "
+                                         r"\(a, b\) of finite positive floats\. Got .* instead"):
+        estimator.set_params(noise_prior=value).fit(X_REG, Y_REG)
 
 
 def test_the_message_carries_the_remedy():
@@ -263,6 +278,7 @@ def _function_cases():
         (bbalpha.sample_posterior, {"n_samples": 2}),
         (bbalpha.sample_predictive, {"X": X_REG, "n_samples": 2}),
         (gaussian_vb.sample, {"n_samples": 2}),
+        (logistic.credible_intervals, {}),
     ]
 
 

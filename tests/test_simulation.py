@@ -158,6 +158,30 @@ def test_fit_rate_recovers_a_known_slope():
         table.eval("slope_high - slope_low")).all()
 
 
+def test_fit_rate_gives_a_group_with_one_sample_size_a_nan_row():
+    """A group whose "ok" fits all share one sample size (the others failed) has no slope:
+    its row is NaN, with a warning naming it, and the other groups are fitted as before."""
+    n = np.array([100, 200, 400, 800])
+    df = pd.DataFrame({"n_samples": np.r_[n, n], "alpha": np.repeat([0.5, 1.0], 4),
+                       "risk": np.r_[2.0 / n, 3.0 / n],
+                       "status": ["ok"] * 5 + ["error"] * 3})
+    original = df.copy()
+    with pytest.warns(UserWarning, match=r"alpha=1\.0.*one value of 'n_samples'.*at least two"):
+        table = fit_rate(df, complexity=2)
+    pd.testing.assert_frame_equal(df, original)
+    assert list(table["alpha"]) == [0.5, 1.0]
+    assert table.loc[0, "slope"] == pytest.approx(-1.0)
+    nan_row = table.loc[1]
+    assert nan_row[["slope", "slope_low", "slope_high", "intercept", "r_squared",
+                    "bound_slope"]].isna().all()
+    assert nan_row["n_fits"] == 1
+    assert nan_row["normalized_risk"] == pytest.approx(100 * 0.03 / (2 * np.log(200)))
+    # the same with two replications at the one size (no constant column for OLS either)
+    df.loc[5, "status"], df.loc[5, "n_samples"] = "ok", 100
+    with pytest.warns(UserWarning, match="one value of 'n_samples'"):
+        assert fit_rate(df)["slope"].isna().tolist() == [False, True]
+
+
 def test_rate_normalized_risk_and_bound_slope():
     df = pd.DataFrame({"n_samples": [100, 1000], "risk": [0.5, 0.05], "s": [4, 4]})
     expected = df.n_samples * df.risk / (4 * np.log(200 * df.n_samples))

@@ -5,6 +5,7 @@ predicts by averaging the network over draws, and the regressors' standardizatio
 predictive mixture.
 """
 
+import inspect
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from .._validation import (
     Options,
     Real,
     ValidatedParametersMixin,
+    bad_parameter,
     caller_stacklevel,
     validate_params,
 )
@@ -62,7 +64,9 @@ def resolve_epochs(n_epochs, n_rows, batch_size, default_steps=DEFAULT_STEPS):
 # the divergence order of BB-alpha and AADM was the parameter ``alpha`` until 0.1.0, the name
 # the alpha-VB models give the likelihood's temperature; ``alpha`` goes in 0.3.0
 DEPRECATED_ALPHA_DOC = """alpha : float, default="deprecated"
-        The former name of ``divergence_order``; given, it is used, with a FutureWarning.
+        The former name of ``divergence_order``; given, it is used, with a FutureWarning
+        (``divergence_order`` at its default is then not used; another value of
+        ``divergence_order`` than ``alpha`` raises a ValueError).
 
         .. deprecated:: 0.1.0
            ``alpha`` is removed in 0.3.0: pass ``divergence_order``."""
@@ -80,9 +84,29 @@ class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
 
     def _order_parameter(self):
         """The name of the parameter that sets the divergence order: ``divergence_order``,
-        or ``alpha`` when the deprecated name is given."""
-        return ("divergence_order" if isinstance(self.alpha, str) and self.alpha == "deprecated"
-                else "alpha")
+        or ``alpha`` when the deprecated name is given.
+
+        Raises the InvalidParameterError (a ValueError) naming both when ``alpha`` is given
+        and ``divergence_order`` differs from it and from its own default: a value of
+        ``divergence_order`` that is not its default was given too, and fitting ``alpha``'s
+        would ignore it (a grid search over ``divergence_order`` would fit one order). At its
+        default, ``divergence_order`` cannot be told from one not given, and ``alpha`` sets
+        the order, as before the rename.
+        """
+        if isinstance(self.alpha, str) and self.alpha == "deprecated":
+            return "divergence_order"
+        default = self._default_divergence_order()
+        if self.divergence_order != default and self.divergence_order != self.alpha:
+            raise bad_parameter(
+                type(self).__name__, "alpha", f"left unset ('deprecated') or equal to "
+                f"divergence_order={self.divergence_order!r} when divergence_order is given",
+                self.alpha, "Pass divergence_order only: alpha is its former name, "
+                "deprecated in 0.1.0 and removed in 0.3.0.")
+        return "alpha"
+
+    def _default_divergence_order(self):
+        """The default of ``divergence_order`` in the estimator's signature."""
+        return inspect.signature(type(self).__init__).parameters["divergence_order"].default
 
     def _divergence_order(self):
         """The order to fit, with a ``FutureWarning`` when the deprecated ``alpha`` gives it
@@ -91,7 +115,9 @@ class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__}: 'alpha' was renamed 'divergence_order' in 0.1.0 "
                 "(alpha is the likelihood's temperature in the alpha-VB models) and will be "
-                f"removed in 0.3.0; pass divergence_order={self.alpha!r} instead.",
+                f"removed in 0.3.0; pass divergence_order={self.alpha!r} instead "
+                f"(divergence_order at its default ({self._default_divergence_order()!r}) is "
+                "not used while alpha is given).",
                 FutureWarning, stacklevel=caller_stacklevel())
         return float(getattr(self, self._order_parameter()))
 

@@ -10,6 +10,15 @@ from .._uci_folders import UCI_FOLDERS
 
 AP_URL = "http://www.cs.columbia.edu/~blei/lda-c/ap.tgz"
 
+# what to do with a damaged file ("The file is damaged; ..."): a downloadable set's is
+# fetched again once deleted; a set read only from the data home has to be exported again
+DOWNLOAD_AGAIN = "delete it to download it again"
+LEUKEMIA_EXPORT = ("varbvs's data(leukemia): write.table(leukemia$x, sep=',', "
+                   "row.names=FALSE, col.names=FALSE) and leukemia$y one per line")
+N3FINEMAPPING_EXPORT = ("susieR's data(N3finemapping): write.table(N3finemapping$X, sep=',', "
+                        "row.names=FALSE, col.names=FALSE), likewise $Y and $true_coef")
+NOT_FETCHED = "alphavb does not fetch this data set"
+
 
 def get_data_home(data_home=None):
     """The folder real data sets are read from: ``data_home``, else the ``ALPHAVB_DATA``
@@ -55,7 +64,8 @@ def load_ap(data_home=None, download_if_missing=True):
             raise FileNotFoundError(f"{needed}, or allow the download of {AP_URL}, which "
                                     f"failed: {error}") from error
     words = []
-    for number, line in enumerate(_read_text(vocab_path).splitlines(), start=1):
+    for number, line in enumerate(_read_text(vocab_path, DOWNLOAD_AGAIN).splitlines(),
+                                  start=1):
         fields = line.split()
         if len(fields) != 1:
             raise ValueError(f"{vocab_path}, line {number}: a vocabulary line must hold one "
@@ -63,7 +73,7 @@ def load_ap(data_home=None, download_if_missing=True):
         words.append(fields[0])
     rows, cols, values = [], [], []
     # one document per line ("0" is an empty one); blank lines only at the end of the file
-    document_lines = _read_text(counts_path).rstrip("\n\r\t ").splitlines()
+    document_lines = _read_text(counts_path, DOWNLOAD_AGAIN).rstrip("\n\r\t ").splitlines()
     for row, line in enumerate(document_lines):
         fields = line.split()
         where = f"{counts_path}, line {row + 1}"
@@ -124,13 +134,12 @@ def load_leukemia(data_home=None):
     x_path, y_path = folder / "X.csv", folder / "y.csv"
     if not (x_path.exists() and y_path.exists()):
         raise FileNotFoundError(
-            f"load_leukemia needs {x_path} and {y_path}. Export them from R (varbvs's "
-            "data(leukemia): write.table(leukemia$x, sep=',', row.names=FALSE, "
-            "col.names=FALSE) and leukemia$y one per line), or point data_home or the "
-            "ALPHAVB_DATA environment variable at a folder holding leukemia/X.csv and "
-            "leukemia/y.csv.")
-    X = _read_table(x_path, delimiter=",")
-    y = _read_table(y_path).ravel()
+            f"load_leukemia needs {x_path} and {y_path}. Export them from R "
+            f"({LEUKEMIA_EXPORT}), or point data_home or the ALPHAVB_DATA environment "
+            "variable at a folder holding leukemia/X.csv and leukemia/y.csv.")
+    export_again = f"export it again from R ({LEUKEMIA_EXPORT}) and replace it ({NOT_FETCHED})"
+    X = _read_table(x_path, delimiter=",", remedy=export_again)
+    y = _read_table(y_path, remedy=export_again).ravel()
     if X.shape != LEUKEMIA_SHAPE or y.shape != (LEUKEMIA_SHAPE[0],):
         raise ValueError(f"{folder}: expected X of shape {LEUKEMIA_SHAPE} and 72 outcomes, got "
                          f"{X.shape} and {y.shape}; the files are not varbvs's Leukemia data.")
@@ -140,7 +149,10 @@ def load_leukemia(data_home=None):
         raise ValueError(f"{y_path}: every outcome is {int(y[0])}; the Leukemia data have both "
                          "classes (47 zeros, 25 ones). The file is damaged; replace it.")
     pip_path = folder / "varbvs_pip_default_grid.csv"
-    pips = _read_table(pip_path).ravel() if pip_path.exists() else None
+    pips = _read_table(pip_path, remedy=(
+        "write it again from varbvs 2.6 (fit$pip of varbvs on data(leukemia) with its default "
+        "grid, the reference of benchmarks/bench_varbvs_parity.py), or delete it: it is "
+        f"optional ({NOT_FETCHED})")).ravel() if pip_path.exists() else None
     if pips is not None and pips.shape != (LEUKEMIA_SHAPE[1],):
         raise ValueError(f"{pip_path}: expected {LEUKEMIA_SHAPE[1]} PIPs, got {pips.shape}.")
     return Bunch(data=X, target=y.astype(int), varbvs_pips=pips,
@@ -176,11 +188,12 @@ def load_n3finemapping(data_home=None):
     missing = [str(path) for path in paths if not path.exists()]
     if missing:
         raise FileNotFoundError(
-            f"load_n3finemapping needs {', '.join(missing)}. Export them from R (susieR's "
-            "data(N3finemapping): write.table(N3finemapping$X, sep=',', row.names=FALSE, "
-            "col.names=FALSE), likewise $Y and $true_coef), or point data_home or the "
-            "ALPHAVB_DATA environment variable at the folder holding susie/.")
-    X, Y, coef = (_read_table(path, delimiter=",") for path in paths)
+            f"load_n3finemapping needs {', '.join(missing)}. Export them from R "
+            f"({N3FINEMAPPING_EXPORT}), or point data_home or the ALPHAVB_DATA environment "
+            "variable at the folder holding susie/.")
+    export_again = (f"export it again from R ({N3FINEMAPPING_EXPORT}) and replace it "
+                    f"({NOT_FETCHED})")
+    X, Y, coef = (_read_table(path, delimiter=",", remedy=export_again) for path in paths)
     n_rows, n_columns = N3FINEMAPPING_SHAPE
     if X.shape != N3FINEMAPPING_SHAPE or Y.shape != (n_rows, 2) or coef.shape != (n_columns, 2):
         raise ValueError(f"{folder}: expected X {N3FINEMAPPING_SHAPE}, Y ({n_rows}, 2) and "
@@ -242,7 +255,7 @@ def load_uci(name, data_home=None, download_if_missing=True):
     else:
         folder = root / "data"
         _fetch_uci_files(name, folder, download_if_missing)
-        table = _read_table(folder / "data.txt")
+        table = _read_table(folder / "data.txt", remedy=DOWNLOAD_AGAIN)
         n_rows, n_columns = table.shape
         features = _read_indices(folder / "index_features.txt", n_columns, "column")
         target = _read_indices(folder / "index_target.txt", n_columns, "column")
@@ -334,36 +347,39 @@ def _load_year(root, download_if_missing):
         except (OSError, KeyError, zipfile.BadZipFile) as error:
             raise FileNotFoundError(f"{needed}, or allow the download of {YEAR_URL}, which "
                                     f"failed: {error}") from error
-    return _read_table(path, delimiter=",")
+    return _read_table(path, delimiter=",", remedy=DOWNLOAD_AGAIN)
 
 
-def _read_text(path):
+def _read_text(path, remedy):
+    """The text of a UTF-8 file; ``remedy`` completes "the file is damaged, ..." (what to do
+    with a damaged file: :data:`DOWNLOAD_AGAIN` for a downloadable data set)."""
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"{path}: not a UTF-8 text file ({error}); the file is damaged, "
-                         "delete it to download it again.") from None
+                         f"{remedy}.") from None
 
 
-def _read_table(path, delimiter=None):
-    """A finite 2-D float table from a text file; errors name the file and the row."""
+def _read_table(path, delimiter=None, *, remedy):
+    """A finite 2-D float table from a text file; errors name the file and the row, and a
+    file that cannot be read ends in ``remedy`` (as :func:`_read_text`)."""
     try:
         table = np.loadtxt(path, delimiter=delimiter, ndmin=2)
     except (ValueError, UnicodeDecodeError) as error:
         raise ValueError(f"{path}: cannot be read as a table of numbers ({error}). The file "
-                         "is damaged; delete it to download it again.") from None
+                         f"is damaged; {remedy}.") from None
     if table.size == 0:
         raise ValueError(f"{path}: holds no rows.")
     finite = np.isfinite(table).all(axis=1)
     if not finite.all():
         raise ValueError(f"{path}, row {int(np.argmin(finite)) + 1}: holds NaN or inf; the "
-                         "benchmark's tables are finite.")
+                         "data set's tables are finite.")
     return table
 
 
 def _read_indices(path, size, what):
     """0-based integer indices in [0, size) from a text file, one or more per line."""
-    values = _read_table(path).ravel()
+    values = _read_table(path, remedy=DOWNLOAD_AGAIN).ravel()
     if not np.all(values == np.round(values)) or np.any(values < 0) or np.any(values >= size):
         bad = int(np.argmax((values != np.round(values)) | (values < 0) | (values >= size)))
         raise ValueError(f"{path}, entry {bad + 1}: {values[bad]:g} is not a {what} index in "
@@ -384,7 +400,7 @@ MAX_SPLITS = 1000
 
 
 def _read_split_count(path):
-    values = _read_table(path).ravel()
+    values = _read_table(path, remedy=DOWNLOAD_AGAIN).ravel()
     if (values.shape != (1,) or values[0] != round(values[0]) or not
             1 <= values[0] <= MAX_SPLITS):
         raise ValueError(f"{path}: must hold one integer in [1, {MAX_SPLITS}] (the number of "

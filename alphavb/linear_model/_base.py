@@ -188,7 +188,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         **CAVIEstimator._parameter_hints,
         "noise_variance": "Pass None to learn it with an inverse-gamma prior.",
         "noise_prior": "It is 'auto' or the (shape, scale) of the inverse-gamma prior of "
-                       "the noise variance.",
+                       "the noise variance: pass two finite positive floats, e.g. (1.0, 0.1).",
     }
 
     def _prepare_data(self, X, y, order=None, sample_weight=None):

@@ -38,7 +38,9 @@ four criteria, picks the best and refits on all the data, as ``GridSearchCV`` do
   too (a spike-and-slab ``q`` at a small alpha drops its variables, so coverage falls
   again), the bisection runs between the first grid alpha from the top that reaches the
   level and the one above it: ``n_bootstrap x (len(alphas) + calibration_steps)`` fits at
-  most; with none, the alpha of the highest coverage and a UserWarning. The parameters are the
+  most; with none, the alpha of the highest coverage among those whose fit keeps the alpha
+  = 1 fit's selections (when every alpha of a grid without 1 drops them, the grid's largest)
+  and a UserWarning (:mod:`~alphavb.model_selection._calibration`). The parameters are the
   coefficients (regressions, classifiers), the component means of the components the
   alpha = 1 fit uses (mixture; each resample's components matched to them by least squares)
   and the topic-word probabilities (LDA; topics matched by Hellinger distance), with the

@@ -20,8 +20,8 @@ from .._validation import (
     TemperatureGrid,
     ValidatedParametersMixin,
     bad_parameter,
-    caller_stacklevel,
 )
+from ._calibration import highest_coverage
 from ._model_kinds import kind_of
 from ._prequential import linear_prequential_losses, refit_prequential_losses
 
@@ -321,8 +321,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                 low = alpha
                 break
             high = alpha
-        if low is None:
-            return self._calibrated(self._highest_coverage(evaluated, eligible), evaluated)
+        if low is None:  # none reaches it: what to return, and the warning (_calibration.py)
+            best = highest_coverage(self.level, alphas, evaluated, eligible, coverage)
+            return self._calibrated(best, evaluated)
         for _ in range(self.calibration_steps):  # reaches(low), not reaches(high)
             middle = float(np.sqrt(low * high))
             if reaches(middle):
@@ -330,25 +331,6 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             else:
                 high = middle
         return self._calibrated(low, evaluated)
-
-    def _highest_coverage(self, evaluated, eligible):
-        """No alpha reaches the level: the alpha of the highest coverage among those that
-        keep the selections, with a warning that says what was found."""
-        kept = {alpha: value for alpha, value in evaluated.items() if eligible.get(alpha)}
-        best = max(kept, key=kept.get)  # alpha = 1 is always kept
-        found = ", ".join(f"{alpha:.3g}: {value:.3f}" for alpha, value in
-                          sorted(evaluated.items(), reverse=True))
-        dropped = [alpha for alpha, keep in eligible.items() if not keep]
-        why = (f"; at alpha <= {max(dropped):.3g} the fit drops variables that the alpha = 1 "
-               "fit includes, so its intervals are not used" if dropped else "")
-        warnings.warn(f"AlphaSelector(method='calibrate'): no alpha of the grid reaches "
-                      f"level={self.level} (bootstrap coverage by alpha: {found}){why}. "
-                      f"alpha_ is {best:.3g}, the highest coverage ({kept[best]:.3f}) among "
-                      "the alphas that keep the model's selections; the intervals there "
-                      "under-cover. More bootstrap resamples (n_bootstrap) make the "
-                      "coverages more precise; a lower level, or a model that fits the "
-                      "data better, may be reachable.", UserWarning, stacklevel=caller_stacklevel())
-        return best
 
     def _calibrated(self, chosen, evaluated):
         """The calibration's result: alpha and the coverage at each alpha evaluated."""

@@ -1,9 +1,13 @@
 """The paper's risk rates: the theory's ``c log(d n) / n``, the risk normalised by it, and the
 log-log slope of the risk in ``n`` fitted by OLS."""
 
+import warnings
+
 import numpy as np
 
-from .._validation import Real, bad_parameter, validate_params
+from .._validation import Real, bad_parameter, caller_stacklevel, validate_params
+
+_FIT_COLUMNS = ("slope", "slope_low", "slope_high", "intercept", "r_squared")
 
 
 def rate_normalized_risk(df, complexity, dimension=None, x="n_samples", y="risk"):
@@ -72,7 +76,16 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
     -------
     pandas.DataFrame
         One row per group: ``slope``, ``slope_low``, ``slope_high``, ``intercept``,
-        ``r_squared``, ``n_fits`` (and ``normalized_risk``, ``bound_slope``).
+        ``r_squared``, ``n_fits`` (and ``normalized_risk``, ``bound_slope``). A group whose
+        (``"ok"``) rows have a single value of ``x`` (its fits at the other sample sizes
+        failed) has no slope: its fitted columns and ``bound_slope`` are NaN, and a
+        ``UserWarning`` names it; run its missing sample sizes again to fit it.
+
+    Raises
+    ------
+    ValueError
+        When ``x`` or ``y`` is not a column of ``df`` or has values that are not finite and
+        positive, or ``df`` has fewer than two values of ``x`` in all.
     """
     import pandas as pd
     import statsmodels.api as sm
@@ -99,18 +112,29 @@ def fit_rate(df, x="n_samples", y="risk", by="alpha", level=0.95, complexity=Non
         normalized = rate_normalized_risk(df, complexity, dimension, x, y)
     rows = []
     for value, part in groups:
-        design = sm.add_constant(np.log(part[x].to_numpy(dtype=float)))
-        fit = sm.OLS(np.log(part[y].to_numpy(dtype=float)), design).fit()
-        low, high = fit.conf_int(alpha=1.0 - level)[1]
         row = dict(zip(by, value if isinstance(value, tuple) else (value,), strict=True))
-        row.update({"slope": fit.params[1], "slope_low": low, "slope_high": high,
-                    "intercept": fit.params[0], "r_squared": fit.rsquared,
-                    "n_fits": len(part)})
+        sloped = part[x].nunique() >= 2
+        if sloped:
+            design = sm.add_constant(np.log(part[x].to_numpy(dtype=float)))
+            fit = sm.OLS(np.log(part[y].to_numpy(dtype=float)), design).fit()
+            low, high = fit.conf_int(alpha=1.0 - level)[1]
+            row.update({"slope": fit.params[1], "slope_low": low, "slope_high": high,
+                        "intercept": fit.params[0], "r_squared": fit.rsquared})
+        else:  # one sample size: no slope (add_constant would not even add the constant)
+            group = ", ".join(f"{name}={v}" for name, v in row.items()) or "df"
+            row.update(dict.fromkeys(_FIT_COLUMNS, np.nan))
+            warnings.warn(f"fit_rate: the group {group} has one value of {x!r} "
+                          f"({part[x].iloc[0]:g}, {len(part)} rows), so its slope is NaN; a "
+                          f"slope needs at least two values of {x!r} per group (run the "
+                          "missing sample sizes again).", UserWarning,
+                          stacklevel=caller_stacklevel())
+        row["n_fits"] = len(part)
         if normalized is not None:
             row["normalized_risk"] = float(normalized[part.index].mean())
             d = complexity if dimension is None else dimension
             d = part[d].iloc[0] if isinstance(d, str) else d
-            row["bound_slope"] = bound_slope(part[x].min(), part[x].max(), d)
+            row["bound_slope"] = bound_slope(part[x].min(), part[x].max(), d) if sloped \
+                else np.nan
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -84,3 +84,47 @@ def test_cache_keys_are_those_of_before_the_rename(kind, params, key):
     # and another order another fit
     other = {**params, "divergence_order": 0.25}
     assert cache_key({"estimator": kind(**other)}) != key
+
+
+@pytest.mark.parametrize("kind", list(NETWORKS), ids=lambda kind: kind.__name__)
+def test_both_names_given_and_different_is_an_error(kind):
+    """``alpha`` silently won over a ``divergence_order`` given too (a grid search over
+    divergence_order fitted one order); now differing values are refused by name. The
+    parameters still round-trip through get_params, set_params and clone."""
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = _data(kind)
+    settings = {**TINY, **NETWORKS[kind]}
+    both = kind(divergence_order=0.1, alpha=0.3, **settings)
+    message = (r"'alpha' parameter of {}.* equal to divergence_order=0\.1.* Got 0\.3 "
+               r"instead\. Pass divergence_order only")
+    with pytest.raises(ValueError, match=message.format(kind.__name__)):
+        both.fit(X, y)
+    with pytest.raises(ValueError, match="Pass divergence_order only"):  # nor a cached fit
+        cache_key({"estimator": both})
+    # the parameters as given, through scikit-learn's protocol
+    params = clone(both).get_params(deep=False)
+    assert params["divergence_order"] == 0.1 and params["alpha"] == 0.3
+    assert clone(both).set_params(alpha="deprecated").get_params() == \
+        kind(divergence_order=0.1, **settings).get_params()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clone(both).set_params(alpha="deprecated").fit(X, y)
+    # equal values are one order: the deprecated name's FutureWarning, no error
+    with pytest.warns(FutureWarning, match="pass divergence_order=0.3"):
+        kind(divergence_order=0.3, alpha=0.3, **settings).fit(X, y)
+    # a grid search over divergence_order (the estimator without alpha) fits each order
+    search = GridSearchCV(kind(**settings), {"divergence_order": [0.1, 1.0]}, cv=2,
+                          error_score="raise").fit(X, y)
+    assert [p["divergence_order"] for p in search.cv_results_["params"]] == [0.1, 1.0]
+    with pytest.raises(ValueError, match="Pass divergence_order only"):
+        GridSearchCV(kind(alpha=0.3, **settings), {"divergence_order": [0.1, 1.0]}, cv=2,
+                     error_score="raise").fit(X, y)
+
+
+def test_the_deprecation_warning_says_divergence_order_at_its_default_is_not_used():
+    X, y = _data(BBAlphaRegressor)
+    with pytest.warns(FutureWarning, match=r"divergence_order at its default \(0\.5\) is not "
+                                           r"used while alpha is given"):
+        BBAlphaRegressor(alpha=0.3, **TINY).fit(X, y)
