@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._validation import bad_parameter
+from ..linear_model._base import MIN_NOISE_SHAPE
 from ..linear_model._inclusion import grid_arrays
 from ._draws import ExactDraws
 
@@ -35,11 +36,6 @@ from ._draws import ExactDraws
 MAX_MODEL_SIZE = 1000
 # columns above which the neighbour search (an O(n d^2) pass) and a sweep get slow
 MAX_FEATURES = 20000
-# the smallest shape c of the noise variance's exact posterior InvGamma(c, r) that is drawn:
-# a Gamma(c, 1) draw underflows to 0 (sigma2 = r / 0) with probability about exp(-745 c),
-# 1e-16 at c = 0.05 but nearly 1 at the default a0 = 1e-6 when alpha n equals the number
-# of flat columns (one row and an intercept); at c <= 0 the posterior does not exist
-MIN_NOISE_SHAPE = 0.05
 
 
 def correlated_neighbours(X, n_neighbours, block=512):

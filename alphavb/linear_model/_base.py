@@ -46,6 +46,11 @@ from ..base import CAVIEstimator
 # of y, so that a fit on c y is the fit on y with sigma2 scaled by c^2; and the share of
 # q(sigma2)'s scale above which the prior's scale is said to set the noise level
 AUTO_NOISE_SHAPE = 1e-6
+# the smallest shape c of the noise variance's exact posterior InvGamma(c, r) that is drawn:
+# a Gamma(c, 1) draw underflows to 0 (sigma2 = r / 0) with probability about exp(-745 c),
+# 1e-16 at c = 0.05 but nearly 1 at the default a0 = 1e-6 when alpha n equals the number
+# of flat columns (one row and an intercept); at c <= 0 the posterior does not exist
+MIN_NOISE_SHAPE = 0.05
 # sample weights are row counts; a larger total overflowed the objective (1e200 per row
 # did, 1e150 per row did not, on 60 rows)
 MAX_WEIGHT_TOTAL = 1e150

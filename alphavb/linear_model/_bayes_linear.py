@@ -43,6 +43,7 @@ from .._special import kl_gaussian_diag_prior
 from .._validation import Boolean, FiniteArray, Options, Real, validate_params
 from ..base import column_standard_deviations, feature_labels
 from ._base import (
+    MIN_NOISE_SHAPE,
     AlphaRegressionBase,
     Centring,
     NoiseFactor,
@@ -428,7 +429,6 @@ class AlphaLinearRegression(AlphaRegressionBase):
         for the independent prior with a learned variance (no closed form:
         :func:`alphavb.exact.compare_to_exact`) and where ``c`` is too small for the exact
         posterior to exist."""
-        from ..exact._spike_slab import MIN_NOISE_SHAPE
 
         alpha, (prior_shape, prior_scale) = self.alpha, data.noise_prior
         shape = prior_shape + 0.5 * (alpha * data.n_observations - int(self.fit_intercept))

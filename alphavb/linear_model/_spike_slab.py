@@ -49,6 +49,7 @@ from sklearn.utils import check_random_state
 
 from .._validation import Options
 from ._base import (
+    MIN_NOISE_SHAPE,
     AlphaRegressionBase,
     Centring,
     NoiseFactor,
@@ -365,8 +366,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         """The model with its coefficients integrated out: the rows times ``sqrt(alpha)``
         (:mod:`~alphavb.linear_model._neighbourhood`); None when too few observations leave
         the noise variance without an exact posterior (its shape under
-        :data:`~alphavb.exact._spike_slab.MIN_NOISE_SHAPE`)."""
-        from ..exact._spike_slab import MIN_NOISE_SHAPE
+        :data:`~alphavb.linear_model._base.MIN_NOISE_SHAPE`)."""
         from ._neighbourhood import CollapsedModel
 
         noise = self._collapsed_noise(data)
