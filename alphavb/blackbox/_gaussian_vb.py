@@ -32,6 +32,7 @@ one-component fit: each component has its covariance, and the means are spread a
 mean by centred draws scaled by the prior standard deviation.
 """
 
+import time
 import warnings
 from typing import ClassVar
 
@@ -46,6 +47,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._approximation import CHECK_LEVEL, importance_check, publish_check
 from .._special import LOG_2PI
 from .._validation import (
     Boolean,
@@ -71,6 +73,8 @@ from ._training import (
 FAMILIES = ("full", "diag")
 OPTIMIZERS = ("lbfgs", "adam")
 DEFAULT_TOL = {"lbfgs": 1e-9, "adam": 1e-4}
+# draws of q for the fit-time check by importance sampling (Yao et al. 2018 use 1,000-4,000)
+PSIS_DRAWS = 1000
 STATIONARITY_TOL = 1e-2  # largest |gradient| in natural units of a converged L-BFGS fit
 
 
@@ -420,7 +424,44 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         self.mean_ = np.asarray(means)
         self.covariance_ = np.asarray(self._family.covariances(factors))
         self.weights_ = np.exp(np.asarray(log_weights))
+        check = self._approximation_check(X, y, rng)
+        self.khat_ = check.khat
+        publish_check(self, check, getattr(self, "_blame", (None,))[0])
         return self
+
+    def _approximation_check(self, X, y, rng):
+        """``q`` against the exact alpha-posterior ``p ∝ N(prior) x likelihood^alpha`` by
+        Pareto-smoothed importance sampling (:mod:`alphavb._psis`; Yao, Vehtari, Simpson &
+        Gelman 2018): ``PSIS_DRAWS`` draws of ``q`` weighted by ``p / q``; their k-hat, the
+        weighted mass of each parameter's equal-tailed 95% interval under ``q`` and the
+        corrected means (where k-hat is within the limit)."""
+        from scipy.special import logsumexp as scipy_logsumexp
+        from scipy.stats import multivariate_normal
+
+        from .._estimates import _normal_mixture_quantiles
+
+        started = time.perf_counter()
+        theta = self.sample(PSIS_DRAWS, random_state=rng.randint(2**31 - 1))
+        if self.vectorized:
+            log_likelihood = np.asarray(self.log_likelihood(theta, X, y), dtype=float)
+        else:
+            log_likelihood = np.array([self.log_likelihood(row, X, y) for row in theta])
+        prior_mean, prior_variance = self._prior
+        log_prior = -0.5 * np.sum((theta - prior_mean) ** 2 / prior_variance
+                                  + np.log(2 * np.pi * prior_variance), axis=1)
+        log_q = scipy_logsumexp([np.log(weight) + multivariate_normal(mean, cov).logpdf(theta)
+                                 for weight, mean, cov in zip(self.weights_, self.mean_,
+                                                              self.covariance_, strict=True)],
+                                axis=0)
+        sds = np.sqrt(np.diagonal(self.covariance_, axis1=1, axis2=2))
+        tails = (0.5 - 0.5 * CHECK_LEVEL, 0.5 + 0.5 * CHECK_LEVEL)
+        lower, upper = _normal_mixture_quantiles(self.weights_, self.mean_, sds, tails)
+        names = getattr(self, "_parameter_names", None) or tuple(
+            f"theta[{j}]" for j in range(theta.shape[1]))
+        return importance_check(
+            theta, self.alpha * log_likelihood + log_prior - log_q, lower, upper, names,
+            started, "the usual cause: a posterior that is skewed, heavy-tailed or "
+                     "multimodal where q is Gaussian")
 
     def _resolved_tol(self):
         return DEFAULT_TOL[self.optimizer] if isinstance(self.tol, str) else self.tol

@@ -23,6 +23,7 @@ from .._validation import (
     ValidatedParametersMixin,
     validate_params,
 )
+from ..base import feature_labels
 from ._gaussian_vb import FAMILIES, OPTIMIZERS, AlphaGaussianVB
 
 
@@ -139,7 +140,13 @@ class AlphaLogisticRegression(CoefficientSummaryMixin, ValidatedParametersMixin,
             random_state=self.random_state)
         fix = "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or prior_variance"
         vb._blame = (type(self).__name__, fix)
+        # the check's names: the coefficients, and the intercept at the mean of X (the
+        # masses of the standardized coefficients' intervals are those of the raw ones)
+        vb._parameter_names = (*(str(name) for name in feature_labels(self)),
+                               *(["intercept (at the mean of X)"] if self.fit_intercept
+                                 else []))
         self.vb_ = vb.fit(design, labels.astype(float))
+        self.approximation_check_, self.khat_ = vb.approximation_check_, vb.khat_
         mean = self._original_scale(self.vb_.weights_ @ self.vb_.mean_)
         self.coef_ = mean[None, :n_features]
         self.intercept_ = mean[n_features:] if self.fit_intercept else np.zeros(1)

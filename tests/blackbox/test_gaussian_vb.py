@@ -358,3 +358,30 @@ def test_logistic_summary_of_a_mixture_q_and_without_intercept():
     assert "intercept" not in bare.summary().as_text()
     with pytest.raises(ValueError, match="'level'"):
         bare.credible_intervals(1.5)
+
+
+def test_the_fit_checks_q_by_importance_sampling():
+    """A full-covariance q of a logistic posterior on two nearly equal columns passes (the
+    weighted masses of its intervals above 0.9; the exact sampler's smallest: 0.946); a
+    diagonal q does not (k-hat 0.69-1.03 and an interval holding 0.66 by the weights, 0.20
+    by the sampler), and the fit warns."""
+    import warnings
+
+    from alphavb import PosteriorApproximationWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    X[:, 1] = X[:, 0] + 0.05 * rng.normal(size=200)
+    y = (2 * X[:, 0] + rng.logistic(size=200) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PosteriorApproximationWarning)
+        full = AlphaLogisticRegression(prior_variance=10.0, random_state=0).fit(X, y)
+    check = full.approximation_check_
+    assert full.khat_ == check.khat and check.reliable
+    assert check.feature_names[-1].startswith("intercept")
+    assert check.interval_mass.min() > 0.9
+    assert (check.corrected_means is None) == (check.khat > 0.7)
+    with pytest.warns(PosteriorApproximationWarning, match="PSIS k-hat"):
+        diagonal = AlphaLogisticRegression(family="diag", prior_variance=10.0,
+                                           random_state=0).fit(X, y)
+    assert diagonal.khat_ > 0.5 and diagonal.approximation_check_.min_interval_mass < 0.82
