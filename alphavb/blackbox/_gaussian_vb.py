@@ -246,6 +246,8 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         L-BFGS iterations, or Adam steps.
     converged_ : bool
         L-BFGS reported success after at least one iteration, or Adam's rule was met.
+    approximation_check_, khat_ : ApproximationCheck, float
+        ``q`` beside the exact alpha-posterior by Pareto-smoothed importance sampling.
 
     Examples
     --------

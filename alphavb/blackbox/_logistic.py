@@ -89,6 +89,7 @@ class AlphaLogisticRegression(CoefficientSummaryMixin, ValidatedParametersMixin,
     n_iter_ : int
         Iterations of the optimizer.
     converged_ : bool
+    approximation_check_, khat_ : as :class:`AlphaGaussianVB`'s (named by feature).
     """
 
     def __init__(self, alpha=1.0, prior_variance=1.0, fit_intercept=True, standardize=True,

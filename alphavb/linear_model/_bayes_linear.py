@@ -218,6 +218,10 @@ class AlphaLinearRegression(AlphaRegressionBase):
         Objective after each sweep of the best start (never decreasing).
     n_iter_ : int
     converged_ : bool
+    approximation_check_ : ApproximationCheck or None
+        The fit beside its exact alpha-posterior (the normal-inverse-gamma closed form;
+        :mod:`alphavb._approximation`); None for the independent prior with a learned
+        noise variance.
     n_features_in_ : int
     feature_names_in_ : ndarray of str, when ``X`` has feature names
 

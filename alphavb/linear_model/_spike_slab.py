@@ -228,6 +228,10 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
     inclusion_posterior_ : tuple (a, b) or None
         ``q(pi) = Beta(a, b)`` when ``inclusion_prior`` is given.
     elbo_, elbo_history_, n_iter_, converged_ : see :class:`AlphaLinearRegression`.
+    approximation_check_ : ApproximationCheck or None
+        The fit beside the exact alpha-posterior near it (exact PIPs, the exact mass of each
+        95% interval; :mod:`alphavb._approximation`); a ``PosteriorApproximationWarning``
+        when they are far off. None where the noise variance has no exact posterior.
     n_features_in_ : int
 
     Choosing alpha: the data count as ``alpha * n`` observations; see "Choosing alpha" in

@@ -269,6 +269,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
     setting_elbo_, setting_inclusion_probabilities_, ... : as
         :class:`AlphaSpikeSlabRegression` (one row per setting, for a single setting too;
         also ``setting_bound_parameters_``).
+    approximation_check_ : as :class:`AlphaSpikeSlabRegression` (models scored by Laplace).
     n_features_in_, n_covariates_in_ : int
 
     Examples
