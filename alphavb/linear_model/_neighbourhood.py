@@ -33,7 +33,7 @@ import math
 import numpy as np
 from scipy import special
 
-from ._neighbourhood_kernels import _conditionals, _laplace_conditionals, _search
+from ._neighbourhood_kernels import _conditionals, _laplace_conditionals, _members, _search
 
 
 class CollapsedModel:
@@ -103,15 +103,10 @@ class NeighbourhoodPosterior:
         self.weights = weights / weights.sum()
         self._columns = {int(index): columns[offsets[e]:offsets[e + 1]]
                          for e, index in enumerate(expanded_index)}
+        self._expanded = (columns, offsets)
+        self._position = np.full(len(values), -1, dtype=np.int64)
+        self._position[expanded_index] = np.arange(len(expanded_index))
         self.n_models, self.n_expanded = len(values), len(self._columns)
-
-    def _model_columns(self, index):
-        parent = self._parents[index]
-        if parent < 0:
-            return self._start
-        columns = self._columns[int(parent)]
-        columns = columns[columns != self._outs[index]]
-        return columns if self._intos[index] < 0 else np.append(columns, self._intos[index])
 
     @property
     def inclusion_probabilities(self):
@@ -137,22 +132,20 @@ class NeighbourhoodPosterior:
         order = np.argsort(-self.weights, kind="stable")
         cumulative = np.cumsum(self.weights[order])
         kept = order[:min(int(np.searchsorted(cumulative, mass)) + 1, max_models)]
-        models = [self._model_columns(index) for index in kept]
-        offsets = np.concatenate([[0], np.cumsum([len(model) for model in models])])
-        flat = (np.concatenate(models) if offsets[-1] else np.zeros(0)).astype(np.int64)
+        flat, offsets = _members(kept.astype(np.int64), self._parents, self._outs,
+                                 self._intos, self._start, self._position, *self._expanded)
         collapsed = self.collapsed
         if len(collapsed.labels):  # each model at its own expansion, or its parent's
             expansion = np.array([self._expansion.get(int(index), self._expansion.get(
                 int(self._parents[index]), 0)) for index in kept], dtype=np.int64)
             centre, scale = _laplace_conditionals(
-                collapsed.design, collapsed.n_fixed, flat, offsets.astype(np.int64),
+                collapsed.design, collapsed.n_fixed, flat, offsets,
                 self._settings[kept].astype(np.int64), collapsed.prior, self._rows,
                 self._responses, expansion)
         else:
             centre, scale = _conditionals(
-                collapsed.design, collapsed.xty, collapsed.n_fixed, flat,
-                offsets.astype(np.int64), self._settings[kept].astype(np.int64),
-                collapsed.prior)
+                collapsed.design, collapsed.xty, collapsed.n_fixed, flat, offsets,
+                self._settings[kept].astype(np.int64), collapsed.prior)
         weights = self.weights[kept] / self.weights[kept].sum()
         owner = np.repeat(np.arange(len(kept)), np.diff(offsets))
         variables = flat - collapsed.n_fixed

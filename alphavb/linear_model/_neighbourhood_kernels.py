@@ -407,6 +407,28 @@ def _search(X, col_sq, xty, n_fixed, start, prior, n_settings, n_neighbours, win
 
 
 @numba.njit(cache=True)
+def _members(kept, parents, outs, intos, start, position, columns, offsets):
+    """The columns of each model ``kept[m]`` (found by :func:`_search`: its parent's
+    columns, ``position[parent]`` among the expanded, less ``outs`` plus ``intos``; the
+    start's for the start), concatenated, and their offsets."""
+    sizes = np.empty(len(kept) + 1, dtype=np.int64)
+    sizes[0] = 0
+    flat = np.empty(len(kept) * (len(start) + offsets[-1] + 1), dtype=np.int64)
+    total = 0
+    for m in range(len(kept)):
+        index = kept[m]
+        if parents[index] < 0:
+            model = start
+        else:
+            e = position[parents[index]]
+            model = _stepped(columns[offsets[e]:offsets[e + 1]], outs[index], intos[index])
+        flat[total:total + len(model)] = model
+        total += len(model)
+        sizes[m + 1] = total
+    return flat[:total].copy(), sizes
+
+
+@numba.njit(cache=True)
 def _conditionals(X, xty, n_fixed, flat_columns, offsets, model_settings, prior):
     """The exact posterior of the slab coefficients of each model (its columns
     ``flat_columns[offsets[m]:offsets[m + 1]]`` under setting ``model_settings[m]``): per
