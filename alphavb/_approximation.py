@@ -68,8 +68,11 @@ class ApproximationCheck:
         the check is not by importance sampling): above :data:`KHAT_LIMIT` the masses and
         means estimated from the weights are rough.
     corrected_means : ndarray or None
-        The posterior means by Pareto-smoothed importance sampling (where ``khat`` is within
-        the limit): ``q``'s means corrected towards the exact posterior's.
+        The posterior means by Pareto-smoothed importance sampling (unless ``rough``):
+        ``q``'s means corrected towards the exact posterior's.
+    rough : bool
+        ``khat`` above its limit while the weights are far from equal (an effective sample
+        size under 90% of the draws): the masses and means from them are rough.
     noise_interval_mass : float
         The exact mass of ``q(sigma2)``'s interval (NaN where not measured). Reported, not
         warned on: a mean-field ``q(sigma2)`` counts the coefficients as data and is too
@@ -90,6 +93,7 @@ class ApproximationCheck:
     noise_interval_mass: float = float("nan")
     khat: float = float("nan")
     corrected_means: np.ndarray | None = None
+    rough: bool = False
 
     @property
     def pip_errors(self):
@@ -126,8 +130,7 @@ class ApproximationCheck:
                          f"{self.min_interval_mass:.3f} ({self.feature_names[mass_worst]})")
         if np.isfinite(self.khat):
             parts.insert(0, f"PSIS k-hat {self.khat:.2f}" + (
-                f" (above {KHAT_LIMIT}: the masses below are rough)"
-                if self.khat > KHAT_LIMIT else ""))
+                f" (above {KHAT_LIMIT}: the masses below are rough)" if self.rough else ""))
         if np.isfinite(self.noise_interval_mass):
             parts.append(f"the noise variance's interval holds {self.noise_interval_mass:.3f}")
         verdict = "within the limits" if self.reliable else "unreliable"
@@ -158,16 +161,24 @@ def importance_check(draws, log_weights, lower, upper, names, started, cause):
     (:mod:`alphavb._psis`): ``draws`` of ``q`` (n_draws, n_params) with ``log_weights``
     ``log p - log q``; the weighted mass of each ``[lower_j, upper_j]`` (``q``'s intervals),
     the k-hat, the corrected means where k-hat is within its limit; ``started`` is the
-    ``time.perf_counter()`` of the check's start."""
+    ``time.perf_counter()`` of the check's start. NaN log weights (no density) count as
+    zero weights; None when every weight is zero."""
     import time
 
     from ._psis import pareto_khat
 
+    log_weights = np.where(np.isnan(log_weights), -np.inf, log_weights)  # no density there
+    if not np.isfinite(log_weights).any():
+        return None
     khat, weights = pareto_khat(log_weights)
+    raw = np.exp(log_weights - log_weights.max())
+    # nearly equal weights (Kish's effective sample size >= 90% of the draws) estimate well
+    # whatever the fitted tail shape, which is then unstable (1.5 where q is exact)
+    rough = khat > KHAT_LIMIT and raw.sum() ** 2 / (raw @ raw) < 0.9 * len(raw)
     mass = weights @ ((draws >= lower) & (draws <= upper))
     return ApproximationCheck(
         method=f"Pareto-smoothed importance sampling, {len(draws)} draws of q",
         feature_names=tuple(names), variational_pips=np.zeros(0), exact_pips=np.zeros(0),
         interval_mass=mass, level=CHECK_LEVEL, n_models=len(draws),
         seconds=time.perf_counter() - started, khat=khat,
-        corrected_means=weights @ draws if khat <= KHAT_LIMIT else None, cause=cause)
+        corrected_means=None if rough else weights @ draws, cause=cause, rough=bool(rough))

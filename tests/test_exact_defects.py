@@ -190,3 +190,19 @@ def test_one_row_names_x_and_the_fix(estimator):
                             n_tune=5, random_state=0)
     assert np.all(np.isfinite(data.posterior["noise_variance"].values))
     assert np.all(np.isfinite(data.posterior["coef"].values))
+
+
+@pytest.mark.parametrize("make", ["logistic", "spike-slab classifier"])
+def test_an_alpha_the_polya_gamma_sampler_cannot_draw_is_named(make):
+    """PG(alpha, psi) at alpha <= 1e-4 is refused by the polyagamma package with a bytes
+    message about `h`; sample_exact names alpha and the fix first."""
+    from alphavb import AlphaLogisticRegression, AlphaSpikeSlabClassifier
+    from alphavb.exact import sample_exact
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 4)
+    y = (X[:, 0] + rng.randn(40) > 0).astype(int)
+    estimator = (AlphaLogisticRegression(alpha=1e-4, random_state=0) if make == "logistic"
+                 else AlphaSpikeSlabClassifier(alpha=1e-4))
+    with pytest.raises(ValueError, match=r"'alpha' parameter of sample_exact.*1e-3 or more"):
+        sample_exact(estimator, X, y, n_draws=20, n_chains=2, n_tune=5, random_state=0)

@@ -79,3 +79,12 @@ def test_mouse_genotypes_match_plink2(tmp_path):
     ids = [name.rsplit("_", 1)[0] for name in header[6:]]
     columns = [mouse.variant_id.tolist().index(name) for name in ids]
     np.testing.assert_array_equal(mouse.genotypes[:, columns], 2.0 - exported)
+
+
+def test_an_integer_dtype_is_refused_for_its_missing_calls(tmp_path):
+    """In an integer dtype a missing call would read as 0 copies of allele 1, a genotype."""
+    genotypes = np.array([[2.0], [np.nan]])
+    write_plink(tmp_path / "toy", genotypes)
+    assert np.isnan(read_plink(tmp_path / "toy", dtype=np.float32).genotypes[1, 0])
+    with pytest.raises(ValueError, match=r"dtype must be a float dtype.*got int8"):
+        read_plink(tmp_path / "toy", dtype=np.int8)

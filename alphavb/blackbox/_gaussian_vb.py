@@ -426,17 +426,16 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         self.mean_ = np.asarray(means)
         self.covariance_ = np.asarray(self._family.covariances(factors))
         self.weights_ = np.exp(np.asarray(log_weights))
-        check = self._approximation_check(X, y, rng)
-        self.khat_ = check.khat
+        with np.errstate(all="ignore"):  # a log-likelihood undefined at a draw is NaN there
+            check = self._approximation_check(X, y, rng)
+        self.khat_ = np.nan if check is None else check.khat
         publish_check(self, check, getattr(self, "_blame", (None,))[0])
         return self
 
     def _approximation_check(self, X, y, rng):
         """``q`` against the exact alpha-posterior ``p ∝ N(prior) x likelihood^alpha`` by
-        Pareto-smoothed importance sampling (:mod:`alphavb._psis`; Yao, Vehtari, Simpson &
-        Gelman 2018): ``PSIS_DRAWS`` draws of ``q`` weighted by ``p / q``; their k-hat, the
-        weighted mass of each parameter's equal-tailed 95% interval under ``q`` and the
-        corrected means (where k-hat is within the limit)."""
+        Pareto-smoothed importance sampling (Yao, Vehtari, Simpson & Gelman 2018):
+        ``PSIS_DRAWS`` draws of ``q`` weighted by ``p / q`` (:func:`importance_check`)."""
         from scipy.special import logsumexp as scipy_logsumexp
         from scipy.stats import multivariate_normal
 
@@ -444,8 +443,11 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
 
         started = time.perf_counter()
         theta = self.sample(PSIS_DRAWS, random_state=rng.randint(2**31 - 1))
-        if self.vectorized:
-            log_likelihood = np.asarray(self.log_likelihood(theta, X, y), dtype=float)
+        if self.vectorized:  # in chunks of draws: about 1e6 numbers at once, whatever n
+            chunk = max(1, int(1e6 // max(np.shape(X)[0] if np.ndim(X) else 1, 1)))
+            log_likelihood = np.concatenate([
+                np.asarray(self.log_likelihood(theta[start:start + chunk], X, y), dtype=float)
+                for start in range(0, len(theta), chunk)])
         else:
             log_likelihood = np.array([self.log_likelihood(row, X, y) for row in theta])
         prior_mean, prior_variance = self._prior

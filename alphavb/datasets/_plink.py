@@ -44,6 +44,10 @@ def read_plink(prefix, variants=None, dtype=np.float64):
     """
     from sklearn.utils import Bunch
 
+    if not np.issubdtype(np.dtype(dtype), np.floating):
+        raise ValueError(f"read_plink: dtype must be a float dtype, whose NaN marks a missing "
+                         f"call; got {np.dtype(dtype)}, in which a missing call would read as "
+                         "0 copies of allele 1. Pass dtype=np.float32 or np.float64.")
     prefix = Path(prefix)
     paths = {ext: prefix.with_name(prefix.name + ext) for ext in (".bed", ".bim", ".fam")}
     missing = [str(path) for path in paths.values() if not path.exists()]

@@ -24,6 +24,7 @@ package, any ``b > 0``), so:
 import numpy as np
 from sklearn.base import clone
 
+from .._validation import bad_parameter
 from ..linear_model._inclusion import grid_arrays
 from ._draws import ExactDraws
 from ._spike_slab import (
@@ -46,6 +47,20 @@ def _polya_gamma_sampler():
     return random_polyagamma
 
 
+# the smallest shape the polyagamma package draws PG(shape, psi) for (it refuses h <= 1e-4)
+MIN_PG_SHAPE = 1e-4
+
+
+def check_pg_alpha(alpha):
+    """Refuse an ``alpha`` whose ``PG(alpha, psi)`` the sampler cannot draw."""
+    if alpha <= MIN_PG_SHAPE:
+        raise bad_parameter("sample_exact", "alpha", f"above {MIN_PG_SHAPE:g} for the "
+                            "Polya-Gamma sampler of a logistic model (it draws PG(alpha, psi), "
+                            "which the polyagamma package refuses at or below it)", alpha,
+                            fix="Sample at alpha = 1e-3 or more; at such an alpha the data "
+                                "weigh as a thousandth of a row or less each.")
+
+
 def _polya_gamma(draw, shape, psi, rng):
     """``PG(shape, psi_i)`` draws, seeded from the RandomState ``rng``."""
     return draw(shape, psi, random_state=np.random.default_rng(rng.randint(2**31 - 1)))
@@ -59,6 +74,7 @@ def sample_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
     model = clone(estimator)
     design, labels = model._prepare_fit(X, y)
     alpha = float(model.alpha)
+    check_pg_alpha(alpha)
     kappa = alpha * (labels - 0.5)
     prior_precision = 1.0 / float(model.prior_variance)
     n_parameters = design.shape[1]
@@ -97,6 +113,7 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
     n_samples, n_features = data.X.shape
     settings, pi_prior, log_prior = model._inclusion_parameters(n_features)
     alpha = float(model.alpha)
+    check_pg_alpha(alpha)
     kappa = alpha * data.y_centred
     flat = data.Z
     n_fixed = flat.shape[1]
