@@ -206,3 +206,16 @@ def test_an_alpha_the_polya_gamma_sampler_cannot_draw_is_named(make):
                  else AlphaSpikeSlabClassifier(alpha=1e-4))
     with pytest.raises(ValueError, match=r"'alpha' parameter of sample_exact.*1e-3 or more"):
         sample_exact(estimator, X, y, n_draws=20, n_chains=2, n_tune=5, random_state=0)
+
+
+def test_compare_to_exact_needs_two_draws_for_an_sd():
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 4)
+    y = X[:, 0] + rng.randn(40)
+    with pytest.raises(ValueError, match="'n_draws' parameter of compare_to_exact"):
+        compare_to_exact(AlphaLinearRegression(), X, y, n_chains=1, n_draws=1, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        frame = compare_to_exact(AlphaLinearRegression(), X, y, n_chains=1, n_draws=2,
+                                 random_state=0)
+    assert np.isfinite(frame.attrs["median_sd_ratio"])

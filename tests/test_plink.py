@@ -88,3 +88,14 @@ def test_an_integer_dtype_is_refused_for_its_missing_calls(tmp_path):
     assert np.isnan(read_plink(tmp_path / "toy", dtype=np.float32).genotypes[1, 0])
     with pytest.raises(ValueError, match=r"dtype must be a float dtype.*got int8"):
         read_plink(tmp_path / "toy", dtype=np.int8)
+
+
+def test_a_selection_of_no_variant_and_a_short_fam_line_are_named(tmp_path):
+    write_plink(tmp_path / "toy", np.array([[2.0, 0.0], [1.0, 1.0]]))
+    one = read_plink(tmp_path / "toy", variants=0)
+    assert one.genotypes.shape == (2, 1) and one.genotypes[0, 0] == 2.0
+    with pytest.raises(ValueError, match="variants selects none of the 2 variants"):
+        read_plink(tmp_path / "toy", variants=[])
+    (tmp_path / "toy.fam").write_text("f0 i0 0 0 1 -9\nf1\n")
+    with pytest.raises(ValueError, match="family and the individual id"):
+        read_plink(tmp_path / "toy")

@@ -58,6 +58,9 @@ def read_plink(prefix, variants=None, dtype=np.float64):
     if any(len(fields) != 6 for fields in bim):
         raise ValueError(f"{paths['.bim']}: every line needs 6 fields (chromosome, id, cM, "
                          "position, allele 1, allele 2).")
+    if any(len(fields) < 2 for fields in fam):
+        raise ValueError(f"{paths['.fam']}: every line needs at least the family and the "
+                         "individual id (PLINK's .fam has 6 fields).")
     n, p = len(fam), len(bim)
     width = (n + 3) // 4
     raw = np.fromfile(paths[".bed"], dtype=np.uint8)
@@ -67,7 +70,11 @@ def read_plink(prefix, variants=None, dtype=np.float64):
     if raw.size != 3 + p * width:
         raise ValueError(f"{paths['.bed']}: {raw.size - 3} bytes of genotypes, but the .bim "
                          f"({p} variants) and .fam ({n} individuals) need {p * width}.")
-    chosen = np.arange(p)[variants if variants is not None else slice(None)]
+    chosen = np.atleast_1d(np.arange(p)[variants if variants is not None else slice(None)])
+    if chosen.size == 0:
+        raise ValueError(f"read_plink: variants selects none of the {p} variants of "
+                         f"{paths['.bim']}; pass indices of rows of the .bim, a slice, or "
+                         "None for all.")
     blocks = raw[3:].reshape(p, width)[chosen]
     codes = np.stack([(blocks >> shift) & 3 for shift in (0, 2, 4, 6)], axis=-1)
     genotypes = _CODE_DOSAGE.astype(dtype)[codes.reshape(len(chosen), -1)[:, :n]].T
