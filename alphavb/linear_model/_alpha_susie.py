@@ -790,14 +790,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if data.mismatch is not None and data.mismatch.estimate:
             state = self._mismatch_start(data, state)
         if self.unmappable_effects == "ash":
-            from ._susie import SLOT_PRIOR
-            from ._susie_ash import initial_ash_state
+            from ._susie_ash import ash_start
 
-            a, b = SLOT_PRIOR
-            state = state._replace(
-                slot_weights=np.full(data.n_effects, min(a / (a + b), 1.0 - 1e-10)),
-                ash=initial_ash_state(data.n_effects, data.ibss.d.shape[0],
-                                      state.fit.shape[0]))
+            state = ash_start(state, data.ibss.d.shape[0])
         return state
 
     def _mismatch_start(self, data, state):
@@ -876,9 +871,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         """SuSiE-ash's step (:mod:`~alphavb.linear_model._susie_ash`): after the first sweep,
         the background's update (when ``sigma2`` is estimated: susieR's gate), then a sweep
         of the single effects on ``y - Z theta`` with ``sigma2`` as it left it."""
-        from ._susie_ash import ash_update
+        from ._susie_ash import ash_update, remembered
 
         alpha = float(self.alpha)
+        if state.erss is not None:  # the last sweep's probabilities: the stopping rule's cycles
+            state = remembered(state, self._stopping_value(data, state, None)[0])
         if state.erss is not None and data.estimate_residual_variance:
             state = ash_update(data.ibss, data.background, state, alpha,
                                residual_variance_bounds=self._bounds(data))
@@ -897,14 +894,15 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         with the NIG prior and more than one effect, or with an LD mismatch, the single
         effects' probabilities, the PIPs and the mismatch variance (susieR 0.16.5 and
         SuSiE-inf stop on them: the method of moments need not raise ``F``, and the NIG and
-        mismatch fits' recorded objectives are no bounds)."""
+        mismatch fits' recorded objectives are no bounds; SuSiE-ash's with a cycle's lag)."""
         if data.mismatch is not None or data.background is not None or (
                 self.residual_variance_method == "nig" and state.alpha.shape[0] > 1):
             # 0.16.5's rule: the probabilities and the PIPs, and lambda (its guard)
             pips = inclusion_probabilities(self._weighted(state),
                                            self._reported_variances(state),
                                            self._prior_variance_floor_of(data))
-            return np.concatenate([state.alpha.ravel(), pips, [state.mismatch_variance]])
+            found = np.concatenate([state.alpha.ravel(), pips, [state.mismatch_variance]])
+            return found if state.ash is None else state.ash.stopping_value(found, self.tol)
         return objective if self.objective == "fractional" else self.alpha * objective
 
     @staticmethod
@@ -918,7 +916,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     def _has_converged(self, current, previous):
         """susieR 0.16.5's rule: ``F`` rose by less than ``tol``; a fall is no convergence
         (a bounded ``sigma2`` can lower ``F``), unless it is rounding (``1e-12 |F|``). With a
-        background: no probability moved by ``tol`` or more."""
+        background: no probability moved by ``tol`` or more (SuSiE-ash: or a cycle's)."""
+        if isinstance(current, tuple):  # SuSiE-ash's (probabilities, lag of a cycle or 0)
+            return current[1] > 0
         if isinstance(current, np.ndarray):
             return current.shape == previous.shape and float(
                 np.max(np.abs(current - previous))) < self.tol
@@ -938,12 +938,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         state = result.state
         if not result.converged and data.estimate_residual_variance:
             state = self._last_variance_update(data, state)
-        elif result.converged and self.unmappable_effects == "ash":
-            # the background of every effect, unmasked (not after max_iter, as susieR)
-            from ._susie_ash import final_ash_pass
+        elif result.converged and self.unmappable_effects == "ash":  # not after max_iter
+            from ._susie_ash import final_ash_pass  # (as susieR): every effect, unmasked
 
             state = final_ash_pass(data.ibss, data.background, state, float(self.alpha),
-                                   data.estimate_residual_variance, self._bounds(data))
+                                   data.estimate_residual_variance, self._bounds(data),
+                                   result.checked[-1][1])
         trimmed = self._reported_variances(state) < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]

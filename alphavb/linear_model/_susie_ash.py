@@ -32,6 +32,12 @@ The fit is not the ascent of one objective: it alternates, as susieR does,
 3. once the probabilities have converged, a last Mr.ASH fit on the residual of every
    effect, unmasked, which gives ``theta``, ``pi`` and ``tau2 = sigma2 sum_k pi_k s_k``.
 
+The probabilities have converged (susieR 0.16.5's ``check_alpha_pip_cycle_convergence``)
+when ``alpha`` and the PIPs are within ``tol`` of those of one of the last five sweeps: of
+the last (a fixed point) or of the one ``lag = 2..5`` sweeps back (a cycle, which the
+masking's memory can drive), whose ``alpha`` is then the mean of the cycle's ``lag`` sweeps
+(the effects' means and slot weights the last sweep's) before step 3.
+
 The PIPs are ``1 - prod_l (1 - c_l alpha_lj)``; the credible sets read ``alpha_l`` alone.
 
 alpha-VB raises the likelihood to the temperature ``alpha``. The single effects see ``sigma2 /
@@ -77,6 +83,7 @@ ACTIVE_SPREAD = 5e-5  # an effect is active when its probabilities spread at lea
 GRID_SIZE = 25
 MIXTURE_EPSILON = 1e-12  # Mr.ASH's epstol on rows
 INNER_MAX_ITER = 1000
+CYCLE_WINDOW = 5  # sweeps back the stopping rule looks for a cycle (pip_stall_window)
 
 
 def mixture_grid(d, n_samples):
@@ -170,7 +177,8 @@ class AshState(NamedTuple):
     the first fit), ``tau2``, the iteration count and the masking's memory (susieR's
     ``prev_case``, ``prev_sentinel``, ``ever_diffuse``, ``diffuse_iter_count`` per effect;
     ``masked``, ``ever_unmasked``, ``unmask_candidate_iters``, ``force_exposed_iter``,
-    ``second_chance_used`` per variable)."""
+    ``second_chance_used`` per variable) and the stopping rule's ``history``, the
+    probabilities of the last sweeps (:func:`remembered`)."""
 
     theta: np.ndarray
     fit: np.ndarray
@@ -186,6 +194,23 @@ class AshState(NamedTuple):
     unwanted: np.ndarray
     exposed_at: np.ndarray
     second_chance_used: np.ndarray
+    history: tuple = ()
+
+    def stopping_value(self, probabilities, tol):
+        """What the stopping rule checks after a sweep: its ``probabilities`` and the lag of
+        a cycle through them (:func:`cycle_lag`; 0: none)."""
+        return probabilities, cycle_lag(self.history, probabilities, tol)
+
+
+def ash_start(state, p):
+    """The single effects' start ``state`` (of ``p`` variables) with SuSiE-ash's: the slot
+    weights at the prior mean of the slot prior (susieR's, below 1) and the background's."""
+    from ._susie import SLOT_PRIOR
+
+    a, b = SLOT_PRIOR
+    n_effects = state.alpha.shape[0]
+    return state._replace(slot_weights=np.full(n_effects, min(a / (a + b), 1.0 - 1e-10)),
+                          ash=initial_ash_state(n_effects, p, state.fit.shape[0]))
 
 
 def initial_ash_state(n_effects, p, fit_size):
@@ -432,6 +457,36 @@ def masked_variables(background, alpha, mean, slot_weights, ash):
     return confident, masked, memory
 
 
+def remembered(state, probabilities):
+    """``state`` with a sweep's ``probabilities`` (``alpha`` raveled, then the PIPs) last in
+    its background's ``history``, which keeps the last :data:`CYCLE_WINDOW` sweeps."""
+    ash = state.ash
+    return state._replace(ash=ash._replace(
+        history=(*ash.history, probabilities)[-CYCLE_WINDOW:]))
+
+
+def cycle_lag(history, probabilities, tol):
+    """The stopping rule (module docstring): the least ``lag`` at which ``probabilities``
+    are within ``tol`` of those ``lag`` sweeps back in ``history`` (1: the last), 0 if
+    none."""
+    for lag in range(1, len(history) + 1):
+        if float(np.max(np.abs(probabilities - history[-lag]))) < tol:
+            return lag
+    return 0
+
+
+def cycle_mean(state, lag):
+    """``state`` with ``alpha`` the mean over a cycle of ``lag`` sweeps (the last ``lag -
+    1`` of its ``history`` and its own; susieR's order of the sum)."""
+    if lag < 2:
+        return state
+    size = state.alpha.size
+    total = 0.0
+    for probabilities in state.ash.history[-(lag - 1):]:
+        total = total + probabilities[:size].reshape(state.alpha.shape)
+    return state._replace(alpha=(total + state.alpha) / lag)
+
+
 def mr_ash(data, background, leave_out, theta, weights, sigma2, temperature, tol,
            update_sigma):
     """Mr.ASH (module docstring) of the residual ``y - Z leave_out`` from ``theta`` and the
@@ -492,10 +547,12 @@ def _fitted_background(data, background, ash, theta, weights, sigma2, bounds):
 
 
 def final_ash_pass(data, background, state, temperature, update_sigma=True,
-                   residual_variance_bounds=(0.0, None)):
-    """Step 3 (module docstring): Mr.ASH on the residual of every single effect (their
-    means, without the slot weights, as susieR), nothing masked; ``sigma2`` is kept (``tau2``
-    reads Mr.ASH's, held within its bounds)."""
+                   residual_variance_bounds=(0.0, None), lag=1):
+    """Step 3 (module docstring): after a cycle of ``lag`` sweeps, ``alpha`` its mean; then
+    Mr.ASH on the residual of every single effect (their means, without the slot weights,
+    as susieR), nothing masked; ``sigma2`` is kept (``tau2`` reads Mr.ASH's, held within
+    its bounds)."""
+    state = cycle_mean(state, lag)
     ash = state.ash
     theta, weights, sigma2 = mr_ash(data, background, np.sum(state.alpha * state.mean, axis=0),
                                     ash.theta, ash.weights, state.residual_variance,

@@ -17,6 +17,7 @@ from alphavb.linear_model._susie import ibss_data, sufficient_statistics_data
 from tests.linear_model.susie_helpers import z_scores
 
 REFERENCE = Path(__file__).resolve().parent.parent / "data" / "susier_ash.json"
+CYCLE_REFERENCE = REFERENCE.with_name("susier_ash_cycle.json")
 
 
 def background_data(n=150, p=40, seed=0):
@@ -59,6 +60,41 @@ def test_equals_susier_0_16_5_on_n3finemapping(n3, response, source):
     assert model.infinitesimal_variance_ == pytest.approx(reference["tau2"], rel=1e-4)
     assert sorted(found["variables"] for found in model.credible_sets_) == sorted(
         sorted(np.atleast_1d(found).tolist()) for found in reference["cs"])
+    assert model.n_iter_ == reference["niter"] and model.converged_
+
+
+def cycling_design():
+    """200 rows of 50 random walks (neighbours in LD up to |r| ~ 0.99), centred, with
+    effects at variables 5 and 30: SuSiE-ash with L = 3 cycles through five sweeps there."""
+    rng = np.random.RandomState(0)
+    n, p = 200, 50
+    X = np.cumsum(rng.randn(n, p), axis=1) / np.sqrt(np.arange(1, p + 1))
+    X -= X.mean(0)
+    coef = np.zeros(p)
+    coef[[5, 30]] = [1.5, -1.2]
+    return X, X @ coef + rng.randn(n)
+
+
+@pytest.mark.parametrize("n_effects", [1, 2, 3, 5, 10])
+def test_equals_susier_0_16_5_through_a_cycle(n_effects):
+    """susieR 0.16.5's SuSiE-ash on :func:`cycling_design` (tests/data/susier_ash_cycle.json:
+    ``susie(scale(X), y / sd(y), L, unmappable_effects = "ash")``, as the N3finemapping
+    fits): with L = 3 the probabilities of sweep 9 are those of sweep 4, which susieR's PIP
+    rule takes for a cycle of five sweeps and averages ``alpha`` over (effect 1 at variable
+    5 in two of them: its set goes, PIP 0.4), where a fixed-point rule would run on to
+    variable 5's set and PIP 1."""
+    reference = json.loads(CYCLE_REFERENCE.read_text())["fits"][f"L{n_effects}"]
+    X, y = cycling_design()
+    model = AlphaSuSiE(unmappable_effects="ash", n_effects=n_effects).fit(
+        X, (y - y.mean()) / y.std(ddof=1))
+    np.testing.assert_allclose(model.inclusion_probabilities_, reference["pip"], atol=1e-6)
+    np.testing.assert_allclose(model.slot_weights_, reference["slot_weights"], atol=1e-6)
+    np.testing.assert_allclose(model.infinitesimal_effects_ * model.column_scale_,
+                               reference["theta"], atol=1e-8)
+    assert model.noise_variance_ == pytest.approx(reference["sigma2"], rel=1e-6)
+    assert model.infinitesimal_variance_ == pytest.approx(reference["tau2"], rel=1e-4)
+    assert sorted(found["variables"] for found in model.credible_sets_) == sorted(
+        reference["cs"])
     assert model.n_iter_ == reference["niter"] and model.converged_
 
 
