@@ -168,6 +168,15 @@ class MismatchSuSiE(TimedSuSiE):
     ld_mismatch = "eb"
 
 
+class AshSuSiE(TimedSuSiE):
+    """:class:`TimedSuSiE` whose cache key names SuSiE-ash's stopping rule: the fits cached
+    before it stopped on susieR 0.16.5's probability cycles (a cycle of 2-5 sweeps ends the
+    fit, its probabilities averaged) are not read."""
+
+    def _cache_key_parameters(self):
+        return {**self.get_params(deep=False), "ash_stopping": "susieR 0.16.5 pip cycles"}
+
+
 class TimedSelector:
     """An AlphaSelector that records its selection's and refit's seconds."""
 
@@ -200,7 +209,7 @@ def _methods(scenario, quick):
     if scenario == "ld_mismatch":
         methods.append(("SuSiE, eb", MismatchSuSiE(), FIXED_ALPHAS))
     for name, background in BACKGROUNDS:
-        base = TimedSuSiE(unmappable_effects=background)
+        base = (AshSuSiE if background == "ash" else TimedSuSiE)(unmappable_effects=background)
         methods.append((name, base, FIXED_ALPHAS))
         if scenario != "ld_mismatch":
             selector = TimedSelector(base, method="calibrate", random_state=0,
