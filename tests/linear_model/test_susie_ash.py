@@ -30,6 +30,21 @@ def background_data(n=150, p=40, seed=0):
     return X, X @ coef + rng.standard_normal(n)
 
 
+def assert_matches_susier(model, reference):
+    """``model`` against a stored susieR 0.16.5 SuSiE-ash fit: PIPs and slot weights to
+    1e-6, the background's effects to 1e-8, sigma2 and tau2, the sets, the sweeps."""
+    np.testing.assert_allclose(model.inclusion_probabilities_, reference["pip"], atol=1e-6)
+    np.testing.assert_allclose(model.slot_weights_, reference["slot_weights"], atol=1e-6)
+    np.testing.assert_allclose(model.infinitesimal_effects_ * model.column_scale_,
+                               reference["theta"], atol=1e-8)
+    assert model.noise_variance_ == pytest.approx(reference["sigma2"], rel=1e-6)
+    assert model.infinitesimal_variance_ == pytest.approx(reference["tau2"], rel=1e-4)
+    assert sorted(found["variables"] for found in model.credible_sets_) == sorted(
+        sorted(np.atleast_1d(found).tolist()) for found in reference["cs"])
+    assert model.n_iter_ == reference["niter"] and model.converged_
+
+
+
 @pytest.mark.parametrize("response", ["y1", "y2"])
 @pytest.mark.parametrize("source", ["susie", "susie_ss", "susie_rss"])
 def test_equals_susier_0_16_5_on_n3finemapping(n3, response, source):
@@ -52,15 +67,7 @@ def test_equals_susier_0_16_5_on_n3finemapping(n3, response, source):
     else:
         R = np.corrcoef(X, rowvar=False)
         model.set_params(max_iter=50).fit_summary(z_scores(X, y), R, X.shape[0])
-    np.testing.assert_allclose(model.inclusion_probabilities_, reference["pip"], atol=1e-6)
-    np.testing.assert_allclose(model.slot_weights_, reference["slot_weights"], atol=1e-6)
-    np.testing.assert_allclose(model.infinitesimal_effects_ * model.column_scale_,
-                               reference["theta"], atol=1e-8)
-    assert model.noise_variance_ == pytest.approx(reference["sigma2"], rel=1e-6)
-    assert model.infinitesimal_variance_ == pytest.approx(reference["tau2"], rel=1e-4)
-    assert sorted(found["variables"] for found in model.credible_sets_) == sorted(
-        sorted(np.atleast_1d(found).tolist()) for found in reference["cs"])
-    assert model.n_iter_ == reference["niter"] and model.converged_
+    assert_matches_susier(model, reference)
 
 
 def cycling_design():
@@ -87,15 +94,7 @@ def test_equals_susier_0_16_5_through_a_cycle(n_effects):
     X, y = cycling_design()
     model = AlphaSuSiE(unmappable_effects="ash", n_effects=n_effects).fit(
         X, (y - y.mean()) / y.std(ddof=1))
-    np.testing.assert_allclose(model.inclusion_probabilities_, reference["pip"], atol=1e-6)
-    np.testing.assert_allclose(model.slot_weights_, reference["slot_weights"], atol=1e-6)
-    np.testing.assert_allclose(model.infinitesimal_effects_ * model.column_scale_,
-                               reference["theta"], atol=1e-8)
-    assert model.noise_variance_ == pytest.approx(reference["sigma2"], rel=1e-6)
-    assert model.infinitesimal_variance_ == pytest.approx(reference["tau2"], rel=1e-4)
-    assert sorted(found["variables"] for found in model.credible_sets_) == sorted(
-        reference["cs"])
-    assert model.n_iter_ == reference["niter"] and model.converged_
+    assert_matches_susier(model, reference)
 
 
 @pytest.mark.parametrize("temperature", [1.0, 0.5])
