@@ -775,21 +775,22 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:  # a warm start: sigma2 of the next sweep from these data
-            return state_from_effects(data.ibss, previous.alpha, previous.mean,
-                                      previous.second_moment, previous.prior_variance,
-                                      previous.residual_variance, previous.null_alpha
-                                      )._replace(infinitesimal_variance=float(
-                                          previous.infinitesimal_variance))
-        if data.start is not None:
-            return data.start
-        state = initial_state(data.ibss, data.n_effects, self.residual_variance,
-                              data.prior_variance_share)
-        if self.residual_variance_method == "nig":  # V is a share of sigma2 (susieR's start)
-            state = state._replace(prior_variance=np.full(data.n_effects,
-                                                          data.prior_variance_share))
-        if data.mismatch is not None and data.mismatch.estimate:
-            state = self._mismatch_start(data, state)
-        if self.unmappable_effects == "ash":
+            state = state_from_effects(data.ibss, previous.alpha, previous.mean,
+                                       previous.second_moment, previous.prior_variance,
+                                       previous.residual_variance, previous.null_alpha
+                                       )._replace(infinitesimal_variance=float(
+                                           previous.infinitesimal_variance))
+        elif data.start is not None:  # init=
+            state = data.start
+        else:
+            state = initial_state(data.ibss, data.n_effects, self.residual_variance,
+                                  data.prior_variance_share)
+            if self.residual_variance_method == "nig":  # V a share of sigma2 (susieR's)
+                state = state._replace(prior_variance=np.full(data.n_effects,
+                                                              data.prior_variance_share))
+            if data.mismatch is not None and data.mismatch.estimate:
+                state = self._mismatch_start(data, state)
+        if self.unmappable_effects == "ash":  # every start: the background from 0
             from ._susie_ash import ash_start
 
             state = ash_start(state, data.ibss.d.shape[0])

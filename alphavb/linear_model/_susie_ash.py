@@ -495,8 +495,10 @@ def mr_ash(data, background, leave_out, theta, weights, sigma2, temperature, tol
     grid, theta = background.grid, np.array(theta, dtype=float)
     if data.gram is None:
         residual = data.y - data.Z @ (leave_out + theta)
+        informative = data.d > 0  # the variables with data (a constant one has none)
+        if weights is None and not informative.any():  # no data on any variable
+            weights = np.full(grid.shape[0], 1.0 / grid.shape[0])
         if weights is None:  # susieR's mr.ash start: q(k) of theta's start, averaged over
-            informative = data.d > 0  # the variables with data (a constant one has none)
             spread = (1.0 / (temperature * data.d[informative, None]) + grid[None, :]) \
                 * sigma2
             log_phi = -theta[informative, None] ** 2 / spread / 2.0 - np.log(spread) / 2.0

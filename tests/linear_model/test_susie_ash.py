@@ -271,3 +271,30 @@ def test_background_variance_is_never_negative_on_mismatched_summaries():
     model = AlphaSuSiE(unmappable_effects="ash", estimate_residual_variance=True)
     model.fit_summary(z, np.corrcoef(X, rowvar=False), 100)
     assert model.infinitesimal_variance_ >= 0.0 and model.noise_variance_ > 0.0
+
+
+def test_a_start_from_init_or_a_warm_start_carries_the_background():
+    """A start from a fitted model (init=) or a warm start had no background state
+    (AttributeError in the ash step); it starts the background from 0 as a cold fit."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(100, 20)
+    y = X[:, 3] + rng.randn(100)
+    plain = AlphaSuSiE().fit(X, y)
+    started = AlphaSuSiE(unmappable_effects="ash", init=plain).fit(X, y)
+    cold = AlphaSuSiE(unmappable_effects="ash").fit(X, y)
+    assert [cs["variables"] for cs in started.credible_sets_] == [[3]]
+    assert [cs["variables"] for cs in cold.credible_sets_] == [[3]]
+    warm = AlphaSuSiE(unmappable_effects="ash", warm_start=True).fit(X, y).fit(X, y)
+    assert [cs["variables"] for cs in warm.credible_sets_] == [[3]]
+
+
+def test_constant_columns_leave_no_background_and_no_nan():
+    """Mr.ASH's start averaged its mixture weights over the informative columns: with none,
+    numpy's "Mean of empty slice" and a NaN objective; now uniform weights and no sets."""
+    import warnings
+
+    y = np.random.RandomState(0).randn(200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = AlphaSuSiE(unmappable_effects="ash", n_effects=3).fit(np.ones((200, 3)), y)
+    assert model.credible_sets_ == [] and np.all(np.isfinite(model.inclusion_probabilities_))
