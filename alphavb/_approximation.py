@@ -138,7 +138,7 @@ class ApproximationCheck:
 
     def warning_text(self, owner):
         return (f"{owner}: the variational posterior is far from the exact alpha-posterior "
-                f"near it ({self.method}): {self.text()} ({self.cause}). Read the exact numbers in "
+                f"({self.method}): {self.text()} ({self.cause}). Read the exact numbers in "
                 "approximation_check_, or compare everything with "
                 "alphavb.exact.compare_to_exact(model, X, y), which draws from the exact "
                 "posterior.")
@@ -160,7 +160,7 @@ def importance_check(draws, log_weights, lower, upper, names, started, cause):
     """An :class:`ApproximationCheck` by Pareto-smoothed importance sampling
     (:mod:`alphavb._psis`): ``draws`` of ``q`` (n_draws, n_params) with ``log_weights``
     ``log p - log q``; the weighted mass of each ``[lower_j, upper_j]`` (``q``'s intervals),
-    the k-hat, the corrected means where k-hat is within its limit; ``started`` is the
+    the k-hat, the corrected means unless the weights are rough; ``started`` is the
     ``time.perf_counter()`` of the check's start. NaN log weights (no density) count as
     zero weights; None when every weight is zero."""
     import time

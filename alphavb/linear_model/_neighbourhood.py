@@ -4,8 +4,8 @@ A mean-field fit ``prod_j q(beta_j, z_j)`` cannot say "one of these two correlat
 (Carbonetto & Stephens 2012, Sec. 3): it puts one in with PIP near 1 and the other out, and
 its intervals ignore the correlation. The exact alpha-posterior of the model's indicators is
 known up to a constant in closed form once the coefficients (and the noise variance) are
-integrated out; with the rows of ``X`` and ``y`` multiplied by ``sqrt(alpha)`` (or by the
-Jaakkola-Jordan weights of a logistic fit), ``A = X_g' X_g + diag(prior precisions)`` over
+integrated out; with the rows of ``X`` and ``y`` multiplied by ``sqrt(alpha)``,
+``A = X_g' X_g + diag(prior precisions)`` over
 the columns ``g`` in the model (the flat columns with precision 0, the slab ones with
 ``1 / nu``), ``b = X_g' y`` and ``Q = b' A^{-1} b``::
 
@@ -14,14 +14,19 @@ the columns ``g`` in the model (the flat columns with precision 0, the slab ones
 ``score(Q) = -c_n log(b0 + (y'y - Q) / 2)`` with the noise variance integrated out (its
 posterior shape ``c_n``) and ``Q / (2 s)`` with a known variance ``s`` (the collapsed
 Gibbs sampler's target, :mod:`alphavb.exact._kernels`, whose functions this module shares).
+A grid of prior settings ``h`` is summed out per model. A logistic model has no closed form:
+each expanded model's tempered likelihood is expanded to second order at that model's
+posterior mode (Newton), and the model and its neighbours are scored by the Gaussian model
+of the working response with the IRLS weights, plus the constant that makes it the Laplace
+approximation of the model's marginal likelihood (``_laplace`` in the kernels).
 
 :func:`neighbourhood_posterior` searches the indicators best-first from the fit's median
 model (PIP > 1/2): it scores every model one step away (each variable in or out, each
 variable in the model swapped for one of its most correlated variables outside), then
-expands the most probable model not yet expanded, while it is within ``window`` of the best
-one found, up to ``max_expansions`` (the deterministic relative of Hans, Dobra & West's 2007
-shotgun stochastic search). Normalised over the models found, it gives their PIPs and, per
-model, the exact conditional posterior of the coefficients (a Student t with the noise
+expands the most probable model not yet expanded, while it is within ``expand_window`` of
+the best one found, up to ``max_expansions`` (the deterministic relative of Hans, Dobra &
+West's 2007 shotgun stochastic search). Normalised over the models found, it gives their
+PIPs and, per model, the exact conditional posterior of the coefficients (a Student t with the noise
 variance integrated out, a normal with it known): what :func:`alphavb.exact.compare_to_exact`
 measures by sampling, where the posterior's mass is near the fit. Scores use rank-one updates
 of ``A^{-1}``: a step costs ``O(k^2)`` after ``O(n d k)`` per expanded model of ``k``
@@ -86,7 +91,7 @@ class NeighbourhoodPosterior:
     Attributes
     ----------
     weights : ndarray
-        ``p(model, h | y)`` normalised over the models found.
+        ``p(model | y)`` (the prior settings summed out) normalised over the models found.
     n_models, n_expanded : int
         Models found, and expanded (their neighbours scored).
     """
