@@ -23,6 +23,8 @@ and a warning on every such fit would teach users to ignore it.
 """
 
 import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,12 +146,30 @@ class ApproximationCheck:
                 "posterior.")
 
 
-def publish_check(estimator, check, owner=None):
-    """Publish ``check`` as ``estimator.approximation_check_`` (None: the model has no cheap
-    exact reference in this setting) and warn, in the name of ``owner`` (default: the
+# False inside without_checks(): the fits a method makes for itself (a selection's
+# resamples and folds) skip the check, whose warning they would silence anyway
+_CHECKING = ContextVar("alphavb_approximation_checks", default=True)
+
+
+@contextmanager
+def without_checks():
+    """Fits inside this context publish no check (``approximation_check_`` None) and spend
+    no time on it: for the many fits a method makes for itself and never shows."""
+    token = _CHECKING.set(False)
+    try:
+        yield
+    finally:
+        _CHECKING.reset(token)
+
+
+def publish_check(estimator, compute, owner=None):
+    """Publish ``compute()`` (an :class:`ApproximationCheck`, or None where the model has no
+    cheap exact reference in this setting; not called inside :func:`without_checks`) as
+    ``estimator.approximation_check_`` and warn, in the name of ``owner`` (default: the
     estimator's class), when it is not reliable."""
     from ._validation import caller_stacklevel
 
+    check = compute() if _CHECKING.get() else None
     estimator.approximation_check_ = check
     if check is not None and not check.reliable:
         warnings.warn(check.warning_text(owner or type(estimator).__name__),

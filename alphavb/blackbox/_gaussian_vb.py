@@ -422,10 +422,9 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         self.mean_ = np.asarray(means)
         self.covariance_ = np.asarray(self._family.covariances(factors))
         self.weights_ = np.exp(np.asarray(log_weights))
-        with np.errstate(all="ignore"):  # a log-likelihood undefined at a draw is NaN there
-            check = self._approximation_check(X, y, rng)
-        self.khat_ = np.nan if check is None else check.khat
-        publish_check(self, check, getattr(self, "_blame", (None,))[0])
+        publish_check(self, lambda: self._approximation_check(X, y, rng),
+                      getattr(self, "_blame", (None,))[0])
+        self.khat_ = getattr(self.approximation_check_, "khat", np.nan)  # None: no check
         return self
 
     def _approximation_check(self, X, y, rng):
@@ -439,13 +438,14 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
 
         started = time.perf_counter()
         theta = self.sample(PSIS_DRAWS, random_state=rng.randint(2**31 - 1))
-        if self.vectorized:  # in chunks of draws: about 1e6 numbers at once, whatever n
-            chunk = max(1, int(1e6 // max(np.shape(X)[0] if np.ndim(X) else 1, 1)))
-            log_likelihood = np.concatenate([
-                np.asarray(self.log_likelihood(theta[start:start + chunk], X, y), dtype=float)
-                for start in range(0, len(theta), chunk)])
-        else:
-            log_likelihood = np.array([self.log_likelihood(row, X, y) for row in theta])
+        with np.errstate(all="ignore"):  # a log-likelihood undefined at a draw is NaN there
+            if self.vectorized:  # in chunks of draws: about 1e6 numbers at once, whatever n
+                chunk = max(1, int(1e6 // max(np.shape(X)[0] if np.ndim(X) else 1, 1)))
+                log_likelihood = np.concatenate([np.asarray(self.log_likelihood(
+                    theta[start:start + chunk], X, y), dtype=float)
+                    for start in range(0, len(theta), chunk)])
+            else:
+                log_likelihood = np.array([self.log_likelihood(row, X, y) for row in theta])
         prior_mean, prior_variance = self._prior
         log_prior = -0.5 * np.sum((theta - prior_mean) ** 2 / prior_variance
                                   + np.log(2 * np.pi * prior_variance), axis=1)

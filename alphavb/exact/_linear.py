@@ -27,6 +27,7 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from sklearn.base import clone
 
 from .._validation import bad_parameter
+from ..linear_model._base import exact_noise_shape
 from ._draws import ExactDraws
 from ._spike_slab import check_noise_shape, flat_parameters
 
@@ -56,7 +57,7 @@ def sample_linear(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     gram = data.X.T @ data.X
     xty = data.X.T @ data.y
     n_flat = int(model.fit_intercept)
-    shape = data.noise_prior[0] + 0.5 * (alpha * data.n_observations - n_flat)
+    shape = exact_noise_shape(data.noise_prior[0], alpha, data.n_observations, n_flat)
     if data.fixed_variance is None:
         check_noise_shape(model, shape, data.noise_prior[0], data.X.shape[0],
                           data.n_observations, n_flat)

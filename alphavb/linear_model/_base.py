@@ -51,6 +51,13 @@ AUTO_NOISE_SHAPE = 1e-6
 # 1e-16 at c = 0.05 but nearly 1 at the default a0 = 1e-6 when alpha n equals the number
 # of flat columns (one row and an intercept); at c <= 0 the posterior does not exist
 MIN_NOISE_SHAPE = 0.05
+
+
+def exact_noise_shape(prior_shape, alpha, n_observations, n_flat):
+    """The shape ``a0 + (alpha n - k) / 2`` of the noise variance's exact alpha-posterior
+    ``InvGamma``, with ``k`` flat-prior columns (the intercept, covariates) integrated out,
+    each taking 1/2 (the exact samplers' and the fit-time checks')."""
+    return prior_shape + 0.5 * (alpha * n_observations - n_flat)
 # sample weights are row counts; a larger total overflowed the objective (1e200 per row
 # did, 1e150 per row did not, on 60 rows)
 MAX_WEIGHT_TOTAL = 1e150

@@ -47,6 +47,7 @@ from ._base import (
     AlphaRegressionBase,
     Centring,
     NoiseFactor,
+    exact_noise_shape,
     expected_gaussian_loglik,
     fixed_noise_start,
     noise_block,
@@ -420,7 +421,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
 
     def _publish_results(self, data, results):
         super()._publish_results(data, results)
-        publish_check(self, self._approximation_check(data))
+        publish_check(self, lambda: self._approximation_check(data))
 
     def _approximation_check(self, data):
         """The exact alpha-posterior beside ``q`` where it has a closed form
@@ -435,7 +436,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
         posterior to exist."""
 
         alpha, (prior_shape, prior_scale) = self.alpha, data.noise_prior
-        shape = prior_shape + 0.5 * (alpha * data.n_observations - int(self.fit_intercept))
+        shape = exact_noise_shape(prior_shape, alpha, data.n_observations,
+                                  int(self.fit_intercept))
         if data.fixed_variance is None and (not data.conjugate or shape < MIN_NOISE_SHAPE):
             return None
         started = time.perf_counter()

@@ -269,7 +269,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         records = [self._state_attributes(result.state) for result in results]
         self._publish_settings(settings, log_prior, results, records)
         self.lfsr_ = self._local_false_sign_rates()
-        publish_check(self, self._approximation_check(data, results))
+        publish_check(self, lambda: self._approximation_check(data, results))
 
     def _approximation_check(self, data, results):
         """The exact alpha-posterior near the fit beside ``q`` (:mod:`alphavb._approximation`):

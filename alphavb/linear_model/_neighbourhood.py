@@ -106,12 +106,10 @@ class NeighbourhoodPosterior:
         self._parents, self._outs, self._intos, self._settings, values = found
         weights = np.exp(values - values.max())
         self.weights = weights / weights.sum()
-        self._columns = {int(index): columns[offsets[e]:offsets[e + 1]]
-                         for e, index in enumerate(expanded_index)}
-        self._expanded = (columns, offsets)
+        self._expanded_index, self._expanded = expanded_index, (columns, offsets)
         self._position = np.full(len(values), -1, dtype=np.int64)
         self._position[expanded_index] = np.arange(len(expanded_index))
-        self.n_models, self.n_expanded = len(values), len(self._columns)
+        self.n_models, self.n_expanded = len(values), len(expanded_index)
 
     @property
     def inclusion_probabilities(self):
@@ -122,8 +120,9 @@ class NeighbourhoodPosterior:
         counts[self._start] += self.weights[~from_parent].sum()
         by_parent = np.bincount(self._parents[from_parent], self.weights[from_parent],
                                 minlength=len(self.weights))
-        for index, columns in self._columns.items():
-            counts[columns] += by_parent[index]
+        columns, offsets = self._expanded
+        for e, index in enumerate(self._expanded_index):
+            counts[columns[offsets[e]:offsets[e + 1]]] += by_parent[index]
         left, entered = self._outs >= 0, self._intos >= 0
         np.subtract.at(counts, self._outs[left], self.weights[left])
         np.add.at(counts, self._intos[entered], self.weights[entered])

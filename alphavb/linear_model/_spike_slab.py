@@ -53,6 +53,7 @@ from ._base import (
     AlphaRegressionBase,
     Centring,
     NoiseFactor,
+    exact_noise_shape,
     expected_gaussian_loglik,
     fixed_noise_start,
     noise_block,
@@ -364,7 +365,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
                           else data.n_observations)
         n_flat = int(self.fit_intercept) + self.n_covariates_in_
         shape, scale = data.noise_prior
-        return "integrated", shape + 0.5 * (self.alpha * n_observations - n_flat), scale
+        return "integrated", exact_noise_shape(shape, self.alpha, n_observations, n_flat), scale
 
     def _collapsed_model(self, data, results):
         """The model with its coefficients integrated out: the rows times ``sqrt(alpha)``

@@ -11,6 +11,7 @@ from scipy.special import digamma
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
+from .._approximation import without_checks
 from ._model_kinds import gaussian_row_losses, kind_of
 
 
@@ -131,9 +132,10 @@ def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind,
                 model.set_params(warm_start=index > 0)
             else:
                 model = clone(model)
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), without_checks():
                 # a short prefix may leave q(sigma2) without a finite mean (a UserWarning);
-                # the row losses use its shape and scale, which are finite
+                # the row losses use its shape and scale, which are finite; no prefix fit
+                # is checked against the exact posterior (the selector's refit is)
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 warnings.simplefilter("ignore", UserWarning)
                 model.fit(X[:start], None if y is None else y[:start])
