@@ -34,6 +34,7 @@ import importlib
 _LAZY = {
     "InvalidParameterError": "._validation",
     "PosteriorApproximationWarning": "._approximation",
+    "approximation_checks": "._approximation",
     "AlphaLinearRegression": ".linear_model",
     "AlphaSpikeSlabClassifier": ".linear_model",
     "AlphaSpikeSlabRegression": ".linear_model",
@@ -62,6 +63,7 @@ __all__ = [
     "BBAlphaRegressor",
     "InvalidParameterError",
     "PosteriorApproximationWarning",
+    "approximation_checks",
     "to_inference_data",
 ]
 __version__ = "0.1.0"

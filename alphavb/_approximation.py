@@ -1,8 +1,10 @@
 """How far a fit's variational posterior is from its exact alpha-posterior, measured at fit
 time, and the warning when it is too far to be trusted.
 
-A model that can measure it cheaply (the spike-and-slab models: the exact posterior near the
-fit, :mod:`alphavb.linear_model._neighbourhood`) publishes an :class:`ApproximationCheck` as
+A model that can measure it (the spike-and-slab models: the exact posterior near the fit,
+:mod:`alphavb.linear_model._neighbourhood`; the linear model's closed form; importance
+sampling for the Gaussian ``q`` of the black-box models; a short run of SuSiE's collapsed
+sampler, :mod:`alphavb.linear_model._susie_exact`) publishes an :class:`ApproximationCheck` as
 ``approximation_check_`` and warns with :class:`PosteriorApproximationWarning` when
 
 * some variable's inclusion probability (PIP) differs from the exact one by more than
@@ -18,6 +20,8 @@ holding less than 0.8) and what is accurate (PIPs within 0.05, intervals holding
 0.9). The interval limit is below the middle of its band: the Jaakkola-Jordan intervals of
 an ordinary logistic fit hold 0.82-0.87 of the exact posterior (the exact sampler agrees),
 and a warning on every such fit would teach users to ignore it.
+:func:`approximation_checks` says when fits measure it: ``"auto"`` (where the check costs at
+most a fifth of the fit's work), ``"always"`` or ``"never"``.
 ``benchmarks/bench_approximation_check.py`` measures the check against
 :func:`alphavb.exact.compare_to_exact` on real data sets.
 """
@@ -146,30 +150,62 @@ class ApproximationCheck:
                 "posterior.")
 
 
-# False inside without_checks(): the fits a method makes for itself (a selection's
-# resamples and folds) skip the check, whose warning they would silence anyway
-_CHECKING = ContextVar("alphavb_approximation_checks", default=True)
+CHECK_MODES = ("auto", "always", "never")
+# "auto" checks where the check is cheap beside the fit; without_checks() is "never" for
+# the fits a method makes for itself (a selection's resamples and folds), whose warnings
+# it would silence anyway
+_MODE = ContextVar("alphavb_approximation_checks", default="auto")
+# "auto" runs a check whose predicted cost is at most this share of the fit's
+CHEAP_SHARE = 0.2
 
 
 @contextmanager
-def without_checks():
-    """Fits inside this context publish no check (``approximation_check_`` None) and spend
-    no time on it: for the many fits a method makes for itself and never shows."""
-    token = _CHECKING.set(False)
+def approximation_checks(mode="always"):
+    """When the fits inside this context measure their posterior against the exact one.
+
+    Parameters
+    ----------
+    mode : {"always", "auto", "never"}, default="always"
+        ``"auto"`` (the default outside any context): every fit whose check is cheap
+        beside it (at most a fifth of the fit's work); a SuSiE fit with many effects on few
+        rows has a check costing more than the fit, and publishes ``approximation_check_ =
+        None`` unless ``"always"``. ``"never"``: no check (``approximation_check_`` None,
+        no warning).
+
+    Examples
+    --------
+    >>> import alphavb
+    >>> with alphavb.approximation_checks("always"):  # doctest: +SKIP
+    ...     model = alphavb.AlphaSuSiE().fit(X, y)
+    """
+    if mode not in CHECK_MODES:
+        raise ValueError(f"approximation_checks: mode must be one of {', '.join(CHECK_MODES)}; "
+                         f"got {mode!r}.")
+    token = _MODE.set(mode)
     try:
         yield
     finally:
-        _CHECKING.reset(token)
+        _MODE.reset(token)
 
 
-def publish_check(estimator, compute, owner=None):
+def without_checks():
+    """Fits inside this context publish no check (``approximation_check_`` None) and spend
+    no time on it: for the many fits a method makes for itself and never shows."""
+    return approximation_checks("never")
+
+
+def publish_check(estimator, compute, owner=None, cost_share=0.0):
     """Publish ``compute()`` (an :class:`ApproximationCheck`, or None where the model has no
-    cheap exact reference in this setting; not called inside :func:`without_checks`) as
-    ``estimator.approximation_check_`` and warn, in the name of ``owner`` (default: the
-    estimator's class), when it is not reliable."""
+    cheap exact reference in this setting) as ``estimator.approximation_check_`` and warn,
+    in the name of ``owner`` (default: the estimator's class), when it is not reliable.
+    ``compute`` is not called under :func:`approximation_checks` ``"never"``, nor under
+    ``"auto"`` when ``cost_share`` (the check's predicted work over the fit's) exceeds
+    :data:`CHEAP_SHARE`."""
     from ._validation import caller_stacklevel
 
-    check = compute() if _CHECKING.get() else None
+    mode = _MODE.get()
+    run = mode == "always" or (mode == "auto" and cost_share <= CHEAP_SHARE)
+    check = compute() if run else None
     estimator.approximation_check_ = check
     if check is not None and not check.reliable:
         warnings.warn(check.warning_text(owner or type(estimator).__name__),

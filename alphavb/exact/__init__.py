@@ -14,6 +14,9 @@ the variational ``q`` parameter by parameter. Samplers:
 * :class:`~alphavb.AlphaLogisticRegression` and :class:`~alphavb.AlphaSpikeSlabClassifier`:
   Polya-Gamma Gibbs, ``PG(alpha, psi)`` for the tempered likelihood, with the same collapsed
   spike-and-slab sweep given the Polya-Gamma weights (:mod:`alphavb.exact._polya_gamma`);
+* :class:`~alphavb.AlphaSuSiE` (without a background or the NIG prior): collapsed Gibbs
+  over the single effects' positions at the fit's residual and prior variances
+  (:mod:`alphavb.exact._susie`, :mod:`alphavb.linear_model._susie_exact`);
 * :class:`~alphavb.AlphaGaussianMixture` and :class:`~alphavb.AlphaLDA`: NUTS in NumPyro on
   the parameters with the allocations (the tokens' topics) summed out, components matched to
   the fitted ones (:mod:`alphavb.exact._mixture`, :mod:`alphavb.exact._topics`,
@@ -34,7 +37,7 @@ from ._draws import MixingWarning
 __all__ = ["MixingWarning", "compare_to_exact", "sample_exact", "wasserstein"]
 
 _SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression", "AlphaSpikeSlabClassifier",
-            "AlphaLogisticRegression", "AlphaGaussianMixture", "AlphaLDA")
+            "AlphaLogisticRegression", "AlphaGaussianMixture", "AlphaLDA", "AlphaSuSiE")
 
 
 def _sampler(estimator):
@@ -43,6 +46,7 @@ def _sampler(estimator):
         AlphaLinearRegression,
         AlphaSpikeSlabClassifier,
         AlphaSpikeSlabRegression,
+        AlphaSuSiE,
     )
     from ..mixture import AlphaGaussianMixture
     from ..topics import AlphaLDA
@@ -50,8 +54,11 @@ def _sampler(estimator):
     from ._mixture import sample_mixture
     from ._polya_gamma import sample_logistic, sample_spike_slab_logistic
     from ._spike_slab import sample_spike_slab
+    from ._susie import sample_susie
     from ._topics import sample_lda
 
+    if isinstance(estimator, AlphaSuSiE):
+        return sample_susie, ("covariates", "sample_weight")
     if isinstance(estimator, AlphaSpikeSlabRegression):
         return sample_spike_slab, ("covariates", "sample_weight")
     if isinstance(estimator, AlphaLinearRegression):
@@ -106,8 +113,9 @@ def sample_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1000,
     ----------
     estimator : alphavb estimator
         ``AlphaLinearRegression``, ``AlphaSpikeSlabRegression``,
-        ``AlphaSpikeSlabClassifier``, ``AlphaLogisticRegression``, ``AlphaGaussianMixture``
-        or ``AlphaLDA``.
+        ``AlphaSpikeSlabClassifier``, ``AlphaLogisticRegression``, ``AlphaGaussianMixture``,
+        ``AlphaLDA`` or ``AlphaSuSiE`` (its effects at the fit's variances, which a fit of a
+        clone gives).
     X : array-like of shape (n_samples, n_features)
         (LDA: the document-word counts.)
     y : array-like of shape (n_samples,), default=None

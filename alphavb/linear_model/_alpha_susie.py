@@ -23,6 +23,8 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._approximation import publish_check
+from .._parallel import one_blas_thread
 from .._validation import (
     Boolean,
     FiniteArray,
@@ -54,6 +56,7 @@ from ._susie import (
     state_from_effects,
     sufficient_statistics_data,
 )
+from ._susie_exact import check_cost_share, offer_target
 from ._susie_posterior import SuSiEPosteriorMixin
 from ._susie_sources import (
     SuSiEData,
@@ -1030,6 +1033,31 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.credible_sets_ = sets
         self._publish_background(data, result.state)
         self._publish_mismatch(data, result.state)
+        offer_target(data, result.state, self.alpha, self.kept_effects_,
+                     self._has_exact_target(data, result.state))
+        publish_check(self, lambda: self._approximation_check(data, result.state),
+                      cost_share=check_cost_share(
+                          self.n_iter_, self.n_effects_, int(self.kept_effects_.sum()),
+                          data.ibss.Z.shape[0] if data.ibss.Z is not None
+                          else data.ibss.d.shape[0]))
+
+    @staticmethod
+    def _has_exact_target(data, state):
+        """No background, no mismatched LD and no NIG prior: the settings whose exact
+        posterior :mod:`~alphavb.linear_model._susie_exact` samples."""
+        return (data.background is None and data.mismatch is None
+                and state.residual_scales is None)
+
+    def _approximation_check(self, data, state):
+        """The exact alpha-posterior of the effects at the fit's variances beside ``q``
+        (:mod:`~alphavb.linear_model._susie_exact`); None with a background, the NIG prior
+        or a mismatched LD, whose exact posteriors that sampler does not know."""
+        if not self._has_exact_target(data, state):
+            return None
+        from ._susie_exact import susie_check  # numba compiles the sampler when first used
+
+        with one_blas_thread():
+            return susie_check(self, data, state, np.random.RandomState(self._purity_seed()))
 
     def _publish_mismatch(self, data, state):
         """``ld_mismatch_`` (None for an LD of the sample) and a warning naming what it
