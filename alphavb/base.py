@@ -436,6 +436,7 @@ class StochasticStepsMixin:
         else:
             state = self._get_parameters()
         self._store(self._take_step(data, state, random_state))
+        self.approximation_check_ = None  # a check of the last fit is not one of this step
         return self
 
 

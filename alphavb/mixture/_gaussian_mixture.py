@@ -89,10 +89,12 @@ from sklearn.base import DensityMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from .._approximation import publish_check
 from .._parallel import thread_count
 from .._validation import FiniteArray, Integer, Options, Real, validate_params
 from ..base import CAVIEstimator, StochasticStepsMixin
 from ._blocks import lazy_over_row_blocks
+from ._check import check_cost_share, has_check, mixture_check
 from ._families import FAMILIES, family_class
 from ._preparation import (
     initial_responsibilities,
@@ -240,6 +242,13 @@ default="dirichlet_process"
     converged_ : bool
     n_batch_iter_ : int
         Number of ``partial_fit`` steps taken.
+    approximation_check_ : ApproximationCheck or None
+        ``q`` against the exact alpha-posterior (allocations summed out) by Pareto-smoothed
+        importance sampling (:mod:`~alphavb.mixture._check`): the PSIS k-hat and the exact
+        mass of each weight's, mean's and variance's 95% interval of ``q``, with a
+        ``PosteriorApproximationWarning`` when one holds less than 0.82. A thousand
+        likelihood passes: run inside ``alphavb.approximation_checks("always")`` (None
+        otherwise, for the tied family, and after ``partial_fit``).
 
     Notes
     -----
@@ -460,6 +469,9 @@ default="dirichlet_process"
         self._fit_cavi(data)
         self.lower_bound_, self.lower_bounds_ = self.elbo_, self.elbo_history_
         self.n_batch_iter_ = 0
+        publish_check(self, lambda: mixture_check(self, data.X, data.weight,
+                                                  check_random_state(self.random_state)),
+                      cost_share=check_cost_share(self) if has_check(self) else 0.0)
         return self
 
     def fit_predict(self, X, y=None, sample_weight=None):

@@ -192,6 +192,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     n_guarded_sweeps_ : int
         Batch sweeps whose random restart lowered the objective and were redone with the
         monotone safeguard (see Notes).
+    approximation_check_ : None
+        No fit-time check yet: ``q`` has ``K V + D K`` parameters, where importance
+        weights tell nothing; :func:`alphavb.exact.compare_to_exact` (NUTS) measures it on
+        request.
 
     Notes
     -----
@@ -549,6 +553,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                           "is nan.",
                           UserWarning, stacklevel=caller_stacklevel())
             self.bound_ = float("nan")
+        self.approximation_check_ = None
         return self
 
     def partial_fit(self, X, y=None):
