@@ -114,14 +114,25 @@ def mixture_intervals(weights, means, sds, level):
             below = ndtr((column - means) / np.where(slab, sds, 1.0))
         return np.sum(weights * np.where(slab, below, column >= means), axis=1)
 
+    tails = (0.5 - 0.5 * level, 0.5 + 0.5 * level)
+    # a row whose mass below 0 is under the lower tail while its mass up to 0 reaches the
+    # upper one has both bounds at 0 (most variables of a sparse fit): no bisection
+    with np.errstate(divide="ignore", invalid="ignore"):
+        below = np.sum(weights * np.where(slab, ndtr(-means / np.where(slab, sds, 1.0)),
+                                          means < 0.0), axis=1)
+    up_to_zero = below + np.sum(weights * (~slab & (means == 0.0)), axis=1)
+    searched = ~((below < tails[0]) & (up_to_zero >= tails[1]))
+    # cdf above reads these names: from here on, the searched rows only
+    weights, means, sds, slab = (weights[searched], means[searched], sds[searched],
+                                 slab[searched])
     low = np.min(np.where(slab, means - 40.0 * sds, 0.0), axis=1).clip(max=0.0)
     high = np.max(np.where(slab, means + 40.0 * sds, 0.0), axis=1).clip(min=0.0)
-    tolerance = 1e-12 * np.max(sds, axis=1)
-    bounds = []
-    for p in (0.5 - 0.5 * level, 0.5 + 0.5 * level):
+    tolerance = 1e-12 * np.max(sds, axis=1, initial=0.0)
+    bounds = np.zeros((len(searched), 2))
+    for column, p in enumerate(tails):
         _, upper = bisect_quantile(cdf, p, low, high, tolerance)
-        bounds.append(np.where(np.abs(upper) <= tolerance, 0.0, upper))
-    return np.column_stack(bounds)
+        bounds[searched, column] = np.where(np.abs(upper) <= tolerance, 0.0, upper)
+    return bounds
 
 
 def grid_arrays(settings, pi_prior):

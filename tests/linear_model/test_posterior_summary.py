@@ -147,3 +147,36 @@ def test_select_is_the_largest_set_within_the_bayesian_fdr():
             assert pip[chosen].min() >= pip[~chosen].max(initial=0.0)
     with pytest.raises(ValueError, match="fdr"):
         model.select(0.0)
+
+
+def test_mixture_intervals_are_the_quantiles_of_the_mixture():
+    """Rows of spike-and-slab mixtures (an atom at 0 plus normals), most with little slab mass
+    (both bounds 0, no bisection) and some with much: each bound is the smallest x whose
+    mixture cdf reaches the tail probability (found here row by row by brentq)."""
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    from alphavb.linear_model._inclusion import mixture_intervals
+
+    rng = np.random.default_rng(5)
+    n_rows = 60
+    slab_mass = np.concatenate([rng.uniform(0, 0.04, 40), rng.uniform(0.05, 1.0, 20)])
+    split = rng.dirichlet(np.ones(2), size=n_rows) * slab_mass[:, None]
+    weights = np.column_stack([1.0 - slab_mass, split])
+    means = np.column_stack([np.zeros(n_rows), rng.normal(0, 2, (n_rows, 2))])
+    sds = np.column_stack([np.zeros(n_rows), rng.uniform(0.1, 1.0, (n_rows, 2))])
+    for level in (0.95, 0.5):
+        bounds = mixture_intervals(weights, means, sds, level)
+        for row in range(n_rows):
+            def cdf(x, row=row):
+                return (weights[row, 0] * (x >= 0.0)
+                        + weights[row, 1:] @ norm.cdf((x - means[row, 1:]) / sds[row, 1:]))
+            for column, p in enumerate((0.5 - 0.5 * level, 0.5 + 0.5 * level)):
+                below_zero = weights[row, 1:] @ norm.cdf(-means[row, 1:] / sds[row, 1:])
+                if below_zero < p <= below_zero + weights[row, 0]:
+                    expected = 0.0  # the atom holds the quantile
+                elif p <= below_zero:
+                    expected = brentq(lambda x, p=p: cdf(x) - p, -50.0, -1e-300)
+                else:
+                    expected = brentq(lambda x, p=p: cdf(x) - p, 1e-300, 50.0)
+                assert bounds[row, column] == pytest.approx(expected, abs=1e-9)
