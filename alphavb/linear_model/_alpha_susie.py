@@ -522,8 +522,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             The variables' correlation matrix: symmetric, positive semi-definite (its
             smallest eigenvalue above ``-1e-8 p``), unit diagonal; a DataFrame names the
             variables. None: the correlations of ``reference_X``.
-        n_samples : int > 2, default=None
-            The number of rows behind ``z``.
+        n_samples : number > 2, default=None
+            The number of rows behind ``z`` (an effective sample size may be fractional,
+            as susieR's ``n``).
         bhat, shat : array-like of shape (n_features,), default=None
             Effect estimates and their standard errors, instead of ``z`` (``z = bhat /
             shat``); with ``var_y`` the fit's effects are on their scale.
@@ -598,9 +599,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             reference_n_samples = np.shape(reference_X)[0]
         if reference_n_samples is not None:
             size = real_scalar(reference_n_samples)
-            if size is None or not np.isfinite(size) or size <= 0:
-                raise bad_parameter(owner, "reference_n_samples", "a positive number (the "
-                                    "reference panel's rows)", reference_n_samples)
+            if size is None or not np.isfinite(size) or size < 2:
+                raise bad_parameter(owner, "reference_n_samples", "the reference panel's "
+                                    "rows, at least 2 (a correlation needs two)",
+                                    reference_n_samples)
         if n_samples is None:
             raise bad_parameter(owner, "n_samples", "the sample size with ld_mismatch or "
                                 "reference_n_samples", None, "The inflation is on the "

@@ -113,3 +113,15 @@ def test_bad_input_is_refused_by_name():
     R0 = R.copy()
     AlphaSuSiE().fit_summary(z, R, 100, ld_mismatch="eb", reference_n_samples=50)
     assert np.array_equal(R, R0)
+
+
+def test_a_reference_panel_of_one_row_is_refused():
+    """A correlation needs two rows: reference_n_samples under 2 names itself."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 4))
+    z = rng.standard_normal(4)
+    R = np.corrcoef(X, rowvar=False)
+    for size in (1, 0.5, 0):
+        with pytest.raises(ValueError, match="reference_n_samples.*at least 2"):
+            AlphaSuSiE(n_effects=2).fit_summary(z, R, 100, ld_mismatch="eb",
+                                                reference_n_samples=size)
