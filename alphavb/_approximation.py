@@ -84,6 +84,8 @@ class ApproximationCheck:
         ``khat`` above its limit while the weights are far from equal (an effective sample
         size under 90% of the draws): ``q`` is far from the exact posterior (the check is
         not ``reliable``), and the masses and means from the weights are rough.
+    call : str
+        How to call :func:`alphavb.exact.compare_to_exact` on the fit (the warning says it).
     noise_interval_mass : float
         The exact mass of ``q(sigma2)``'s interval (NaN where not measured). Reported, not
         warned on: a mean-field ``q(sigma2)`` counts the coefficients as data and is too
@@ -105,6 +107,7 @@ class ApproximationCheck:
     khat: float = float("nan")
     corrected_means: np.ndarray | None = None
     rough: bool = False
+    call: str = "compare_to_exact(model, X, y)"
 
     @property
     def pip_errors(self):
@@ -152,9 +155,8 @@ class ApproximationCheck:
     def warning_text(self, owner):
         return (f"{owner}: the variational posterior is far from the exact alpha-posterior "
                 f"({self.method}): {self.text()} ({self.cause}). Read the exact numbers in "
-                "approximation_check_, or compare everything with "
-                "alphavb.exact.compare_to_exact(model, X, y), which draws from the exact "
-                "posterior.")
+                f"approximation_check_, or compare everything with alphavb.exact.{self.call}, "
+                "which draws from the exact posterior.")
 
 
 CHECK_MODES = ("auto", "always", "never")
@@ -184,6 +186,9 @@ def approximation_checks(mode="always"):
     >>> import alphavb
     >>> with alphavb.approximation_checks("always"):  # doctest: +SKIP
     ...     model = alphavb.AlphaSuSiE().fit(X, y)
+
+    The mode belongs to the calling thread: :func:`alphavb.simulation.run_study` hands it to
+    its workers; a thread or process pool of your own starts from ``"auto"``.
     """
     if mode not in CHECK_MODES:
         raise ValueError(f"approximation_checks: mode must be one of {', '.join(CHECK_MODES)}; "
@@ -193,6 +198,19 @@ def approximation_checks(mode="always"):
         yield
     finally:
         _MODE.reset(token)
+
+
+def check_mode():
+    """The mode of :func:`approximation_checks` in force here: a task run elsewhere (a joblib
+    worker, a thread) starts from ``"auto"`` and is handed it (:func:`in_check_mode`)."""
+    return _MODE.get()
+
+
+def in_check_mode(mode, function, *args, **kwargs):
+    """``function(*args, **kwargs)`` inside ``approximation_checks(mode)``: what a task sent
+    to a worker runs, so that the caller's mode reaches its fits."""
+    with approximation_checks(mode):
+        return function(*args, **kwargs)
 
 
 def without_checks():
@@ -219,7 +237,8 @@ def publish_check(estimator, compute, owner=None, cost_share=0.0):
                       PosteriorApproximationWarning, stacklevel=caller_stacklevel())
 
 
-def importance_check(draws, log_weights, lower, upper, names, started, cause):
+def importance_check(draws, log_weights, lower, upper, names, started, cause,
+                     call="compare_to_exact(model, X, y)"):
     """An :class:`ApproximationCheck` by Pareto-smoothed importance sampling
     (:mod:`alphavb._psis`): ``draws`` of ``q`` (n_draws, n_params) with ``log_weights``
     ``log p - log q``; the weighted mass of each ``[lower_j, upper_j]`` (``q``'s intervals),
@@ -231,17 +250,21 @@ def importance_check(draws, log_weights, lower, upper, names, started, cause):
     from ._psis import pareto_khat
 
     log_weights = np.where(np.isnan(log_weights), -np.inf, log_weights)  # no density there
-    if not np.isfinite(log_weights).any():
+    finite = int(np.isfinite(log_weights).sum())
+    if not finite:
         return None
     khat, weights = pareto_khat(log_weights)
     raw = np.exp(log_weights - log_weights.max())
     # nearly equal weights (Kish's effective sample size >= 90% of the draws) estimate well
-    # whatever the fitted tail shape, which is then unstable (1.5 where q is exact)
-    rough = khat > KHAT_LIMIT and raw.sum() ** 2 / (raw @ raw) < 0.9 * len(raw)
+    # whatever the fitted tail shape, which is then unstable (1.5 where q is exact); a k-hat
+    # that could not be fitted (NaN) counts as above the limit
+    rough = (not khat <= KHAT_LIMIT) and raw.sum() ** 2 / (raw @ raw) < 0.9 * len(raw)
     mass = weights @ ((draws >= lower) & (draws <= upper))
+    counted = "" if finite == len(draws) else f" ({finite} with a density)"
     return ApproximationCheck(
-        method=f"Pareto-smoothed importance sampling, {len(draws)} draws of q",
+        method=f"Pareto-smoothed importance sampling, {len(draws)} draws of q{counted}",
         feature_names=tuple(names), variational_pips=np.zeros(0), exact_pips=np.zeros(0),
         interval_mass=mass, level=CHECK_LEVEL, n_models=len(draws),
         seconds=time.perf_counter() - started, khat=khat,
-        corrected_means=None if rough else weights @ draws, cause=cause, rough=bool(rough))
+        corrected_means=None if rough else weights @ draws, cause=cause, rough=bool(rough),
+        call=call)

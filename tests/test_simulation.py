@@ -239,3 +239,16 @@ def test_a_non_finite_risk_is_an_error_with_on_error_raise():
 
 def _nan_risk(model, X, truth, n_draws, random_state):
     return float("nan")
+
+
+def test_the_approximation_checks_mode_reaches_the_workers():
+    """approximation_checks("always") around run_study checks every fit in the workers too:
+    they are handed the caller's mode (a loky worker starts from "auto", which leaves the
+    mixture's dear check out and so records no PosteriorApproximationWarning)."""
+    import alphavb
+    from alphavb import AlphaGaussianMixture
+
+    with alphavb.approximation_checks("always"):
+        fits = run_study("gaussian_mixture", AlphaGaussianMixture(5), {"n_samples": [60]},
+                         n_replications=2, n_jobs=2, progress=False, random_state=0)
+    assert fits["warnings"].fillna("").str.contains("PosteriorApproximationWarning").all()

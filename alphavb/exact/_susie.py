@@ -33,7 +33,12 @@ def sample_susie(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng, covar
     p = target.n_features
     if len(target.variances):
         starts = starting_positions(probabilities, null_probabilities, n_chains, rng)
-        chains = run_chains(target, starts, n_draws * thin, n_tune, rng, draw_coef=True)
+        try:
+            chains = run_chains(target, starts, n_draws * thin, n_tune, rng, draw_coef=True)
+        except FloatingPointError as error:
+            raise ValueError(f"sample_exact: {error}; drop the duplicate columns or bound "
+                             "the residual variance away from 0 "
+                             "(residual_variance_bounds).") from None
         positions = chains.positions[:, ::thin]
         coef = chains.coef[:, ::thin] / model.column_scale_
         log_posterior = chains.log_posterior[:, ::thin]

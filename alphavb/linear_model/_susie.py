@@ -567,8 +567,30 @@ def credible_sets(alpha, prior_variance, X=None, coverage=0.95, min_abs_corr=0.5
     return sorted(sets, key=lambda found: -found["min_abs_corr"])
 
 
-# components of the mixture q(b_j) lighter than this are dropped (their mass is the error)
+# components of the mixture q(b_j) lighter than this are dropped (their mass is the error);
+# beyond MIXTURE_MAX_COMPONENTS per variable the lightest are merged into one normal (many
+# diffuse effects: their subsets grow combinatorially)
 MIXTURE_WEIGHT_FLOOR = 1e-12
+MIXTURE_MAX_COMPONENTS = 256
+
+
+def _merged_lightest(weights, means, variances):
+    """Each row's heaviest ``MIXTURE_MAX_COMPONENTS - 1`` components, and the rest merged
+    into one normal of their weight, mean and variance (the mixture's mass and first two
+    moments kept)."""
+    order = np.argsort(-weights, axis=1, kind="stable")
+    weights, means, variances = (np.take_along_axis(array, order, axis=1)
+                                 for array in (weights, means, variances))
+    head = MIXTURE_MAX_COMPONENTS - 1
+    rest_weight = weights[:, head:].sum(axis=1)
+    safe = np.where(rest_weight > 0.0, rest_weight, 1.0)
+    rest_mean = np.sum(weights[:, head:] * means[:, head:], axis=1) / safe
+    rest_variance = np.maximum(np.sum(weights[:, head:] * (variances[:, head:]
+                                                           + means[:, head:] ** 2), axis=1)
+                               / safe - rest_mean**2, 0.0)
+    return (np.column_stack([weights[:, :head], rest_weight]),
+            np.column_stack([means[:, :head], rest_mean]),
+            np.column_stack([variances[:, :head], rest_variance]))
 
 
 def coefficient_marginals(alpha, mean, variance):
@@ -577,7 +599,8 @@ def coefficient_marginals(alpha, mean, variance):
     of effects holding ``j``, weight ``prod_{l in S} alpha_lj prod_{l not in S} (1 -
     alpha_lj)``, of ``N(sum_S mean_lj, sum_S variance_lj)`` (the empty set: the atom at 0,
     variance 0). Built one effect at a time, dropping components below
-    :data:`MIXTURE_WEIGHT_FLOOR`.
+    :data:`MIXTURE_WEIGHT_FLOOR`; beyond :data:`MIXTURE_MAX_COMPONENTS`, the lightest are
+    merged into one normal of their mass, mean and variance.
 
     Returns
     -------
@@ -592,6 +615,10 @@ def coefficient_marginals(alpha, mean, variance):
         variances = np.hstack([variances, variances + v[:, None]])
         kept = weights > MIXTURE_WEIGHT_FLOOR
         width = int(kept.sum(axis=1).max())
+        if width > MIXTURE_MAX_COMPONENTS:
+            weights, means, variances = _merged_lightest(weights, means, variances)
+            kept = weights > MIXTURE_WEIGHT_FLOOR
+            width = int(kept.sum(axis=1).max())
         order = np.argsort(~kept, axis=1, kind="stable")[:, :width]
         weights, means, variances = (np.take_along_axis(array, order, axis=1)
                                      for array in (weights, means, variances))

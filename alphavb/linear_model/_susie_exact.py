@@ -158,8 +158,11 @@ def run_chains(target, starts, n_sweeps, n_tune, rng, lower=None, upper=None,
             int(rng.randint(2**31 - 1)), lower, upper, capacity, kept_positions,
             log_posterior, coef, inclusion, in_count, in_mass, zero_count)
         if status != 0:
-            raise FloatingPointError("the SuSiE sampler met a factor that is not positive "
-                                     "definite (a prior variance of 0 among the kept effects)")
+            raise FloatingPointError(
+                "the SuSiE sampler met a set of variables whose posterior precision "
+                "D^{-1} + Z_T'Z_T / s2 is singular in floating point: identical or collinear "
+                f"columns held by two effects with a noise variance s2 = {target.s2:.3g} too "
+                "small beside their sums of squares")
         out["positions"].append(kept_positions)
         out["log_posterior"].append(log_posterior)
         out["coef"].append(coef)
@@ -175,14 +178,15 @@ def susie_check(estimator, data, state, rng):
     """The :class:`~alphavb._approximation.ApproximationCheck` of a SuSiE fit: a short run
     of the sampler (``CHECK_CHAINS`` chains of ``CHECK_SWEEPS`` sweeps after
     ``CHECK_TUNE``) from the fit's most probable positions and from a draw of ``q``, for
-    the fit's PIPs and 95% intervals (whose time it counts)."""
+    the fit's PIPs and 95% intervals (whose time it counts); None where the sampler meets a
+    numerically singular model (identical columns with a noise variance near 0)."""
     from .._approximation import CHECK_LEVEL, ApproximationCheck
     from ..base import feature_labels
 
     started = time.perf_counter()
     kept = estimator.kept_effects_
     names = tuple(str(name) for name in feature_labels(estimator))
-    pips = np.asarray(estimator.inclusion_probabilities_, dtype=float)
+    pips = np.array(estimator.inclusion_probabilities_, dtype=float)  # a copy: the check's
     if not kept.any():  # no effect: both posteriors are the prior's point mass at 0
         return ApproximationCheck(
             method="no effect above the prior-variance floor", feature_names=names,
@@ -192,8 +196,11 @@ def susie_check(estimator, data, state, rng):
     target = SingleEffectTarget.of_fit(data.ibss, state, estimator.alpha, kept)
     starts = starting_positions(state.alpha[kept], state.null_alpha[kept], CHECK_CHAINS, rng)
     scaled = estimator.credible_intervals(CHECK_LEVEL) * data.scale[:, None]
-    chains = run_chains(target, starts, CHECK_SWEEPS, CHECK_TUNE, rng, scaled[:, 0],
-                        scaled[:, 1])
+    try:
+        chains = run_chains(target, starts, CHECK_SWEEPS, CHECK_TUNE, rng, scaled[:, 0],
+                            scaled[:, 1])
+    except FloatingPointError:  # the fit stands; its check cannot be computed
+        return None
     return ApproximationCheck(
         method=(f"collapsed Gibbs over the single effects at the fit's variances, "
                 f"{CHECK_CHAINS} chains of {CHECK_SWEEPS} sweeps"),

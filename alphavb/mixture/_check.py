@@ -37,12 +37,20 @@ MIXTURE_CAUSE = ("the usual cause: overlapping components, whose allocations a m
                  "q(S) q(theta) treats as known, with too narrow intervals")
 
 
-def _log_dirichlet(weights, concentration):
-    """``log Dirichlet(weights | concentration)`` per draw (a weight of 0: -inf)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (np.sum(np.where(concentration == 1.0, 0.0,
-                                (concentration - 1.0) * np.log(weights)), axis=-1)
-                + gammaln(concentration.sum()) - gammaln(concentration).sum())
+def _log_dirichlet(log_weights, concentration):
+    """``log Dirichlet(weights | concentration)`` per draw, from the weights' logs."""
+    return (np.sum((concentration - 1.0) * log_weights, axis=-1)
+            + gammaln(concentration.sum()) - gammaln(concentration).sum())
+
+
+def _log_dirichlet_draws(concentration, n_draws, rng):
+    """``log pi`` of draws of ``Dirichlet(concentration)``, on the log scale throughout: the
+    logs of ``Gamma(c_k)`` draws as ``log Gamma(c_k + 1) + log(U) / c_k`` (Marsaglia & Tsang
+    2000, Sec. 6), normalised, so that a concentration of 0.001 gives finite logs where the
+    weights themselves underflow to 0."""
+    gammas = np.log(rng.gamma(concentration + 1.0, size=(n_draws, len(concentration))))
+    logs = gammas + np.log(rng.random_sample((n_draws, len(concentration)))) / concentration
+    return logs - logsumexp(logs, axis=1, keepdims=True)
 
 
 class _KnownCovarianceDensities:
@@ -207,14 +215,12 @@ def _weight_draws(model, n_draws, rng):
     zeros = np.zeros(n_draws)
     if model.fixed_weights is not None:
         weights = np.broadcast_to(model.weights_, (n_draws, K)).copy()
-        return weights, np.log(weights), zeros, zeros
+        return weights, np.log(weights), zeros, zeros  # (fixed weights are positive)
     if model.weight_concentration_prior_type == "dirichlet_distribution":
-        weights = rng.dirichlet(model.weight_concentration_, size=n_draws)
-        with np.errstate(divide="ignore"):
-            log_pi = np.log(weights)
+        log_pi = _log_dirichlet_draws(model.weight_concentration_, n_draws, rng)
         prior = np.full(K, model.weight_concentration_prior_)
-        return (weights, log_pi, _log_dirichlet(weights, model.weight_concentration_),
-                _log_dirichlet(weights, prior))
+        return (np.exp(log_pi), log_pi, _log_dirichlet(log_pi, model.weight_concentration_),
+                _log_dirichlet(log_pi, prior))
     a, b = model.weight_concentration_
     sticks = np.clip(rng.beta(a, b, size=(n_draws, K)), 1e-300, 1.0 - 1e-16)
     rest = np.cumsum(np.log1p(-sticks), axis=1)
@@ -302,4 +308,5 @@ def mixture_check(model, X, weight, rng):
     values, names, log_weights = importance_draws(model, X, weight, rng)
     tail = 0.5 - 0.5 * CHECK_LEVEL
     lower, upper = np.quantile(values, [tail, 1.0 - tail], axis=0)
-    return importance_check(values, log_weights, lower, upper, names, started, MIXTURE_CAUSE)
+    return importance_check(values, log_weights, lower, upper, names, started, MIXTURE_CAUSE,
+                            call="compare_to_exact(model, X)")

@@ -248,7 +248,8 @@ default="dirichlet_process"
         mass of each weight's, mean's and variance's 95% interval of ``q``, with a
         ``PosteriorApproximationWarning`` when one holds less than 0.82. A thousand
         likelihood passes: run inside ``alphavb.approximation_checks("always")`` (None
-        otherwise, for the tied family, and after ``partial_fit``).
+        otherwise, for the tied family, for dask arrays, which it would read a thousand
+        times, and after ``partial_fit``).
 
     Notes
     -----

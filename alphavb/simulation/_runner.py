@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._approximation import check_mode, in_check_mode
 from .._validation import Integer, Options, Real, bad_parameter, caller_stacklevel, validate_params
 from ..cache import ResultCache, cache_key
 from ._cells import (
@@ -188,6 +189,7 @@ def _execute(study, jobs, records, pending, cache, base_key, max_errors, n_jobs,
     from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
 
+    mode = check_mode()
     by_point = {}
     for index in pending:
         by_point.setdefault(jobs[index][0], []).append(index)
@@ -211,9 +213,11 @@ def _execute(study, jobs, records, pending, cache, base_key, max_errors, n_jobs,
                 batch += [i for i in indices if wave <= jobs[i][2] < wave + width]
             if not batch:
                 continue
-            tasks = (delayed(_fit_one)(study, jobs[i][1], jobs[i][2],
-                                       None if cache is None
-                                       else (cache, _key(base_key, jobs[i][1], jobs[i][2])))
+            # the caller's approximation_checks mode, which a worker would not inherit
+            tasks = (delayed(in_check_mode)(mode, _fit_one, study, jobs[i][1], jobs[i][2],
+                                            None if cache is None
+                                            else (cache, _key(base_key, jobs[i][1],
+                                                              jobs[i][2])))
                      for i in batch)
             # the results first: zip then exhausts the generator (joblib does not warn
             # about cancelled tasks)

@@ -122,6 +122,6 @@ def test_a_reference_panel_of_one_row_is_refused():
     z = rng.standard_normal(4)
     R = np.corrcoef(X, rowvar=False)
     for size in (1, 0.5, 0):
-        with pytest.raises(ValueError, match="reference_n_samples.*at least 2"):
+        with pytest.raises(ValueError, match=r"reference_n_samples.*at least 2"):
             AlphaSuSiE(n_effects=2).fit_summary(z, R, 100, ld_mismatch="eb",
                                                 reference_n_samples=size)

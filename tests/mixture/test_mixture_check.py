@@ -11,7 +11,12 @@ from scipy import stats
 
 import alphavb
 from alphavb import AlphaGaussianMixture, PosteriorApproximationWarning
-from alphavb.mixture._check import _log_dirichlet, check_cost_share, importance_draws
+from alphavb.mixture._check import (
+    _log_dirichlet,
+    _log_dirichlet_draws,
+    check_cost_share,
+    importance_draws,
+)
 
 
 def _clusters(separation, n_components=3, seed=0):
@@ -36,12 +41,39 @@ def test_one_component_q_is_the_exact_posterior(covariance_type, weights, alpha)
     assert np.ptp(log_weights) < 1e-6 * max(1.0, np.abs(log_weights).max())
 
 
-def test_dirichlet_density_is_scipys():
+def test_dirichlet_density_and_draws_are_scipys():
+    """The density equals scipy's; the draws on the log scale have Dirichlet moments and
+    stay finite at a concentration of 0.001, where the weights underflow to 0."""
     rng = np.random.default_rng(1)
     concentration = np.array([0.7, 2.0, 5.5])
     weights = rng.dirichlet(concentration, size=5)
     expected = [stats.dirichlet.logpdf(w, concentration) for w in weights]
-    np.testing.assert_allclose(_log_dirichlet(weights, concentration), expected, rtol=1e-12)
+    np.testing.assert_allclose(_log_dirichlet(np.log(weights), concentration), expected,
+                               rtol=1e-12)
+    draws = np.exp(_log_dirichlet_draws(concentration, 200_000, np.random.RandomState(0)))
+    mean = concentration / concentration.sum()
+    np.testing.assert_allclose(draws.mean(axis=0), mean, atol=2e-3)
+    np.testing.assert_allclose(draws.var(axis=0),
+                               mean * (1 - mean) / (concentration.sum() + 1), rtol=0.03)
+    tiny = _log_dirichlet_draws(np.array([0.001, 0.001, 50.0]), 1000, np.random.RandomState(0))
+    assert np.isfinite(tiny).all() and (np.exp(tiny[:, :2]) == 0.0).any()
+
+
+def test_small_concentration_keeps_every_draw():
+    """A symmetric Dirichlet of concentration 0.001 over 8 components on 2 clusters: every
+    draw of q has a density (the weights of the empty components underflow, their logs do
+    not), and the weights' k-hat is finite."""
+    X = _clusters(6.0, n_components=2)
+    with alphavb.approximation_checks("always"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorApproximationWarning)
+        model = AlphaGaussianMixture(n_components=8, covariance_type="diag",
+                                     weight_concentration_prior_type="dirichlet_distribution",
+                                     weight_concentration_prior=0.001,
+                                     random_state=0).fit(X)
+    _, _, log_weights = importance_draws(model, X, np.ones(len(X)), np.random.RandomState(0))
+    assert np.isfinite(log_weights).all()
+    assert "with a density" not in model.approximation_check_.method
+    assert np.isfinite(model.approximation_check_.khat)
 
 
 def test_silent_on_separated_clusters_and_fires_on_overlapping_ones():
