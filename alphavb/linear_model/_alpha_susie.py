@@ -10,10 +10,11 @@ the package's CAVI loop (with susieR's refinement) and publishes the fit.
 
 Marginals. Under ``q`` the effects are independent, so ``b_j = sum_l gamma_lj beta_lj``
 is a sum of ``L`` independent spike-and-slab variables: a mixture over the subsets of
-effects that include ``j``, with an atom at 0 (:func:`~alphavb.linear_model._susie.
-coefficient_marginals`). Its mean and variance are exact; its quantiles (credible
-intervals) and ``lfsr_`` are exact up to the mixture's components of weight below
-``1e-12``, which are dropped.
+effects that include ``j``, with an atom at 0 (:func:`~alphavb.linear_model.
+_susie_posterior.coefficient_marginals`). Its mean and variance are exact; its quantiles
+(credible intervals) and ``lfsr_`` are exact up to the mixture's components of weight below
+``1e-12``, which are dropped, and beyond its 255 heaviest, which are merged into one normal
+of their mass and moments (many diffuse effects).
 """
 
 import warnings

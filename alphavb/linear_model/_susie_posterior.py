@@ -10,7 +10,64 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import Integer, Real, validate_params
 from ._inclusion import mixture_intervals
-from ._susie import coefficient_marginals
+
+# components of the mixture q(b_j) lighter than this are dropped (their mass is the error);
+# beyond MIXTURE_MAX_COMPONENTS per variable the lightest are merged into one normal (many
+# diffuse effects: their subsets grow combinatorially)
+MIXTURE_WEIGHT_FLOOR = 1e-12
+MIXTURE_MAX_COMPONENTS = 256
+
+
+def _merged_lightest(weights, means, variances):
+    """Each row's heaviest ``MIXTURE_MAX_COMPONENTS - 1`` components, and the rest merged
+    into one normal of their weight, mean and variance (the mixture's mass and first two
+    moments kept)."""
+    order = np.argsort(-weights, axis=1, kind="stable")
+    weights, means, variances = (np.take_along_axis(array, order, axis=1)
+                                 for array in (weights, means, variances))
+    head = MIXTURE_MAX_COMPONENTS - 1
+    rest_weight = weights[:, head:].sum(axis=1)
+    safe = np.where(rest_weight > 0.0, rest_weight, 1.0)
+    rest_mean = np.sum(weights[:, head:] * means[:, head:], axis=1) / safe
+    rest_variance = np.maximum(np.sum(weights[:, head:] * (variances[:, head:]
+                                                           + means[:, head:] ** 2), axis=1)
+                               / safe - rest_mean**2, 0.0)
+    return (np.column_stack([weights[:, :head], rest_weight]),
+            np.column_stack([means[:, :head], rest_mean]),
+            np.column_stack([variances[:, :head], rest_variance]))
+
+
+def coefficient_marginals(alpha, mean, variance):
+    """The marginal ``q(b_j)`` of ``b_j = sum_l gamma_lj beta_lj`` over the given effects
+    (L, p): the ``L`` effects are independent, so it is the mixture over the subsets ``S``
+    of effects holding ``j``, weight ``prod_{l in S} alpha_lj prod_{l not in S} (1 -
+    alpha_lj)``, of ``N(sum_S mean_lj, sum_S variance_lj)`` (the empty set: the atom at 0,
+    variance 0). Built one effect at a time, dropping components below
+    :data:`MIXTURE_WEIGHT_FLOOR`; beyond :data:`MIXTURE_MAX_COMPONENTS`, the lightest are
+    merged into one normal of their mass, mean and variance.
+
+    Returns
+    -------
+    weights, means, variances : ndarray of shape (p, M)
+        Padded with weight-0 components.
+    """
+    p = alpha.shape[1]
+    weights, means, variances = np.ones((p, 1)), np.zeros((p, 1)), np.zeros((p, 1))
+    for a, m, v in zip(alpha, mean, variance, strict=True):
+        weights = np.hstack([weights * (1.0 - a)[:, None], weights * a[:, None]])
+        means = np.hstack([means, means + m[:, None]])
+        variances = np.hstack([variances, variances + v[:, None]])
+        kept = weights > MIXTURE_WEIGHT_FLOOR
+        width = int(kept.sum(axis=1).max())
+        if width > MIXTURE_MAX_COMPONENTS:
+            weights, means, variances = _merged_lightest(weights, means, variances)
+            kept = weights > MIXTURE_WEIGHT_FLOOR
+            width = int(kept.sum(axis=1).max())
+        order = np.argsort(~kept, axis=1, kind="stable")[:, :width]
+        weights, means, variances = (np.take_along_axis(array, order, axis=1)
+                                     for array in (weights, means, variances))
+        weights = np.where(np.take_along_axis(kept, order, axis=1), weights, 0.0)
+    return weights, means, variances
 
 
 class SuSiEPosteriorMixin:

@@ -254,7 +254,7 @@ def test_many_diffuse_effects_have_intervals_of_their_draws(monkeypatch):
     rest merged by their moments: the intervals move by under 0.01 sd from the whole
     mixture's (18 s and 1 GB to compute) and stay within the Monte Carlo error of q's
     draws' quantiles."""
-    import alphavb.linear_model._susie as susie
+    import alphavb.linear_model._susie_posterior as susie
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((300, 50))
