@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
+from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression, AlphaSuSiE
 
 pytest.importorskip("arviz")
 from alphavb.exact import MixingWarning, compare_to_exact, sample_exact
@@ -219,3 +219,22 @@ def test_compare_to_exact_needs_two_draws_for_an_sd():
         frame = compare_to_exact(AlphaLinearRegression(), X, y, n_chains=1, n_draws=2,
                                  random_state=0)
     assert np.isfinite(frame.attrs["median_sd_ratio"])
+
+
+def test_fewer_draws_than_chains_warn_only_that_mixing_is_unchecked():
+    """One draw per chain in two chains: the InferenceData is (chain, draw, ...) as given,
+    and the only warning is the MixingWarning (ArviZ's layout guess, 'More chains than
+    draws', is not the user's concern)."""
+    import warnings
+
+    from alphavb.exact import MixingWarning, sample_exact
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 10))
+    y = X[:, 0] + rng.standard_normal(200)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        data = sample_exact(AlphaSuSiE(n_effects=3), X, y, n_draws=1, n_chains=2, n_tune=5,
+                            random_state=0)
+    assert data.posterior["coef"].shape == (2, 1, 10)
+    assert [w.category for w in said] == [MixingWarning]

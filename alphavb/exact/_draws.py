@@ -256,8 +256,11 @@ class ExactDraws:
         # one chain's draws: the (sample, ...) shape that draw_dimensions reads
         dims, coords = draw_dimensions(self.model, {name: np.asarray(values)[0]
                                                 for name, values in self.draws.items()})
-        data = az.from_dict(posterior=posterior, sample_stats=self.stats or None, dims=dims,
-                            coords=coords)
+        with warnings.catch_warnings():  # arviz guesses the layout from fewer draws than
+            # chains ("More chains than draws"); the arrays are (chain, draw, ...) already
+            warnings.filterwarnings("ignore", message="More chains", category=UserWarning)
+            data = az.from_dict(posterior=posterior, sample_stats=self.stats or None,
+                                dims=dims, coords=coords)
         rhats, esses = [], []
         for rhat, ess in self.diagnostics.values():
             rhats.extend(np.ravel(rhat)[np.isfinite(np.ravel(rhat))])

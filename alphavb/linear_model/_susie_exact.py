@@ -83,7 +83,10 @@ class SingleEffectTarget:
                 else np.ascontiguousarray(ibss.Z)
             gram, gram_scale, zty = np.zeros((0, 0)), np.ones(p), Z.T @ ibss.y
         else:
-            Z, gram = np.zeros((0, 0)), np.asarray(ibss.gram, dtype=float)
+            gram = np.asarray(ibss.gram)
+            if gram.dtype not in (np.float32, np.float64):  # (the caller's LD: no copy of it)
+                gram = gram.astype(float)
+            Z = np.zeros((0, 0))
             gram_scale = (np.ones(p) if ibss.gram_columns is None
                           else np.asarray(ibss.gram_columns, dtype=float))
             zty = np.asarray(ibss.zty, dtype=float)
