@@ -19,6 +19,14 @@ BED_MAGIC = bytes([0x6C, 0x1B, 0x01])
 _CODE_DOSAGE = np.array([2.0, np.nan, 1.0, 0.0])
 
 
+def decode_calls(raw, n_rows, dtype=np.float64):
+    """The calls of ``raw`` bytes of the ``.bed`` (variants, bytes; each row one variant's
+    bytes for consecutive individuals, the first at the lowest bits of the first byte) as
+    A1 counts of shape (n_rows, variants), NaN where missing."""
+    codes = np.stack([(raw >> shift) & 3 for shift in (0, 2, 4, 6)], axis=-1)
+    return _CODE_DOSAGE.astype(dtype)[codes.reshape(raw.shape[0], -1)[:, :n_rows]].T
+
+
 def _lines(path):
     return [line.split() for line in Path(path).read_text().splitlines() if line.strip()]
 
@@ -75,9 +83,7 @@ def read_plink(prefix, variants=None, dtype=np.float64):
         raise ValueError(f"read_plink: variants selects none of the {p} variants of "
                          f"{paths['.bim']}; pass indices of rows of the .bim, a slice, or "
                          "None for all.")
-    blocks = raw[3:].reshape(p, width)[chosen]
-    codes = np.stack([(blocks >> shift) & 3 for shift in (0, 2, 4, 6)], axis=-1)
-    genotypes = _CODE_DOSAGE.astype(dtype)[codes.reshape(len(chosen), -1)[:, :n]].T
+    genotypes = decode_calls(raw[3:].reshape(p, width)[chosen], n, dtype)
     columns = list(zip(*bim, strict=True))
     return Bunch(genotypes=np.ascontiguousarray(genotypes),
                  chromosome=np.asarray(columns[0], dtype=object)[chosen],

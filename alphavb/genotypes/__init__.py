@@ -1,0 +1,11 @@
+"""Genotypes past one machine's memory: PLINK 1 binary files read lazily, block by block,
+into dask arrays (:func:`read_plink`, :class:`Genotypes`).
+
+``pip install "alphavb[dask]"`` gives dask; on a ``dask.distributed`` cluster the blocks
+are read where they are computed (every task reads its own rows and variants of the
+``.bed``, which the workers must see at the same path).
+"""
+
+from ._plink import Genotypes, read_plink
+
+__all__ = ["Genotypes", "read_plink"]

@@ -1,0 +1,297 @@
+"""The lazy PLINK 1 reader: a ``.bed`` as a dask array of individuals x variants.
+
+The ``.bed`` is variant-major (:mod:`alphavb.datasets._plink` describes the format): the
+calls of individuals ``a`` to ``b`` at a variant are bytes ``a / 4`` to ``ceil(b / 4)`` of
+that variant's block, so a block of rows and variants is a strided read of the memory-mapped
+file, decoded as :func:`~alphavb.datasets._plink.decode_calls` decodes the whole file. Row
+blocks start at multiples of 4 individuals (whole bytes); a block is read when a task needs
+it and never kept.
+
+Choice of reader: the decoding is the eager reader's (ten lines of numpy, tested against
+``plink2 --export A``), not ``bed-reader`` (Apache-2.0, Rust, fast) or ``pandas-plink``:
+they add a compiled dependency for a step that costs ``n p`` byte operations where the
+sufficient statistics the fits need cost ``n p^2`` multiply-adds; ``bed-reader`` stays the
+choice for ``.pgen`` files, which this reader does not read.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .._validation import bad_parameter
+from ..datasets._plink import BED_MAGIC, decode_calls
+
+# the default block: at most this many genotypes (8 bytes each as float64: 64 MB)
+BLOCK_ENTRIES = 2**23
+# rows per block at most (a multiple of 4: whole bytes of the .bed)
+MAX_BLOCK_ROWS = 8192
+VARIANT_COLUMNS = ["chrom", "snp", "cm", "pos", "a1", "a2"]
+SAMPLE_COLUMNS = ["fid", "iid", "father", "mother", "sex", "phenotype"]
+
+
+class _BedBlocks:
+    """The ``.bed`` as an array-like that :func:`dask.array.from_array` slices block by
+    block: ``__getitem__`` of (rows, variants) slices reads and decodes those calls only.
+    Holds the path and the shapes (picklable for a cluster), not the data."""
+
+    ndim = 2
+    dtype = np.dtype(np.float64)
+
+    def __init__(self, path, n_samples, n_variants, variant_index):
+        self.path = str(path)
+        self.n_samples, self.n_variants = int(n_samples), int(n_variants)
+        self.variant_index = np.asarray(variant_index, dtype=np.int64)  # rows of the .bim
+        self.shape = (self.n_samples, len(self.variant_index))
+
+    def __getitem__(self, key):
+        rows, columns = key
+        start, stop, _ = rows.indices(self.n_samples)
+        variants = self.variant_index[columns]
+        width = (self.n_samples + 3) // 4
+        body = np.memmap(self.path, dtype=np.uint8, mode="r", offset=len(BED_MAGIC),
+                         shape=(self.n_variants, width))
+        first, last = start // 4, (stop + 3) // 4
+        raw = np.asarray(body[variants, first:last])         # (variants, bytes)
+        calls = decode_calls(raw, last * 4 - first * 4, self.dtype)   # (rows, variants)
+        offset = start - first * 4
+        return calls[offset:offset + (stop - start)]
+
+
+class Genotypes:
+    """Genotypes of a PLINK 1 file set, read lazily.
+
+    Attributes
+    ----------
+    X : dask.array.Array of shape (n_samples, n_variants)
+        A1 allele counts (0, 1, 2) as float64, NaN for a missing call; blocks of at most
+        8,192 individuals by ``chunk_size`` variants.
+    variants : pandas.DataFrame
+        The ``.bim``: ``chrom``, ``snp``, ``cm``, ``pos``, ``a1``, ``a2`` (one row per
+        column of ``X``, its index the variant's row in the ``.bim``).
+    samples : pandas.DataFrame
+        The ``.fam``'s six columns: ``fid``, ``iid``, ``father``, ``mother``, ``sex``,
+        ``phenotype``.
+    """
+
+    def __init__(self, blocks, variants, samples, chunks):
+        self._blocks, self._chunks = blocks, chunks
+        self.variants, self.samples = variants, samples
+
+    @property
+    def X(self):
+        da = _dask_array()
+
+        return da.from_array(self._blocks, chunks=self._chunks, asarray=True, fancy=False,
+                             lock=False, name=f"bed-{_token(self._blocks)}")
+
+    @property
+    def shape(self):
+        return self._blocks.shape
+
+    def __repr__(self):
+        return (f"Genotypes({self.shape[0]} samples x {self.shape[1]} variants of "
+                f"{self._blocks.path})")
+
+    def select(self, *, region=None, variants=None, maf=None, max_missing=None):
+        """The variants in ``region`` (``"chrom:start-end"`` in base pairs, ends included,
+        or a tuple ``(chrom, start, end)``), named in ``variants`` (ids of the ``.bim``'s
+        ``snp`` column, or a boolean mask over the current variants), with minor-allele
+        frequency at least ``maf`` and a share of missing calls at most ``max_missing``
+        (one pass over the selected calls for these two). Returns a new :class:`Genotypes`;
+        raises a ``ValueError`` naming the criterion that leaves no variant."""
+        keep = np.ones(len(self.variants), dtype=bool)
+        if region is not None:
+            chrom, start, end = _region(region)
+            keep &= ((self.variants["chrom"].astype(str).to_numpy() == chrom)
+                     & (self.variants["pos"].to_numpy() >= start)
+                     & (self.variants["pos"].to_numpy() <= end))
+            _nonempty(keep, "region", region)
+        if variants is not None:
+            keep &= _variant_mask(self.variants, variants)
+            _nonempty(keep, "variants", "the given ids" if not isinstance(variants, np.ndarray)
+                      else "the given mask")
+        chosen = self._subset(keep)
+        if maf is None and max_missing is None:
+            return chosen
+        frequency, missing = chosen.allele_frequencies()
+        keep = np.ones(len(frequency), dtype=bool)
+        if maf is not None:
+            keep &= np.minimum(frequency, 1.0 - frequency) >= float(maf)
+            _nonempty(keep, "maf", maf)
+        if max_missing is not None:
+            keep &= missing <= float(max_missing)
+            _nonempty(keep, "max_missing", max_missing)
+        return chosen._subset(keep)
+
+    def allele_frequencies(self):
+        """Per variant, the frequency of A1 among the called genotypes (NaN where every
+        call is missing) and the share of missing calls: one pass over ``X``."""
+        import dask
+
+        da = _dask_array()
+        X = self.X
+        called = da.sum(~da.isnan(X), axis=0)
+        total = da.nansum(X, axis=0)
+        called, total = dask.compute(called, total)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            frequency = total / (2.0 * called)
+        return frequency, 1.0 - called / self.shape[0]
+
+    def _subset(self, keep):
+        index = self._blocks.variant_index[keep]
+        blocks = _BedBlocks(self._blocks.path, self._blocks.n_samples,
+                            self._blocks.n_variants, index)
+        return Genotypes(blocks, self.variants[keep], self.samples,
+                         (self._chunks[0], _variant_chunks(len(index), self._chunks[1][0])))
+
+
+def _dask_array():
+    try:
+        import dask.array as da
+    except ImportError:  # pragma: no cover - dask is in the test extra
+        raise ImportError('alphavb.genotypes reads lazily with dask: pip install '
+                          '"alphavb[dask]"') from None
+    return da
+
+
+def _token(blocks):
+    from dask.base import tokenize
+
+    return tokenize(blocks.path, blocks.n_samples, blocks.n_variants,
+                    blocks.variant_index.tobytes())
+
+
+def _region(region):
+    if isinstance(region, str):
+        match = re.fullmatch(r"\s*(?:chr)?([^:\s]+):(\d+)-(\d+)\s*", region)
+        if match is None:
+            raise bad_parameter("Genotypes.select", "region", "'chrom:start-end' (base "
+                                "pairs) or a tuple (chrom, start, end)", region)
+        chrom, start, end = match.groups()
+    else:
+        try:
+            chrom, start, end = region
+        except (TypeError, ValueError):
+            raise bad_parameter("Genotypes.select", "region", "'chrom:start-end' (base "
+                                "pairs) or a tuple (chrom, start, end)", region) from None
+    chrom = str(chrom)
+    chrom = chrom[3:] if chrom.lower().startswith("chr") else chrom
+    start, end = int(start), int(end)
+    if end < start:
+        raise bad_parameter("Genotypes.select", "region", "an end at or after its start",
+                            region)
+    return chrom, start, end
+
+
+def _variant_mask(table, variants):
+    values = np.asarray(variants)
+    if values.dtype == bool:
+        if values.shape != (len(table),):
+            raise bad_parameter("Genotypes.select", "variants", f"a boolean mask of the "
+                                f"{len(table)} variants", f"shape {values.shape}")
+        return values
+    wanted = {str(value) for value in np.atleast_1d(values)}
+    unknown = wanted - set(table["snp"].astype(str))
+    if unknown:
+        raise bad_parameter("Genotypes.select", "variants", "ids of the .bim's snp column",
+                            sorted(unknown)[:5])
+    return table["snp"].astype(str).isin(wanted).to_numpy()
+
+
+def _nonempty(keep, name, value):
+    if not keep.any():
+        raise bad_parameter("Genotypes.select", name, "a criterion that keeps a variant",
+                            value, fix="No variant of the file set meets it.")
+
+
+def _variant_chunks(n_variants, per_chunk):
+    per_chunk = max(1, min(int(per_chunk), n_variants))
+    sizes = [per_chunk] * (n_variants // per_chunk)
+    if n_variants % per_chunk:
+        sizes.append(n_variants % per_chunk)
+    return tuple(sizes)
+
+
+def _row_chunks(n_samples, rows):
+    sizes = [rows] * (n_samples // rows)
+    if n_samples % rows:
+        sizes.append(n_samples % rows)
+    return tuple(sizes)
+
+
+def _table(path, names, columns, what):
+    import pandas as pd
+
+    try:
+        # (keep_default_na off: "NA" is a phenotype value of a .fam, not a missing field)
+        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, usecols=range(columns),
+                            names=names, engine="c", keep_default_na=False)
+    except ValueError as error:
+        raise ValueError(f"{path}: every line needs {columns} fields ({what}); {error}") \
+            from None
+    if table.isna().any().any() or (table == "").any().any():
+        raise ValueError(f"{path}: every line needs {columns} fields ({what}).")
+    return table
+
+
+def read_plink(prefix, *, chunk_size=None):
+    """PLINK 1 binary genotypes (``prefix.bed``, ``.bim``, ``.fam``), read lazily.
+
+    Parameters
+    ----------
+    prefix : str or Path
+        The path without its extension.
+    chunk_size : int, default=None
+        Variants per block of ``X`` (blocks hold at most 8,192 individuals). None: as many
+        as keep a block within 2**23 genotypes (64 MB as float64).
+
+    Returns
+    -------
+    Genotypes
+        ``X`` (a dask array), ``variants`` (the ``.bim``), ``samples`` (the ``.fam``);
+        nothing of the ``.bed`` is read until ``X`` is computed.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the missing files.
+    ValueError
+        A ``.bed`` without PLINK 1's variant-major magic bytes, or whose size is not what
+        the ``.bim``'s variants and the ``.fam``'s individuals need (both sizes named), or
+        a ``.bim`` or ``.fam`` line with too few fields.
+    """
+    prefix = Path(prefix)
+    paths = {ext: prefix.with_name(prefix.name + ext) for ext in (".bed", ".bim", ".fam")}
+    missing = [str(path) for path in paths.values() if not path.exists()]
+    if missing:
+        raise FileNotFoundError(f"read_plink needs {', '.join(missing)} (PLINK 1 binary "
+                                "files: .bed, .bim and .fam of one prefix).")
+    if chunk_size is not None and (isinstance(chunk_size, bool)
+                                   or not isinstance(chunk_size, (int, np.integer))
+                                   or chunk_size < 1):
+        raise bad_parameter("read_plink", "chunk_size", "a positive int (variants per "
+                            "block) or None", chunk_size)
+    variants = _table(paths[".bim"], VARIANT_COLUMNS, 6, "chromosome, id, cM, position, "
+                      "allele 1, allele 2")
+    variants["pos"] = variants["pos"].astype(np.int64)
+    variants["cm"] = variants["cm"].astype(float)
+    samples = _table(paths[".fam"], SAMPLE_COLUMNS, 6, "family id, individual id, father, "
+                     "mother, sex, phenotype")
+    n, p = len(samples), len(variants)
+    with open(paths[".bed"], "rb") as bed:
+        magic = bed.read(len(BED_MAGIC))
+    if magic != BED_MAGIC:
+        raise ValueError(f"{paths['.bed']} does not start with PLINK 1's magic bytes 6c 1b "
+                         "01 (variant-major); convert it with plink --make-bed.")
+    expected = len(BED_MAGIC) + p * ((n + 3) // 4)
+    size = paths[".bed"].stat().st_size
+    if size != expected:
+        raise ValueError(f"{paths['.bed']} has {size} bytes; the .bim's {p} variants and the "
+                         f".fam's {n} individuals need {expected} (a truncated or mismatched "
+                         "file).")
+    rows = min(n, MAX_BLOCK_ROWS)
+    per_chunk = chunk_size if chunk_size is not None else max(1, BLOCK_ENTRIES // rows)
+    blocks = _BedBlocks(paths[".bed"], n, p, np.arange(p))
+    return Genotypes(blocks, variants, samples,
+                     (_row_chunks(n, rows), _variant_chunks(p, per_chunk)))

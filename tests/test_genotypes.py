@@ -1,0 +1,128 @@
+"""The lazy PLINK reader (alphavb.genotypes): blocks of rows and variants decoded as the
+eager reader decodes the whole file, on files written here (missing calls, a count of
+individuals that is not a multiple of 4, several row and variant blocks) and against
+plink2's own export of the shared genotypes (HLC has missing calls); selection by region,
+ids, allele frequency and missingness; the named errors."""
+
+import pickle
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask")
+
+from alphavb.datasets import get_data_home, load_mouse_hs1940
+from alphavb.genotypes import _plink as lazy
+from alphavb.genotypes import read_plink
+from tests.test_plink import write_plink
+
+
+@pytest.fixture
+def toy(tmp_path):
+    rng = np.random.default_rng(0)
+    genotypes = rng.integers(0, 3, size=(23, 9)).astype(float)
+    genotypes[rng.random((23, 9)) < 0.1] = np.nan
+    genotypes[:, 8] = 0.0            # monomorphic
+    genotypes[:20, 7] = np.nan       # mostly missing
+    write_plink(tmp_path / "toy", genotypes)
+    return tmp_path / "toy", genotypes
+
+
+def test_blocks_of_rows_and_variants_decode_as_the_file(toy, monkeypatch):
+    prefix, genotypes = toy
+    # row blocks of 6 (6 + 6 + 6 + 5): blocks that start inside a byte of the .bed
+    monkeypatch.setattr(lazy, "MAX_BLOCK_ROWS", 6)
+    data = read_plink(prefix, chunk_size=2)
+    assert data.X.chunks == ((6, 6, 6, 5), (2, 2, 2, 2, 1))
+    np.testing.assert_array_equal(data.X.compute(), genotypes)
+    np.testing.assert_array_equal(data.X[5:19, 3:8].compute(), genotypes[5:19, 3:8])
+    assert data.variants.columns.tolist() == ["chrom", "snp", "cm", "pos", "a1", "a2"]
+    assert data.samples["iid"].tolist() == [f"i{i}" for i in range(23)]
+    # a cluster's workers get the blocks by pickle: the path and shapes, not the data
+    again = pickle.loads(pickle.dumps(data.X))
+    np.testing.assert_array_equal(again.compute(), genotypes)
+
+
+def test_select_by_region_ids_frequency_and_missingness(toy):
+    prefix, genotypes = toy
+    data = read_plink(prefix)
+    # write_plink puts variants 0-2 on chromosome 1, 3-5 on 2, 6-8 on 3, at 1000 (j + 1)
+    region = data.select(region="2:4000-6000")
+    assert region.variants["snp"].tolist() == ["rs3", "rs4", "rs5"]
+    np.testing.assert_array_equal(region.X.compute(), genotypes[:, 3:6])
+    assert data.select(region=("chr3", 7000, 7000)).variants["snp"].tolist() == ["rs6"]
+    named = data.select(variants=["rs8", "rs1"])
+    assert named.variants["snp"].tolist() == ["rs1", "rs8"]      # in the file's order
+    frequency, missing = data.allele_frequencies()
+    called = ~np.isnan(genotypes)
+    np.testing.assert_allclose(frequency, np.nansum(genotypes, 0) / (2 * called.sum(0)))
+    np.testing.assert_allclose(missing, 1 - called.mean(0))
+    common = data.select(maf=0.05, max_missing=0.5)
+    expected = [f"rs{j}" for j in range(9)
+                if min(frequency[j], 1 - frequency[j]) >= 0.05 and missing[j] <= 0.5]
+    assert common.variants["snp"].tolist() == expected and "rs8" not in expected
+    np.testing.assert_array_equal(common.X.compute(),
+                                  genotypes[:, common.variants.index.to_numpy()])
+
+
+def test_named_errors(toy, tmp_path):
+    prefix, _ = toy
+    data = read_plink(prefix)
+    with pytest.raises(ValueError, match="region"):
+        data.select(region="9:1-100")
+    with pytest.raises(ValueError, match="region"):
+        data.select(region="chromosome one")
+    with pytest.raises(ValueError, match="rs99"):
+        data.select(variants=["rs99"])
+    with pytest.raises(ValueError, match="chunk_size"):
+        read_plink(prefix, chunk_size=0)
+    with pytest.raises(FileNotFoundError, match=r"other\.bed"):
+        read_plink(tmp_path / "other")
+    bed = prefix.with_suffix(".bed")
+    content = bed.read_bytes()
+    bed.write_bytes(content[:-2])
+    with pytest.raises(ValueError, match=f"has {len(content) - 2} bytes.*need {len(content)}"):
+        read_plink(prefix)
+    bed.write_bytes(content)
+    prefix.with_suffix(".fam").write_text("f0 i0 0 0\n")
+    with pytest.raises(ValueError, match=r"\.fam: every line needs 6 fields"):
+        read_plink(prefix)
+
+
+def _plink_data(name):
+    prefix = get_data_home() / "plink" / name
+    if not prefix.with_name(name + ".bed").exists():
+        pytest.skip("the PLINK data are not in the data home (set ALPHAVB_DATA)")
+    return prefix
+
+
+def test_mouse_genotypes_equal_the_eager_reader():
+    prefix = _plink_data("mouse_hs1940")
+    data = read_plink(prefix)
+    assert data.X.shape == (1940, 12226)
+    np.testing.assert_array_equal(data.X[:, 4000:4600].compute(),
+                                  load_mouse_hs1940().genotypes[:, 4000:4600])
+
+
+def test_hlc_calls_equal_plink2_missing_ones_included(tmp_path):
+    """HLC (427 x 358,499) has missing calls: the first 3 Mb of chromosome 1 as plink2
+    --export A writes them (NA where missing; 373 of its 427 rows hold one)."""
+    prefix = _plink_data("HLC")
+    if shutil.which("plink2") is None:
+        pytest.skip("plink2 is not installed")
+    subprocess.run(["plink2", "--bfile", str(prefix), "--chr", "1", "--from-bp", "0",
+                    "--to-bp", "3000000", "--export", "A", "--out", str(tmp_path / "raw"),
+                    "--silent"], check=True)
+    lines = (tmp_path / "raw.raw").read_text().splitlines()
+    header = lines[0].split()
+    exported = np.array([[np.nan if value == "NA" else float(value)
+                          for value in line.split()[6:]] for line in lines[1:]])
+    data = read_plink(prefix).select(region="1:0-3000000")
+    assert data.variants["snp"].tolist() == [name.rsplit("_", 1)[0] for name in header[6:]]
+    calls = data.X.compute()
+    assert np.isnan(calls).any()
+    # plink2 counts the allele of the .bim's column 6 (A2), the reader A1 as PLINK 1's
+    # --recode A does
+    np.testing.assert_array_equal(calls, 2.0 - exported)
