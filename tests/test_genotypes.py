@@ -126,3 +126,86 @@ def test_hlc_calls_equal_plink2_missing_ones_included(tmp_path):
     # plink2 counts the allele of the .bim's column 6 (A2), the reader A1 as PLINK 1's
     # --recode A does
     np.testing.assert_array_equal(calls, 2.0 - exported)
+
+
+def test_sufficient_statistics_on_a_local_cluster_equal_numpys(toy, monkeypatch):
+    """On a dask.distributed LocalCluster, blocks of 6 rows by 2 variants: X'X, X'y, y'y, n
+    and the means of the mean-imputed rows equal NumPy's to 1e-10, and with covariates the
+    statistics of the rows with the covariates and the intercept projected out."""
+    from dask.distributed import Client, LocalCluster
+
+    from alphavb.genotypes import sufficient_statistics
+
+    prefix, genotypes = toy
+    monkeypatch.setattr(lazy, "MAX_BLOCK_ROWS", 6)
+    data = read_plink(prefix, chunk_size=2)
+    assert len(data.X.chunks[0]) == 4 and len(data.X.chunks[1]) == 5
+    rng = np.random.default_rng(1)
+    y = rng.standard_normal(23)
+    Z = rng.standard_normal((23, 2))
+    kept = data.select(variants=[f"rs{j}" for j in range(7)])   # not the monomorphic one
+    imputed = np.where(np.isnan(genotypes), np.nanmean(genotypes, axis=0), genotypes)[:, :7]
+    centred, target = imputed - imputed.mean(axis=0), y - y.mean()
+    W = np.column_stack([np.ones(23), Z])
+    P = np.eye(23) - W @ np.linalg.pinv(W)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster):
+        plain = sufficient_statistics(kept.X, y)
+        projected = sufficient_statistics(kept.X, y, covariates=Z)
+    np.testing.assert_allclose(plain["XtX"], centred.T @ centred, atol=1e-10)
+    np.testing.assert_allclose(plain["Xty"], centred.T @ target, atol=1e-10)
+    assert plain["yty"] == pytest.approx(target @ target, abs=1e-10)
+    assert plain["n_samples"] == 23 and plain["y_mean"] == pytest.approx(y.mean())
+    np.testing.assert_allclose(plain["X_mean"], imputed.mean(axis=0), atol=1e-12)
+    np.testing.assert_allclose(projected["XtX"], imputed.T @ P @ imputed, atol=1e-10)
+    np.testing.assert_allclose(projected["Xty"], imputed.T @ P @ y, atol=1e-10)
+    assert projected["yty"] == pytest.approx(y @ P @ y, abs=1e-10)
+    assert projected["X_mean"] is None
+
+
+def test_sufficient_statistics_name_what_they_drop_or_refuse(toy):
+    from alphavb.genotypes import sufficient_statistics
+
+    prefix, _ = toy
+    data = read_plink(prefix)
+    y = np.arange(23.0)
+    y[[3, 4]] = np.nan
+    with pytest.warns(UserWarning, match="2 of 23 rows have a NaN trait"), \
+            pytest.warns(UserWarning, match="1 variants .*column 8.* one genotype"):
+        stats = sufficient_statistics(data.X, y)
+    assert stats["n_samples"] == 21
+    with pytest.raises(ValueError, match="covariates"), \
+            pytest.warns(UserWarning, match="NaN trait"):
+        sufficient_statistics(data.X, y, covariates=np.column_stack([np.ones(23),
+                                                                     np.arange(23.0)]))
+    with pytest.raises(ValueError, match="one value per row"):
+        sufficient_statistics(data.X, np.ones(5))
+
+
+def test_mouse_locus_fits_equal_the_dense_fit():
+    """A locus of mouse_hs1940 (chromosome 1 to 40 Mb, MAF >= 0.05, 530 of 1,940 traits
+    missing): fit_sufficient on the blockwise statistics equals the fit on the dense rows
+    (PIPs within 1e-6); with covariates, the fit on the rows they are projected out of."""
+    from alphavb import AlphaSuSiE
+    from alphavb.genotypes import sufficient_statistics
+
+    prefix = _plink_data("mouse_hs1940")
+    data = read_plink(prefix).select(region="1:0-40000000", maf=0.05)
+    y = np.genfromtxt(prefix.with_name("mouse_hs1940.pheno.txt"))[:, 0]
+    known = ~np.isnan(y)
+    X = data.X.compute()[known]
+    with pytest.warns(UserWarning, match="530 of 1940"):
+        stats = sufficient_statistics(data.X, y)
+    dense = AlphaSuSiE().fit(X, y[known])
+    blockwise = AlphaSuSiE().fit_sufficient(**stats)
+    np.testing.assert_allclose(blockwise.inclusion_probabilities_,
+                               dense.inclusion_probabilities_, atol=1e-6)
+    Z = np.random.default_rng(0).standard_normal((len(y), 2))
+    with pytest.warns(UserWarning, match="530 of 1940"):
+        projected_stats = sufficient_statistics(data.X, y, covariates=Z)
+    W = np.column_stack([np.ones(known.sum()), Z[known]])
+    projected = AlphaSuSiE().fit(X - W @ np.linalg.lstsq(W, X, rcond=None)[0],
+                                 y[known] - W @ np.linalg.lstsq(W, y[known], rcond=None)[0])
+    np.testing.assert_allclose(AlphaSuSiE().fit_sufficient(**projected_stats)
+                               .inclusion_probabilities_,
+                               projected.inclusion_probabilities_, atol=1e-6)

@@ -7,5 +7,6 @@ are read where they are computed (every task reads its own rows and variants of 
 """
 
 from ._plink import Genotypes, read_plink
+from ._statistics import sufficient_statistics
 
-__all__ = ["Genotypes", "read_plink"]
+__all__ = ["Genotypes", "read_plink", "sufficient_statistics"]

@@ -1,0 +1,151 @@
+"""Sufficient statistics of a locus, computed over the blocks of a dask array: the only
+pass over the individuals that :meth:`~alphavb.AlphaSuSiE.fit_sufficient` needs.
+
+With ``m_j`` the mean of variant ``j``'s called genotypes (over the rows whose trait is
+known), a missing call is imputed by ``m_j`` (PLINK's and GCTA's mean imputation), so the
+centred column ``x_j - m_j`` is 0 there: each block is centred and its NaN set to 0, and
+``X_c'X_c``, ``X_c'y_c`` and ``X_c'Q`` are sums of the blocks' products (dask's matrix
+products; on the active ``dask.distributed`` client when there is one), where ``Q`` is an
+orthonormal basis of the centred covariates (the intercept is the centring). Projecting the
+covariates out of the centred rows then needs only ``p x k`` numbers::
+
+    X'X = X_c'X_c - (X_c'Q)(X_c'Q)',   X'y = X_c'y_c - (X_c'Q)(Q'y_c),
+    y'y = ||y_c||^2 - ||Q'y_c||^2.
+
+Two passes over ``X`` (the called means, then the products); memory per task is a block of
+``X`` and a block of ``X'X``.
+"""
+
+import warnings
+
+import numpy as np
+
+from .._validation import bad_parameter, caller_stacklevel
+
+# a centred covariate whose part outside the others' span is below this share of its norm
+# is collinear with them (or with the intercept)
+COLLINEAR_TOLERANCE = 1e-8
+
+
+def _covariate_basis(covariates, n_rows):
+    """An orthonormal basis ``Q`` (n, k) of the centred covariates; a ``ValueError`` naming
+    the first covariate that the intercept and the earlier ones already span."""
+    Z = np.asarray(covariates, dtype=float)
+    if Z.ndim == 1:
+        Z = Z[:, None]
+    if Z.ndim != 2 or Z.shape[0] != n_rows:
+        raise bad_parameter("sufficient_statistics", "covariates", f"an array of {n_rows} "
+                            "rows (one per individual with a known trait)",
+                            f"shape {Z.shape}")
+    if not np.isfinite(Z).all():
+        raise bad_parameter("sufficient_statistics", "covariates", "finite values",
+                            "NaN or inf", fix="Impute or drop the individuals first.")
+    centred = Z - Z.mean(axis=0)
+    Q, R = np.linalg.qr(centred)
+    norms = np.linalg.norm(centred, axis=0)
+    for j in range(Z.shape[1]):
+        if abs(R[j, j]) <= COLLINEAR_TOLERANCE * max(norms[j], np.finfo(float).tiny):
+            raise bad_parameter("sufficient_statistics", "covariates", "columns that the "
+                                "intercept and one another do not span", f"column {j}",
+                                fix="It is constant or a combination of the others: drop "
+                                    "it (the intercept is always projected out).")
+    return Q
+
+
+def sufficient_statistics(X, y, covariates=None):
+    """``X'X``, ``X'y``, ``y'y``, ``n`` and the means of a locus, blockwise (module
+    docstring), for :meth:`~alphavb.AlphaSuSiE.fit_sufficient`.
+
+    Parameters
+    ----------
+    X : dask or NumPy array of shape (n_samples, n_variants)
+        Genotypes (e.g. :attr:`Genotypes.X <alphavb.genotypes.Genotypes.X>`), NaN for a
+        missing call.
+    y : array-like of shape (n_samples,)
+        The trait; rows where it is NaN are dropped (a warning gives their count).
+    covariates : array-like of shape (n_samples, n_covariates), default=None
+        Projected out with the intercept (rows as ``y``'s).
+
+    Returns
+    -------
+    dict
+        ``XtX``, ``Xty``, ``yty``, ``n_samples``, ``X_mean`` (the called genotypes' means)
+        and ``y_mean``: the keyword arguments of ``fit_sufficient``; without covariates the
+        same numbers as :func:`alphavb.linear_model.sufficient_statistics` on the imputed
+        rows. With covariates ``X_mean`` and ``y_mean`` are None (an intercept from them
+        would leave the covariates' effects out; ``predict`` then refuses), and
+        ``fit_sufficient`` fits the rows they are projected out of: ``fit(X, y,
+        covariates=Z)`` also counts their flat prior's ``k`` degrees of freedom in
+        ``sigma2`` (``E RSS / (n - k / alpha)``), so the two differ slightly (PIPs by 1.4e-3
+        on a mouse_hs1940 locus with 2 covariates).
+
+    Warns
+    -----
+    UserWarning
+        Rows dropped for a NaN trait, and variants with one genotype in every called row
+        (their rows of ``X'X`` are 0: the fit gives them no weight), with their counts.
+    """
+    import dask
+    import dask.array as da
+
+    y = np.asarray(y, dtype=float)
+    X = X if isinstance(X, da.Array) else da.from_array(np.asarray(X, dtype=float))
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise bad_parameter("sufficient_statistics", "y", f"one value per row of X "
+                            f"({X.shape[0]} rows)", f"shape {y.shape}")
+    known = ~np.isnan(y)
+    if np.isinf(y).any():
+        raise bad_parameter("sufficient_statistics", "y", "finite values or NaN (dropped)",
+                            "inf")
+    if not known.all():
+        warnings.warn(f"sufficient_statistics: {int((~known).sum())} of {len(y)} rows have a "
+                      "NaN trait and are left out.", UserWarning, stacklevel=caller_stacklevel())
+        X, y = X[np.flatnonzero(known)], y[known]
+        if covariates is not None:
+            covariates = np.asarray(covariates, dtype=float)[known]
+    n = len(y)
+    if n < 2:
+        raise bad_parameter("sufficient_statistics", "y", "at least 2 known values", n)
+    Q = None if covariates is None else _covariate_basis(covariates, n)
+    called = da.sum(~da.isnan(X), axis=0)
+    means = da.nansum(X, axis=0) / called
+    called, means = dask.compute(called, means)
+    if (called == 0).any():
+        raise bad_parameter("sufficient_statistics", "X", "variants with a called genotype",
+                            f"{int((called == 0).sum())} variants missing in every row",
+                            fix="Drop them (Genotypes.select(max_missing=...)).")
+    centred = _centred(X, means)
+    y_centred = y - y.mean()
+    products = [centred.T @ centred, centred.T @ y_centred]
+    if Q is not None:
+        products.append(centred.T @ Q)
+    computed = dask.compute(*products)
+    XtX, Xty = computed[0], computed[1]
+    yty = float(y_centred @ y_centred)
+    if Q is not None:
+        XtQ, Qty = computed[2], Q.T @ y_centred
+        XtX, Xty, yty = XtX - XtQ @ XtQ.T, Xty - XtQ @ Qty, yty - float(Qty @ Qty)
+    constant = np.diag(XtX) <= 0.0
+    if constant.any():
+        warnings.warn(f"sufficient_statistics: {int(constant.sum())} variants (first: column "
+                      f"{int(np.flatnonzero(constant)[0])}) have one genotype in every called "
+                      "row: their X'X rows are 0 and the fit gives them no weight.",
+                      UserWarning, stacklevel=caller_stacklevel())
+    return {"XtX": (XtX + XtX.T) / 2.0, "Xty": Xty, "yty": yty, "n_samples": n,
+            "X_mean": None if Q is not None else means,
+            "y_mean": None if Q is not None else float(y.mean())}
+
+
+def _centred(X, means):
+    """``X - m`` with each missing call at 0 (its imputed value, centred), block by block."""
+    import dask.array as da
+
+    return da.map_blocks(_centred_block, X, da.from_array(means[None, :],
+                                                          chunks=(1, X.chunks[1])),
+                         dtype=float)
+
+
+def _centred_block(block, means):
+    centred = block - means
+    centred[np.isnan(centred)] = 0.0
+    return centred
