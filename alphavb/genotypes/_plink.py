@@ -24,8 +24,10 @@ from ..datasets._plink import BED_MAGIC, decode_calls
 
 # the default block: at most this many genotypes (8 bytes each as float64: 64 MB)
 BLOCK_ENTRIES = 2**23
-# rows per block at most (a multiple of 4: whole bytes of the .bed)
+# rows per block at most (a multiple of 4: whole bytes of the .bed), and the fewest rows of
+# a block that holds every variant
 MAX_BLOCK_ROWS = 8192
+MIN_BLOCK_ROWS = 512
 VARIANT_COLUMNS = ["chrom", "snp", "cm", "pos", "a1", "a2"]
 SAMPLE_COLUMNS = ["fid", "iid", "father", "mother", "sex", "phenotype"]
 
@@ -64,8 +66,8 @@ class Genotypes:
     Attributes
     ----------
     X : dask.array.Array of shape (n_samples, n_variants)
-        A1 allele counts (0, 1, 2) as float64, NaN for a missing call; blocks of at most
-        8,192 individuals by ``chunk_size`` variants.
+        A1 allele counts (0, 1, 2) as float64, NaN for a missing call, in blocks of at
+        most 2**23 genotypes (:func:`read_plink`'s ``chunk_size``).
     variants : pandas.DataFrame
         The ``.bim``: ``chrom``, ``snp``, ``cm``, ``pos``, ``a1``, ``a2`` (one row per
         column of ``X``, its index the variant's row in the ``.bim``).
@@ -74,9 +76,14 @@ class Genotypes:
         ``phenotype``.
     """
 
-    def __init__(self, blocks, variants, samples, chunks):
-        self._blocks, self._chunks = blocks, chunks
+    def __init__(self, blocks, variants, samples, chunk_size=None):
+        self._blocks, self._chunk_size = blocks, chunk_size
         self.variants, self.samples = variants, samples
+        n, p = blocks.shape
+        rows, per_chunk = default_blocks(n, p)
+        if chunk_size is not None:
+            rows, per_chunk = min(n, MAX_BLOCK_ROWS), chunk_size
+        self._chunks = (_row_chunks(n, rows), _variant_chunks(p, per_chunk))
 
     @property
     def X(self):
@@ -142,8 +149,7 @@ class Genotypes:
         index = self._blocks.variant_index[keep]
         blocks = _BedBlocks(self._blocks.path, self._blocks.n_samples,
                             self._blocks.n_variants, index)
-        return Genotypes(blocks, self.variants[keep], self.samples,
-                         (self._chunks[0], _variant_chunks(len(index), self._chunks[1][0])))
+        return Genotypes(blocks, self.variants[keep], self.samples, self._chunk_size)
 
 
 def _dask_array():
@@ -205,6 +211,19 @@ def _nonempty(keep, name, value):
                             value, fix="No variant of the file set meets it.")
 
 
+def default_blocks(n_samples, n_variants):
+    """Rows and variants per block within :data:`BLOCK_ENTRIES` genotypes: every variant in
+    a block of rows (a multiple of 4, at most :data:`MAX_BLOCK_ROWS`), as the sufficient
+    statistics take them, while that leaves at least :data:`MIN_BLOCK_ROWS` rows; else
+    :data:`MAX_BLOCK_ROWS` rows by as many variants as fit (a wide file: a block of a few
+    rows would read every page of the ``.bed``)."""
+    rows = BLOCK_ENTRIES // max(n_variants, 1) // 4 * 4
+    if rows >= MIN_BLOCK_ROWS:
+        return min(n_samples, rows, MAX_BLOCK_ROWS), n_variants
+    rows = min(n_samples, MAX_BLOCK_ROWS)
+    return rows, max(1, BLOCK_ENTRIES // rows)
+
+
 def _variant_chunks(n_variants, per_chunk):
     per_chunk = max(1, min(int(per_chunk), n_variants))
     sizes = [per_chunk] * (n_variants // per_chunk)
@@ -243,8 +262,10 @@ def read_plink(prefix, *, chunk_size=None):
     prefix : str or Path
         The path without its extension.
     chunk_size : int, default=None
-        Variants per block of ``X`` (blocks hold at most 8,192 individuals). None: as many
-        as keep a block within 2**23 genotypes (64 MB as float64).
+        Variants per block of ``X`` (blocks of at most 8,192 individuals). None: blocks
+        of every variant by as many rows (a multiple of 4, at most 8,192) as keep a block
+        within 2**23 genotypes (64 MB as float64), the blocks the sufficient statistics
+        read; a file of more than 16,384 variants: 8,192 rows by 1,024 variants.
 
     Returns
     -------
@@ -290,8 +311,5 @@ def read_plink(prefix, *, chunk_size=None):
         raise ValueError(f"{paths['.bed']} has {size} bytes; the .bim's {p} variants and the "
                          f".fam's {n} individuals need {expected} (a truncated or mismatched "
                          "file).")
-    rows = min(n, MAX_BLOCK_ROWS)
-    per_chunk = chunk_size if chunk_size is not None else max(1, BLOCK_ENTRIES // rows)
-    blocks = _BedBlocks(paths[".bed"], n, p, np.arange(p))
-    return Genotypes(blocks, variants, samples,
-                     (_row_chunks(n, rows), _variant_chunks(p, per_chunk)))
+    return Genotypes(_BedBlocks(paths[".bed"], n, p, np.arange(p)), variants, samples,
+                     chunk_size)

@@ -12,8 +12,10 @@ covariates out of the centred rows then needs only ``p x k`` numbers::
     X'X = X_c'X_c - (X_c'Q)(X_c'Q)',   X'y = X_c'y_c - (X_c'Q)(Q'y_c),
     y'y = ||y_c||^2 - ||Q'y_c||^2.
 
-Two passes over ``X`` (the called means, then the products); memory per task is a block of
-``X`` and a block of ``X'X``.
+Two passes over ``X`` (the called means, then the products): the second in one task per
+block of rows (every variant of them: at most 2**23 genotypes, 64 MB), whose ``p x p``
+products are summed in a tree of pairs, so that a task holds one block and two partial sums
+whatever ``n``.
 """
 
 import warnings
@@ -21,6 +23,7 @@ import warnings
 import numpy as np
 
 from .._validation import bad_parameter, caller_stacklevel
+from ._plink import BLOCK_ENTRIES, MAX_BLOCK_ROWS
 
 # a centred covariate whose part outside the others' span is below this share of its norm
 # is collinear with them (or with the intercept)
@@ -114,16 +117,11 @@ def sufficient_statistics(X, y, covariates=None):
         raise bad_parameter("sufficient_statistics", "X", "variants with a called genotype",
                             f"{int((called == 0).sum())} variants missing in every row",
                             fix="Drop them (Genotypes.select(max_missing=...)).")
-    centred = _centred(X, means)
     y_centred = y - y.mean()
-    products = [centred.T @ centred, centred.T @ y_centred]
-    if Q is not None:
-        products.append(centred.T @ Q)
-    computed = dask.compute(*products)
-    XtX, Xty = computed[0], computed[1]
+    XtX, Xty, XtQ = _products(X, means, y_centred, Q)
     yty = float(y_centred @ y_centred)
     if Q is not None:
-        XtQ, Qty = computed[2], Q.T @ y_centred
+        Qty = Q.T @ y_centred
         XtX, Xty, yty = XtX - XtQ @ XtQ.T, Xty - XtQ @ Qty, yty - float(Qty @ Qty)
     constant = np.diag(XtX) <= 0.0
     if constant.any():
@@ -136,16 +134,36 @@ def sufficient_statistics(X, y, covariates=None):
             "y_mean": None if Q is not None else float(y.mean())}
 
 
-def _centred(X, means):
-    """``X - m`` with each missing call at 0 (its imputed value, centred), block by block."""
-    import dask.array as da
+def _products(X, means, y_centred, Q):
+    """``X_c'X_c``, ``X_c'y_c`` and ``X_c'Q`` (None without ``Q``): one task per block of
+    rows (every variant), its ``p x p`` product summed in a tree of pairs, so that a task
+    holds one block of rows and two partial sums, whatever ``n``."""
+    import dask
 
-    return da.map_blocks(_centred_block, X, da.from_array(means[None, :],
-                                                          chunks=(1, X.chunks[1])),
-                         dtype=float)
+    n, p = X.shape
+    rows = max(4, min(MAX_BLOCK_ROWS, BLOCK_ENTRIES // max(p, 1)) // 4 * 4)
+    # read_plink's default blocks are these already: then no rechunk
+    by_rows = X if len(X.chunks[1]) == 1 else X.rechunk((min(rows, n), p))
+    blocks = by_rows.to_delayed()[:, 0]
+    starts = np.cumsum([0, *by_rows.chunks[0]])
+    partials = [dask.delayed(_block_products)(block, means, y_centred[a:b],
+                                              None if Q is None else Q[a:b])
+                for block, a, b in zip(blocks, starts[:-1], starts[1:], strict=True)]
+    while len(partials) > 1:
+        partials = [dask.delayed(_summed)(*partials[i:i + 2])
+                    for i in range(0, len(partials), 2)]
+    return dask.compute(partials[0])[0]
 
 
-def _centred_block(block, means):
+def _block_products(block, means, y_centred, Q):
+    """The products of one block of rows, centred, its missing calls at 0."""
     centred = block - means
     centred[np.isnan(centred)] = 0.0
-    return centred
+    return (centred.T @ centred, centred.T @ y_centred,
+            None if Q is None else centred.T @ Q)
+
+
+def _summed(first, second=None):
+    if second is None:
+        return first
+    return tuple(None if a is None else a + b for a, b in zip(first, second, strict=True))
