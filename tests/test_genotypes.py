@@ -209,3 +209,14 @@ def test_mouse_locus_fits_equal_the_dense_fit():
     np.testing.assert_allclose(AlphaSuSiE().fit_sufficient(**projected_stats)
                                .inclusion_probabilities_,
                                projected.inclusion_probabilities_, atol=1e-6)
+
+
+def test_default_blocks_hold_every_variant_unless_the_file_is_wide():
+    """Blocks of every variant (the sufficient statistics' blocks: no rechunk) by as many rows
+    as keep 2**23 genotypes, a multiple of 4; a file so wide that fewer than 512 rows would
+    fit keeps up to 8,192 rows by as many variants as fit (a block of few rows would touch
+    every page of the .bed)."""
+    assert lazy.default_blocks(200_000, 2_000) == (4192, 2_000)
+    assert lazy.default_blocks(300, 2_000) == (300, 2_000)
+    assert lazy.default_blocks(427, 358_499) == (427, 2**23 // 427)
+    assert lazy.default_blocks(337_000, 10_000) == (836, 10_000)

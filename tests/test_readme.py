@@ -41,8 +41,11 @@ def needs_missing_data(code):
 
     home = Path(get_data_home())
     wanted = {"load_ap": home / "ap", "load_uci": home / "uci"}
-    return [name for name, folder in wanted.items()
-            if re.search(rf"\b{name}\(", code) and not folder.is_dir()]
+    missing = [name for name, folder in wanted.items()
+               if re.search(rf"\b{name}\(", code) and not folder.is_dir()]
+    if '"plink"' in code and not (home / "plink").is_dir():  # a genotype file of the home
+        missing.append("plink")
+    return missing
 
 
 def test_the_readme_is_a_short_guide_with_a_block_per_model_family():

@@ -214,7 +214,7 @@ def _nonempty(keep, name, value):
 def default_blocks(n_samples, n_variants):
     """Rows and variants per block within :data:`BLOCK_ENTRIES` genotypes: every variant in
     a block of rows (a multiple of 4, at most :data:`MAX_BLOCK_ROWS`), as the sufficient
-    statistics take them, while that leaves at least :data:`MIN_BLOCK_ROWS` rows; else
+    statistics take them, while that leaves at least :data:`MIN_BLOCK_ROWS` rows; else up to
     :data:`MAX_BLOCK_ROWS` rows by as many variants as fit (a wide file: a block of a few
     rows would read every page of the ``.bed``)."""
     rows = BLOCK_ENTRIES // max(n_variants, 1) // 4 * 4
@@ -265,7 +265,8 @@ def read_plink(prefix, *, chunk_size=None):
         Variants per block of ``X`` (blocks of at most 8,192 individuals). None: blocks
         of every variant by as many rows (a multiple of 4, at most 8,192) as keep a block
         within 2**23 genotypes (64 MB as float64), the blocks the sufficient statistics
-        read; a file of more than 16,384 variants: 8,192 rows by 1,024 variants.
+        read; a file of more than 16,384 variants: up to 8,192 rows by as many variants as
+        fit (8,192 x 1,024 with 8,192 rows or more).
 
     Returns
     -------
