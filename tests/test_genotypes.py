@@ -87,7 +87,7 @@ def test_named_errors(toy, tmp_path):
         read_plink(prefix)
     bed.write_bytes(content)
     prefix.with_suffix(".fam").write_text("f0 i0 0 0\n")
-    with pytest.raises(ValueError, match=r"\.fam: every line needs 6 fields"):
+    with pytest.raises(ValueError, match=r"\.fam, line 1: 4 fields; every line needs 6"):
         read_plink(prefix)
 
 
@@ -220,3 +220,47 @@ def test_default_blocks_hold_every_variant_unless_the_file_is_wide():
     assert lazy.default_blocks(300, 2_000) == (300, 2_000)
     assert lazy.default_blocks(427, 358_499) == (427, 2**23 // 427)
     assert lazy.default_blocks(337_000, 10_000) == (836, 10_000)
+
+
+def test_second_hostile_round(toy, tmp_path):
+    """What the hostile test of the genotype surface found: two block layouts of one file
+    are two dask arrays; chromosomes match as PLINK numbers them; a .bim line of 7 fields,
+    a non-integer position, a constant trait, an infinite call and a maf out of [0, 0.5]
+    are refused by name; a variant conditioned on (passed as a covariate) gets a row of 0s
+    and a warning, not rounding."""
+    import dask.array as da
+
+    from alphavb.genotypes import sufficient_statistics
+
+    prefix, genotypes = toy
+    a, b = read_plink(prefix), read_plink(prefix, chunk_size=2)
+    assert a.X.name != b.X.name
+    np.testing.assert_array_equal(da.concatenate([a.X, b.X], axis=1).compute(),
+                                  np.hstack([genotypes, genotypes]))
+    assert lazy.chromosome_code("chrX") == lazy.chromosome_code("23") == "23"
+    assert lazy.chromosome_code("chr01") == lazy.chromosome_code(1) == "1"
+    bim = prefix.with_suffix(".bim")
+    lines = bim.read_text().splitlines()
+    bim.write_text("\n".join(["chr" + line for line in lines]) + "\n")
+    assert read_plink(prefix).select(region="1:0-3000").variants["snp"].tolist() == [
+        "rs0", "rs1", "rs2"]
+    bim.write_text("\n".join([lines[0], lines[1] + "\tx", *lines[2:]]) + "\n")
+    with pytest.raises(ValueError, match=r"line 2: 7 fields.*exactly 6"):
+        read_plink(prefix)
+    bim.write_text("\n".join([lines[0].replace("\t1000\t", "\t1000.5\t"), *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match=r"line 1: the pos field '1000.5'"):
+        read_plink(prefix)
+    bim.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match="maf"):
+        a.select(maf=0.6)
+    with pytest.raises(ValueError, match="a trait that varies"):
+        sufficient_statistics(a.X, np.full(23, 3.3))
+    with pytest.raises(ValueError, match="infinite"):
+        sufficient_statistics(np.where(np.arange(23)[:, None] == 4, np.inf, 1.0)
+                              * np.ones((23, 3)), np.arange(23.0))
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 3, size=(60, 8)).astype(float)
+    y = X[:, 2] + rng.standard_normal(60)
+    with pytest.warns(UserWarning, match="1 variants .*column 2.* spanned by the covariates"):
+        stats = sufficient_statistics(X, y, covariates=X[:, [2]])
+    assert np.all(stats["XtX"][2] == 0.0) and stats["Xty"][2] == 0.0

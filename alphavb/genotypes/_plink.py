@@ -90,7 +90,7 @@ class Genotypes:
         da = _dask_array()
 
         return da.from_array(self._blocks, chunks=self._chunks, asarray=True, fancy=False,
-                             lock=False, name=f"bed-{_token(self._blocks)}")
+                             lock=False, name=f"bed-{_token(self._blocks, self._chunks)}")
 
     @property
     def shape(self):
@@ -105,12 +105,16 @@ class Genotypes:
         or a tuple ``(chrom, start, end)``), named in ``variants`` (ids of the ``.bim``'s
         ``snp`` column, or a boolean mask over the current variants), with minor-allele
         frequency at least ``maf`` and a share of missing calls at most ``max_missing``
-        (one pass over the selected calls for these two). Returns a new :class:`Genotypes`;
+        (one pass over the selected calls for these two; a variant with no called genotype
+        has no frequency, and ``maf`` drops it). Chromosomes match as PLINK numbers them
+        (``chr1`` is ``1``, ``X`` is ``23``). The variants keep the file's order (an id
+        named twice in the ``.bim`` selects both). Returns a new :class:`Genotypes`;
         raises a ``ValueError`` naming the criterion that leaves no variant."""
         keep = np.ones(len(self.variants), dtype=bool)
         if region is not None:
             chrom, start, end = _region(region)
-            keep &= ((self.variants["chrom"].astype(str).to_numpy() == chrom)
+            codes = np.array([chromosome_code(name) for name in self.variants["chrom"]])
+            keep &= ((codes == chrom)
                      & (self.variants["pos"].to_numpy() >= start)
                      & (self.variants["pos"].to_numpy() <= end))
             _nonempty(keep, "region", region)
@@ -121,6 +125,11 @@ class Genotypes:
         chosen = self._subset(keep)
         if maf is None and max_missing is None:
             return chosen
+        for name, value, high in (("maf", maf, 0.5), ("max_missing", max_missing, 1.0)):
+            if value is not None and not (isinstance(value, (int, float, np.number))
+                                          and 0.0 <= float(value) <= high):
+                raise bad_parameter("Genotypes.select", name, f"a number in [0, {high}]",
+                                    value)
         frequency, missing = chosen.allele_frequencies()
         keep = np.ones(len(frequency), dtype=bool)
         if maf is not None:
@@ -161,11 +170,13 @@ def _dask_array():
     return da
 
 
-def _token(blocks):
+def _token(blocks, chunks):
+    """The dask name of the blocks: the file, its selection and the blocks' layout (two
+    layouts of one file are two arrays)."""
     from dask.base import tokenize
 
     return tokenize(blocks.path, blocks.n_samples, blocks.n_variants,
-                    blocks.variant_index.tobytes())
+                    blocks.variant_index.tobytes(), chunks)
 
 
 def _region(region):
@@ -181,13 +192,39 @@ def _region(region):
         except (TypeError, ValueError):
             raise bad_parameter("Genotypes.select", "region", "'chrom:start-end' (base "
                                 "pairs) or a tuple (chrom, start, end)", region) from None
-    chrom = str(chrom)
-    chrom = chrom[3:] if chrom.lower().startswith("chr") else chrom
-    start, end = int(start), int(end)
+    try:
+        start, end = _base_pair(start), _base_pair(end)
+    except (TypeError, ValueError):
+        raise bad_parameter("Genotypes.select", "region", "whole base pairs as its start and "
+                            "end", region) from None
     if end < start:
         raise bad_parameter("Genotypes.select", "region", "an end at or after its start",
                             region)
-    return chrom, start, end
+    return chromosome_code(chrom), start, end
+
+
+def _base_pair(value):
+    number = float(value)
+    if not number.is_integer():
+        raise ValueError(value)
+    return int(number)
+
+
+# PLINK's numeric codes of the non-autosomes (chrX 23, chrY 24, the pseudo-autosomal XY
+# 25, mitochondrial 26)
+_CHROMOSOME_CODES = {"X": "23", "Y": "24", "XY": "25", "MT": "26", "M": "26"}
+
+
+def chromosome_code(name):
+    """A chromosome's name as PLINK numbers it: without a ``chr`` prefix or leading zeros,
+    X, Y, XY and MT (M) as 23-26, so that ``chr1``, ``1`` and ``01`` are one chromosome and
+    ``X`` is the ``23`` of a .bim written by PLINK."""
+    text = str(name).strip()
+    text = text[3:] if text.lower().startswith("chr") else text
+    text = _CHROMOSOME_CODES.get(text.upper(), text)
+    if text.isdigit():
+        return text.lstrip("0") or "0"
+    return text
 
 
 def _variant_mask(table, variants):
@@ -239,18 +276,38 @@ def _row_chunks(n_samples, rows):
     return tuple(sizes)
 
 
-def _table(path, names, columns, what):
+def _table(path, names, what, exact):
+    """The whitespace-separated lines of ``path`` as strings: ``len(names)`` fields each
+    (at least that many when not ``exact``: a .fam may carry more columns, as GEMMA's)."""
     import pandas as pd
 
-    try:
-        # (keep_default_na off: "NA" is a phenotype value of a .fam, not a missing field)
-        table = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, usecols=range(columns),
-                            names=names, engine="c", keep_default_na=False)
-    except ValueError as error:
-        raise ValueError(f"{path}: every line needs {columns} fields ({what}); {error}") \
-            from None
-    if table.isna().any().any() or (table == "").any().any():
-        raise ValueError(f"{path}: every line needs {columns} fields ({what}).")
+    columns = len(names)
+    lines = [line.split() for line in Path(path).read_text().splitlines() if line.strip()]
+    if not lines:
+        raise ValueError(f"{path} is empty: it needs one line per "
+                         f"{'variant' if exact else 'individual'} ({what}).")
+    for number, fields in enumerate(lines, start=1):
+        if len(fields) < columns or (exact and len(fields) != columns):
+            raise ValueError(f"{path}, line {number}: {len(fields)} fields; every line needs "
+                             f"{'exactly ' if exact else ''}{columns} ({what}; an id may "
+                             "not hold a space).")
+    return pd.DataFrame([fields[:columns] for fields in lines], columns=names)
+
+
+def _numbers(table, path):
+    """The .bim's cM as floats and positions as ints, or an error naming the line."""
+    import pandas as pd
+
+    cm = pd.to_numeric(table["cm"], errors="coerce").to_numpy(dtype=float)
+    position = pd.to_numeric(table["pos"], errors="coerce").to_numpy(dtype=float)
+    for column, values, whole in (("cm", cm, False), ("pos", position, True)):
+        bad = ~np.isfinite(values) | (whole & (np.mod(values, 1.0) != 0.0))
+        if bad.any():
+            line = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{path}, line {line + 1}: the {column} field "
+                             f"{table[column].iloc[line]!r} is not "
+                             f"{'a whole base pair' if whole else 'a number'}.")
+    table["cm"], table["pos"] = cm, position.astype(np.int64)
     return table
 
 
@@ -294,12 +351,10 @@ def read_plink(prefix, *, chunk_size=None):
                                    or chunk_size < 1):
         raise bad_parameter("read_plink", "chunk_size", "a positive int (variants per "
                             "block) or None", chunk_size)
-    variants = _table(paths[".bim"], VARIANT_COLUMNS, 6, "chromosome, id, cM, position, "
-                      "allele 1, allele 2")
-    variants["pos"] = variants["pos"].astype(np.int64)
-    variants["cm"] = variants["cm"].astype(float)
-    samples = _table(paths[".fam"], SAMPLE_COLUMNS, 6, "family id, individual id, father, "
-                     "mother, sex, phenotype")
+    variants = _numbers(_table(paths[".bim"], VARIANT_COLUMNS, "chromosome, id, cM, "
+                               "position, allele 1, allele 2", exact=True), paths[".bim"])
+    samples = _table(paths[".fam"], SAMPLE_COLUMNS, "family id, individual id, father, "
+                     "mother, sex, phenotype", exact=False)
     n, p = len(samples), len(variants)
     with open(paths[".bed"], "rb") as bed:
         magic = bed.read(len(BED_MAGIC))

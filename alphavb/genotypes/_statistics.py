@@ -13,9 +13,9 @@ covariates out of the centred rows then needs only ``p x k`` numbers::
     y'y = ||y_c||^2 - ||Q'y_c||^2.
 
 Two passes over ``X`` (the called means, then the products): the second in one task per
-block of rows (every variant of them: at most 2**23 genotypes, 64 MB), whose ``p x p``
-products are summed in a tree of pairs, so that a task holds one block and two partial sums
-whatever ``n``.
+block of rows (every variant of them: at most 2**23 genotypes, 64 MB; with its decoding
+and its centred copy about 150 MB), whose ``p x p`` products are summed in a tree of
+pairs, so that a task holds one block and two partial sums whatever ``n``.
 """
 
 import warnings
@@ -45,7 +45,7 @@ def _covariate_basis(covariates, n_rows):
                             "NaN or inf", fix="Impute or drop the individuals first.")
     centred = Z - Z.mean(axis=0)
     Q, R = np.linalg.qr(centred)
-    norms = np.linalg.norm(centred, axis=0)
+    norms = np.linalg.norm(Z, axis=0)  # the raw column's: a constant 0.1 centres to rounding
     for j in range(Z.shape[1]):
         if abs(R[j, j]) <= COLLINEAR_TOLERANCE * max(norms[j], np.finfo(float).tiny):
             raise bad_parameter("sufficient_statistics", "covariates", "columns that the "
@@ -85,8 +85,15 @@ def sufficient_statistics(X, y, covariates=None):
     Warns
     -----
     UserWarning
-        Rows dropped for a NaN trait, and variants with one genotype in every called row
-        (their rows of ``X'X`` are 0: the fit gives them no weight), with their counts.
+        Rows dropped for a NaN trait, variants with one genotype in every called row and
+        variants the covariates span (their rows of ``X'X`` are 0: the fit learns nothing of
+        them), with their counts.
+
+    Raises
+    ------
+    ValueError
+        A constant trait, an infinite value in ``X``, a variant missing in every row, or a
+        covariate that the intercept and the others span.
     """
     import dask
     import dask.array as da
@@ -109,10 +116,18 @@ def sufficient_statistics(X, y, covariates=None):
     n = len(y)
     if n < 2:
         raise bad_parameter("sufficient_statistics", "y", "at least 2 known values", n)
+    if np.ptp(y) <= COLLINEAR_TOLERANCE * np.max(np.abs(y)):
+        raise bad_parameter("sufficient_statistics", "y", "a trait that varies",
+                            f"the constant {y[0]:g}", fix="A constant trait has nothing to "
+                            "fine-map.")
     Q = None if covariates is None else _covariate_basis(covariates, n)
     called = da.sum(~da.isnan(X), axis=0)
     means = da.nansum(X, axis=0) / called
-    called, means = dask.compute(called, means)
+    infinite = da.sum(da.isinf(X))
+    called, means, infinite = dask.compute(called, means, infinite)
+    if infinite:
+        raise bad_parameter("sufficient_statistics", "X", "allele counts or NaN (a missing "
+                            "call)", f"{int(infinite)} infinite values")
     if (called == 0).any():
         raise bad_parameter("sufficient_statistics", "X", "variants with a called genotype",
                             f"{int((called == 0).sum())} variants missing in every row",
@@ -120,14 +135,30 @@ def sufficient_statistics(X, y, covariates=None):
     y_centred = y - y.mean()
     XtX, Xty, XtQ = _products(X, means, y_centred, Q)
     yty = float(y_centred @ y_centred)
+    centred_squares = np.diag(XtX).copy()
     if Q is not None:
         Qty = Q.T @ y_centred
         XtX, Xty, yty = XtX - XtQ @ XtQ.T, Xty - XtQ @ Qty, yty - float(Qty @ Qty)
-    constant = np.diag(XtX) <= 0.0
+        # a variant the covariates span (one conditioned on, passed as a covariate) keeps
+        # rounding of its row: set to 0, as a monomorphic variant's is
+        spanned = (centred_squares > 0) & (np.diag(XtX) <= COLLINEAR_TOLERANCE
+                                           * centred_squares)
+        if spanned.any():
+            XtX[spanned, :] = 0.0
+            XtX[:, spanned] = 0.0
+            Xty[spanned] = 0.0
+            warnings.warn(f"sufficient_statistics: {int(spanned.sum())} variants (first: "
+                          f"column {int(np.flatnonzero(spanned)[0])}) are spanned by the "
+                          "covariates (a variant conditioned on): their rows of X'X are 0, so "
+                          "the fit learns nothing of them (their PIPs stay the prior's).",
+                          UserWarning,
+                          stacklevel=caller_stacklevel())
+    constant = centred_squares <= 0.0
     if constant.any():
         warnings.warn(f"sufficient_statistics: {int(constant.sum())} variants (first: column "
                       f"{int(np.flatnonzero(constant)[0])}) have one genotype in every called "
-                      "row: their X'X rows are 0 and the fit gives them no weight.",
+                      "row: their X'X rows are 0, so the fit learns nothing of them (their "
+                      "PIPs stay the prior's).",
                       UserWarning, stacklevel=caller_stacklevel())
     return {"XtX": (XtX + XtX.T) / 2.0, "Xty": Xty, "yty": yty, "n_samples": n,
             "X_mean": None if Q is not None else means,
