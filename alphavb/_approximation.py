@@ -24,8 +24,9 @@ holding less than 0.8) and what is accurate (PIPs within 0.05, intervals holding
 0.9). The interval limit is below the middle of its band: the Jaakkola-Jordan intervals of
 an ordinary logistic fit hold 0.82-0.87 of the exact posterior (the exact sampler agrees),
 and a warning on every such fit would teach users to ignore it.
-:func:`approximation_checks` says when fits measure it: ``"auto"`` (where the check costs at
-most a fifth of the fit's work), ``"always"`` or ``"never"``.
+:func:`approximation_checks` says when fits measure it: ``"auto"`` (SuSiE's and the
+mixture's checks only where they cost at most a fifth of the fit's work), ``"always"`` or
+``"never"``.
 ``benchmarks/bench_approximation_check.py`` measures the check against
 :func:`alphavb.exact.compare_to_exact` on real data sets.
 """
@@ -175,11 +176,13 @@ def approximation_checks(mode="always"):
     Parameters
     ----------
     mode : {"always", "auto", "never"}, default="always"
-        ``"auto"`` (the default outside any context): every fit whose check is cheap
-        beside it (at most a fifth of the fit's work); a SuSiE fit with many effects on few
-        rows has a check costing more than the fit, and publishes ``approximation_check_ =
-        None`` unless ``"always"``. ``"never"``: no check (``approximation_check_`` None,
-        no warning).
+        ``"auto"`` (the default outside any context): the linear, spike-and-slab and
+        logistic models always (their checks take milliseconds, though up to 0.8 of a
+        spike-and-slab regression's own 1-10 ms), SuSiE and the mixture where the check's
+        predicted work is at most a fifth of the fit's (SuSiE: many rows against few
+        effects; the mixture, whose check passes over the rows a thousand times: hardly
+        ever), publishing ``approximation_check_ = None`` otherwise. ``"always"``: every
+        check. ``"never"``: none (``approximation_check_`` None, no warning).
 
     Examples
     --------
