@@ -27,6 +27,18 @@ def decode_calls(raw, n_rows, dtype=np.float64):
     return _CODE_DOSAGE.astype(dtype)[codes.reshape(raw.shape[0], -1)[:, :n_rows]].T
 
 
+def plink_paths(prefix):
+    """The ``.bed``, ``.bim`` and ``.fam`` paths of ``prefix``, or a ``FileNotFoundError``
+    naming those missing."""
+    prefix = Path(prefix)
+    paths = {ext: prefix.with_name(prefix.name + ext) for ext in (".bed", ".bim", ".fam")}
+    missing = [str(path) for path in paths.values() if not path.exists()]
+    if missing:
+        raise FileNotFoundError(f"read_plink needs {', '.join(missing)} (PLINK 1 binary "
+                                "files: .bed, .bim and .fam of one prefix).")
+    return paths
+
+
 def _lines(path):
     return [line.split() for line in Path(path).read_text().splitlines() if line.strip()]
 
@@ -56,12 +68,7 @@ def read_plink(prefix, variants=None, dtype=np.float64):
         raise ValueError(f"read_plink: dtype must be a float dtype, whose NaN marks a missing "
                          f"call; got {np.dtype(dtype)}, in which a missing call would read as "
                          "0 copies of allele 1. Pass dtype=np.float32 or np.float64.")
-    prefix = Path(prefix)
-    paths = {ext: prefix.with_name(prefix.name + ext) for ext in (".bed", ".bim", ".fam")}
-    missing = [str(path) for path in paths.values() if not path.exists()]
-    if missing:
-        raise FileNotFoundError(f"read_plink needs {', '.join(missing)} (PLINK 1 binary "
-                                "files: .bed, .bim and .fam of one prefix).")
+    paths = plink_paths(prefix)
     bim, fam = _lines(paths[".bim"]), _lines(paths[".fam"])
     if any(len(fields) != 6 for fields in bim):
         raise ValueError(f"{paths['.bim']}: every line needs 6 fields (chromosome, id, cM, "

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validation import bad_parameter
-from ..datasets._plink import BED_MAGIC, decode_calls
+from ..datasets._plink import BED_MAGIC, decode_calls, plink_paths
 
 # the default block: at most this many genotypes (8 bytes each as float64: 64 MB)
 BLOCK_ENTRIES = 2**23
@@ -340,12 +340,7 @@ def read_plink(prefix, *, chunk_size=None):
         the ``.bim``'s variants and the ``.fam``'s individuals need (both sizes named), or
         a ``.bim`` or ``.fam`` line with too few fields.
     """
-    prefix = Path(prefix)
-    paths = {ext: prefix.with_name(prefix.name + ext) for ext in (".bed", ".bim", ".fam")}
-    missing = [str(path) for path in paths.values() if not path.exists()]
-    if missing:
-        raise FileNotFoundError(f"read_plink needs {', '.join(missing)} (PLINK 1 binary "
-                                "files: .bed, .bim and .fam of one prefix).")
+    paths = plink_paths(prefix)
     if chunk_size is not None and (isinstance(chunk_size, bool)
                                    or not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):
