@@ -160,7 +160,10 @@ def test_sufficient_statistics_on_a_local_cluster_equal_numpys(toy, monkeypatch)
     np.testing.assert_allclose(projected["XtX"], imputed.T @ P @ imputed, atol=1e-10)
     np.testing.assert_allclose(projected["Xty"], imputed.T @ P @ y, atol=1e-10)
     assert projected["yty"] == pytest.approx(y @ P @ y, abs=1e-10)
-    assert projected["X_mean"] is None
+    assert projected["X_mean"] is None and projected["n_covariates"] == 2
+    Z_c = Z - Z.mean(axis=0)
+    assert projected["covariates_log_det"] == pytest.approx(
+        np.linalg.slogdet(Z_c.T @ Z_c)[1], abs=1e-10)
 
 
 def test_sufficient_statistics_name_what_they_drop_or_refuse(toy):
@@ -185,7 +188,8 @@ def test_sufficient_statistics_name_what_they_drop_or_refuse(toy):
 def test_mouse_locus_fits_equal_the_dense_fit():
     """A locus of mouse_hs1940 (chromosome 1 to 40 Mb, MAF >= 0.05, 530 of 1,940 traits
     missing): fit_sufficient on the blockwise statistics equals the fit on the dense rows
-    (PIPs within 1e-6); with covariates, the fit on the rows they are projected out of."""
+    (PIPs within 1e-6), with covariates too (their flat prior's degrees of freedom in
+    sigma2, their log-determinant in the objective), at alpha = 1 and 0.5."""
     from alphavb import AlphaSuSiE
     from alphavb.genotypes import sufficient_statistics
 
@@ -203,12 +207,16 @@ def test_mouse_locus_fits_equal_the_dense_fit():
     Z = np.random.default_rng(0).standard_normal((len(y), 2))
     with pytest.warns(UserWarning, match="530 of 1940"):
         projected_stats = sufficient_statistics(data.X, y, covariates=Z)
-    W = np.column_stack([np.ones(known.sum()), Z[known]])
-    projected = AlphaSuSiE().fit(X - W @ np.linalg.lstsq(W, X, rcond=None)[0],
-                                 y[known] - W @ np.linalg.lstsq(W, y[known], rcond=None)[0])
-    np.testing.assert_allclose(AlphaSuSiE().fit_sufficient(**projected_stats)
-                               .inclusion_probabilities_,
-                               projected.inclusion_probabilities_, atol=1e-6)
+    for alpha in (1.0, 0.5):
+        with_covariates = AlphaSuSiE(alpha=alpha).fit(X, y[known], covariates=Z[known])
+        from_stats = AlphaSuSiE(alpha=alpha).fit_sufficient(**projected_stats)
+        np.testing.assert_allclose(from_stats.inclusion_probabilities_,
+                                   with_covariates.inclusion_probabilities_, atol=1e-6)
+        assert from_stats.noise_variance_ == pytest.approx(with_covariates.noise_variance_,
+                                                           rel=1e-6)
+        assert from_stats.elbo_ == pytest.approx(with_covariates.elbo_, rel=1e-9)
+    with pytest.raises(ValueError, match="n_covariates"):
+        AlphaSuSiE().fit_sufficient(**{**projected_stats, "n_covariates": -1})
 
 
 def test_default_blocks_hold_every_variant_unless_the_file_is_wide():
@@ -264,3 +272,15 @@ def test_second_hostile_round(toy, tmp_path):
     with pytest.warns(UserWarning, match="1 variants .*column 2.* spanned by the covariates"):
         stats = sufficient_statistics(X, y, covariates=X[:, [2]])
     assert np.all(stats["XtX"][2] == 0.0) and stats["Xty"][2] == 0.0
+
+
+def test_the_calibration_refuses_statistics_with_covariates_projected_out():
+    """AlphaSelector's calibration draws its replicates without covariates: statistics with
+    covariates projected out are refused by name, not calibrated wrongly."""
+    from alphavb import AlphaSuSiE
+    from alphavb.model_selection import AlphaSelector
+
+    selector = AlphaSelector(AlphaSuSiE(), method="calibrate")
+    with pytest.raises(ValueError, match="n_covariates"):
+        selector.fit_sufficient(np.eye(3), np.ones(3), 5.0, 50, n_covariates=2,
+                                covariates_log_det=1.0)

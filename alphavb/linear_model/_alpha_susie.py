@@ -432,7 +432,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         return self
 
     def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None,
-                       regularization=0.0):
+                       regularization=0.0, n_covariates=0, covariates_log_det=0.0):
         """Fit alpha-SuSiE to sufficient statistics ``X'X``, ``X'y``, ``y'y`` and ``n``
         (susieR's ``susie_ss``): the same fit as :meth:`fit` on the rows they summarise,
         from ``p x p`` numbers (:func:`~alphavb.linear_model.sufficient_statistics`
@@ -458,6 +458,14 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             ``lambda``: fit with ``(1 - lambda) X'X + lambda diag(X'X)`` (on the
             correlation scale ``(1 - lambda) R + lambda I``) and ``(1 - lambda) X'y``, the
             fix for an ``X'X`` that is not positive semi-definite.
+        n_covariates : int, default=0
+            Covariates already projected out of the statistics (as
+            :func:`alphavb.genotypes.sufficient_statistics` does): their flat prior takes
+            ``k`` degrees of freedom from ``sigma2`` (``E RSS / (n - k / alpha)``), so that the
+            fit equals ``fit(X, y, covariates=Z)``.
+        covariates_log_det : float, default=0.0
+            ``log|Z_c'Z_c|`` of those covariates (centred): its part of the objective
+            (``elbo_``), which the PIPs do not read.
 
         Returns
         -------
@@ -487,8 +495,28 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                              "sufficient" if known_means or not self.fit_intercept
                              else "sufficient-no-means",
                              self.estimate_residual_variance in ("auto", True), None,
-                             column_means)
+                             column_means, covariates=self._projected_covariates(
+                                 n_covariates, covariates_log_det, stats.n_samples))
         return self
+
+    def _projected_covariates(self, n_covariates, log_det, n_samples):
+        """What fit_sufficient's ``n_covariates`` covariates, projected out of the statistics,
+        leave of their flat prior (:class:`~alphavb.linear_model._covariates.
+        ProjectedCovariates`), or None without."""
+        from ._covariates import ProjectedCovariates
+        from ._susie_rss import real_scalar
+
+        owner = type(self).__name__
+        if (isinstance(n_covariates, bool) or not isinstance(n_covariates, (int, np.integer))
+                or not 0 <= n_covariates < float(self.alpha) * float(n_samples)):
+            raise bad_parameter(owner, "n_covariates", "an int from 0 to under alpha * "
+                                "n_samples (the covariates projected out of the statistics)",
+                                n_covariates)
+        value = real_scalar(log_det)
+        if value is None or not np.isfinite(value):
+            raise bad_parameter(owner, "covariates_log_det", "a finite float (log|Z_c'Z_c|)",
+                                log_det)
+        return ProjectedCovariates(int(n_covariates), float(log_det)) if n_covariates else None
 
     def fit_summary(self, z=None, R=None, n_samples=None, *, bhat=None, shat=None,
                     var_y=None, reference_X=None, regularization=0.0, ld_mismatch=None,
@@ -628,7 +656,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                              ld_mismatch == "eb", float(n_samples) - 1.0)
 
     def _fit_statistics(self, stats, centring, kind, estimate_residual_variance, names,
-                        column_means=None, mismatch=None):
+                        column_means=None, mismatch=None, covariates=None):
         """Fit the :class:`~alphavb.linear_model._susie_rss.SummaryStatistics` ``stats``
         (from :meth:`fit_sufficient` or :meth:`fit_summary`)."""
         p = stats.gram.shape[0]
@@ -643,6 +671,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                           weights, variance_y=stats.variance_y,
                                           null_weight=self.null_weight,
                                           gram_columns=stats.gram_columns)
+        if covariates is not None:
+            ibss = ibss._replace(covariates=covariates)
         data = self._susie_data(ibss, centring, stats.column_scale, kind,
                                 estimate_residual_variance, stats.prior_variance_share,
                                 column_means)

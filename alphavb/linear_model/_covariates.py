@@ -98,6 +98,19 @@ class Covariates:
 
 
 @dataclass(frozen=True)
+class ProjectedCovariates:
+    """Covariates that were projected out of sufficient statistics before the fit saw them
+    (:meth:`AlphaSuSiE.fit_sufficient <alphavb.AlphaSuSiE.fit_sufficient>`'s
+    ``n_covariates``): what their flat prior still does to the fit, the ``k`` degrees of
+    freedom and the objective's constant, as :class:`Covariates`."""
+
+    n_columns: int
+    log_det: float
+
+    objective_constant = Covariates.objective_constant
+
+
+@dataclass(frozen=True)
 class CovariateSolve:
     """What a fitted Gaussian model keeps of its covariates (module docstring): their column
     means ``offset`` (0 without an intercept), ``coef_on_x = (Z_c'Z_c)^{-1} Z_c' X`` and

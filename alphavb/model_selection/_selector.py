@@ -415,7 +415,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             self.feature_names_in_ = names
         return self
 
-    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None):
+    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None,
+                       n_covariates=0, covariates_log_det=0.0):
         """Choose alpha from sufficient statistics and refit ``estimator`` at it by its
         ``fit_sufficient`` (``method="calibrate"`` with :class:`~alphavb.AlphaSuSiE`: its
         replicates are drawn as sufficient statistics, exactly as the rows' would be;
@@ -425,6 +426,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         ----------
         XtX, Xty, yty, n_samples, X_mean, y_mean
             As :meth:`AlphaSuSiE.fit_sufficient <alphavb.AlphaSuSiE.fit_sufficient>`.
+        n_covariates, covariates_log_det
+            0 and 0.0 only: the calibration's replicates do not yet take covariates
+            projected out of the statistics (their degrees of freedom leave the noise).
         """
         from sklearn.utils import check_random_state
         from tqdm.auto import tqdm
@@ -433,6 +437,11 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         from ..linear_model._susie_calibration import SufficientSource
 
         self._validate_params()
+        if n_covariates:
+            raise bad_parameter("AlphaSelector", "n_covariates", "0 with fit_sufficient (the "
+                                "calibration's replicates carry no covariates yet)",
+                                n_covariates, "Calibrate on the rows, or fit AlphaSuSiE's "
+                                "fit_sufficient at a chosen alpha.")
         if not isinstance(self.estimator, AlphaSuSiE) or self.method != "calibrate":
             raise bad_parameter("AlphaSelector", "method", "'calibrate' with an AlphaSuSiE "
                                 "for fit_sufficient", self.method, "The other criteria need "
