@@ -396,3 +396,43 @@ def test_the_summarys_rules_have_one_width():
         text = str(model.fit(X, y).summary(max_rows=2))
         rules = [line for line in text.splitlines() if line and set(line) <= set("=-")]
         assert len(rules) >= 5 and len({len(rule) for rule in rules}) == 1, text
+
+
+@pytest.mark.parametrize("params", [{}, {"alpha": 0.5}, {"standardize": False},
+                                    {"noise_variance": 3000.0}, {"fit_intercept": False},
+                                    {"coef_prior": "independent"}])
+def test_fit_sufficient_equals_the_fit_on_the_rows(params):
+    """The model reads the rows only through X'X, X'y, y'y and n: fit_sufficient on them
+    (centred with fit_intercept, as they are without) is fit on the rows, in columns of
+    units 1 to 1,000 (the independent prior's CAVI: to its tolerance)."""
+    from sklearn.datasets import load_diabetes
+
+    from alphavb.linear_model import sufficient_statistics
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X * np.array([1, 10, 100, 1000, 1, 1, 1, 1, 1, 1])
+    dense = AlphaLinearRegression(**params).fit(X, y)
+    if params.get("fit_intercept", True):
+        stats = sufficient_statistics(X, y)
+    else:
+        stats = {"XtX": X.T @ X, "Xty": X.T @ y, "yty": y @ y, "n_samples": len(y),
+                 "X_mean": X.mean(axis=0), "y_mean": y.mean()}
+    fitted = AlphaLinearRegression(**params).fit_sufficient(**stats)
+    rtol = 1e-6 if params.get("coef_prior") == "independent" else 1e-10
+    np.testing.assert_allclose(fitted.coef_, dense.coef_, rtol=rtol,
+                               atol=rtol * np.abs(dense.coef_).max())
+    np.testing.assert_allclose(fitted.predict(X[:20]), dense.predict(X[:20]), rtol=rtol)
+    assert fitted.noise_variance_ == pytest.approx(dense.noise_variance_, rel=rtol)
+    assert fitted.elbo_ == pytest.approx(dense.elbo_, rel=1e-10)
+    np.testing.assert_allclose(fitted.credible_intervals(), dense.credible_intervals(),
+                               rtol=rtol, atol=rtol * np.abs(dense.coef_).max())
+    with pytest.raises(ValueError, match="yty"):
+        AlphaLinearRegression(**params).fit_sufficient(**{**stats, "yty": 1e-3})
+
+
+def test_fit_sufficient_refuses_statistics_of_no_rows():
+    """Each column's |x'y| <= sqrt(x'x y'y) holds (8 <= 10), but X'y (X'X)^-1 X'y = 12.8 >
+    y'y = 10: no rows have these statistics; the error names yty."""
+    with pytest.raises(ValueError, match=r"yty.*12\.8"):
+        AlphaLinearRegression().fit_sufficient(np.eye(2) * 10.0, np.array([8.0, 8.0]), 10.0,
+                                               11)
