@@ -126,6 +126,62 @@ class TrainingRows:
     centring: Centring
 
 
+@dataclass(frozen=True)
+class StatisticsRows:
+    """What sufficient statistics give a Gaussian model's fit (:func:`statistics_rows`):
+    ``p + 1`` rows ``X``, ``y`` with the statistics' ``X'X``, ``X'y``, ``y'y``; ``gram`` and
+    ``xty`` themselves, ``n_samples``, the :class:`Centring` the fit keeps, ``Var(y)`` and
+    the columns' standard deviations (1 for a constant column)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    gram: np.ndarray
+    xty: np.ndarray
+    n_samples: float
+    centring: Centring
+    variance_y: float
+    column_sd: np.ndarray
+
+
+def statistics_rows(owner, XtX, Xty, yty, n_samples, X_mean, y_mean, fit_intercept):
+    """The :class:`StatisticsRows` of sufficient statistics (centred with
+    ``fit_intercept``, of the rows as they are without; the means, when given, are the
+    intercept's offsets with it and centre ``Var(y)`` and the columns' deviations without).
+    A Gaussian model reads its rows only through ``X'X``, ``X'y``, ``y'y`` and ``n``, so it
+    fits ``p + 1`` rows that have them: ``X~ = Lambda^{1/2} V'`` from ``X'X = V Lambda V'``,
+    ``y~ = Lambda^{-1/2} V'X'y`` (0 where ``Lambda`` is), and one row ``(0, ..., 0, r)``
+    with ``r^2 = y'y - |y~|^2``, counting ``n`` observations; statistics with ``y'X (X'X)^+
+    X'y > y'y``, which no rows have, are refused naming ``yty``."""
+    from ._susie_rss import checked_sufficient_statistics
+
+    checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, X_mean=X_mean,
+                                  y_mean=y_mean, fit_intercept=fit_intercept,
+                                  standardize=False)
+    gram = np.array(XtX, dtype=float)
+    xty, yty, n = np.array(Xty, dtype=float), float(yty), float(n_samples)
+    p = gram.shape[0]
+    values, vectors = np.linalg.eigh((gram + gram.T) / 2.0)
+    positive = values > 1e-12 * max(values.max(initial=0.0), np.finfo(float).tiny)
+    root = np.sqrt(np.where(positive, values, 0.0))
+    response = np.where(positive, (vectors.T @ xty) / np.where(positive, root, 1.0), 0.0)
+    rest = yty - float(response @ response)
+    if rest < -1e-9 * max(yty, 1.0):
+        raise bad_parameter(owner, "yty", f"at least y'X (X'X)^+ X'y = {yty - rest:.6g} "
+                            "(statistics of one set of rows)", yty)
+    design = np.vstack([root[:, None] * vectors.T, np.zeros((1, p))])
+    response = np.append(response, np.sqrt(max(rest, 0.0)))
+    means = (np.zeros(p), 0.0) if X_mean is None else (
+        np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0]))
+    offsets = means if fit_intercept else (np.zeros(p), 0.0)
+    about = (np.zeros(p), 0.0) if fit_intercept else means
+    diagonal = np.diag(gram)
+    sd = np.sqrt(np.maximum(diagonal / n - about[0] ** 2, 0.0))
+    size = np.sqrt(np.abs(diagonal) / n + np.square(offsets[0]))
+    return StatisticsRows(design, response, gram, xty, n, Centring(*offsets, n),
+                          max(yty / n - about[1] ** 2, 0.0),
+                          np.where(sd > 1e-12 * size, sd, 1.0))
+
+
 def noise_block(fixed_variance, prior, shape_increment, scale_increment):
     """CAVI update of ``q(sigma2)`` (Yang, Pati & Bhattacharya 2020, Cor. 4.1-4.2).
 
@@ -282,17 +338,32 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
     def _has_converged(self, current, previous):
         return abs(current - previous) <= self.tol
 
-    def _noise_parameters(self, rows):
-        """The known noise variance (or None) and the inverse-gamma prior, as floats:
-        ``noise_prior="auto"`` is ``InvGamma(1e-6, 1e-6 Var(y))`` with the (weighted)
-        variance of the response of the :class:`TrainingRows` ``rows``."""
+    def _statistics_rows(self, XtX, Xty, yty, n_samples, X_mean, y_mean):
+        """:func:`statistics_rows` for ``fit_sufficient``, with the fitted attributes of the
+        data (``n_features_in_``, ``n_samples_fit_``; no feature names)."""
+        rows = statistics_rows(type(self).__name__, XtX, Xty, yty, n_samples, X_mean, y_mean,
+                               self.fit_intercept)
+        self.n_features_in_ = len(rows.xty)
+        self.__dict__.pop("feature_names_in_", None)
+        self.n_samples_fit_ = rows.n_samples
+        return rows
+
+    def _noise_from_variance(self, variance_y):
+        """The known noise variance (or None) and the inverse-gamma prior given ``Var(y)``
+        (of the rows, or of sufficient statistics)."""
         fixed = None if self.noise_variance is None else float(self.noise_variance)
         if isinstance(self.noise_prior, str):  # "auto"
-            shape, scale = auto_noise_prior(float(weighted_variance(rows.y, rows.sqrt_weight)))
+            shape, scale = auto_noise_prior(float(variance_y))
         else:
             shape, scale = np.asarray(self.noise_prior, dtype=float)
         self.noise_prior_ = (float(shape), float(scale))
         return fixed, self.noise_prior_
+
+    def _noise_parameters(self, rows):
+        """The known noise variance (or None) and the inverse-gamma prior, as floats:
+        ``noise_prior="auto"`` is ``InvGamma(1e-6, 1e-6 Var(y))`` with the (weighted)
+        variance of the response of the :class:`TrainingRows` ``rows``."""
+        return self._noise_from_variance(float(weighted_variance(rows.y, rows.sqrt_weight)))
 
     def _noise_attributes(self, noise):
         """The attributes of ``q(sigma2)`` (or of the known variance, when ``noise.shape`` is

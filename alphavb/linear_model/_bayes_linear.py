@@ -40,7 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._special import kl_gaussian_diag_prior
-from .._validation import Boolean, FiniteArray, Options, Real, bad_parameter, validate_params
+from .._validation import Boolean, FiniteArray, Options, Real, validate_params
 from ..base import column_standard_deviations, feature_labels
 from ._base import (
     MIN_NOISE_SHAPE,
@@ -308,9 +308,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
         :func:`alphavb.genotypes.sufficient_statistics` computes them).
 
         The model reads the rows only through these statistics: the fit runs on ``p + 1``
-        rows that have them (``X~ = Lambda^{1/2} V'`` from ``X'X = V Lambda V'``, ``y~ =
-        Lambda^{-1/2} V' X'y``, and one row ``(0, ..., 0, r)`` with ``r^2 = y'y - |y~|^2``)
-        and counts ``n`` observations.
+        rows that have them and counts ``n`` observations
+        (:func:`~alphavb.linear_model._base.statistics_rows`).
 
         Parameters
         ----------
@@ -334,60 +333,14 @@ class AlphaLinearRegression(AlphaRegressionBase):
 
     def _prepare_sufficient(self, XtX, Xty, yty, n_samples, X_mean, y_mean):
         """The :class:`_LinearData` of sufficient statistics (:meth:`fit_sufficient`)."""
-        from ._susie_rss import checked_sufficient_statistics
-
-        owner = type(self).__name__
-        checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, X_mean=X_mean,
-                                      y_mean=y_mean, fit_intercept=self.fit_intercept,
-                                      standardize=False)
-        gram = np.asarray(XtX, dtype=float)
-        xty, yty, n = np.asarray(Xty, dtype=float), float(yty), float(n_samples)
-        p = gram.shape[0]
-        values, vectors = np.linalg.eigh((gram + gram.T) / 2.0)
-        positive = values > 1e-12 * max(values.max(initial=0.0), np.finfo(float).tiny)
-        root = np.sqrt(np.where(positive, values, 0.0))
-        design = root[:, None] * vectors.T                          # X~'X~ = X'X
-        response = np.where(positive, (vectors.T @ xty) / np.where(positive, root, 1.0), 0.0)
-        rest = yty - float(response @ response)
-        if rest < -1e-9 * max(yty, 1.0):
-            raise bad_parameter(owner, "yty", f"at least y'X (X'X)^+ X'y = {yty - rest:.6g} "
-                                "(statistics of one set of rows)", yty)
-        design = np.vstack([design, np.zeros((1, p))])
-        response = np.append(response, np.sqrt(max(rest, 0.0)))
-        self.n_features_in_ = p
-        self.__dict__.pop("feature_names_in_", None)
-        self.n_samples_fit_ = n
-        means = (np.zeros(p), 0.0) if X_mean is None else (
-            np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0]))
-        # with fit_intercept the statistics are centred and the means are the offsets;
-        # without, the rows are as they are and the means centre Var(y) and the columns' sds
-        offsets = means if self.fit_intercept else (np.zeros(p), 0.0)
-        centring = Centring(*offsets, n)
-        about = (np.zeros(p), 0.0) if self.fit_intercept else means
-        fixed_variance, noise_prior = self._noise_from_statistics(
-            max(yty / n - about[1] ** 2, 0.0))
-        diagonal = np.diag(gram)
-        sd = np.sqrt(np.maximum(diagonal / n - about[0] ** 2, 0.0))
-        size = np.sqrt(np.abs(diagonal) / n + np.square(offsets[0]))
-        self.column_scale_ = (np.where(sd > 1e-12 * size, sd, 1.0) if self.standardize
-                              else np.ones(p))
+        rows = self._statistics_rows(XtX, Xty, yty, n_samples, X_mean, y_mean)
+        fixed_variance, noise_prior = self._noise_from_variance(rows.variance_y)
+        self.column_scale_ = rows.column_sd if self.standardize else np.ones(len(rows.xty))
         self.prior_precision_ = resolve_prior_precision(
-            owner, self.prior_precision, p) * self.column_scale_**2
-        return _LinearData(design, response, gram.copy(), xty, fixed_variance, noise_prior,
-                           self.prior_precision_, n, self.coef_prior == "conjugate",
-                           centring)
-
-    def _noise_from_statistics(self, variance_y):
-        """:meth:`_noise_parameters` from the statistics' ``Var(y)``."""
-        from ._base import auto_noise_prior
-
-        fixed = None if self.noise_variance is None else float(self.noise_variance)
-        if isinstance(self.noise_prior, str):
-            shape, scale = auto_noise_prior(variance_y)
-        else:
-            shape, scale = np.asarray(self.noise_prior, dtype=float)
-        self.noise_prior_ = (float(shape), float(scale))
-        return fixed, self.noise_prior_
+            type(self).__name__, self.prior_precision, len(rows.xty)) * self.column_scale_**2
+        return _LinearData(rows.X, rows.y, rows.gram, rows.xty, fixed_variance, noise_prior,
+                           self.prior_precision_, rows.n_samples,
+                           self.coef_prior == "conjugate", rows.centring)
 
     def _prepare_fit(self, X, y, sample_weight=None):
         """Validate the parameters and the data; the (centred) data and resolved priors the

@@ -86,6 +86,7 @@ class _SpikeSlabData:
     n_observations: float | None  # sum of the weights (None without them)
     centring: Centring  # what the fitted model keeps of the rows (published once)
     sqrt_weight: np.ndarray  # the rows' factors (ones without weights)
+    variance_y: float | None = None  # Var(y) of sufficient statistics (not of data.y)
 
 
 @dataclass(frozen=True)
@@ -328,6 +329,40 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         self._fit_cavi(self._prepare_fit(X, y, covariates, sample_weight))
         return self
 
+    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None):
+        """Fit to sufficient statistics ``X'X``, ``X'y``, ``y'y`` and ``n`` (as
+        :meth:`AlphaLinearRegression.fit_sufficient
+        <alphavb.AlphaLinearRegression.fit_sufficient>`): the fit on the rows they
+        summarise, from ``p x p`` numbers (its sweeps run on ``p + 1`` rows with those
+        statistics, :func:`~alphavb.linear_model._base.statistics_rows`).
+
+        Parameters
+        ----------
+        XtX, Xty, yty, n_samples, X_mean, y_mean
+            As :meth:`AlphaLinearRegression.fit_sufficient
+            <alphavb.AlphaLinearRegression.fit_sufficient>`.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        rows = self._statistics_rows(XtX, Xty, yty, n_samples, X_mean, y_mean)
+        fixed_variance, noise_prior = self._noise_from_variance(rows.variance_y)
+        scale = rows.column_sd if self.standardize else np.ones(len(rows.xty))
+        self.column_scale_ = scale
+        self.n_covariates_in_ = 0
+        X = np.asfortranarray(rows.X / scale)
+        gram = rows.gram / np.outer(scale, scale) if self.algorithm == "paper" else None
+        self._fit_cavi(_SpikeSlabData(
+            X=X, y=rows.y, col_sq_norms=np.diag(rows.gram) / scale**2,
+            fixed_variance=fixed_variance, noise_prior=noise_prior,
+            slab_variance=self._scalar_slab_variance(), fixed_pi=None, pi_prior=None,
+            gram=gram, covariates=None, n_observations=rows.n_samples,
+            centring=rows.centring, sqrt_weight=np.ones(len(rows.y)),
+            variance_y=rows.variance_y))
+        return self
+
     def _prepare_fit(self, X, y, covariates=None, sample_weight=None):
         """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
@@ -442,6 +477,8 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         """``Var(y)``, the scale of the starting noise variances: weighted with weights (the
         rows of ``data.y`` are then ``sqrt(w_i) y_i``), so that integer weights start where
         the repeated rows do."""
+        if data.variance_y is not None:  # sufficient statistics: data.y are p + 1 rows
+            return data.variance_y if data.variance_y > 0.0 else 1.0
         if data.n_observations is None:
             return response_variance(data.y)
         variance = float(weighted_variance(data.y, data.sqrt_weight))

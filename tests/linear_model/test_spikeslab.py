@@ -12,7 +12,7 @@ from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from alphavb import AlphaSpikeSlabRegression
+from alphavb import AlphaSpikeSlabRegression, PosteriorApproximationWarning
 from alphavb.datasets import make_sparse_regression
 from alphavb.linear_model._kernels import spike_slab_sweep
 from tests import naive
@@ -633,3 +633,34 @@ def test_sample_weights_beyond_float_range_are_refused_by_name():
             model.fit(X, y, sample_weight=np.full(60, 1e200))
         # below the bound the fit is finite (1e100 copies of each row: q is a point mass)
         assert np.all(np.isfinite(model.fit(X, y, sample_weight=np.full(60, 1e100)).coef_))
+
+
+@pytest.mark.parametrize("params", [{}, {"alpha": 0.5}, {"algorithm": "paper"},
+                                    {"prior_inclusion": [0.05, 0.2, 0.5]},
+                                    {"standardize": False}, {"fit_intercept": False}])
+def test_fit_sufficient_equals_the_fit_on_the_rows(params):
+    """The spike-and-slab model reads its rows only through X'X, X'y, y'y and n:
+    fit_sufficient (sweeps on p + 1 rows with those statistics, Var(y) of the statistics for
+    the start) is the fit on diabetes's rows, in columns of units 1 to 1,000: PIPs and
+    coefficients to 1e-10, the same sweeps and the same approximation check."""
+    from sklearn.datasets import load_diabetes
+
+    from alphavb.linear_model import sufficient_statistics
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X * np.array([1, 10, 100, 1000, 1, 1, 1, 1, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorApproximationWarning)  # (diabetes warns)
+        dense = AlphaSpikeSlabRegression(random_state=0, **params).fit(X, y)
+        stats = (sufficient_statistics(X, y) if params.get("fit_intercept", True) else
+                 {"XtX": X.T @ X, "Xty": X.T @ y, "yty": y @ y, "n_samples": len(y),
+                  "X_mean": X.mean(axis=0), "y_mean": y.mean()})
+        fitted = AlphaSpikeSlabRegression(random_state=0, **params).fit_sufficient(**stats)
+    np.testing.assert_allclose(fitted.inclusion_probabilities_,
+                               dense.inclusion_probabilities_, atol=1e-10)
+    np.testing.assert_allclose(fitted.coef_, dense.coef_, atol=1e-10 * np.abs(dense.coef_).max())
+    np.testing.assert_allclose(fitted.predict(X[:20]), dense.predict(X[:20]), rtol=1e-10)
+    assert fitted.n_iter_ == dense.n_iter_
+    assert fitted.elbo_ == pytest.approx(dense.elbo_, rel=1e-12)
+    np.testing.assert_allclose(fitted.approximation_check_.exact_pips,
+                               dense.approximation_check_.exact_pips, atol=1e-10)
