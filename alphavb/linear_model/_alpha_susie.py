@@ -499,25 +499,6 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                  n_covariates, covariates_log_det, stats.n_samples))
         return self
 
-    def _projected_covariates(self, n_covariates, log_det, n_samples):
-        """What fit_sufficient's ``n_covariates`` covariates, projected out of the statistics,
-        leave of their flat prior (:class:`~alphavb.linear_model._covariates.
-        ProjectedCovariates`), or None without."""
-        from ._covariates import ProjectedCovariates
-        from ._susie_rss import real_scalar
-
-        owner = type(self).__name__
-        if (isinstance(n_covariates, bool) or not isinstance(n_covariates, (int, np.integer))
-                or not 0 <= n_covariates < float(self.alpha) * float(n_samples)):
-            raise bad_parameter(owner, "n_covariates", "an int from 0 to under alpha * "
-                                "n_samples (the covariates projected out of the statistics)",
-                                n_covariates)
-        value = real_scalar(log_det)
-        if value is None or not np.isfinite(value):
-            raise bad_parameter(owner, "covariates_log_det", "a finite float (log|Z_c'Z_c|)",
-                                log_det)
-        return ProjectedCovariates(int(n_covariates), float(log_det)) if n_covariates else None
-
     def fit_summary(self, z=None, R=None, n_samples=None, *, bhat=None, shat=None,
                     var_y=None, reference_X=None, regularization=0.0, ld_mismatch=None,
                     reference_n_samples=None):

@@ -40,7 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._special import kl_gaussian_diag_prior
-from .._validation import Boolean, FiniteArray, Options, Real, validate_params
+from .._validation import Boolean, FiniteArray, Options, Real, bad_parameter, validate_params
 from ..base import column_standard_deviations, feature_labels
 from ._base import (
     MIN_NOISE_SHAPE,
@@ -301,7 +301,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
         self._fit_cavi(self._prepare_fit(X, y, sample_weight))
         return self
 
-    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None):
+    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None,
+                       n_covariates=0, covariates_log_det=0.0):
         """Fit ``q(beta) q(sigma2)`` to sufficient statistics ``X'X``, ``X'y``, ``y'y`` and
         ``n``: the same fit as :meth:`fit` on the rows they summarise, from ``p x p`` numbers
         (:func:`alphavb.linear_model.sufficient_statistics` or
@@ -322,12 +323,20 @@ class AlphaLinearRegression(AlphaRegressionBase):
             The number of rows (the likelihood counts ``alpha n``).
         X_mean, y_mean : array-like of shape (n_features,), float, default=None
             The rows' means, for ``intercept_`` (with ``fit_intercept``; 0 when None).
+        n_covariates, covariates_log_det : int, float, default=0, 0.0
+            0 only: this model takes no covariates (statistics with covariates projected
+            out fit :class:`~alphavb.AlphaSpikeSlabRegression` or
+            :class:`~alphavb.AlphaSuSiE`).
 
         Returns
         -------
         self
         """
         self._validate_params()
+        if n_covariates:
+            raise bad_parameter(type(self).__name__, "n_covariates", "0 (the model takes no "
+                                "covariates)", n_covariates, "Fit AlphaSpikeSlabRegression "
+                                "or AlphaSuSiE to statistics with covariates projected out.")
         self._fit_cavi(self._prepare_sufficient(XtX, Xty, yty, n_samples, X_mean, y_mean))
         return self
 

@@ -23,6 +23,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._special import LOG_2PI
+from .._validation import bad_parameter
 
 
 def covariate_names(covariates, n_columns):
@@ -205,6 +206,24 @@ class GaussianCovariatesMixin:
     ``y`` before the fit, publish ``covariate_coef_`` and the intercept, and predict,
     summarise and draw with them (module docstring: given ``beta`` and ``sigma2``, ``gamma
     ~ N((Z_c'Z_c)^{-1} Z_c'(y - X beta), (sigma2 / alpha) (Z_c'Z_c)^{-1})``)."""
+
+    def _projected_covariates(self, n_covariates, log_det, n_samples):
+        """What ``fit_sufficient``'s ``n_covariates`` covariates, projected out of the
+        statistics, leave of their flat prior (:class:`ProjectedCovariates`), or None
+        without."""
+        from ._susie_rss import real_scalar
+
+        owner = type(self).__name__
+        if (isinstance(n_covariates, bool) or not isinstance(n_covariates, (int, np.integer))
+                or not 0 <= n_covariates < float(self.alpha) * float(n_samples)):
+            raise bad_parameter(owner, "n_covariates", "an int from 0 to under alpha * "
+                                "n_samples (the covariates projected out of the statistics)",
+                                n_covariates)
+        value = real_scalar(log_det)
+        if value is None or not np.isfinite(value):
+            raise bad_parameter(owner, "covariates_log_det", "a finite float (log|Z_c'Z_c|)",
+                                log_det)
+        return ProjectedCovariates(int(n_covariates), float(log_det)) if n_covariates else None
 
     def _take_out_covariates(self, rows, covariates):
         """Check ``covariates`` (the rows' ``Z``) and project them out of the centred (and

@@ -47,7 +47,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._validation import Options
+from .._validation import Options, bad_parameter
 from ._base import (
     MIN_NOISE_SHAPE,
     AlphaRegressionBase,
@@ -329,7 +329,8 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         self._fit_cavi(self._prepare_fit(X, y, covariates, sample_weight))
         return self
 
-    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None):
+    def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None,
+                       n_covariates=0, covariates_log_det=0.0):
         """Fit to sufficient statistics ``X'X``, ``X'y``, ``y'y`` and ``n`` (as
         :meth:`AlphaLinearRegression.fit_sufficient
         <alphavb.AlphaLinearRegression.fit_sufficient>`): the fit on the rows they
@@ -341,12 +342,22 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         XtX, Xty, yty, n_samples, X_mean, y_mean
             As :meth:`AlphaLinearRegression.fit_sufficient
             <alphavb.AlphaLinearRegression.fit_sufficient>`.
+        n_covariates, covariates_log_det : int, float, default=0, 0.0
+            0 only, for now: ``fit(X, y, covariates=Z)`` standardizes the columns and sets
+            the noise prior's scale before it projects the covariates out, which statistics
+            with covariates projected out no longer tell (:class:`~alphavb.AlphaSuSiE`,
+            which standardizes after, takes them).
 
         Returns
         -------
         self
         """
         self._validate_params()
+        if n_covariates:
+            raise bad_parameter(type(self).__name__, "n_covariates", "0 (statistics without "
+                                "covariates projected out)", n_covariates, "Its fit with "
+                                "covariates reads the columns' scales before the projection; "
+                                "fit the rows with covariates=, or AlphaSuSiE.")
         rows = self._statistics_rows(XtX, Xty, yty, n_samples, X_mean, y_mean)
         fixed_variance, noise_prior = self._noise_from_variance(rows.variance_y)
         scale = rows.column_sd if self.standardize else np.ones(len(rows.xty))

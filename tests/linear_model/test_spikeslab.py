@@ -664,3 +664,16 @@ def test_fit_sufficient_equals_the_fit_on_the_rows(params):
     assert fitted.elbo_ == pytest.approx(dense.elbo_, rel=1e-12)
     np.testing.assert_allclose(fitted.approximation_check_.exact_pips,
                                dense.approximation_check_.exact_pips, atol=1e-10)
+
+
+def test_fit_sufficient_refuses_covariates_projected_out():
+    """fit(X, y, covariates=Z) reads the columns' scales before it projects Z out, which
+    projected statistics no longer tell: refused by name (AlphaSuSiE takes them)."""
+    from sklearn.datasets import load_diabetes
+
+    from alphavb.linear_model import sufficient_statistics
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match="n_covariates"):
+        AlphaSpikeSlabRegression().fit_sufficient(**sufficient_statistics(X, y),
+                                                  n_covariates=2, covariates_log_det=1.0)
