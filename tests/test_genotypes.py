@@ -284,3 +284,43 @@ def test_the_calibration_refuses_statistics_with_covariates_projected_out():
     with pytest.raises(ValueError, match="n_covariates"):
         selector.fit_sufficient(np.eye(3), np.ones(3), 5.0, 50, n_covariates=2,
                                 covariates_log_det=1.0)
+
+
+def test_fine_map_many_traits_and_loci(tmp_path):
+    """Three traits at two loci and a region with no variant, on the mouse genotypes: one
+    row per credible set (the pair fitted by hand gives the same sets), an error row for the
+    empty region, the same table from a LocalCluster and from the cache."""
+    import pandas as pd
+    from dask.distributed import Client, LocalCluster
+
+    from alphavb import AlphaSuSiE
+    from alphavb.genotypes import fine_map, sufficient_statistics
+
+    prefix = _plink_data("mouse_hs1940")
+    data = read_plink(prefix)
+    phenotypes = np.genfromtxt(prefix.with_name("mouse_hs1940.pheno.txt"))[:, :3]
+    traits = pd.DataFrame(phenotypes, columns=["t1", "t2", "t3"])
+    loci = {"a": "1:0-40000000", "b": "2:0-40000000", "empty": "5:0-10"}
+    table = fine_map(data, traits, loci, cache_dir=tmp_path, progress=False)
+    assert set(table["trait"]) == {"t1", "t2", "t3"}
+    errors = table[table["status"] == "error"]
+    assert set(errors["locus"]) == {"empty"} and errors["message"].str.contains(
+        "region").all()
+    with pytest.warns(UserWarning, match="NaN trait"):
+        by_hand = AlphaSuSiE().fit_sufficient(**sufficient_statistics(
+            data.select(region=loci["a"]).X, phenotypes[:, 0]))
+    sets = table[(table["trait"] == "t1") & (table["locus"] == "a")]
+    assert len(sets) == len(by_hand.credible_sets_) > 0
+    assert sets["size"].tolist() == [len(cs["variables"]) for cs in by_hand.credible_sets_]
+    assert (sets["message"].str.contains("NaN trait")).all()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster):
+        distributed = fine_map(data, traits, loci, progress=False)
+    pd.testing.assert_frame_equal(distributed, table)
+    cached = fine_map(data, traits, loci, cache_dir=tmp_path, progress=False)
+    ok = table["status"] == "ok"
+    pd.testing.assert_frame_equal(cached[ok].drop(columns="message"),
+                                  table[ok].drop(columns="message"))
+    assert len(list(tmp_path.glob("*.json"))) == 6          # the errors are not cached
+    with pytest.raises(ValueError, match="traits"):
+        fine_map(data, {"short": np.ones(5)}, loci)

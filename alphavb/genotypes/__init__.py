@@ -6,7 +6,8 @@ are read where they are computed (every task reads its own rows and variants of 
 ``.bed``, which the workers must see at the same path).
 """
 
+from ._fine_map import fine_map
 from ._plink import Genotypes, read_plink
 from ._statistics import sufficient_statistics
 
-__all__ = ["Genotypes", "read_plink", "sufficient_statistics"]
+__all__ = ["Genotypes", "fine_map", "read_plink", "sufficient_statistics"]
