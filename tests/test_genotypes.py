@@ -293,7 +293,7 @@ def test_fine_map_many_traits_and_loci(tmp_path):
     import pandas as pd
     from dask.distributed import Client, LocalCluster
 
-    from alphavb import AlphaSuSiE
+    from alphavb import AlphaSpikeSlabRegression, AlphaSuSiE
     from alphavb.genotypes import fine_map, sufficient_statistics
 
     prefix = _plink_data("mouse_hs1940")
@@ -324,3 +324,5 @@ def test_fine_map_many_traits_and_loci(tmp_path):
     assert len(list(tmp_path.glob("*.json"))) == 6          # the errors are not cached
     with pytest.raises(ValueError, match="traits"):
         fine_map(data, {"short": np.ones(5)}, loci)
+    with pytest.raises(ValueError, match="credible sets"):
+        fine_map(data, traits, loci, estimator=AlphaSpikeSlabRegression())

@@ -83,8 +83,8 @@ def fine_map(genotypes, traits, loci, estimator=None, *, covariates=None, cache_
         left out of that trait's statistics).
     loci : dict of str to region, or list of (name, region)
         Regions as :meth:`Genotypes.select` takes them (``"chrom:start-end"``).
-    estimator : estimator with ``fit_sufficient``, default=None
-        ``AlphaSuSiE()`` when None; cloned for every pair.
+    estimator : AlphaSuSiE, default=None
+        ``AlphaSuSiE()`` when None; cloned for every pair (its ``fit_sufficient``).
     covariates : array-like of shape (n_samples, n_covariates), default=None
         Projected out of every pair's statistics.
     cache_dir : str or Path, default=None
@@ -110,10 +110,9 @@ def fine_map(genotypes, traits, loci, estimator=None, *, covariates=None, cache_
     from ..linear_model import AlphaSuSiE
 
     estimator = AlphaSuSiE() if estimator is None else estimator
-    if not hasattr(estimator, "fit_sufficient"):
-        raise bad_parameter("fine_map", "estimator", "an estimator with fit_sufficient "
-                            "(AlphaSuSiE, AlphaSpikeSlabRegression, AlphaLinearRegression)",
-                            type(estimator).__name__)
+    if not isinstance(estimator, AlphaSuSiE):
+        raise bad_parameter("fine_map", "estimator", "an AlphaSuSiE (the table is of its "
+                            "credible sets)", type(estimator).__name__)
     columns = dict(traits.items()) if isinstance(traits, pd.DataFrame) else dict(traits)
     n = genotypes.shape[0]
     values = {}
