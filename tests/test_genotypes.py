@@ -326,3 +326,42 @@ def test_fine_map_many_traits_and_loci(tmp_path):
         fine_map(data, {"short": np.ones(5)}, loci)
     with pytest.raises(ValueError, match="credible sets"):
         fine_map(data, traits, loci, estimator=AlphaSpikeSlabRegression())
+
+
+def test_third_hostile_round(toy, tmp_path):
+    """What the hostile test of fit_sufficient and fine_map found: a column in units of 1e6
+    beside columns of 1 (fit_sufficient lost its eigenvalue: a PIP of 1 on the wrong
+    variable), one mean without the other, a cache that served another selection's sets,
+    and duplicated names that dropped a locus or a trait."""
+    import pandas as pd
+
+    from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
+    from alphavb.genotypes import fine_map
+    from alphavb.linear_model import sufficient_statistics as dense_statistics
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 5))
+    y = X[:, 1] - 2 * X[:, 2] + rng.standard_normal(200)
+    X[:, 0] *= 1e6
+    stats = dense_statistics(X, y)
+    for model in (AlphaLinearRegression(), AlphaSpikeSlabRegression(random_state=0)):
+        dense = type(model)(**model.get_params()).fit(X, y)
+        fitted = model.fit_sufficient(**stats)
+        np.testing.assert_allclose(fitted.coef_, dense.coef_, rtol=1e-8, atol=1e-12)
+        assert fitted.noise_variance_ == pytest.approx(dense.noise_variance_, rel=1e-8)
+    with pytest.raises(ValueError, match="y_mean"):
+        AlphaLinearRegression().fit_sufficient(**{**stats, "y_mean": None})
+    prefix, _ = toy
+    traits = {"t": rng.standard_normal(23)}
+    data = read_plink(prefix)
+    fine_map(data, traits, ["1:0-9000"], cache_dir=tmp_path, progress=False)
+    narrower = data.select(variants=["rs0", "rs1"])
+    again = fine_map(narrower, traits, ["1:0-9000"], cache_dir=tmp_path, progress=False)
+    assert len(list(tmp_path.glob("*.json"))) == 2             # another selection: refitted
+    assert all(set(variants) <= {"rs0", "rs1"} for variants in again["variants"])
+    with pytest.raises(ValueError, match="distinct"):
+        fine_map(data, traits, [("A", "1:0-9000"), ("A", "2:0-9000")])
+    with pytest.raises(ValueError, match="distinct"):
+        fine_map(data, pd.DataFrame(np.ones((23, 2)), columns=["a", "a"]), ["1:0-9000"])
+    with pytest.raises(ValueError, match="covariates"):
+        fine_map(data, traits, ["1:0-9000"], covariates=np.ones((5, 1)))

@@ -8,6 +8,7 @@ finished pair cached, and the credible sets returned as one table.
 
 import threading
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -81,8 +82,9 @@ def fine_map(genotypes, traits, loci, estimator=None, *, covariates=None, cache_
     traits : pandas.DataFrame or dict of str to array-like
         One column per trait, one value per individual (NaN: not measured; those rows are
         left out of that trait's statistics).
-    loci : dict of str to region, or list of (name, region)
-        Regions as :meth:`Genotypes.select` takes them (``"chrom:start-end"``).
+    loci : dict of str to region, or list of (name, region) or of regions
+        Regions as :meth:`Genotypes.select` takes them (``"chrom:start-end"``); a bare
+        region names itself. Names must be distinct, as must the traits'.
     estimator : AlphaSuSiE, default=None
         ``AlphaSuSiE()`` when None; cloned for every pair (its ``fit_sufficient``).
     covariates : array-like of shape (n_samples, n_covariates), default=None
@@ -108,34 +110,27 @@ def fine_map(genotypes, traits, loci, estimator=None, *, covariates=None, cache_
 
     from ..cache import ResultCache, cache_key
     from ..linear_model import AlphaSuSiE
-
     estimator = AlphaSuSiE() if estimator is None else estimator
     if not isinstance(estimator, AlphaSuSiE):
         raise bad_parameter("fine_map", "estimator", "an AlphaSuSiE (the table is of its "
                             "credible sets)", type(estimator).__name__)
-    columns = dict(traits.items()) if isinstance(traits, pd.DataFrame) else dict(traits)
-    n = genotypes.shape[0]
-    values = {}
-    for name, column in columns.items():
-        y = np.asarray(column, dtype=float)
-        if y.shape != (n,):
-            raise bad_parameter("fine_map", "traits", f"one value per individual ({n})",
-                                f"trait {name!r} of shape {y.shape}")
-        values[str(name)] = y
-    regions = list(loci.items()) if isinstance(loci, dict) else list(loci)
-    if not values or not regions:
-        raise bad_parameter("fine_map", "traits" if not values else "loci", "at least one",
-                            "none")
+    estimator._validate_params()          # once, not once per pair
+    values, regions = _checked_inputs(genotypes, traits, loci)
     pairs = [(trait, str(locus), region) for locus, region in regions for trait in values]
     cache = None if cache_dir is None else ResultCache(cache_dir)
     if cache is not None:
         cache.check_writable("cache_dir")
-    Z = None if covariates is None else np.asarray(covariates, dtype=float)
+    Z = _checked_covariates(covariates, genotypes.shape[0])
+    blocks = genotypes._blocks
+    stat = Path(blocks.path).stat()
+    # the file as it is now (a .bed rewritten at the same path is another file) and the
+    # variants selected from it
+    source = {"bed": blocks.path, "size": stat.st_size, "modified": stat.st_mtime_ns,
+              "variants": blocks.variant_index}
 
     def key(trait, region):
-        return cache_key({"bed": genotypes._blocks.path, "region": str(region),
-                          "trait": values[trait], "covariates": Z,
-                          "estimator": estimator})
+        return cache_key({"source": source, "region": str(region), "trait": values[trait],
+                          "covariates": Z, "estimator": estimator})
 
     results = {}
     todo = []
@@ -167,6 +162,49 @@ def fine_map(genotypes, traits, loci, estimator=None, *, covariates=None, cache_
     table = [{"trait": trait, "locus": locus, **row}
              for trait, locus, _ in pairs for row in results[(trait, locus)]]
     return pd.DataFrame(table, columns=COLUMNS)
+
+
+def _checked_inputs(genotypes, traits, loci):
+    """The traits as ``{name: values}`` and the loci as ``[(name, region)]``, checked."""
+    import pandas as pd
+
+    from ._plink import Genotypes
+
+    if not isinstance(genotypes, Genotypes):
+        raise bad_parameter("fine_map", "genotypes", "the Genotypes of read_plink",
+                            type(genotypes).__name__)
+    n = genotypes.shape[0]
+    names = [str(name) for name in (traits.columns if isinstance(traits, pd.DataFrame)
+                                    else traits)]
+    columns = ([traits.iloc[:, i] for i in range(traits.shape[1])]
+               if isinstance(traits, pd.DataFrame) else list(traits.values()))
+    values = {}
+    for name, column in zip(names, columns, strict=True):
+        if name in values:
+            raise bad_parameter("fine_map", "traits", "distinct names", f"{name!r} twice")
+        y = np.asarray(column, dtype=float)
+        if y.shape != (n,):
+            raise bad_parameter("fine_map", "traits", f"one value per individual ({n})",
+                                f"trait {name!r} of shape {y.shape}")
+        values[name] = y
+    regions = (list(loci.items()) if isinstance(loci, dict)
+               else [(locus, locus) if isinstance(locus, str) else tuple(locus)
+                     for locus in loci])   # a bare region names itself
+    if len({str(locus) for locus, _ in regions}) != len(regions):
+        raise bad_parameter("fine_map", "loci", "distinct names",
+                            [str(locus) for locus, _ in regions])
+    if not values or not regions:
+        raise bad_parameter("fine_map", "traits" if not values else "loci", "at least one",
+                            "none")
+    return values, regions
+
+
+def _checked_covariates(covariates, n):
+    Z = None if covariates is None else np.asarray(covariates, dtype=float)
+    if Z is not None and (Z.ndim not in (1, 2) or Z.shape[0] != n):
+        raise bad_parameter("fine_map", "covariates", f"an array of {n} rows (one per "
+                            "individual)", f"shape {Z.shape}")
+    return Z
 
 
 def _finished(cache, key, rows):

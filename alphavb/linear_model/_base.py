@@ -157,24 +157,32 @@ def statistics_rows(owner, XtX, Xty, yty, n_samples, X_mean, y_mean, fit_interce
     checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, X_mean=X_mean,
                                   y_mean=y_mean, fit_intercept=fit_intercept,
                                   standardize=False)
+    if (X_mean is None) != (y_mean is None):
+        given, missing = ("X_mean", "y_mean") if y_mean is None else ("y_mean", "X_mean")
+        raise bad_parameter(owner, missing, f"given with {given}", None,
+                            "Pass both means (the intercept needs both), or neither.")
     gram = np.array(XtX, dtype=float)
     xty, yty, n = np.array(Xty, dtype=float), float(yty), float(n_samples)
     p = gram.shape[0]
-    values, vectors = np.linalg.eigh((gram + gram.T) / 2.0)
+    # on the correlation scale (columns of any units: 1e6 beside 1 lost a column's
+    # eigenvalues below 1e-12 of the largest), then back: X~ = Lambda^{1/2} V' D
+    diagonal = np.diag(gram)
+    unit = np.sqrt(np.where(diagonal > 0.0, diagonal, 1.0))
+    values, vectors = np.linalg.eigh((gram + gram.T) / 2.0 / np.outer(unit, unit))
     positive = values > 1e-12 * max(values.max(initial=0.0), np.finfo(float).tiny)
     root = np.sqrt(np.where(positive, values, 0.0))
-    response = np.where(positive, (vectors.T @ xty) / np.where(positive, root, 1.0), 0.0)
+    response = np.where(positive, (vectors.T @ (xty / unit)) / np.where(positive, root, 1.0),
+                        0.0)
     rest = yty - float(response @ response)
     if rest < -1e-9 * max(yty, 1.0):
         raise bad_parameter(owner, "yty", f"at least y'X (X'X)^+ X'y = {yty - rest:.6g} "
                             "(statistics of one set of rows)", yty)
-    design = np.vstack([root[:, None] * vectors.T, np.zeros((1, p))])
+    design = np.vstack([root[:, None] * vectors.T * unit, np.zeros((1, p))])
     response = np.append(response, np.sqrt(max(rest, 0.0)))
     means = (np.zeros(p), 0.0) if X_mean is None else (
         np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0]))
     offsets = means if fit_intercept else (np.zeros(p), 0.0)
     about = (np.zeros(p), 0.0) if fit_intercept else means
-    diagonal = np.diag(gram)
     sd = np.sqrt(np.maximum(diagonal / n - about[0] ** 2, 0.0))
     size = np.sqrt(np.abs(diagonal) / n + np.square(offsets[0]))
     return StatisticsRows(design, response, gram, xty, n, Centring(*offsets, n),

@@ -319,10 +319,13 @@ class AlphaLinearRegression(AlphaRegressionBase):
             (without): symmetric, positive semi-definite.
         Xty : array-like of shape (n_features,)
         yty : float
-        n_samples : float > 0
+        n_samples : float > 1
             The number of rows (the likelihood counts ``alpha n``).
         X_mean, y_mean : array-like of shape (n_features,), float, default=None
-            The rows' means, for ``intercept_`` (with ``fit_intercept``; 0 when None).
+            The rows' means, both or neither: with ``fit_intercept`` they give
+            ``intercept_`` (0 without them); without, they centre ``Var(y)`` (the noise
+            prior's scale) and the columns' standard deviations as :meth:`fit` centres them
+            (without them the rows are taken as centred, another fit when they are not).
         n_covariates, covariates_log_det : int, float, default=0, 0.0
             0 only: this model takes no covariates (statistics with covariates projected
             out fit :class:`~alphavb.AlphaSpikeSlabRegression` or
