@@ -39,7 +39,8 @@ def plink_paths(prefix):
     return paths
 
 
-def _lines(path):
+def plink_lines(path):
+    """The non-blank lines of a ``.bim`` or ``.fam``, each split on whitespace."""
     return [line.split() for line in Path(path).read_text().splitlines() if line.strip()]
 
 
@@ -69,7 +70,7 @@ def read_plink(prefix, variants=None, dtype=np.float64):
                          f"call; got {np.dtype(dtype)}, in which a missing call would read as "
                          "0 copies of allele 1. Pass dtype=np.float32 or np.float64.")
     paths = plink_paths(prefix)
-    bim, fam = _lines(paths[".bim"]), _lines(paths[".fam"])
+    bim, fam = plink_lines(paths[".bim"]), plink_lines(paths[".fam"])
     if any(len(fields) != 6 for fields in bim):
         raise ValueError(f"{paths['.bim']}: every line needs 6 fields (chromosome, id, cM, "
                          "position, allele 1, allele 2).")

@@ -15,12 +15,11 @@ choice for ``.pgen`` files, which this reader does not read.
 """
 
 import re
-from pathlib import Path
 
 import numpy as np
 
 from .._validation import bad_parameter
-from ..datasets._plink import BED_MAGIC, decode_calls, plink_paths
+from ..datasets._plink import BED_MAGIC, decode_calls, plink_lines, plink_paths
 
 # the default block: at most this many genotypes (8 bytes each as float64: 64 MB)
 BLOCK_ENTRIES = 2**23
@@ -282,7 +281,7 @@ def _table(path, names, what, exact):
     import pandas as pd
 
     columns = len(names)
-    lines = [line.split() for line in Path(path).read_text().splitlines() if line.strip()]
+    lines = plink_lines(path)
     if not lines:
         raise ValueError(f"{path} is empty: it needs one line per "
                          f"{'variant' if exact else 'individual'} ({what}).")

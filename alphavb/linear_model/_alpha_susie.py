@@ -481,10 +481,6 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                               regularization=regularization)
         self._check_y_varies(stats.variance_y, 1.0)
         p = stats.gram.shape[0]
-        if (X_mean is None) != (y_mean is None):
-            given, missing = ("X_mean", "y_mean") if y_mean is None else ("y_mean", "X_mean")
-            raise bad_parameter(type(self).__name__, missing, f"given with {given}", None,
-                                "Pass both means (the intercept needs both), or neither.")
         known_means = X_mean is not None
         offsets = (np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0])) \
             if known_means and self.fit_intercept else (np.zeros(p), 0.0)

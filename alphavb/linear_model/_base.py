@@ -157,10 +157,6 @@ def statistics_rows(owner, XtX, Xty, yty, n_samples, X_mean, y_mean, fit_interce
     checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, X_mean=X_mean,
                                   y_mean=y_mean, fit_intercept=fit_intercept,
                                   standardize=False)
-    if (X_mean is None) != (y_mean is None):
-        given, missing = ("X_mean", "y_mean") if y_mean is None else ("y_mean", "X_mean")
-        raise bad_parameter(owner, missing, f"given with {given}", None,
-                            "Pass both means (the intercept needs both), or neither.")
     gram = np.array(XtX, dtype=float)
     xty, yty, n = np.array(Xty, dtype=float), float(yty), float(n_samples)
     p = gram.shape[0]
