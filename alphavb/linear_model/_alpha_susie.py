@@ -38,7 +38,7 @@ from .._validation import (
     caller_stacklevel,
 )
 from ..base import CAVIEstimator, CAVIResult, feature_labels
-from ._base import AlphaRegressionBase, Centring, weighted_variance
+from ._base import AlphaRegressionBase, Centring, check_means_pair, weighted_variance
 from ._covariates import GaussianCovariatesMixin
 from ._inclusion import InclusionSummaryMixin
 from ._susie import (
@@ -481,6 +481,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                               regularization=regularization)
         self._check_y_varies(stats.variance_y, 1.0)
         p = stats.gram.shape[0]
+        check_means_pair(type(self).__name__, X_mean, y_mean)
         known_means = X_mean is not None
         offsets = (np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0])) \
             if known_means and self.fit_intercept else (np.zeros(p), 0.0)

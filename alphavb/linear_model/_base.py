@@ -143,6 +143,14 @@ class StatisticsRows:
     column_sd: np.ndarray
 
 
+def check_means_pair(owner, X_mean, y_mean):
+    """Sufficient statistics' means come both or neither (the intercept needs both)."""
+    if (X_mean is None) != (y_mean is None):
+        given, missing = ("X_mean", "y_mean") if y_mean is None else ("y_mean", "X_mean")
+        raise bad_parameter(owner, missing, f"given with {given}", None,
+                            "Pass both means (the intercept needs both), or neither.")
+
+
 def statistics_rows(owner, XtX, Xty, yty, n_samples, X_mean, y_mean, fit_intercept):
     """The :class:`StatisticsRows` of sufficient statistics (centred with
     ``fit_intercept``, of the rows as they are without; the means, when given, are the
@@ -154,6 +162,7 @@ def statistics_rows(owner, XtX, Xty, yty, n_samples, X_mean, y_mean, fit_interce
     X'y > y'y``, which no rows have, are refused naming ``yty``."""
     from ._susie_rss import checked_sufficient_statistics
 
+    check_means_pair(owner, X_mean, y_mean)
     checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, X_mean=X_mean,
                                   y_mean=y_mean, fit_intercept=fit_intercept,
                                   standardize=False)

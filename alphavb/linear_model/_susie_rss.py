@@ -318,12 +318,7 @@ def checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, *, X_mean=Non
     (divisor ``n - 1``); ``regularization`` ``lambda`` shrinks every cross-product of two
     different variables by ``1 - lambda``: ``X'X`` to ``(1 - lambda) X'X + lambda
     diag(X'X)`` (on the correlation scale ``(1 - lambda) R + lambda I``) and ``X'y`` to
-    ``(1 - lambda) X'y``, so that they stay consistent with ``y'y``. The means come both
-    or neither."""
-    if (X_mean is None) != (y_mean is None):
-        given, missing = ("X_mean", "y_mean") if y_mean is None else ("y_mean", "X_mean")
-        raise bad_parameter(owner, missing, f"given with {given}", None,
-                            "Pass both means (the intercept needs both), or neither.")
+    ``(1 - lambda) X'y``, so that they stay consistent with ``y'y``."""
     gram, zty, yty, n = _checked_cross_products(owner, XtX, Xty, yty, n_samples)
     p = gram.shape[0]
     regularization = check_regularization(owner, regularization)
