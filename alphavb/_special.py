@@ -40,6 +40,15 @@ __all__ = [
 _STIRLING_FROM = 1e3
 
 
+def log_sum_exp(values):
+    """``log sum_i exp(values_i)`` of a 1-D array, in float64 without overflow (a float; a
+    fraction of scipy's ``logsumexp``'s time on the few values of a prior grid)."""
+    largest = float(np.max(values))
+    if not np.isfinite(largest):
+        return largest
+    return largest + float(np.log(np.sum(np.exp(values - largest))))
+
+
 def log_gamma_ratio(x, a):
     """``log Gamma(x + a) - log Gamma(x)`` for ``x > 0``, ``a >= 0``, without cancellation.
 

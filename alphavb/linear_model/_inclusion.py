@@ -27,13 +27,13 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import expit, logsumexp, ndtr, ndtri
+from scipy.special import expit, ndtr, ndtri
 from scipy.stats import norm
 from sklearn.utils.validation import check_is_fitted
 
 from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._parallel import one_blas_thread
-from .._special import beta_expectations, bisect_quantile, kl_beta
+from .._special import beta_expectations, bisect_quantile, kl_beta, log_sum_exp
 from .._validation import (
     Boolean,
     FiniteArray,
@@ -228,7 +228,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
                     owner, "hyper_prior", f"an array of {n_settings} positive weights, one "
                     "per prior setting", self.hyper_prior)
             log_prior = np.log(prior)
-        return settings, pi_prior, log_prior - logsumexp(log_prior)
+        return settings, pi_prior, log_prior - log_sum_exp(log_prior)
 
     def _column_scales(self, X, sqrt_weight=None, offset=0.0):
         """Set ``column_scale_``: the standard deviation of each column of ``X`` (about its
@@ -317,7 +317,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         docstring; one setting has the weight 1); ``setting_*`` and ``hyper_weights_``."""
         elbos = np.array([result.objective for result in results])
         log_weights = log_prior + elbos * (self.alpha if self.objective == "alpha-vb" else 1.0)
-        weights = np.exp(log_weights - logsumexp(log_weights))
+        weights = np.exp(log_weights - log_sum_exp(log_weights))
         selected = int(np.argmax(weights))
         pis = np.array([np.nan if pi is None else pi for pi, _ in settings])
         slabs = np.array([sa for _, sa in settings])

@@ -436,18 +436,39 @@ def _conditionals(X, xty, n_fixed, flat_columns, offsets, model_settings, prior)
     centre = np.empty(len(flat_columns))
     scale = np.empty(len(flat_columns))
     mode, noise, prior_scale, y_sq = prior[6], prior[7], prior[8], prior[9]
-    gram = Dict.empty(types.int64, types.float64[::1])
+    # X'X over the columns the models hold, by one product (n u^2 for u columns, not the
+    # n d u of full columns of X'X)
+    where = np.full(X.shape[1], -1)
+    union = np.empty(n_fixed + len(flat_columns), dtype=np.int64)
+    u = 0
+    for c in range(n_fixed):
+        where[c], union[u], u = u, c, u + 1
+    for c in flat_columns:
+        if where[c] < 0:
+            where[c], union[u], u = u, c, u + 1
+    held = np.empty((X.shape[0], u))
+    for q in range(u):
+        held[:, q] = X[:, union[q]]
+    gram = held.T @ held
     for m in range(len(offsets) - 1):
         columns = flat_columns[offsets[m]:offsets[m + 1]]
         k = n_fixed + len(columns)
         active = np.empty(k, dtype=np.int64)
-        precision = np.zeros(k)
         for c in range(n_fixed):
             active[c] = c
         for q in range(len(columns)):
             active[n_fixed + q] = columns[q]
-            precision[n_fixed + q] = 1.0 / prior[2][model_settings[m]]
-        inverse, mean, quadratic, _ = _factorise(X, xty, active, k, precision, gram)
+        A = np.empty((k, k))
+        b = np.empty(k)
+        for p in range(k):
+            for q in range(k):
+                A[p, q] = gram[where[active[p]], where[active[q]]]
+            b[p] = xty[active[p]]
+        for q in range(n_fixed, k):
+            A[q, q] += 1.0 / prior[2][model_settings[m]]
+        inverse = np.linalg.inv(A) if k > 0 else np.zeros((0, 0))
+        mean = inverse @ b
+        quadratic = float(b @ mean) if k > 0 else 0.0
         noise_scale = (prior_scale + 0.5 * (y_sq - quadratic)) / noise if mode == 1 else noise
         for q in range(len(columns)):
             centre[offsets[m] + q] = mean[n_fixed + q]

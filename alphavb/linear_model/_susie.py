@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._special import LOG_2PI
+from .._special import LOG_2PI, log_sum_exp
 
 # susieR adds sqrt(machine epsilon) to the prior weights inside the log
 PRIOR_WEIGHT_FLOOR = np.sqrt(np.finfo(float).eps)
@@ -85,13 +85,6 @@ def log_bayes_factors(betahat, shat2, prior_variance):
     return -0.5 * np.log1p(ratio) + 0.5 * betahat**2 / shat2 * ratio / (1.0 + ratio)
 
 
-def _log_sum_exp(values):
-    largest = float(values.max())
-    if not np.isfinite(largest):
-        return largest
-    return largest + float(np.log(np.sum(np.exp(values - largest))))
-
-
 class PriorVarianceRule(NamedTuple):
     """How each sweep sets ``V_l`` (susieR's ``estimate_prior_method`` and
     ``check_null_threshold``): ``method`` ``"optim"`` (the evidence's maximiser over ``log
@@ -116,7 +109,7 @@ def _with_null(betahat, shat2, log_prior, log_null_prior):
 
 def ser_log_evidence(betahat, shat2, log_prior, prior_variance):
     """The SER's log evidence ``log sum_j pi_j BF_j(V)`` (``log sum_j pi_j`` at ``V = 0``)."""
-    return _log_sum_exp(log_bayes_factors(betahat, shat2, prior_variance) + log_prior)
+    return log_sum_exp(log_bayes_factors(betahat, shat2, prior_variance) + log_prior)
 
 
 def estimated_prior_variance(betahat, shat2, log_prior, current, rule):
@@ -133,7 +126,7 @@ def estimated_prior_variance(betahat, shat2, log_prior, current, rule):
         if best >= ser_log_evidence(betahat, shat2, log_prior, current):
             prior_variance = float(np.exp(log_v))
     if rule.method in ("optim", "simple") and prior_variance > 0.0 and (
-            _log_sum_exp(log_prior) + rule.null_threshold
+            log_sum_exp(log_prior) + rule.null_threshold
             >= ser_log_evidence(betahat, shat2, log_prior, prior_variance)):
         prior_variance = 0.0
     return prior_variance
@@ -160,7 +153,7 @@ def single_effect_regression(xtr, d, residual_variance, prior_variance, log_prio
     searched = _with_null(betahat, shat2, log_prior, log_null_prior)
     prior_variance = estimated_prior_variance(*searched, prior_variance, rule)
     log_posterior = log_bayes_factors(betahat, shat2, prior_variance) + log_prior
-    log_evidence = _log_sum_exp(np.append(log_posterior, log_null_prior))
+    log_evidence = log_sum_exp(np.append(log_posterior, log_null_prior))
     alpha = np.exp(log_posterior - log_evidence)
     if prior_variance > 0.0:
         variance = np.where(informative, 1.0 / (1.0 / prior_variance + d / residual_variance),

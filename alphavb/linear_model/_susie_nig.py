@@ -32,8 +32,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
-from .._special import LOG_2PI
-from ._susie import SingleEffect, _log_sum_exp
+from .._special import LOG_2PI, log_sum_exp
+from ._susie import SingleEffect
 
 
 class NIGPrior(NamedTuple):
@@ -88,7 +88,7 @@ def nig_single_effect(xtr, d, yy, n, scaled_variance, log_prior, prior, alpha,
     lbf = np.where(informative, -0.5 * (np.log1p(s * xx) + a1 * np.log(b1 / (prior.rate
                                                                              + ryy))), 0.0)
     log_posterior = lbf + log_prior
-    log_evidence = _log_sum_exp(np.append(log_posterior, log_null_prior))
+    log_evidence = log_sum_exp(np.append(log_posterior, log_null_prior))
     probabilities = np.exp(log_posterior - log_evidence)
     mean = np.where(informative, r0 * xy / xx, 0.0)
     variance = np.where(informative, b1 / (a1 - 2.0) * r0 / xx, 0.0)
