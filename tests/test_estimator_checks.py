@@ -15,6 +15,7 @@ from alphavb import (
     AlphaSpikeSlabClassifier,
     AlphaSpikeSlabRegression,
     AlphaSuSiE,
+    AlphaSuSiEClassifier,
     BBAlphaClassifier,
     BBAlphaRegressor,
 )
@@ -31,7 +32,8 @@ ESTIMATORS = [AlphaLinearRegression(), AlphaSpikeSlabRegression(), AlphaGaussian
               AADMRegressor(hidden_layer_sizes=(5,), generator_hidden=(10,), noise_dim=5,
                             discriminator_hidden=(10,), batch_size=50, **FAST),
               # one effect: the checks' data sets have as few as one feature
-              AlphaSuSiE(n_effects=1, constant_columns="exclude")]
+              AlphaSuSiE(n_effects=1, constant_columns="exclude"),
+              AlphaSuSiEClassifier(n_effects=2)]
 
 ALPHA_IS_A_TEMPERATURE = (
     "check_regressors_train sets alpha=0.01 on the assumption that alpha is a regularisation "

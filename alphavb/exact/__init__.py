@@ -37,7 +37,8 @@ from ._draws import MixingWarning
 __all__ = ["MixingWarning", "compare_to_exact", "sample_exact", "wasserstein"]
 
 _SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression", "AlphaSpikeSlabClassifier",
-            "AlphaLogisticRegression", "AlphaGaussianMixture", "AlphaLDA", "AlphaSuSiE")
+            "AlphaLogisticRegression", "AlphaGaussianMixture", "AlphaLDA", "AlphaSuSiE",
+            "AlphaSuSiEClassifier")
 
 
 def _sampler(estimator):
@@ -47,18 +48,21 @@ def _sampler(estimator):
         AlphaSpikeSlabClassifier,
         AlphaSpikeSlabRegression,
         AlphaSuSiE,
+        AlphaSuSiEClassifier,
     )
     from ..mixture import AlphaGaussianMixture
     from ..topics import AlphaLDA
     from ._linear import sample_linear
     from ._mixture import sample_mixture
-    from ._polya_gamma import sample_logistic, sample_spike_slab_logistic
+    from ._polya_gamma import sample_logistic, sample_spike_slab_logistic, sample_susie_logistic
     from ._spike_slab import sample_spike_slab
     from ._susie import sample_susie
     from ._topics import sample_lda
 
     if isinstance(estimator, AlphaSuSiE):
         return sample_susie, ("covariates", "sample_weight")
+    if isinstance(estimator, AlphaSuSiEClassifier):
+        return sample_susie_logistic, ("covariates",)
     if isinstance(estimator, AlphaSpikeSlabRegression):
         return sample_spike_slab, ("covariates", "sample_weight")
     if isinstance(estimator, AlphaLinearRegression):

@@ -4,6 +4,7 @@ from ._alpha_susie import AlphaSuSiE
 from ._bayes_linear import AlphaLinearRegression
 from ._spike_slab import AlphaSpikeSlabRegression
 from ._spike_slab_logistic import AlphaSpikeSlabClassifier
+from ._susie_logistic import AlphaSuSiEClassifier
 from ._susie_rss import (
     ld_mismatch_diagnostic,
     sufficient_statistics,
@@ -11,5 +12,5 @@ from ._susie_rss import (
 )
 
 __all__ = ["AlphaLinearRegression", "AlphaSpikeSlabClassifier", "AlphaSpikeSlabRegression",
-           "AlphaSuSiE", "ld_mismatch_diagnostic", "sufficient_statistics",
+           "AlphaSuSiE", "AlphaSuSiEClassifier", "ld_mismatch_diagnostic", "sufficient_statistics",
            "summary_sufficient_statistics"]

@@ -1,0 +1,499 @@
+"""The sum of single effects for a binary trait (logistic SuSiE), on the alpha-VB objective.
+
+Model, for 0/1 labels ``y_i`` and the logit ``t_i = f_i' gamma + x_i' b``::
+
+    y_i | t_i ~ Bernoulli(sigmoid(t_i)),   b = sum_l b_l,  b_l = gamma_l beta_l,
+    gamma_l ~ Multinomial(1, pi),  beta_l ~ N(0, V_l),  gamma (intercept, covariates F) flat,
+
+SuSiE's prior (Wang et al. 2020, eqs. 2.4-2.6) on the logit scale, with the likelihood
+raised to ``alpha`` (Yang, Pati & Bhattacharya 2020, eq. 2.6). The tempered log-likelihood
+has no closed-form expectation; the Jaakkola-Jordan bound (Jaakkola & Jordan 2000, eq. 11;
+:mod:`alphavb.linear_model._spike_slab_logistic`, eq. 1), for every ``eta_i > 0``, is
+quadratic in ``t``, and ``alpha`` times it is a Gaussian likelihood with precision ``w_i``
+and pseudo-response ``z_i``::
+
+    alpha log p(y_i | t_i) >= C_i - w_i (z_i - t_i)^2 / 2,                                (1)
+    u_i = tanh(eta_i / 2) / (2 eta_i),  w_i = alpha u_i,  z_i = (y_i - 1/2) / u_i,
+    C_i = alpha [log sigmoid(eta_i) - eta_i / 2 + u_i eta_i^2 / 2] + w_i z_i^2 / 2
+
+(the Polya-Gamma augmentation's ``E[omega_i]`` is ``alpha u_i``). Given ``eta`` the model is
+a weighted linear regression with unit residual variance. With ``A = F' W F`` the optimal
+``q(gamma | b)`` under the flat prior is ``N(A^{-1} F' W (z - X b), A^{-1})``; integrating it
+out projects ``F`` off the rows (``P v = v - F A^{-1} F' W v``) and the objective is::
+
+    F(q, eta) = sum_i C_i - E_q ||W^{1/2} (P z - P X b)||^2 / 2 + (k / 2) log 2 pi
+                - log|A| / 2 - sum_l KL(q_l || prior_l),                                  (2)
+
+``k`` the columns of ``F``. In ``q = prod_l q(gamma_l, beta_l)`` this is the alpha-ELBO of
+SuSiE on the rows ``W^{1/2} (P X, P z)`` with residual variance 1, so each ``q_l`` update
+is SuSiE's single-effect regression there (:func:`~alphavb.linear_model._susie.ibss_sweep`,
+``V_l`` by its rule). Then each ``eta_i`` maximises the bound with ``q`` fixed::
+
+    eta_i^2 = E[t_i^2] = E[t_i]^2 + Var(t_i),                                             (3)
+    E[t] = z - P z + P X E[b],   Var(t_i) = Var((P X)_i b) + (F A^{-1} F')_ii,
+
+the moments under ``q(b) q(gamma | b)``. Each step raises (2), which is tight after (3),
+so the objective never decreases; one sweep of the effects then (3) is one iteration.
+Prediction: ``t`` of a new row has ``E t = f' E[gamma] + x' E[b]`` and ``Var t = Var((x - G
+f)' b) + f' A^{-1} f`` (``G = X' W F A^{-1}``), and ``P(y = 1 | x) = sigmoid(E t / sqrt(1 +
+pi Var(t) / 8))`` (MacKay 1992), as :class:`~alphavb.AlphaSpikeSlabClassifier` predicts.
+PIPs and credible sets are SuSiE's (their purity from the correlations of ``X``'s columns).
+At ``alpha = 1`` this is the variational logistic SuSiE of the ``logisticsusie`` package
+(Tayeb & Stephens), which bounds each single effect's likelihood the same way.
+"""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy.linalg import cho_factor, cho_solve
+from scipy.special import expit
+from sklearn.base import ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._coefficient_summary import CoefficientSummaryMixin
+from .._special import LOG_2PI
+from .._validation import Boolean, FiniteArray, Integer, Real, validate_params
+from ..base import CAVIEstimator, column_standard_deviations, feature_labels
+from ._base import normal_quantile
+from ._covariates import check_covariates, check_flat_design, covariate_names, refuse_separation
+from ._inclusion import InclusionSummaryMixin
+from ._spike_slab_logistic import bound_weights
+from ._susie import (
+    LOG_PRIOR_VARIANCE_BOUNDS,
+    PRIOR_VARIANCE_TOLERANCE,
+    PriorVarianceRule,
+    credible_sets,
+    ibss_data,
+    ibss_sweep,
+    inclusion_probabilities,
+    initial_state,
+    state_from_effects,
+)
+from ._susie_posterior import SuSiEPosteriorMixin
+
+# the largest V on the logit scale of a standardized column (AlphaSuSiEClassifier._rule)
+LOG_MAX_PRIOR_VARIANCE = float(np.log(150.0))
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """The validated data: ``X`` on the scale the effects see (standardized columns when
+    ``standardize``), ``y_centred = y - 1/2``, the flat design ``F`` (the intercept's column
+    first) and the covariates' names."""
+
+    X: np.ndarray
+    y_centred: np.ndarray
+    F: np.ndarray
+    covariate_names: tuple
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """What the bound (1) at ``eta`` makes of the data (module docstring): the weights
+    ``w``, the pseudo-response ``z``, the projected rows ``P X`` and ``P z``, the
+    :class:`~alphavb.linear_model._susie.IBSSData` of ``W^{1/2} (P X, P z)``, ``A``'s
+    Cholesky factor and log-determinant, ``diag(F A^{-1} F')`` and ``sum_i C_i``."""
+
+    eta: np.ndarray
+    w: np.ndarray
+    z: np.ndarray
+    X_projected: np.ndarray
+    z_projected: np.ndarray
+    ibss: object
+    factor: tuple
+    log_det: float
+    flat_variance: np.ndarray
+    constant: float
+
+
+def bound_of(labels, eta, alpha, prior_weights=None):
+    """:class:`_Bound` at ``eta`` (module docstring, eqs. 1-2); ``prior_weights`` ``pi``
+    (uniform when None)."""
+    u = bound_weights(eta)
+    w = alpha * u
+    z = labels.y_centred / u
+    F, X = labels.F, labels.X
+    factor = cho_factor(F.T @ (w[:, None] * F), lower=True)
+    log_det = 2.0 * float(np.sum(np.log(np.diag(factor[0]))))
+    weighted_F = w[:, None] * F
+    X_projected = X - F @ cho_solve(factor, weighted_F.T @ X)
+    z_projected = z - F @ cho_solve(factor, weighted_F.T @ z)
+    root = np.sqrt(w)
+    ibss = ibss_data(root[:, None] * X_projected, root * z_projected, prior_weights)
+    # V and its bounds on the logit scale of a standardized column, whatever the weights
+    ibss = ibss._replace(variance_y=1.0, variance_unit=1.0)
+    flat_variance = np.einsum("ij,ji->i", F, cho_solve(factor, F.T))
+    constant = float(np.sum(alpha * (-np.logaddexp(0.0, -eta) - 0.5 * eta
+                                     + 0.5 * u * eta * eta) + 0.5 * w * z * z))
+    return _Bound(eta, w, z, X_projected, z_projected, ibss, factor, log_det, flat_variance,
+                  constant)
+
+
+@dataclass(frozen=True)
+class _State:
+    """The effects (:class:`~alphavb.linear_model._susie.IBSSState` on the bound's rows)
+    and the bound they were fitted under."""
+
+    effects: object
+    bound: _Bound
+
+
+def logit_moments(bound, effects):
+    """``E[t]`` and ``Var(t)`` of the training rows (module docstring, eq. 3)."""
+    coef = np.sum(effects.alpha * effects.mean, axis=0)
+    projected = bound.X_projected
+    mean = bound.z - bound.z_projected + projected @ coef
+    second = (effects.alpha * effects.second_moment) @ (projected * projected).T
+    first = (effects.alpha * effects.mean) @ projected.T
+    variance = np.sum(second - first * first, axis=0) + bound.flat_variance
+    return mean, np.maximum(variance, 0.0)
+
+
+def objective_at(bound, effects):
+    """``F(q, eta)`` (module docstring, eq. 2) with the effects refitted on ``bound``'s
+    rows (their ``E ||.||^2`` there)."""
+    refitted = state_from_effects(bound.ibss, effects.alpha, effects.mean,
+                                  effects.second_moment, effects.prior_variance, 1.0,
+                                  effects.null_alpha)._replace(kl=effects.kl)
+    k = bound.factor[0].shape[0]
+    return (bound.constant - 0.5 * refitted.erss + 0.5 * k * LOG_2PI - 0.5 * bound.log_det
+            - float(np.sum(effects.kl))), refitted
+
+
+class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
+                           CoefficientSummaryMixin, ClassifierMixin, CAVIEstimator):
+    """SuSiE for a binary trait (logistic sum of single effects), fitted by alpha-VB.
+
+    Maximises the alpha-ELBO (Yang, Pati & Bhattacharya 2020, eq. 2.6) of SuSiE's model on
+    the logit scale under the Jaakkola-Jordan bound (module docstring, eqs. 1-3): given
+    the bound's parameters each effect's update is SuSiE's single-effect regression on
+    weighted rows (Wang et al. 2020, Algorithm 2), the intercept and covariates are
+    integrated out under a flat prior, and the bound's parameters follow in closed form.
+
+    Parameters
+    ----------
+    n_effects : int, default=10
+        ``L``, the most effects the fit can find (susieR's ``L``).
+    alpha : float in (0, 1], default=1.0
+        The likelihood's temperature; 1 is ordinary VB.
+    scaled_prior_variance : float, default=0.2
+        Each ``V_l`` at the start, on the logit scale of a standardized column (estimated
+        after the first sweep unless ``estimate_prior_variance=False``).
+    prior_weights : array-like of shape (n_features,), default=None
+        ``pi``; uniform when None.
+    estimate_prior_variance : bool, default=True
+        ``V_l`` maximises each single effect's evidence (susieR's ``"optim"``), and is set
+        to 0 when no variable beats the null.
+    fit_intercept : bool, default=True
+        A flat-prior intercept (needed unless the classes are balanced by design).
+    standardize : bool, default=True
+        Effects on standardized columns (``V_l`` then does not depend on ``X``'s units).
+    coverage : float, default=0.95
+    min_abs_corr : float, default=0.5
+        A credible set's purity threshold (susieR's ``min_abs_corr``).
+    objective : {"alpha-vb", "fractional"}, default="alpha-vb"
+        ``"fractional"`` reports ``alpha`` times the alpha-ELBO (no local latents).
+    max_iter : int, default=500
+        Iterations (a sweep of the effects, then the bound). Separable classes take the
+        most (iris's setosa against the rest: 228).
+    tol : float, default=1e-3
+        Stop when the objective rises by less than ``tol`` (susieR's rule and default).
+    warm_start : bool, default=False
+    random_state : int, RandomState or None, default=None
+        Only for the purity subsample of a large credible set.
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    inclusion_probabilities_ : ndarray of shape (n_features,)
+    single_effect_probabilities_ : ndarray of shape (n_effects, n_features)
+    effect_means_, effect_variances_ : ndarray of shape (n_effects, n_features)
+        ``q(beta_l | gamma_lj = 1)`` on the original columns' scale.
+    prior_variances_ : ndarray of shape (n_effects,)
+    kept_effects_ : ndarray of bool
+        Effects with ``V_l`` above ``1e-9``: the ones PIPs and sets count.
+    credible_sets_ : list of dict
+        As :class:`~alphavb.AlphaSuSiE`'s (``effect``, ``variables``, ``names``,
+        ``coverage``, purities).
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    covariate_coef_ : ndarray of shape (n_covariates,)
+    bound_parameters_ : ndarray of shape (n_samples,)
+        ``eta``.
+    elbo_, elbo_history_, n_iter_, converged_
+    approximation_check_ : None
+        No fit-time check yet; :func:`alphavb.exact.compare_to_exact` draws from the exact
+        alpha-posterior by Polya-Gamma Gibbs sampling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from alphavb import AlphaSuSiEClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((400, 30))
+    >>> y = (rng.random(400) < 1 / (1 + np.exp(-1.5 * X[:, 3]))).astype(int)
+    >>> model = AlphaSuSiEClassifier(n_effects=3).fit(X, y)
+    >>> [found["variables"] for found in model.credible_sets_]
+    [[3]]
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **{name: rule for name, rule in CAVIEstimator._parameter_constraints.items()
+           if name != "n_init"},
+        "n_effects": [Integer(1, None)],
+        "scaled_prior_variance": [Real(0, None, closed="neither")],
+        "prior_weights": [None, FiniteArray(positive=True)],
+        "estimate_prior_variance": [Boolean()],
+        "fit_intercept": [Boolean()],
+        "standardize": [Boolean()],
+        "coverage": [Real(0, 1, closed="neither")],
+        "min_abs_corr": [Real(0, 1, closed="both")],
+    }
+    _fit_kind = "individual"
+
+    def __init__(self, n_effects=10, alpha=1.0, *, scaled_prior_variance=0.2,
+                 prior_weights=None, estimate_prior_variance=True, fit_intercept=True,
+                 standardize=True, coverage=0.95, min_abs_corr=0.5, objective="alpha-vb",
+                 max_iter=500, tol=1e-3, warm_start=False, random_state=None, verbose=0):
+        self.n_effects = n_effects
+        self.alpha = alpha
+        self.scaled_prior_variance = scaled_prior_variance
+        self.prior_weights = prior_weights
+        self.estimate_prior_variance = estimate_prior_variance
+        self.fit_intercept = fit_intercept
+        self.standardize = standardize
+        self.coverage = coverage
+        self.min_abs_corr = min_abs_corr
+        self.objective = objective
+        self.max_iter = max_iter
+        self.tol = tol
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y, covariates=None):
+        """Fit by alternating SuSiE sweeps on the bound's weighted rows with the bound's
+        update (module docstring).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Two classes; ``classes_[1]`` is the modelled ``y = 1`` (cases).
+        covariates : array-like of shape (n_samples, n_covariates), default=None
+            Flat-prior covariates (e.g. principal components), integrated out;
+            ``predict_proba`` then needs them too.
+
+        Returns
+        -------
+        self
+        """
+        self._fit_cavi(self._prepare_fit(X, y, covariates))
+        return self
+
+    def _prepare_fit(self, X, y, covariates):
+        self._validate_params()
+        owner = type(self).__name__
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, labels = np.unique(y, return_inverse=True)
+        if len(self.classes_) != 2:
+            raise ValueError(
+                f"Only binary classification is supported by {owner}: y has "
+                f"{len(self.classes_)} class(es); it needs 2 (cases and controls).")
+        Z = check_covariates(owner, covariates, X.shape[0])
+        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
+        parts = ([np.ones((X.shape[0], 1))] if self.fit_intercept else []) + (
+            [Z] if Z is not None else [])
+        F = np.hstack(parts) if parts else np.zeros((X.shape[0], 0))
+        check_flat_design(owner, F, self.fit_intercept)
+        if self.n_covariates_in_:
+            refuse_separation(owner, F, labels == 1)
+        if self.prior_weights is not None:
+            weights = np.asarray(self.prior_weights, dtype=float)
+            if weights.shape != (X.shape[1],) or not np.all(np.isfinite(weights)) or (
+                    weights < 0).any() or weights.sum() <= 0:
+                raise ValueError(f"{owner}: prior_weights must be {X.shape[1]} non-negative "
+                                 "finite numbers, one per column of X, not all 0.")
+        self.column_scale_ = (column_standard_deviations(X) if self.standardize
+                              else np.ones(X.shape[1]))
+        self.n_samples_fit_ = X.shape[0]
+        return _Labels(X / self.column_scale_, labels - 0.5, F,
+                       tuple(covariate_names(covariates, self.n_covariates_in_)))
+
+    def _rule(self):
+        """susieR's ``"optim"`` over ``log V`` in ``[-30, log 150]`` on the logit scale: a
+        standardized column's effect of sd 12 (odds ratio ``e^12`` per sd) is already
+        beyond any trait's, and with no upper bound ``V`` grows without end where the
+        classes are separable (the likelihood then has no maximum)."""
+        if not self.estimate_prior_variance:
+            return PriorVarianceRule("fixed")
+        return PriorVarianceRule("optim", log_bounds=(LOG_PRIOR_VARIANCE_BOUNDS[0],
+                                                      LOG_MAX_PRIOR_VARIANCE))
+
+    def _initialize(self, data, random_state, start, previous=None):
+        if previous is not None:
+            return previous
+        bound = bound_of(data, np.zeros(data.X.shape[0]), self.alpha, self.prior_weights)
+        return _State(initial_state(bound.ibss, self.n_effects, 1.0,
+                                    self.scaled_prior_variance), bound)
+
+    def _state_fits(self, data):
+        return self._state.bound.X_projected.shape == data.X.shape and (
+            self._state.effects.alpha.shape[0] == self.n_effects)
+
+    def _cavi_step(self, data, state):
+        # the effects' fits are on state.bound's rows (objective_at refitted them)
+        effects, _ = ibss_sweep(state.bound.ibss, state.effects, alpha=1.0,
+                                estimate_residual_variance=False, rule=self._rule())
+        mean, variance = logit_moments(state.bound, effects)
+        bound = bound_of(data, np.sqrt(mean * mean + variance), self.alpha,
+                         self.prior_weights)
+        value, effects = objective_at(bound, effects)
+        return _State(effects, bound), self._objective_without_latents(value)
+
+    def _has_converged(self, current, previous):
+        """susieR's rule: the objective rose by less than ``tol`` (a fall beyond rounding
+        is no convergence)."""
+        rise = current - previous
+        return -1e-12 * max(1.0, abs(current)) <= rise < self.tol
+
+    def _set_parameters(self, state):
+        effects, bound = state.effects, state.bound
+        scale = self.column_scale_
+        self.single_effect_probabilities_ = effects.alpha
+        self.null_effect_probabilities_ = effects.null_alpha.copy()
+        self.effect_means_ = effects.mean / scale
+        self.effect_variances_ = np.maximum(effects.second_moment - effects.mean**2,
+                                            0.0) / scale**2
+        self.prior_variances_ = np.asarray(effects.prior_variance, dtype=float)
+        self.n_effects_ = int(effects.alpha.shape[0])
+        self.kept_effects_ = self.prior_variances_ > PRIOR_VARIANCE_TOLERANCE
+        self.inclusion_probabilities_ = inclusion_probabilities(effects.alpha,
+                                                                self.prior_variances_)
+        self.coef_ = np.sum(effects.alpha * effects.mean, axis=0) / scale
+        self.bound_parameters_ = bound.eta
+        self.__dict__.pop("_lfsr", None)
+
+    def _publish_data(self, data):
+        self._covariate_names = data.covariate_names
+
+    def _publish_results(self, data, results):
+        super()._publish_results(data, results)
+        state = self._state
+        bound = state.bound
+        coef_scaled = self.coef_ * self.column_scale_
+        F, w = data.F, bound.w
+        # gamma | b ~ N(mean - G'(b - E b), A^{-1}), G' = A^{-1} F' W X (standardized X)
+        G_t = cho_solve(bound.factor, (w[:, None] * F).T @ data.X)
+        gamma = cho_solve(bound.factor, (w[:, None] * F).T @ (bound.z - data.X @ coef_scaled))
+        inverse = cho_solve(bound.factor, np.eye(F.shape[1]))
+        self._predictive = {"G_t": G_t, "inverse": inverse, "gamma": gamma}
+        self.intercept_ = float(gamma[0]) if self.fit_intercept else 0.0
+        self.covariate_coef_ = gamma[int(self.fit_intercept):]
+        names = feature_labels(self)
+        sets = credible_sets(self.single_effect_probabilities_, self.prior_variances_,
+                             X=data.X, coverage=self.coverage,
+                             min_abs_corr=self.min_abs_corr,
+                             random_state=self._purity_seed())
+        for found in sets:
+            found["names"] = [names[j] for j in found["variables"]]
+        self.credible_sets_ = sets
+        self.approximation_check_ = None
+
+    def _feature_labels(self):
+        return feature_labels(self)
+
+    def _purity_seed(self):
+        if self.random_state is None:
+            return 0
+        return check_random_state(self.random_state).randint(2**31 - 1)
+
+    def _flat_rows(self, n_samples, covariates):
+        Z = check_covariates(type(self).__name__, covariates, n_samples,
+                             self.n_covariates_in_)
+        parts = ([np.ones((n_samples, 1))] if self.fit_intercept else []) + (
+            [Z] if Z is not None else [])
+        return np.hstack(parts) if parts else np.zeros((n_samples, 0))
+
+    def _other_summary_rows(self, level):
+        """The intercept and covariates: ``Var(gamma_k) = sum_j Var(b_j) G_jk^2 +
+        [A^{-1}]_kk`` (module docstring); normal intervals."""
+        pieces = self._predictive
+        variances = ((self._coef_variances() * self.column_scale_**2) @ (pieces["G_t"].T ** 2)
+                     + np.diag(pieces["inverse"]))
+        names = (["intercept"] if self.fit_intercept else []) + list(self._covariate_names)
+        z = normal_quantile(level)
+        sd = np.sqrt(variances)
+        return [(name, {"coef": m, "sd": s, "lower": m - z * s, "upper": m + z * s})
+                for name, m, s in zip(names, pieces["gamma"], sd, strict=True)]
+
+    def _other_rows_note(self, others):
+        return (" Below the coefficients: the intercept and covariates (normal intervals "
+                "from their posterior mean and sd).")
+
+    def decision_moments(self, X, covariates=None):
+        """The mean and variance of the logit ``t`` of each row of ``X`` under ``q``
+        (module docstring).
+
+        Returns
+        -------
+        mean, variance : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        F = self._flat_rows(X.shape[0], covariates)
+        pieces = self._predictive
+        standardized = X / self.column_scale_
+        mean = standardized @ (self.coef_ * self.column_scale_) + F @ pieces["gamma"]
+        variance = self._coef_variance_along(X - F @ pieces["G_t"] * self.column_scale_)
+        variance = variance + np.einsum("ij,jk,ik->i", F, pieces["inverse"], F)
+        return mean, np.maximum(variance, 0.0)
+
+    def predict_proba(self, X, covariates=None):
+        """``P(y = classes_[1] | x)`` under ``q``: ``sigmoid(E t / sqrt(1 + pi Var(t) /
+        8))`` (module docstring).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        mean, variance = self.decision_moments(X, covariates)
+        positive = expit(mean / np.sqrt(1.0 + np.pi * variance / 8.0))
+        return np.column_stack([1.0 - positive, positive])
+
+    def predict(self, X, covariates=None):
+        """The more probable class under :meth:`predict_proba`."""
+        positive = self.predict_proba(X, covariates)[:, 1]
+        return self.classes_[(positive > 0.5).astype(int)]
+
+    def score(self, X, y, sample_weight=None, covariates=None):
+        """Mean accuracy of :meth:`predict`."""
+        from sklearn.metrics import accuracy_score
+
+        return accuracy_score(y, self.predict(X, covariates), sample_weight=sample_weight)
+
+    @validate_params({"n_samples": [Integer(1, None)]})
+    def sample_posterior(self, n_samples=1, random_state=None):
+        """Draws from ``q``: ``"coef"`` (n_samples, n_features), then ``"intercept"`` and
+        ``"covariate_coef"`` from ``q(gamma | b)``."""
+        check_is_fitted(self)
+        rng = check_random_state(random_state)
+        coef = self._draw_coef(n_samples, rng)["coef"]
+        pieces = self._predictive
+        shift = (coef - self.coef_) * self.column_scale_
+        centre = pieces["gamma"] - shift @ pieces["G_t"].T
+        root = np.linalg.cholesky(pieces["inverse"]) if len(pieces["gamma"]) else None
+        flat = centre if root is None else centre + rng.standard_normal(centre.shape) @ root.T
+        intercept = flat[:, 0] if self.fit_intercept else np.zeros(n_samples)
+        return {"coef": coef, "intercept": intercept,
+                "covariate_coef": flat[:, int(self.fit_intercept):]}

@@ -1,0 +1,157 @@
+"""AlphaSuSiEClassifier: logistic SuSiE on the alpha-VB objective, against the exact
+alpha-posterior (by quadrature and by its Polya-Gamma sampler) and on simulated traits."""
+
+import numpy as np
+import pytest
+from scipy.special import expit, log_expit
+
+from alphavb import AlphaSuSiE, AlphaSuSiEClassifier
+from alphavb.exact import compare_to_exact, sample_exact
+from alphavb.linear_model._spike_slab_logistic import bound_weights
+from alphavb.linear_model._susie_logistic import logit_moments
+
+
+def _trait(n=300, p=8, effects=((1, 1.0), (5, -0.8)), intercept=0.3, seed=1):
+    """Columns 1 and 2 correlated (0.9), a binary trait from two of the columns."""
+    rng = np.random.default_rng(seed)
+    shared = rng.standard_normal(n)
+    X = rng.standard_normal((n, p))
+    X[:, 1] = shared + 0.3 * rng.standard_normal(n)
+    X[:, 2] = shared + 0.3 * rng.standard_normal(n)
+    logit = intercept + sum(b * X[:, j] for j, b in effects)
+    return X, (rng.random(n) < expit(logit)).astype(int)
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_the_objective_rises_every_sweep_and_equals_the_bound_it_states(alpha):
+    """Eq. (2) against the bound (1) summed directly from E[t], E[t^2] (eq. 3), the flat
+    coefficients' entropy and the effects' KL: the projection and E||.||^2 algebra."""
+    X, y = _trait()
+    model = AlphaSuSiEClassifier(n_effects=3, alpha=alpha, tol=1e-8, max_iter=300).fit(X, y)
+    history = model.elbo_history_
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
+    assert model.converged_
+    state = model._state
+    mean, variance = logit_moments(state.bound, state.effects)
+    eta = state.bound.eta
+    u = bound_weights(eta)
+    direct = alpha * np.sum(log_expit(eta) - eta / 2 + u * eta**2 / 2
+                            + (y - 0.5) * mean - u * (mean**2 + variance) / 2)
+    k = state.bound.factor[0].shape[0]
+    entropy = 0.5 * k * np.log(2 * np.pi * np.e) - 0.5 * state.bound.log_det
+    assert model.elbo_ == pytest.approx(direct + entropy - state.effects.kl.sum(), abs=1e-8)
+    # converged: the bound is tight, eta^2 = E[t^2]
+    np.testing.assert_allclose(eta**2, mean**2 + variance, rtol=1e-4, atol=1e-6)
+
+
+def _quadrature_single_effect(X, y, alpha, variance, size=241):
+    """The exact alpha-posterior of one effect (L = 1) at prior variance ``variance`` with a
+    flat intercept: per variable, (intercept, beta) on a grid around the mode."""
+    p = X.shape[1]
+    log_evidence, means = np.empty(p), np.empty(p)
+    for j in range(p):
+        b0 = np.linspace(-2.5, 2.5, size)
+        beta = np.linspace(-3.0, 3.0, size)
+        t = b0[:, None, None] + beta[None, :, None] * X[None, None, :, j]
+        log_lik = alpha * np.sum(y * log_expit(t) + (1 - y) * log_expit(-t), axis=2)
+        log_joint = log_lik - 0.5 * beta[None, :] ** 2 / variance - 0.5 * np.log(
+            2 * np.pi * variance)
+        top = log_joint.max()
+        weights = np.exp(log_joint - top)
+        cell = (b0[1] - b0[0]) * (beta[1] - beta[0])
+        log_evidence[j] = top + np.log(weights.sum() * cell)
+        means[j] = float((weights.sum(axis=0) @ beta) / weights.sum())
+    pip = np.exp(log_evidence - log_evidence.max())
+    return pip / pip.sum(), means
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5])
+def test_the_polya_gamma_sampler_matches_quadrature_with_one_effect(alpha):
+    """L = 1 on 4 variables (two correlated): the sampler's single-effect probabilities and
+    the effect's mean against a grid over (intercept, beta) at the fit's V."""
+    pytest.importorskip("polyagamma")
+    X, y = _trait(n=120, p=4, effects=((1, 1.0),), intercept=0.2, seed=3)
+    model = AlphaSuSiEClassifier(n_effects=1, alpha=alpha, standardize=False).fit(X, y)
+    idata = sample_exact(model, X, y, n_draws=1500, n_chains=2, n_tune=200, random_state=0)
+    pip, means = _quadrature_single_effect(X, y, alpha, model.prior_variances_[0])
+    inclusion = idata.posterior["inclusion"].values
+    np.testing.assert_allclose(inclusion.mean(axis=(0, 1)), pip, atol=0.03)
+    heaviest = int(np.argmax(pip))
+    held = inclusion[..., heaviest] == 1
+    coef = idata.posterior["coef"].values[..., heaviest]
+    assert coef[held].mean() == pytest.approx(means[heaviest], abs=0.05)
+
+
+def test_q_is_close_to_the_exact_posterior_on_separated_effects():
+    """compare_to_exact: PIPs within 0.05 and the means within a third of an exact sd."""
+    pytest.importorskip("polyagamma")
+    X, y = _trait()
+    table = compare_to_exact(AlphaSuSiEClassifier(n_effects=3), X, y, n_draws=600,
+                             n_chains=2, n_tune=100, random_state=0)
+    assert table.attrs["largest_pip_error"] < 0.05
+    sampled = table["exact_sd"] > 0  # a variable never drawn in has mean error +-inf
+    assert np.abs(table["mean_error"][sampled]).max() < 0.35
+
+
+def test_two_causal_variables_each_in_a_credible_set():
+    X, y = _trait(n=600, p=40, effects=((3, 1.0), (20, -1.0)), seed=7)
+    model = AlphaSuSiEClassifier(n_effects=5).fit(X, y)
+    held = sorted(j for found in model.credible_sets_ for j in found["variables"])
+    assert held == [3, 20]
+    assert model.inclusion_probabilities_[[3, 20]].min() > 0.95
+
+
+def test_predict_proba_is_calibrated_on_the_training_distribution():
+    """Predicted probabilities against the true ones on new rows of the same design."""
+    X, y = _trait(n=2000, p=10, effects=((1, 1.0), (5, -0.8)), seed=11)
+    model = AlphaSuSiEClassifier(n_effects=3).fit(X[:1500], y[:1500])
+    truth = expit(0.3 + X[1500:, 1] - 0.8 * X[1500:, 5])
+    predicted = model.predict_proba(X[1500:])[:, 1]
+    assert np.abs(predicted - truth).mean() < 0.03
+    assert set(model.predict(X[:5])) <= {0, 1}
+
+
+def test_covariates_are_integrated_out_and_predict_needs_them():
+    rng = np.random.default_rng(4)
+    X, y = _trait(n=500, p=10, seed=4)
+    pcs = rng.standard_normal((500, 2))
+    model = AlphaSuSiEClassifier(n_effects=3).fit(X, y, covariates=pcs)
+    assert model.covariate_coef_.shape == (2,)
+    assert np.all(np.abs(model.covariate_coef_) < 0.3)  # the trait does not depend on them
+    frame = model.summary_frame()
+    assert list(frame.index[-3:]) == ["intercept", "z0", "z1"]
+    with pytest.raises(ValueError, match="covariates"):
+        model.predict_proba(X)
+
+
+def test_at_alpha_one_the_linear_model_of_a_fixed_bound_is_susies():
+    """Given the fitted bound, one more sweep of the effects is AlphaSuSiE's fit (residual
+    variance 1, no intercept) on the bound's weighted, projected rows: the same SER."""
+    X, y = _trait()
+    model = AlphaSuSiEClassifier(n_effects=3, tol=1e-10, max_iter=300).fit(X, y)
+    bound = model._state.bound
+    rows = bound.ibss
+    linear = AlphaSuSiE(n_effects=3, residual_variance=1.0, estimate_residual_variance=False,
+                        fit_intercept=False, standardize=False, tol=1e-10,
+                        max_iter=300).fit(rows.Z, rows.y)
+    np.testing.assert_allclose(linear.inclusion_probabilities_,
+                               model.inclusion_probabilities_, atol=1e-5)
+    np.testing.assert_allclose(linear.coef_, model.coef_ * model.column_scale_, atol=1e-4)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (lambda X, y: (X, np.where(y == 1, 2, y) + (np.arange(len(y)) % 3 == 0)), "binary"),
+    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.nan, X), y), "NaN"),
+])
+def test_bad_input_names_the_problem(bad, match):
+    X, y = _trait(n=60, p=6)
+    X, y = bad(X, y)
+    with pytest.raises(ValueError, match=match):
+        AlphaSuSiEClassifier().fit(X, y)
+
+
+def test_parameters_are_checked_by_name():
+    X, y = _trait(n=60, p=6)
+    for name, value in (("n_effects", 0), ("alpha", 1.5), ("coverage", 1.0)):
+        with pytest.raises(ValueError, match=name):
+            AlphaSuSiEClassifier(**{name: value}).fit(X, y)
