@@ -23,6 +23,8 @@ One module per paper, one place for outputs, one registry:
   misspecification on real LD (``susie-calibration``);
 * :mod:`~alphavb.reproduce.susie2_benchmark`: SuSiE 2.0's fine-mapping benchmark on mouse
   genotypes, with alpha calibrated for the credible sets (``susie2-benchmark``);
+* :mod:`~alphavb.reproduce.susie_case_control`: logistic alpha-SuSiE on binary traits
+  beside linear SuSiE and the exact alpha-posterior (``susie-case-control``);
 * :mod:`~alphavb.reproduce.aadm`: Rodríguez-Santana & Hernández-Lobato (2022), the toy
   problems, the UCI comparison and an ablation (``aadm-*``);
 * ``_output`` writes figures and tables, ``_uci`` fits the UCI benchmarks; fitted rows are
@@ -53,13 +55,14 @@ _TARGET_SOURCES = {
     "vb-vs-exact": ("vb_vs_exact", "reproduce_vb_vs_exact"),
     "susie-calibration": ("susie_calibration", "reproduce_susie_calibration"),
     "susie2-benchmark": ("susie2_benchmark", "reproduce_susie2_benchmark"),
+    "susie-case-control": ("susie_case_control", "reproduce_susie_case_control"),
 }
 # the targets whose function takes n_jobs (for the command line's help, which must not
 # import them; tests/test_cli.py checks it against their signatures)
 PARALLEL_TARGETS = ("bbalpha-uci", "bbalpha-classification", "leukemia", "aadm-toy",
                     "aadm-uci", "aadm-ablation", "regression-rate", "spike-slab-rate",
                     "gmm-rate", "lda-rate", "logistic-rate", "coverage", "misspecified",
-                    "susie-calibration", "susie2-benchmark")
+                    "susie-calibration", "susie2-benchmark", "susie-case-control")
 
 
 def _load_target(name):
@@ -133,6 +136,9 @@ TARGET_HELP = {
                         "LD from other mice) on mouse genotypes: SuSiE and SuSiE-inf at "
                         "fixed alphas and with alpha calibrated for the credible sets "
                         "(needs the plink data)",
+    "susie-case-control": "logistic alpha-SuSiE on binary traits (cohort, rare, "
+                          "case-control) on mouse genotypes beside linear SuSiE on the 0/1 "
+                          "trait and the exact alpha-posterior (needs the plink data)",
 }
 
 # the target functions by name, and RATE_STUDIES, on first use
@@ -165,5 +171,6 @@ __all__ = [
     "reproduce_misspecified",
     "reproduce_rate",
     "reproduce_susie_calibration",
+    "reproduce_susie_case_control",
     "reproduce_vb_vs_exact",
 ]

@@ -155,3 +155,64 @@ def test_parameters_are_checked_by_name():
     for name, value in (("n_effects", 0), ("alpha", 1.5), ("coverage", 1.0)):
         with pytest.raises(ValueError, match=name):
             AlphaSuSiEClassifier(**{name: value}).fit(X, y)
+
+
+def _logisticsusie_reference():
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).parents[1] / "data" / "logisticsusie.json").read_text())
+
+
+@pytest.mark.parametrize("name", ["simulated", "n3finemapping"])
+def test_equals_logisticsusie_binsusie_at_alpha_one(name):
+    """With logisticsusie's choices (a point intercept, V by EM, unscaled columns, V = 1 at
+    the start) the fit is binsusie's (benchmarks/logisticsusie_reference.py): the same
+    single-effect probabilities, V, intercept and objective (the bound less the KLs)."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    reference = _logisticsusie_reference()
+    fit = reference["fits"][name]
+    data = reference["data"][name]
+    if name == "simulated":
+        X = np.array(data["X"])
+    else:
+        from alphavb.datasets import get_data_home, load_n3finemapping
+
+        if not (get_data_home() / "susie" / "N3finemapping_X.csv").exists():
+            pytest.skip("the susie data are not in the data home (set ALPHAVB_DATA)")
+        X = load_n3finemapping().data[:, :data["columns"]]
+    y = np.array(data["y"])
+    model = AlphaSuSiEClassifier(n_effects=5, intercept_estimate="point",
+                                 prior_variance_method="em", standardize=False,
+                                 scaled_prior_variance=1.0, tol=1e-10,
+                                 max_iter=fit["n_iter"] + 5)
+    with warnings.catch_warnings():  # binsusie stopped at 5,000 on the simulated set too
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    alpha = np.array(fit["alpha"])
+    order = np.argsort(-np.array(fit["prior_variance"]), kind="stable")
+    ours = np.argsort(-model.prior_variances_, kind="stable")
+    np.testing.assert_allclose(model.single_effect_probabilities_[ours], alpha[order],
+                               atol=1e-5)
+    np.testing.assert_allclose(model.prior_variances_[ours],
+                               np.array(fit["prior_variance"])[order], rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose(model.coef_, np.sum(alpha * np.array(fit["mu"]), axis=0),
+                               atol=1e-4)
+    assert model.intercept_ == pytest.approx(fit["intercept"], abs=1e-3)
+    assert model.elbo_ == pytest.approx(fit["elbo"], abs=0.02)
+
+
+@pytest.mark.parametrize("options", [{"intercept_estimate": "point"},
+                                     {"prior_variance_method": "em"}])
+def test_the_other_choices_raise_the_objective_every_sweep(options):
+    X, y = _trait()
+    pcs = np.random.default_rng(2).standard_normal((len(y), 2))
+    model = AlphaSuSiEClassifier(n_effects=3, tol=1e-6, max_iter=3000, **options).fit(
+        X, y, covariates=pcs)
+    history = model.elbo_history_
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
+    assert 1 in [j for found in model.credible_sets_ for j in found["variables"]] or \
+        2 in [j for found in model.credible_sets_ for j in found["variables"]]
