@@ -59,13 +59,13 @@ def test_a_fit_s_rows_are_its_credible_sets():
     variant, and PIP-bin rows for every PIP above 0.1."""
     from alphavb import AlphaSuSiE
     from alphavb.reproduce.susie_calibration import (
-        _finemapping_rows,
         _simulate_finemapping,
+        finemapping_rows,
     )
 
     X, y, truth = _simulate_finemapping(574, 3, "correct", 200)
     model = AlphaSuSiE().fit(X, y)
-    rows = _finemapping_rows(model, truth, 0.95)
+    rows = finemapping_rows(model, truth, 0.95)
     values = dict.fromkeys(rows["parameter"])
     values = {name: [v for n, v in zip(rows["parameter"], rows["estimate"], strict=True)
                      if n == name] for name in values}

@@ -112,7 +112,7 @@ def coefficient_error(model, truth):
     return float(np.sqrt(coefficient_risk(model, None, truth, 0, None)))
 
 
-def _finemapping_rows(model, truth, level):
+def finemapping_rows(model, truth, level):
     """The per-fit rows of the measures (module docstring), each a value with true 0 (so
     that :func:`summarise_study`'s bias is its mean, with its MCSE)."""
     fitted = _fitted(model)
@@ -149,7 +149,7 @@ def finemapping_problem(setting="correct", n_variants=None):
     """The fine-mapping simulation of one setting as a :class:`~alphavb.simulation.Problem`."""
     return Problem("susie_finemapping", _simulate_finemapping, coefficient_risk,
                    coefficient_error, {"setting": setting, "n_variants": n_variants},
-                   _finemapping_rows)
+                   finemapping_rows)
 
 
 def z_scores(X, y):

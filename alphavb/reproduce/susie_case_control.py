@@ -40,10 +40,10 @@ from ..simulation import Problem, run_study
 from ._output import FEW_REPLICATIONS_STAMP, _markdown_table, _prepare_output, _write_csv
 from .susie_calibration import (
     COVERAGE,
-    _finemapping_rows,
     calibration_rows,
     coefficient_error,
     coefficient_risk,
+    finemapping_rows,
     summarise_finemapping,
 )
 
@@ -114,7 +114,7 @@ def binary_problem(design, n_variants=N_VARIANTS):
     """The simulation of one design as a :class:`~alphavb.simulation.Problem`."""
     return Problem("susie_case_control", _simulate_binary, coefficient_risk,
                    coefficient_error, {"design": design, "n_variants": n_variants},
-                   _finemapping_rows)
+                   finemapping_rows)
 
 
 def _n_samples(design):
