@@ -166,6 +166,42 @@ def test_sufficient_statistics_on_a_local_cluster_equal_numpys(toy, monkeypatch)
         np.linalg.slogdet(Z_c.T @ Z_c)[1], abs=1e-10)
 
 
+def test_sufficient_statistics_read_each_block_of_the_bed_once(toy, monkeypatch):
+    """One pass over the file: every block of rows is decoded once (the means come from
+    the same pass as the products), and blocks with and without missing calls combine to
+    NumPy's statistics of the mean-imputed rows."""
+    from alphavb.genotypes import sufficient_statistics
+
+    prefix, genotypes = toy
+    monkeypatch.setattr(lazy, "MAX_BLOCK_ROWS", 6)
+    reads = []
+    decode = lazy._BedBlocks.__getitem__
+
+    def counted(self, key):
+        if all(part.stop > part.start for part in key):  # not dask's empty probe
+            reads.append(str(key))
+        return decode(self, key)
+
+    monkeypatch.setattr(lazy._BedBlocks, "__getitem__", counted)
+    data = read_plink(prefix)
+    kept = data.select(variants=[f"rs{j}" for j in range(7)])
+    called = genotypes[:, :7].copy()
+    called[:6] = np.where(np.isnan(called[:6]), 1.0, called[:6])  # a block with no NaN
+    y = np.random.default_rng(2).standard_normal(23)
+    stats = sufficient_statistics(kept.X, y)
+    assert len(reads) == len(data.X.chunks[0]) == 4 and len(set(reads)) == 4
+    imputed = np.where(np.isnan(genotypes), np.nanmean(genotypes, axis=0), genotypes)[:, :7]
+    centred = imputed - imputed.mean(axis=0)
+    np.testing.assert_allclose(stats["XtX"], centred.T @ centred, atol=1e-10)
+    import dask.array as da
+
+    mixed = sufficient_statistics(da.from_array(called, chunks=(6, 7)), y)
+    imputed = np.where(np.isnan(called), np.nanmean(called, axis=0), called)
+    centred = imputed - imputed.mean(axis=0)
+    np.testing.assert_allclose(mixed["XtX"], centred.T @ centred, atol=1e-10)
+    np.testing.assert_allclose(mixed["Xty"], centred.T @ (y - y.mean()), atol=1e-10)
+
+
 def test_sufficient_statistics_name_what_they_drop_or_refuse(toy):
     from alphavb.genotypes import sufficient_statistics
 

@@ -1,21 +1,31 @@
-"""Sufficient statistics of a locus, computed over the blocks of a dask array: the only
-pass over the individuals that :meth:`~alphavb.AlphaSuSiE.fit_sufficient` needs.
+"""Sufficient statistics of a locus, computed over the blocks of a dask array in one pass over
+the individuals: the only pass that :meth:`~alphavb.AlphaSuSiE.fit_sufficient` needs.
 
 With ``m_j`` the mean of variant ``j``'s called genotypes (over the rows whose trait is
 known), a missing call is imputed by ``m_j`` (PLINK's and GCTA's mean imputation), so the
-centred column ``x_j - m_j`` is 0 there: each block is centred and its NaN set to 0, and
-``X_c'X_c``, ``X_c'y_c`` and ``X_c'Q`` are sums of the blocks' products (dask's matrix
-products; on the active ``dask.distributed`` client when there is one), where ``Q`` is an
-orthonormal basis of the centred covariates (the intercept is the centring). Projecting the
-covariates out of the centred rows then needs only ``p x k`` numbers::
+centred column ``x_j - m_j`` is 0 there. The means are not known until every row has been
+read, so each block contributes sums that do not need them: with ``B`` the block with its
+missing calls at 0 and ``C`` its indicator of called genotypes, ``B'B``, ``C'B`` and ``C'C``
+(the last two only where the block has a missing call; else they are ``1 s'`` and the row
+count), the column sums ``s = 1'B``, the counts ``c = 1'C``, ``B'y_c``, ``C'y_c``, ``B'Q``
+and ``C'Q``, where ``y_c`` is the centred trait and ``Q`` an orthonormal basis of the
+centred covariates (the intercept is the centring). Then ``m = s / c`` and the centred,
+imputed ``X_c`` has::
+
+    X_c'X_c = B'B - m * (C'B) - (C'B)' * m' + (m m') * (C'C),   (* elementwise by row/column)
+    X_c'y_c = B'y_c - m * (C'y_c),   X_c'Q = B'Q - m * (C'Q),
+
+and projecting the covariates out needs only ``p x k`` numbers::
 
     X'X = X_c'X_c - (X_c'Q)(X_c'Q)',   X'y = X_c'y_c - (X_c'Q)(Q'y_c),
     y'y = ||y_c||^2 - ||Q'y_c||^2.
 
-Two passes over ``X`` (the called means, then the products): the second in one task per
-block of rows (every variant of them: at most 2**23 genotypes, 64 MB; with its decoding
-and its centred copy about 150 MB), whose ``p x p`` products are summed in a tree of
-pairs, so that a task holds one block and two partial sums whatever ``n``.
+The sums are taken in one task per block of rows (every variant of them: at most 2**23
+genotypes, 64 MB; with its decoding about 150 MB) and added in a tree of pairs, so that a
+task holds one block and two partial sums whatever ``n`` (dask's scheduler, or the active
+``dask.distributed`` client when there is one). Genotypes are 0, 1 or 2, so the
+cancellation in ``B'B - ...`` costs at most the digits of ``mean^2 / variance`` (a variant
+at frequency 0.99: 2 of float64's 16).
 """
 
 import warnings
@@ -28,6 +38,9 @@ from ._plink import BLOCK_ENTRIES, MAX_BLOCK_ROWS
 # a centred covariate whose part outside the others' span is below this share of its norm
 # is collinear with them (or with the intercept)
 COLLINEAR_TOLERANCE = 1e-8
+# a variant whose centred sum of squares is at most this share of its raw one is constant
+# (what is left is the rounding of B'B - n m^2 in the one pass: about 1e-16 of B'B)
+CONSTANT_TOLERANCE = 1e-12
 
 
 def _covariate_basis(covariates, n_rows):
@@ -93,7 +106,6 @@ def sufficient_statistics(X, y, covariates=None):
         A constant trait, an infinite value in ``X``, a variant missing in every row, or a
         covariate that the intercept and the others span.
     """
-    import dask
     import dask.array as da
 
     y = np.asarray(y, dtype=float)
@@ -119,20 +131,27 @@ def sufficient_statistics(X, y, covariates=None):
                             f"the constant {y[0]:g}", fix="A constant trait has nothing to "
                             "fine-map.")
     Q, log_det = (None, 0.0) if covariates is None else _covariate_basis(covariates, n)
-    called = da.sum(~da.isnan(X), axis=0)
-    means = da.nansum(X, axis=0) / called
-    infinite = da.sum(da.isinf(X))
-    called, means, infinite = dask.compute(called, means, infinite)
-    if infinite:
+    y_centred = y - y.mean()
+    sums = _block_sums(X, y_centred, Q)
+    if sums["infinite"]:
         raise bad_parameter("sufficient_statistics", "X", "allele counts or NaN (a missing "
-                            "call)", f"{int(infinite)} infinite values")
+                            "call)", f"{int(sums['infinite'])} infinite values")
+    called = sums["called"]
     if (called == 0).any():
         raise bad_parameter("sufficient_statistics", "X", "variants with a called genotype",
                             f"{int((called == 0).sum())} variants missing in every row",
                             fix="Drop them (Genotypes.select(max_missing=...)).")
-    y_centred = y - y.mean()
-    XtX, Xty, XtQ = _products(X, means, y_centred, Q)
+    means = sums["sums"] / called
+    XtX, Xty, XtQ = _centred_products(sums, means)
     yty = float(y_centred @ y_centred)
+    # one genotype in every called row: its centred squares are the rounding of the sums
+    # (exactly 0 for allele counts, not always for dosages), and its row of X'X is set to 0
+    constant = np.diag(XtX) <= CONSTANT_TOLERANCE * np.diag(sums["BtB"])
+    XtX[constant, :] = 0.0
+    XtX[:, constant] = 0.0
+    Xty[constant] = 0.0
+    if XtQ is not None:
+        XtQ[constant] = 0.0
     centred_squares = np.diag(XtX).copy()
     if Q is not None:
         Qty = Q.T @ y_centred
@@ -151,7 +170,6 @@ def sufficient_statistics(X, y, covariates=None):
                           "the fit learns nothing of them (their PIPs stay the prior's).",
                           UserWarning,
                           stacklevel=caller_stacklevel())
-    constant = centred_squares <= 0.0
     if constant.any():
         warnings.warn(f"sufficient_statistics: {int(constant.sum())} variants (first: column "
                       f"{int(np.flatnonzero(constant)[0])}) have one genotype in every called "
@@ -166,20 +184,19 @@ def sufficient_statistics(X, y, covariates=None):
     return stats
 
 
-def _products(X, means, y_centred, Q):
-    """``X_c'X_c``, ``X_c'y_c`` and ``X_c'Q`` (None without ``Q``): one task per block of
-    rows (every variant), its ``p x p`` product summed in a tree of pairs, so that a task
-    holds one block of rows and two partial sums, whatever ``n``."""
+def _block_sums(X, y_centred, Q):
+    """The sums of :func:`_block_terms` over the blocks of rows of ``X`` (every variant of
+    them; read_plink's default blocks, else rechunked): one task per block, the partial sums
+    added in a tree of pairs."""
     import dask
 
     n, p = X.shape
     rows = max(4, min(MAX_BLOCK_ROWS, BLOCK_ENTRIES // max(p, 1)) // 4 * 4)
-    # read_plink's default blocks are these already: then no rechunk
     by_rows = X if len(X.chunks[1]) == 1 else X.rechunk((min(rows, n), p))
     blocks = by_rows.to_delayed()[:, 0]
     starts = np.cumsum([0, *by_rows.chunks[0]])
-    partials = [dask.delayed(_block_products)(block, means, y_centred[a:b],
-                                              None if Q is None else Q[a:b])
+    partials = [dask.delayed(_block_terms)(block, y_centred[a:b],
+                                           None if Q is None else Q[a:b])
                 for block, a, b in zip(blocks, starts[:-1], starts[1:], strict=True)]
     while len(partials) > 1:
         partials = [dask.delayed(_summed)(*partials[i:i + 2])
@@ -187,15 +204,67 @@ def _products(X, means, y_centred, Q):
     return dask.compute(partials[0])[0]
 
 
-def _block_products(block, means, y_centred, Q):
-    """The products of one block of rows, centred, its missing calls at 0."""
-    centred = block - means
-    centred[np.isnan(centred)] = 0.0
-    return (centred.T @ centred, centred.T @ y_centred,
-            None if Q is None else centred.T @ Q)
+def _block_terms(block, y_centred, Q):
+    """One block's sums (module docstring): its missing calls at 0; ``C'B``, ``C'C``, ``C'y``
+    and ``C'Q`` as None where every genotype of the block is called (they follow from the
+    row count and the sums of ``B``, ``y`` and ``Q`` then)."""
+    block = np.asarray(block, dtype=float)
+    missing = np.isnan(block)
+    values = np.where(missing, 0.0, block)
+    terms = {"rows": block.shape[0], "infinite": int(np.isinf(values).sum()),
+             "called": block.shape[0] - missing.sum(axis=0), "sums": values.sum(axis=0),
+             "ysum": float(y_centred.sum()), "Qsum": None if Q is None else Q.sum(axis=0),
+             "BtB": values.T @ values, "Bty": values.T @ y_centred,
+             "BtQ": None if Q is None else values.T @ Q,
+             "CtB": None, "CtC": None, "Cty": None, "CtQ": None}
+    if missing.any():
+        called = (~missing).astype(float)
+        terms.update(CtB=called.T @ values, CtC=called.T @ called, Cty=called.T @ y_centred,
+                     CtQ=None if Q is None else called.T @ Q)
+    return terms
+
+
+MISSING_TERMS = ("CtB", "CtC", "Cty", "CtQ")
+
+
+def _missing_term(terms, name):
+    """``C'B``, ``C'C``, ``C'y`` or ``C'Q`` of sums, in its all-called form (``C = 1``) where
+    the sums had no missing call."""
+    if terms[name] is not None or (name == "CtQ" and terms["Qsum"] is None):
+        return terms[name]
+    p = terms["sums"].shape[0]
+    return {"CtB": lambda: np.broadcast_to(terms["sums"], (p, p)).copy(),
+            "CtC": lambda: np.full((p, p), float(terms["rows"])),
+            "Cty": lambda: np.full(p, terms["ysum"]),
+            "CtQ": lambda: np.broadcast_to(terms["Qsum"], (p, len(terms["Qsum"]))).copy(),
+            }[name]()
 
 
 def _summed(first, second=None):
+    """Two blocks' sums added (a missing-call term that only one of them has: the other's
+    all-called form)."""
     if second is None:
         return first
-    return tuple(None if a is None else a + b for a, b in zip(first, second, strict=True))
+    out = {}
+    for name, value in first.items():
+        if name in MISSING_TERMS and (value is None) != (second[name] is None):
+            out[name] = _missing_term(first, name) + _missing_term(second, name)
+        elif value is None:
+            out[name] = None
+        else:
+            out[name] = value + second[name]
+    return out
+
+
+def _centred_products(sums, means):
+    """``X_c'X_c``, ``X_c'y_c`` and ``X_c'Q`` (None without covariates) of the centred,
+    imputed rows from the blocks' sums (module docstring)."""
+    if sums["CtB"] is None:  # every call made: C'B = 1 s' with s = n m, C'C = n
+        XtX = sums["BtB"] - sums["rows"] * np.outer(means, means)
+    else:
+        weighted = means[:, None] * sums["CtB"]
+        XtX = sums["BtB"] - weighted - weighted.T + np.outer(means, means) * sums["CtC"]
+    Xty = sums["Bty"] - means * _missing_term(sums, "Cty")
+    XtQ = (None if sums["BtQ"] is None
+           else sums["BtQ"] - means[:, None] * _missing_term(sums, "CtQ"))
+    return XtX, Xty, XtQ
