@@ -3,8 +3,9 @@ cluster, and the fit, beside PLINK's own LD matrix of the same locus.
 
 The file: ``--rows`` individuals resampled (with replacement) from mouse_hs1940's 1,940 at
 its first ``--variants`` variants of minor-allele frequency >= 0.05 on chromosomes 1 and up,
-written by this script to ``--dir`` as PLINK 1 binary files, with 1% of the calls set
-missing; the trait is three causal variants plus noise (h2 = 0.05). The dense matrix of
+written by this script to ``--dir`` as PLINK 1 binary files, with ``--missing`` (1%) of the
+calls set missing (with none, ``sufficient_statistics`` reads the file once, else twice);
+the trait is three causal variants plus noise (h2 = 0.05). The dense matrix of
 200,000 x 2,000 is 3.2 GB as float64.
 
 Steps timed: ``alphavb.genotypes.read_plink`` (lazy), ``sufficient_statistics`` on a
@@ -18,7 +19,7 @@ rank-k update) at this machine's measured dgemm rate per thread, times the worke
 means' pass and the decoding come on top.
 
 Run: ALPHAVB_DATA=../shared/data python benchmarks/bench_genotypes.py [--rows 200000]
-     [--variants 2000] [--workers 2] [--dir /tmp/alphavb-genotypes]
+     [--variants 2000] [--workers 2] [--missing 0.01] [--dir /tmp/alphavb-genotypes]
 """
 
 import argparse
@@ -39,7 +40,7 @@ CODES = np.array([3, 2, 0], dtype=np.uint8)  # A1 count 0, 1, 2 -> 0b11, 0b10, 0
 MISSING_CODE = 1
 
 
-def write_locus(prefix, n_rows, n_variants, seed=0):
+def write_locus(prefix, n_rows, n_variants, seed=0, missing=0.01):
     """Write the resampled locus (module docstring); return the trait."""
     rng = np.random.default_rng(seed)
     mice = load_mouse_hs1940()
@@ -58,7 +59,7 @@ def write_locus(prefix, n_rows, n_variants, seed=0):
             for j in np.flatnonzero(np.isin(np.arange(start, start + len(columns)), causal)):
                 signal += calls[:, j] - calls[:, j].mean()
             codes = CODES[calls.astype(np.int64)]
-            codes[rng.random(codes.shape) < 0.01] = MISSING_CODE
+            codes[rng.random(codes.shape) < missing] = MISSING_CODE
             padded = np.zeros((width * 4, len(columns)), dtype=np.uint8)
             padded[:n_rows] = codes
             quads = padded.reshape(width, 4, len(columns))
@@ -140,12 +141,14 @@ def main():
     parser.add_argument("--variants", type=int, default=2_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--dir", default="/tmp/alphavb-genotypes")
+    parser.add_argument("--missing", type=float, default=0.01,
+                        help="the share of calls set missing (0: one pass over the file)")
     args = parser.parse_args()
     folder = Path(args.dir)
     folder.mkdir(parents=True, exist_ok=True)
-    prefix = folder / f"locus_{args.rows}x{args.variants}"
+    prefix = folder / f"locus_{args.rows}x{args.variants}_{round(1e4 * args.missing)}bp"
     started = time.perf_counter()
-    y = write_locus(prefix, args.rows, args.variants)
+    y = write_locus(prefix, args.rows, args.variants, missing=args.missing)
     print(f"wrote {prefix}.bed ({prefix.with_suffix('.bed').stat().st_size / 1e6:.0f} MB) in "
           f"{time.perf_counter() - started:.1f} s; dense float64: "
           f"{8 * args.rows * args.variants / 1e9:.1f} GB")

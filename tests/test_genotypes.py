@@ -166,10 +166,11 @@ def test_sufficient_statistics_on_a_local_cluster_equal_numpys(toy, monkeypatch)
         np.linalg.slogdet(Z_c.T @ Z_c)[1], abs=1e-10)
 
 
-def test_sufficient_statistics_read_each_block_of_the_bed_once(toy, monkeypatch):
-    """One pass over the file: every block of rows is decoded once (the means come from
-    the same pass as the products), and blocks with and without missing calls combine to
-    NumPy's statistics of the mean-imputed rows."""
+def test_sufficient_statistics_read_each_block_once_without_missing_calls(toy, monkeypatch):
+    """One pass over the file where no call is missing (the means come from the same pass
+    as the products), two where some are (the second for the missing calls' products), and
+    blocks with and without missing calls combine to NumPy's statistics of the mean-imputed
+    rows."""
     from alphavb.genotypes import sufficient_statistics
 
     prefix, genotypes = toy
@@ -189,7 +190,13 @@ def test_sufficient_statistics_read_each_block_of_the_bed_once(toy, monkeypatch)
     called[:6] = np.where(np.isnan(called[:6]), 1.0, called[:6])  # a block with no NaN
     y = np.random.default_rng(2).standard_normal(23)
     stats = sufficient_statistics(kept.X, y)
-    assert len(reads) == len(data.X.chunks[0]) == 4 and len(set(reads)) == 4
+    # the toy has missing calls: a second pass reads each block once more for them
+    assert len(reads) == 2 * len(data.X.chunks[0]) == 8 and len(set(reads)) == 4
+    complete = np.where(np.isnan(genotypes), 1.0, genotypes)
+    write_plink(prefix.with_name("complete"), complete)
+    reads.clear()
+    sufficient_statistics(read_plink(prefix.with_name("complete")).X, y)
+    assert len(reads) == 4 and len(set(reads)) == 4     # no missing call: one pass
     imputed = np.where(np.isnan(genotypes), np.nanmean(genotypes, axis=0), genotypes)[:, :7]
     centred = imputed - imputed.mean(axis=0)
     np.testing.assert_allclose(stats["XtX"], centred.T @ centred, atol=1e-10)

@@ -1,28 +1,27 @@
-"""Sufficient statistics of a locus, computed over the blocks of a dask array in one pass over
-the individuals: the only pass that :meth:`~alphavb.AlphaSuSiE.fit_sufficient` needs.
+"""Sufficient statistics of a locus, computed over the blocks of a dask array: one pass over
+the individuals where no call is missing (imputed or cleaned genotypes); where some are, a
+second pass over the blocks that hold them.
 
 With ``m_j`` the mean of variant ``j``'s called genotypes (over the rows whose trait is
 known), a missing call is imputed by ``m_j`` (PLINK's and GCTA's mean imputation), so the
-centred column ``x_j - m_j`` is 0 there. The means are not known until every row has been
-read, so each block contributes sums that do not need them: with ``B`` the block with its
-missing calls at 0 and ``C`` its indicator of called genotypes, ``B'B``, ``C'B`` and ``C'C``
-(the last two only where the block has a missing call; else they are ``1 s'`` and the row
-count), the column sums ``s = 1'B``, the counts ``c = 1'C``, ``B'y_c``, ``C'y_c``, ``B'Q``
-and ``C'Q``, where ``y_c`` is the centred trait and ``Q`` an orthonormal basis of the
-centred covariates (the intercept is the centring). Then ``m = s / c`` and the centred,
-imputed ``X_c`` has::
+centred column ``x_j - m_j`` is 0 there. The first pass gives each block's column sums and
+counts of called genotypes (so the means ``m``) and, for a block with every call made, its
+``B'B``, ``B'y_c`` and ``B'Q`` (``y_c`` the centred trait, ``Q`` an orthonormal basis of
+the centred covariates: the intercept is the centring), which centre by the means once they
+are known::
 
-    X_c'X_c = B'B - m * (C'B) - (C'B)' * m' + (m m') * (C'C),   (* elementwise by row/column)
-    X_c'y_c = B'y_c - m * (C'y_c),   X_c'Q = B'Q - m * (C'Q),
+    sum over the block of (x_i - m)(x_i - m)' = B'B - s m' - m s' + n_b m m'
 
-and projecting the covariates out needs only ``p x k`` numbers::
+(``s`` the block's column sums, ``n_b`` its rows). A block with a missing call is read again
+once the means are known, centred and its missing calls set to 0, for its products. The
+covariates then need only ``p x k`` numbers::
 
     X'X = X_c'X_c - (X_c'Q)(X_c'Q)',   X'y = X_c'y_c - (X_c'Q)(Q'y_c),
     y'y = ||y_c||^2 - ||Q'y_c||^2.
 
-The sums are taken in one task per block of rows (every variant of them: at most 2**23
-genotypes, 64 MB; with its decoding about 150 MB) and added in a tree of pairs, so that a
-task holds one block and two partial sums whatever ``n`` (dask's scheduler, or the active
+Each pass runs one task per block of rows (every variant of them: at most 2**23 genotypes,
+64 MB; with its decoding about 150 MB) and adds the partial sums in a tree of pairs, so that
+a task holds one block and two partial sums whatever ``n`` (dask's scheduler, or the active
 ``dask.distributed`` client when there is one). Genotypes are 0, 1 or 2, so the
 cancellation in ``B'B - ...`` costs at most the digits of ``mean^2 / variance`` (a variant
 at frequency 0.99: 2 of float64's 16).
@@ -39,7 +38,7 @@ from ._plink import BLOCK_ENTRIES, MAX_BLOCK_ROWS
 # is collinear with them (or with the intercept)
 COLLINEAR_TOLERANCE = 1e-8
 # a variant whose centred sum of squares is at most this share of its raw one is constant
-# (what is left is the rounding of B'B - n m^2 in the one pass: about 1e-16 of B'B)
+# (what is left is the rounding of B'B - n m^2: about 1e-16 of B'B)
 CONSTANT_TOLERANCE = 1e-12
 
 
@@ -132,7 +131,9 @@ def sufficient_statistics(X, y, covariates=None):
                             "fine-map.")
     Q, log_det = (None, 0.0) if covariates is None else _covariate_basis(covariates, n)
     y_centred = y - y.mean()
-    sums = _block_sums(X, y_centred, Q)
+    sums = _tree_sum(X, lambda block, a, b: _first_pass(block, y_centred[a:b],
+                                                        None if Q is None else Q[a:b],
+                                                        block_index=a))
     if sums["infinite"]:
         raise bad_parameter("sufficient_statistics", "X", "allele counts or NaN (a missing "
                             "call)", f"{int(sums['infinite'])} infinite values")
@@ -142,11 +143,19 @@ def sufficient_statistics(X, y, covariates=None):
                             f"{int((called == 0).sum())} variants missing in every row",
                             fix="Drop them (Genotypes.select(max_missing=...)).")
     means = sums["sums"] / called
-    XtX, Xty, XtQ = _centred_products(sums, means)
+    XtX, Xty, XtQ = _centred_complete_blocks(sums, means, None if Q is None else Q.shape[1])
+    if sums["incomplete"]:  # the blocks with a missing call, read again, centred
+        incomplete = set(sums["incomplete"])
+        XtX_b, Xty_b, XtQ_b = _tree_sum(
+            X, lambda block, a, b: _block_products(block, means, y_centred[a:b],
+                                                   None if Q is None else Q[a:b]),
+            keep=lambda a: a in incomplete)
+        XtX, Xty = XtX + XtX_b, Xty + Xty_b
+        XtQ = None if XtQ is None else XtQ + XtQ_b
     yty = float(y_centred @ y_centred)
     # one genotype in every called row: its centred squares are the rounding of the sums
     # (exactly 0 for allele counts, not always for dosages), and its row of X'X is set to 0
-    constant = np.diag(XtX) <= CONSTANT_TOLERANCE * np.diag(sums["BtB"])
+    constant = np.diag(XtX) <= CONSTANT_TOLERANCE * sums["squares"]
     XtX[constant, :] = 0.0
     XtX[:, constant] = 0.0
     Xty[constant] = 0.0
@@ -184,10 +193,10 @@ def sufficient_statistics(X, y, covariates=None):
     return stats
 
 
-def _block_sums(X, y_centred, Q):
-    """The sums of :func:`_block_terms` over the blocks of rows of ``X`` (every variant of
-    them; read_plink's default blocks, else rechunked): one task per block, the partial sums
-    added in a tree of pairs."""
+def _tree_sum(X, task, keep=None):
+    """``task(block, start, stop)`` of each block of rows of ``X`` (every variant of them:
+    read_plink's default blocks, else rechunked) whose ``start`` is kept, one task each, the
+    results added in a tree of pairs (:func:`_summed`)."""
     import dask
 
     n, p = X.shape
@@ -195,76 +204,70 @@ def _block_sums(X, y_centred, Q):
     by_rows = X if len(X.chunks[1]) == 1 else X.rechunk((min(rows, n), p))
     blocks = by_rows.to_delayed()[:, 0]
     starts = np.cumsum([0, *by_rows.chunks[0]])
-    partials = [dask.delayed(_block_terms)(block, y_centred[a:b],
-                                           None if Q is None else Q[a:b])
-                for block, a, b in zip(blocks, starts[:-1], starts[1:], strict=True)]
+    partials = [dask.delayed(task)(block, int(a), int(b))
+                for block, a, b in zip(blocks, starts[:-1], starts[1:], strict=True)
+                if keep is None or keep(int(a))]
     while len(partials) > 1:
         partials = [dask.delayed(_summed)(*partials[i:i + 2])
                     for i in range(0, len(partials), 2)]
     return dask.compute(partials[0])[0]
 
 
-def _block_terms(block, y_centred, Q):
-    """One block's sums (module docstring): its missing calls at 0; ``C'B``, ``C'C``, ``C'y``
-    and ``C'Q`` as None where every genotype of the block is called (they follow from the
-    row count and the sums of ``B``, ``y`` and ``Q`` then)."""
+def _first_pass(block, y_centred, Q, block_index):
+    """One block's column sums and counts (missing calls at 0), and, where every call is
+    made, its products and the sums that centre them (module docstring); a block with a
+    missing call is named in ``incomplete`` for the second pass."""
     block = np.asarray(block, dtype=float)
     missing = np.isnan(block)
     values = np.where(missing, 0.0, block)
-    terms = {"rows": block.shape[0], "infinite": int(np.isinf(values).sum()),
+    terms = {"infinite": int(np.isinf(values).sum()),
              "called": block.shape[0] - missing.sum(axis=0), "sums": values.sum(axis=0),
-             "ysum": float(y_centred.sum()), "Qsum": None if Q is None else Q.sum(axis=0),
-             "BtB": values.T @ values, "Bty": values.T @ y_centred,
-             "BtQ": None if Q is None else values.T @ Q,
-             "CtB": None, "CtC": None, "Cty": None, "CtQ": None}
+             "squares": np.einsum("ij,ij->j", values, values), "incomplete": [],
+             "rows": 0, "complete_sums": None, "ysum": 0.0, "Qsum": None,
+             "BtB": None, "Bty": None, "BtQ": None}
     if missing.any():
-        called = (~missing).astype(float)
-        terms.update(CtB=called.T @ values, CtC=called.T @ called, Cty=called.T @ y_centred,
-                     CtQ=None if Q is None else called.T @ Q)
+        terms["incomplete"] = [block_index]
+        return terms
+    terms.update(rows=block.shape[0], complete_sums=terms["sums"],
+                 ysum=float(y_centred.sum()), Qsum=None if Q is None else Q.sum(axis=0),
+                 BtB=values.T @ values, Bty=values.T @ y_centred,
+                 BtQ=None if Q is None else values.T @ Q)
     return terms
 
 
-MISSING_TERMS = ("CtB", "CtC", "Cty", "CtQ")
+def _centred_complete_blocks(sums, means, n_covariates):
+    """``X_c'X_c``, ``X_c'y_c`` and ``X_c'Q`` (None without covariates) over the blocks with
+    every call made, centred by the means (module docstring); zeros where there are none."""
+    p = means.shape[0]
+    if sums["BtB"] is None:
+        return (np.zeros((p, p)), np.zeros(p),
+                None if n_covariates is None else np.zeros((p, n_covariates)))
+    s, n = sums["complete_sums"], sums["rows"]
+    outer = np.outer(s, means)
+    XtX = sums["BtB"] - outer - outer.T + n * np.outer(means, means)
+    Xty = sums["Bty"] - means * sums["ysum"]
+    XtQ = None if sums["BtQ"] is None else sums["BtQ"] - np.outer(means, sums["Qsum"])
+    return XtX, Xty, XtQ
 
 
-def _missing_term(terms, name):
-    """``C'B``, ``C'C``, ``C'y`` or ``C'Q`` of sums, in its all-called form (``C = 1``) where
-    the sums had no missing call."""
-    if terms[name] is not None or (name == "CtQ" and terms["Qsum"] is None):
-        return terms[name]
-    p = terms["sums"].shape[0]
-    return {"CtB": lambda: np.broadcast_to(terms["sums"], (p, p)).copy(),
-            "CtC": lambda: np.full((p, p), float(terms["rows"])),
-            "Cty": lambda: np.full(p, terms["ysum"]),
-            "CtQ": lambda: np.broadcast_to(terms["Qsum"], (p, len(terms["Qsum"]))).copy(),
-            }[name]()
+def _block_products(block, means, y_centred, Q):
+    """The products of one block of rows, centred by the means, its missing calls at 0."""
+    centred = np.asarray(block, dtype=float) - means
+    centred[np.isnan(centred)] = 0.0
+    return (centred.T @ centred, centred.T @ y_centred,
+            None if Q is None else centred.T @ Q)
 
 
 def _summed(first, second=None):
-    """Two blocks' sums added (a missing-call term that only one of them has: the other's
-    all-called form)."""
+    """Two partial results added: dicts of the first pass (a term one of them lacks, None,
+    is 0 there; the lists of incomplete blocks joined) or tuples of products."""
     if second is None:
         return first
+    if isinstance(first, tuple):
+        return tuple(None if a is None else a + b for a, b in zip(first, second, strict=True))
     out = {}
     for name, value in first.items():
-        if name in MISSING_TERMS and (value is None) != (second[name] is None):
-            out[name] = _missing_term(first, name) + _missing_term(second, name)
-        elif value is None:
-            out[name] = None
-        else:
-            out[name] = value + second[name]
+        other = second[name]
+        out[name] = (other if value is None else value if other is None
+                     else value + other)
     return out
-
-
-def _centred_products(sums, means):
-    """``X_c'X_c``, ``X_c'y_c`` and ``X_c'Q`` (None without covariates) of the centred,
-    imputed rows from the blocks' sums (module docstring)."""
-    if sums["CtB"] is None:  # every call made: C'B = 1 s' with s = n m, C'C = n
-        XtX = sums["BtB"] - sums["rows"] * np.outer(means, means)
-    else:
-        weighted = means[:, None] * sums["CtB"]
-        XtX = sums["BtB"] - weighted - weighted.T + np.outer(means, means) * sums["CtC"]
-    Xty = sums["Bty"] - means * _missing_term(sums, "Cty")
-    XtQ = (None if sums["BtQ"] is None
-           else sums["BtQ"] - means[:, None] * _missing_term(sums, "CtQ"))
-    return XtX, Xty, XtQ
