@@ -57,12 +57,17 @@ from ._susie import ibss_data, state_from_effects
 class Labels:
     """The validated data: ``X`` on the scale the effects see (standardized columns when
     ``standardize``), ``y_centred = y - 1/2``, the flat design ``F`` (the intercept's column
-    first) and the covariates' names."""
+    first), the covariates' names, the prior weights ``pi`` (normalised; None: uniform),
+    the variance unit that ``V`` is relative to (1 for standardized columns, else over the
+    columns' mean variance) and ``L`` (``n_effects`` capped at the variables)."""
 
     X: np.ndarray
     y_centred: np.ndarray
     F: np.ndarray
     covariate_names: tuple
+    prior_weights: np.ndarray | None = None
+    variance_unit: float = 1.0
+    n_effects: int = 1
 
 
 @dataclass(frozen=True)
@@ -97,10 +102,9 @@ def weighted_flat_fit(labels, w, residual):
     return cho_solve(factor, (w[:, None] * F).T @ residual), factor
 
 
-def bound_of(labels, eta, alpha, prior_weights=None, flat_point=None):
-    """:class:`Bound` at ``eta`` (module docstring, eqs. 1-2); ``prior_weights`` ``pi``
-    (uniform when None); ``flat_point``: ``gamma`` held at a point (``intercept_estimate=
-    "point"``), else integrated out."""
+def bound_of(labels, eta, alpha, flat_point=None):
+    """:class:`Bound` at ``eta`` (module docstring, eqs. 1-2); ``flat_point``: ``gamma``
+    held at a point (``intercept_estimate="point"``), else integrated out."""
     u = bound_weights(eta)
     w = alpha * u
     z = labels.y_centred / u
@@ -117,9 +121,10 @@ def bound_of(labels, eta, alpha, prior_weights=None, flat_point=None):
         log_det, X_projected, z_projected = 0.0, X, z - F @ flat_point
         flat_variance, n_integrated = np.zeros(X.shape[0]), 0
     root = np.sqrt(w)
-    ibss = ibss_data(root[:, None] * X_projected, root * z_projected, prior_weights)
-    # V and its bounds on the logit scale of a standardized column, whatever the weights
-    ibss = ibss._replace(variance_y=1.0, variance_unit=1.0)
+    ibss = ibss_data(root[:, None] * X_projected, root * z_projected, labels.prior_weights)
+    # V and its bounds in the labels' unit (the logit scale of a standardized column),
+    # whatever the weights
+    ibss = ibss._replace(variance_y=labels.variance_unit, variance_unit=labels.variance_unit)
     constant = float(np.sum(alpha * (-np.logaddexp(0.0, -eta) - 0.5 * eta
                                      + 0.5 * u * eta * eta) + 0.5 * w * z * z))
     return Bound(eta, w, z, X_projected, z_projected, ibss, factor, log_det, flat_variance,

@@ -20,7 +20,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._coefficient_summary import CoefficientSummaryMixin
-from .._validation import Boolean, FiniteArray, Integer, Options, Real, validate_params
+from .._validation import (
+    Boolean,
+    FiniteArray,
+    Integer,
+    Options,
+    Real,
+    caller_stacklevel,
+    validate_params,
+)
 from ..base import CAVIEstimator, column_standard_deviations, feature_labels
 from ._base import normal_quantile
 from ._covariates import check_covariates, check_flat_design, covariate_names, refuse_separation
@@ -59,25 +67,31 @@ def linear_start(estimator, labels, bound, max_iter=50, tol=1e-6):
     that the first sweep sees a bound tuned to the effects it starts from. From the null
     start alone the sweeps can stop at a worse optimum: a rare trait's bound, tuned to a
     fit without an effect, lowers that effect's evidence below the null's, and its ``V_l``
-    stays 0."""
+    stays 0. None where linear SuSiE cannot be fitted (covariates beside a tiny alpha)."""
     from .._approximation import without_checks
     from ._alpha_susie import AlphaSuSiE
 
     y = labels.y_centred + 0.5
     slope = max(float(y.mean() * (1.0 - y.mean())), 1e-3)
     flat = labels.F[:, 1:] if estimator.fit_intercept else labels.F
-    linear = AlphaSuSiE(n_effects=estimator.n_effects, alpha=estimator.alpha,
-                        prior_weights=estimator.prior_weights,
+    linear = AlphaSuSiE(n_effects=labels.n_effects, alpha=estimator.alpha,
+                        prior_weights=labels.prior_weights,
                         fit_intercept=estimator.fit_intercept, standardize=False,
                         constant_columns="keep", max_iter=100)
     with without_checks(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its convergence is not the fit's
-        linear.fit(labels.X, y, covariates=flat if flat.shape[1] else None)
+        try:
+            linear.fit(labels.X, y, covariates=flat if flat.shape[1] else None)
+        except (ValueError, FloatingPointError):  # a linear model's limit, not the fit's
+            return None
     alpha = linear.single_effect_probabilities_
     mean = linear.effect_means_ / slope
     second = linear.effect_variances_ / slope**2 + mean * mean
+    start_variance = estimator.scaled_prior_variance * labels.variance_unit
     variances = np.where(linear.prior_variances_ > 0, linear.prior_variances_ / slope**2,
-                         estimator.scaled_prior_variance)
+                         start_variance)
+    if not estimator.estimate_prior_variance:
+        variances = np.full(labels.n_effects, start_variance)
     coef = np.sum(alpha * mean, axis=0)
     bound = estimator._bound(labels, bound.eta, coef)
     effects = state_from_effects(bound.ibss, alpha, mean, second, variances, 1.0,
@@ -112,8 +126,9 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature; 1 is ordinary VB.
     scaled_prior_variance : float, default=0.2
-        Each ``V_l`` at the start, on the logit scale of a standardized column (estimated
-        after the first sweep unless ``estimate_prior_variance=False``).
+        Each ``V_l`` at the start, on the logit scale of a standardized column (with
+        ``standardize=False``, relative to the columns' mean variance), estimated after the
+        first sweep unless ``estimate_prior_variance=False``.
     prior_weights : array-like of shape (n_features,), default=None
         ``pi``; uniform when None.
     estimate_prior_variance : bool, default=True
@@ -122,7 +137,9 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
     prior_variance_method : {"optim", "em"}, default="optim"
         ``"optim"``: ``V_l`` maximises each single effect's evidence (susieR's default), 0
         when no variable beats the null; ``"em"``: ``V_l = E_q[beta_l^2]`` after each
-        single effect (logisticsusie's ``binsusie``).
+        single effect (logisticsusie's ``binsusie``), which shrinks an unused effect's
+        ``V_l`` towards 0 without reaching it (its PIPs stay above 0, and it converges
+        slowly).
     intercept_estimate : {"integrated", "point"}, default="integrated"
         ``"integrated"``: the intercept and covariates have a flat prior and are integrated
         out (:mod:`~alphavb.linear_model._logistic_bound`); ``"point"``: they are a point
@@ -235,7 +252,9 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Two classes; ``classes_[1]`` is the modelled ``y = 1`` (cases).
+            Two classes; ``classes_[1]``, the second in sorted order, is the modelled ``y =
+            1`` (pass 0/1 or booleans to say which are the cases: with "case" and
+            "control" it would be "control").
         covariates : array-like of shape (n_samples, n_covariates), default=None
             Flat-prior covariates (e.g. principal components), integrated out;
             ``predict_proba`` then needs them too.
@@ -265,29 +284,52 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         check_flat_design(owner, F, self.fit_intercept)
         if self.n_covariates_in_:
             refuse_separation(owner, F, labels == 1)
+        weights = None
         if self.prior_weights is not None:
             weights = np.asarray(self.prior_weights, dtype=float)
-            if weights.shape != (X.shape[1],) or not np.all(np.isfinite(weights)) or (
-                    weights < 0).any() or weights.sum() <= 0:
-                raise ValueError(f"{owner}: prior_weights must be {X.shape[1]} non-negative "
-                                 "finite numbers, one per column of X, not all 0.")
+            if weights.shape != (X.shape[1],):
+                raise ValueError(f"{owner}: prior_weights must be {X.shape[1]} positive "
+                                 f"finite numbers, one per column of X, not shape "
+                                 f"{weights.shape}.")
+            weights = weights / weights.max()   # no overflow in the sum of huge weights
+            weights = weights / weights.sum()
+        with np.errstate(over="ignore"):
+            squares = X * X
+        if not np.all(np.isfinite(squares)):
+            raise ValueError(f"Input X of {owner} has values so large that their squares "
+                             "overflow float64. Rescale it first (e.g. with "
+                             "sklearn.preprocessing.StandardScaler).")
+        n_effects = self.n_effects
+        if n_effects > X.shape[1]:
+            warnings.warn(f"{owner}: n_effects={n_effects} is more than the {X.shape[1]} "
+                          f"variables; fitting {X.shape[1]} effects (susieR caps L at p).",
+                          UserWarning, stacklevel=caller_stacklevel())
+            n_effects = X.shape[1]
         self.column_scale_ = (column_standard_deviations(X) if self.standardize
                               else np.ones(X.shape[1]))
+        self._variance_unit = 1.0
+        if not self.standardize:  # V relative to the columns' mean variance
+            variances = X.var(axis=0)
+            varying = variances[variances > 0]
+            self._variance_unit = 1.0 / float(varying.mean()) if varying.size else 1.0
         self.n_samples_fit_ = X.shape[0]
         return Labels(X / self.column_scale_, labels - 0.5, F,
-                       tuple(covariate_names(covariates, self.n_covariates_in_)))
+                      tuple(covariate_names(covariates, self.n_covariates_in_)), weights,
+                      self._variance_unit, n_effects)
 
-    def _rule(self):
-        """susieR's ``"optim"`` over ``log V`` in ``[-30, log 150]`` on the logit scale: a
-        standardized column's effect of sd 12 (odds ratio ``e^12`` per sd) is already
-        beyond any trait's, and with no upper bound ``V`` grows without end where the
-        classes are separable (the likelihood then has no maximum)."""
+    def _rule(self, data):
+        """susieR's ``"optim"`` over ``log V`` in ``[-30, log 150]`` on the logit scale (plus
+        the log of the variance unit): a standardized column's effect of sd 12 (odds ratio
+        ``e^12`` per sd) is already beyond any trait's, and with no upper bound ``V`` grows
+        without end where the classes are separable (the likelihood then has no
+        maximum)."""
         if not self.estimate_prior_variance:
             return PriorVarianceRule("fixed")
         if self.prior_variance_method == "em":
             return PriorVarianceRule("em")
-        return PriorVarianceRule("optim", log_bounds=(LOG_PRIOR_VARIANCE_BOUNDS[0],
-                                                      LOG_MAX_PRIOR_VARIANCE))
+        shift = float(np.log(data.variance_unit))
+        return PriorVarianceRule("optim", log_bounds=(LOG_PRIOR_VARIANCE_BOUNDS[0] + shift,
+                                                      LOG_MAX_PRIOR_VARIANCE + shift))
 
     def _n_starts(self):
         return 2
@@ -300,19 +342,22 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
             return previous
         bound = self._bound(data, null_bound_parameters(data, self.alpha),
                             np.zeros(data.X.shape[1]))
-        effects = initial_state(bound.ibss, self.n_effects, 1.0, self.scaled_prior_variance)
         if start == 0:
-            return linear_start(self, data, bound)
-        return State(effects, bound)
+            started = linear_start(self, data, bound)
+            if started is not None:
+                return started
+        # initial_state's V is scaled_prior_variance times the bound's variance_y (the unit)
+        return State(initial_state(bound.ibss, data.n_effects, 1.0,
+                                   self.scaled_prior_variance), bound)
 
     def _state_fits(self, data):
         return self._state.bound.X_projected.shape == data.X.shape and (
-            self._state.effects.alpha.shape[0] == self.n_effects)
+            self._state.effects.alpha.shape[0] == data.n_effects)
 
     def _cavi_step(self, data, state):
         # the effects' fits are on state.bound's rows (objective_at refitted them)
         effects, _ = ibss_sweep(state.bound.ibss, state.effects, alpha=1.0,
-                                estimate_residual_variance=False, rule=self._rule())
+                                estimate_residual_variance=False, rule=self._rule(data))
         coef = np.sum(effects.alpha * effects.mean, axis=0)
         bound = state.bound
         if bound.flat_point is not None:  # the point estimate given the new effects
@@ -327,10 +372,10 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         coefficients at their weighted least squares given ``coef`` (standardized ``E[b]``)
         under that bound."""
         if self.intercept_estimate == "integrated":
-            return bound_of(data, eta, self.alpha, self.prior_weights)
+            return bound_of(data, eta, self.alpha)
         u = bound_weights(eta)
         point, _ = weighted_flat_fit(data, self.alpha * u, data.y_centred / u - data.X @ coef)
-        return bound_of(data, eta, self.alpha, self.prior_weights, flat_point=point)
+        return bound_of(data, eta, self.alpha, flat_point=point)
 
     def _has_converged(self, current, previous):
         """susieR's rule: the objective rose by less than ``tol`` (a fall beyond rounding
@@ -348,9 +393,10 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
                                             0.0) / scale**2
         self.prior_variances_ = np.asarray(effects.prior_variance, dtype=float)
         self.n_effects_ = int(effects.alpha.shape[0])
-        self.kept_effects_ = self.prior_variances_ > PRIOR_VARIANCE_TOLERANCE
-        self.inclusion_probabilities_ = inclusion_probabilities(effects.alpha,
-                                                                self.prior_variances_)
+        self._prior_variance_floor = PRIOR_VARIANCE_TOLERANCE * self._variance_unit
+        self.kept_effects_ = self.prior_variances_ > self._prior_variance_floor
+        self.inclusion_probabilities_ = inclusion_probabilities(
+            effects.alpha, self.prior_variances_, self._prior_variance_floor)
         self.coef_ = np.sum(effects.alpha * effects.mean, axis=0) / scale
         self.bound_parameters_ = bound.eta
         self.__dict__.pop("_lfsr", None)
@@ -377,9 +423,11 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         self.covariate_coef_ = gamma[int(self.fit_intercept):]
         names = feature_labels(self)
         sets = credible_sets(self.single_effect_probabilities_, self.prior_variances_,
-                             X=data.X, coverage=self.coverage,
-                             min_abs_corr=self.min_abs_corr,
-                             random_state=self._purity_seed())
+                             coverage=self.coverage, min_abs_corr=self.min_abs_corr,
+                             correlation=lambda variables: _absolute_correlations(
+                                 data.X[:, variables]),
+                             random_state=self._purity_seed(),
+                             threshold=self._prior_variance_floor)
         for found in sets:
             found["names"] = [names[j] for j in found["variables"]]
         self.credible_sets_ = sets
@@ -467,8 +515,20 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         pieces = self._predictive
         shift = (coef - self.coef_) * self.column_scale_
         centre = pieces["gamma"] - shift @ pieces["G_t"].T
-        root = np.linalg.cholesky(pieces["inverse"]) if len(pieces["gamma"]) else None
+        # a point estimate of the flat coefficients (intercept_estimate="point") has no spread
+        root = (np.linalg.cholesky(pieces["inverse"]) if pieces["inverse"].any()
+                else None)
         flat = centre if root is None else centre + rng.standard_normal(centre.shape) @ root.T
         intercept = flat[:, 0] if self.fit_intercept else np.zeros(n_samples)
         return {"coef": coef, "intercept": intercept,
                 "covariate_coef": flat[:, int(self.fit_intercept):]}
+
+
+def _absolute_correlations(columns):
+    """Pearson's absolute correlations of the columns, 0 beside a column without variance
+    (the purity of a credible set that holds one is then 0, as AlphaSuSiE's)."""
+    centred = columns - columns.mean(axis=0)
+    block = centred.T @ centred
+    norms = np.sqrt(np.maximum(np.diag(block), 0.0))
+    scale = np.outer(norms, norms)
+    return np.abs(np.divide(block, scale, out=np.zeros_like(block), where=scale > 0))

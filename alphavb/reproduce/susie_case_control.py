@@ -288,7 +288,7 @@ def _plot(plt, rows, calibration, figure, stamp):
     axes[0].axhline(COVERAGE, color="black", linewidth=0.8, linestyle="--")
     axes[0].legend(fontsize=7)
     axes[2].plot([0, 1], [0, 1], color="black", linewidth=0.8)
-    axes[2].set_xlabel("mean PIP in bin (all designs)", fontsize=8)
+    axes[2].set_xlabel("mean PIP in bin (a point per design and bin)", fontsize=8)
     axes[2].set_ylabel("share causal", fontsize=8)
     axes[2].set_title("PIP calibration", fontsize=9)
     _save_figure(plt, fig, figure, stamp)

@@ -240,3 +240,41 @@ def test_the_start_from_linear_susie_escapes_the_null_starts_optimum():
     model = AlphaSuSiEClassifier(5).fit(X, y)
     assert model.elbo_ > null.elbo_ + 1.0
     assert model.kept_effects_.sum() == 2 and null.kept_effects_.sum() == 1
+
+
+def test_hostile_round_on_the_classifier():
+    """Defects a hostile test of the new classifier found, each fixed (defect numbers of its
+    report): fixed V is the given V in both starts (1); draws and the exact comparison
+    work with a point intercept (2); a constant column neither warns nor hides a set (3);
+    V's floor and cap follow the units of unstandardized columns (4); n_effects above p is
+    capped with a warning, whichever start wins (6); the linear start's limits and huge
+    prior weights do not stop the fit (7)."""
+    import warnings
+
+    X, y = _trait(n=200, p=10, effects=((3, 1.5),), seed=0)
+    for v in (0.2, 1e4):
+        fixed = AlphaSuSiEClassifier(n_effects=3, estimate_prior_variance=False,
+                                     scaled_prior_variance=v).fit(X, y)
+        np.testing.assert_allclose(fixed.prior_variances_, v)
+    point = AlphaSuSiEClassifier(n_effects=2, intercept_estimate="point").fit(X, y)
+    draws = point.sample_posterior(5, random_state=0)
+    assert np.all(draws["intercept"] == point.intercept_)        # no spread at a point
+    constant = X.copy()
+    constant[:, 2] = 5.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = AlphaSuSiEClassifier(n_effects=3).fit(constant, y)
+    assert [found["variables"] for found in model.credible_sets_] == [[3]]
+    raw = AlphaSuSiEClassifier(n_effects=3, standardize=False).fit(X * 1e5, y)
+    assert raw.inclusion_probabilities_[3] > 0.99 and raw.credible_sets_[0]["variables"] == [3]
+    assert raw.coef_[3] * 1e5 == pytest.approx(
+        AlphaSuSiEClassifier(n_effects=3, standardize=False).fit(X, y).coef_[3], rel=1e-4)
+    with pytest.warns(UserWarning, match="n_effects=20 is more than the 10 variables"):
+        assert AlphaSuSiEClassifier(n_effects=20).fit(X, y).n_effects_ == 10
+    pcs = np.random.default_rng(0).standard_normal((200, 2))
+    tiny = AlphaSuSiEClassifier(n_effects=3, alpha=0.005).fit(X, y, covariates=pcs)
+    assert np.isfinite(tiny.elbo_)                           # the linear start could not run
+    huge = AlphaSuSiEClassifier(n_effects=2, prior_weights=np.full(10, 1e308)).fit(X, y)
+    np.testing.assert_allclose(huge.inclusion_probabilities_,
+                               AlphaSuSiEClassifier(n_effects=2).fit(X, y)
+                               .inclusion_probabilities_, atol=1e-8)
