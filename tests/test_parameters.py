@@ -199,6 +199,9 @@ def _function_cases():
     susie = _fitted(AlphaSuSiE(n_effects=2), X_REG, Y_REG)
     logistic = _fitted(AlphaLogisticRegression(max_iter=200), X_REG, Y_CLASS)
     spike_class = _fitted(AlphaSpikeSlabClassifier(), X_REG, Y_CLASS)
+    from alphavb import AlphaSuSiEClassifier
+
+    susie_class = _fitted(AlphaSuSiEClassifier(n_effects=2), X_REG, Y_CLASS)
     mixture = _fitted(AlphaGaussianMixture(2, random_state=0), X_REG)
     lda = _fitted(AlphaLDA(2, random_state=0), COUNTS)
     bbalpha = _fitted(BBAlphaRegressor(hidden_layer_sizes=(3,), n_epochs=2, tol=None,
@@ -271,6 +274,7 @@ def _function_cases():
         (network_classifier.sample_posterior, {"n_samples": 2}),
         (spike.summary, {}),
         (spike_class.sample_posterior, {"n_samples": 2}),
+        (susie_class.sample_posterior, {"n_samples": 2}),
         (mixture.sample_posterior, {"n_samples": 2}),
         (mixture.sample, {"n_samples": 2}),
         (lda.sample_posterior, {"n_samples": 2}),
