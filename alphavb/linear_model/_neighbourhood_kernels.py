@@ -466,9 +466,11 @@ def _conditionals(X, xty, n_fixed, flat_columns, offsets, model_settings, prior)
             b[p] = xty[active[p]]
         for q in range(n_fixed, k):
             A[q, q] += 1.0 / prior[2][model_settings[m]]
-        inverse = np.linalg.inv(A) if k > 0 else np.zeros((0, 0))
+        if len(columns) == 0:  # the empty model: no coefficient to record
+            continue
+        inverse = np.linalg.inv(A)
         mean = inverse @ b
-        quadratic = float(b @ mean) if k > 0 else 0.0
+        quadratic = float(b @ mean)
         noise_scale = (prior_scale + 0.5 * (y_sq - quadratic)) / noise if mode == 1 else noise
         for q in range(len(columns)):
             centre[offsets[m] + q] = mean[n_fixed + q]
