@@ -9,9 +9,10 @@ parameters whose intervals calibration checks, and information matching.
   E_q[1/sigma2] ((y - yhat)^2 + Var_q(x' beta)) / 2``; I-log ``-log N(y | yhat, 1 /
   E_q[1/sigma2])``.
 * Logistic regression (:class:`~alphavb.AlphaSpikeSlabClassifier`,
-  :class:`~alphavb.AlphaLogisticRegression`): with ``s = +-1`` the label and ``t = b + x'
-  beta``, R-log ``E_q[log(1 + exp(-s t))]`` by ``DRAWS`` draws of ``q`` (``t`` is not normal
-  under a spike-and-slab ``q``); I-log ``log(1 + exp(-s E_q[t]))``.
+  :class:`~alphavb.AlphaLogisticRegression`, :class:`~alphavb.AlphaSuSiEClassifier`): with
+  ``s = +-1`` the label and ``t = b + x' beta``, R-log ``E_q[log(1 + exp(-s t))]`` by
+  ``DRAWS`` draws of ``q`` (``t`` is not normal under a spike-and-slab ``q``); I-log
+  ``log(1 + exp(-s E_q[t]))``.
 * Gaussian mixture (:class:`~alphavb.AlphaGaussianMixture`): a row is a point ``x``; R-log
   ``-E_q[log sum_k pi_k N(x | mu_k, Lambda_k^{-1})]`` by ``DRAWS`` draws of ``q``, I-log
   the same at the plug-in ``weights_``, ``means_``, ``precisions_`` (``E_q[Lambda_k]``).
@@ -197,7 +198,8 @@ class FineMappingKind(GaussianRegressionKind):
 
 
 class LogisticRegressionKind(_ModelKind):
-    """AlphaSpikeSlabClassifier and AlphaLogisticRegression (binary labels)."""
+    """AlphaSpikeSlabClassifier, AlphaLogisticRegression and AlphaSuSiEClassifier (binary
+    labels)."""
 
     def check_data(self, X, y):
         from sklearn.utils.multiclass import type_of_target
@@ -384,13 +386,15 @@ def kind_of(estimator):
         AlphaSpikeSlabClassifier,
         AlphaSpikeSlabRegression,
         AlphaSuSiE,
+        AlphaSuSiEClassifier,
     )
     from ..mixture import AlphaGaussianMixture
     from ..topics import AlphaLDA
 
     kinds = ((FineMappingKind, (AlphaSuSiE,)),
              (GaussianRegressionKind, (AlphaLinearRegression, AlphaSpikeSlabRegression)),
-                (LogisticRegressionKind, (AlphaSpikeSlabClassifier, AlphaLogisticRegression)),
+                (LogisticRegressionKind, (AlphaSpikeSlabClassifier, AlphaLogisticRegression,
+                                          AlphaSuSiEClassifier)),
                 (GaussianMixtureKind, (AlphaGaussianMixture,)), (TopicModelKind, (AlphaLDA,)))
     for kind, types in kinds:
         if isinstance(estimator, types):

@@ -81,7 +81,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         An alpha-VB estimator (``alpha`` the temperature in (0, 1]):
         :class:`~alphavb.AlphaLinearRegression` (SafeBayes exact),
         :class:`~alphavb.AlphaSpikeSlabRegression`, :class:`~alphavb.AlphaSuSiE`,
-        :class:`~alphavb.AlphaSpikeSlabClassifier`,
+        :class:`~alphavb.AlphaSpikeSlabClassifier`, :class:`~alphavb.AlphaSuSiEClassifier`,
         :class:`~alphavb.AlphaLogisticRegression`, :class:`~alphavb.AlphaGaussianMixture` or
         :class:`~alphavb.AlphaLDA` (the last two take no ``y``). Every method takes every one
         of them, except ``"information"`` for AlphaLDA (a document's likelihood has no

@@ -278,3 +278,21 @@ def test_hostile_round_on_the_classifier():
     np.testing.assert_allclose(huge.inclusion_probabilities_,
                                AlphaSuSiEClassifier(n_effects=2).fit(X, y)
                                .inclusion_probabilities_, atol=1e-8)
+
+
+@pytest.mark.parametrize("method", ["cv", "safebayes", "calibrate", "information"])
+def test_alpha_selector_chooses_the_classifiers_temperature(method):
+    """AlphaSelector takes the classifier as a logistic model: each method picks an alpha
+    of the grid and stands in for the fit at it (its credible sets hold the causal
+    variable)."""
+    from alphavb.model_selection import AlphaSelector
+
+    X, y = _trait(n=300, p=12, effects=((3, 1.2),), seed=5)
+    small = {"n_bootstrap": 8, "calibration_steps": 2} if method == "calibrate" else {}
+    selector = AlphaSelector(AlphaSuSiEClassifier(n_effects=3), method=method,
+                             alphas=[0.5, 1.0], random_state=0, **small).fit(X, y)
+    assert selector.alpha_ in (0.5, 1.0) or 0.5 <= selector.alpha_ <= 1.0
+    chosen = selector.best_estimator_
+    assert chosen.alpha == pytest.approx(selector.alpha_)
+    assert 3 in [j for found in chosen.credible_sets_ for j in found["variables"]]
+    assert selector.predict_proba(X[:4]).shape == (4, 2)
