@@ -34,6 +34,7 @@ from sklearn.base import clone
 from .._approximation import without_checks
 from .._validation import bad_parameter
 from ..linear_model._inclusion import grid_arrays
+from ..linear_model._logistic_exact import MIN_PG_SHAPE
 from ._draws import ExactDraws
 from ._spike_slab import (
     MAX_MODEL_SIZE,
@@ -55,8 +56,6 @@ def _polya_gamma_sampler():
     return random_polyagamma
 
 
-# the smallest shape the polyagamma package draws PG(shape, psi) for (it refuses h <= 1e-4)
-MIN_PG_SHAPE = 1e-4
 
 
 def check_pg_alpha(alpha):
@@ -185,74 +184,24 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
 def sample_susie_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
                           covariates=None):
     """Polya-Gamma Gibbs with the collapsed single-effect sweep for
-    :class:`~alphavb.AlphaSuSiEClassifier` at its fit's prior variances (module docstring);
-    the fit is the draws' ``reference_fit``."""
-    from scipy.linalg import cho_solve, cholesky, solve_triangular
-
-    from ..linear_model._susie import prior_log_weights
-    from ..linear_model._susie_exact import SingleEffectTarget, run_chains, starting_positions
+    :class:`~alphavb.AlphaSuSiEClassifier` at its fit's prior variances
+    (:mod:`alphavb.linear_model._logistic_exact`); the fit is the draws' ``reference_fit``."""
+    from ..linear_model._logistic_exact import polya_gamma_draws
 
     draw = _polya_gamma_sampler()
     model = clone(estimator)
-    alpha = float(model.alpha)
-    check_pg_alpha(alpha)
+    check_pg_alpha(float(model.alpha))
     with without_checks():
         model.fit(X, y, covariates=covariates)
     data = clone(model)._prepare_fit(X, y, covariates)
-    kept = model.kept_effects_
-    variances = model.prior_variances_[kept]
-    _, log_prior, _ = prior_log_weights(data.X.shape[1], model.prior_weights)
-    n_samples, n_features = data.X.shape
-    F, kappa = data.F, alpha * data.y_centred
-    n_sweeps = n_draws * thin
-    coef = np.zeros((n_chains, n_draws, n_features))
-    flat = np.zeros((n_chains, n_draws, F.shape[1]))
-    inclusion = np.zeros((n_chains, n_draws, n_features), dtype=np.int8)
-    n_batches = 20 if n_sweeps >= 20 else 1
-    rao_blackwell = np.zeros((n_chains, n_batches, n_features))
-    starts = starting_positions(model.single_effect_probabilities_[kept],
-                                model.null_effect_probabilities_[kept], n_chains, rng)
-    for chain in range(n_chains):
-        positions = starts[chain]
-        omega = np.full(n_samples, 0.25 * alpha)  # PG(alpha, 0)'s mean
-        for sweep in range(n_tune + n_sweeps):
-            lower = cholesky(F.T @ (omega[:, None] * F), lower=True)
-            factor = (lower, True)
-            weighted = (omega[:, None] * F).T
-            z = kappa / omega
-            root = np.sqrt(omega)
-            rows = root[:, None] * (data.X - F @ cho_solve(factor, weighted @ data.X))
-            response = root * (z - F @ cho_solve(factor, weighted @ z))
-            b = np.zeros(n_features)
-            if len(variances):
-                target = SingleEffectTarget(
-                    np.ascontiguousarray(rows), np.zeros((0, 0)), np.ones(n_features),
-                    rows.T @ response, np.einsum("ij,ij->j", rows, rows), log_prior, -np.inf,
-                    variances, 1.0)
-                chains = run_chains(target, [positions], 1, 0, rng, draw_coef=True)
-                positions = chains.positions[0, 0].copy()
-                b = chains.coef[0, 0]
-            centre = cho_solve(factor, weighted @ (z - data.X @ b))
-            gamma = centre + solve_triangular(lower.T, rng.standard_normal(F.shape[1]),
-                                              lower=False)
-            omega = _polya_gamma(draw, alpha, F @ gamma + data.X @ b, rng)
-            if sweep >= n_tune:
-                done = sweep - n_tune
-                if len(variances):
-                    rao_blackwell[chain, done * n_batches // n_sweeps] += \
-                        chains.inclusion_probabilities[0]
-                if done % thin == 0:
-                    r = done // thin
-                    coef[chain, r], flat[chain, r] = b, gamma
-                    inclusion[chain, r, positions[positions < n_features]] = 1
-    rao_blackwell /= np.maximum(np.bincount(np.arange(n_sweeps) * n_batches // n_sweeps,
-                                            minlength=n_batches), 1)[None, :, None]
-    draws = {"coef": coef / model.column_scale_, "inclusion": inclusion,
+    found = polya_gamma_draws(model, data, n_chains, n_draws * thin, n_tune, thin, rng, draw)
+    flat = found["flat"]
+    draws = {"coef": found["coef"] / model.column_scale_, "inclusion": found["inclusion"],
              "intercept": (flat[..., 0] if model.fit_intercept
                            else np.zeros((n_chains, n_draws)))}
     if model.n_covariates_in_:
         draws["covariate_coef"] = flat[..., int(model.fit_intercept):]
     return ExactDraws(model, draws, method="Polya-Gamma Gibbs with collapsed single-effect "
-                      "sweeps", stats={"model_size": inclusion.sum(axis=2)},
-                      rao_blackwell_pip=rao_blackwell,
+                      "sweeps", stats={"model_size": found["inclusion"].sum(axis=2)},
+                      rao_blackwell_pip=found["rao_blackwell"],
                       info={"n_tune": n_tune, "thin": thin}, reference_fit=model)

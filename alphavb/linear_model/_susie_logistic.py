@@ -19,6 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._approximation import publish_check
 from .._coefficient_summary import CoefficientSummaryMixin
 from .._validation import (
     Boolean,
@@ -42,6 +43,7 @@ from ._logistic_bound import (
     objective_at,
     weighted_flat_fit,
 )
+from ._logistic_exact import check_cost_share, logistic_susie_check
 from ._spike_slab_logistic import bound_weights
 from ._susie import (
     LOG_PRIOR_VARIANCE_BOUNDS,
@@ -183,9 +185,14 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
     bound_parameters_ : ndarray of shape (n_samples,)
         ``eta``.
     elbo_, elbo_history_, n_iter_, converged_
-    approximation_check_ : None
-        No fit-time check yet; :func:`alphavb.exact.compare_to_exact` draws from the exact
-        alpha-posterior by Polya-Gamma Gibbs sampling.
+    approximation_check_ : ApproximationCheck or None
+        The fit's PIPs and 95% intervals against a short run of the Polya-Gamma Gibbs
+        sampler of its exact alpha-posterior at the fit's prior variances
+        (:mod:`~alphavb.linear_model._logistic_exact`; 2 chains of 200 sweeps after 50).
+        It costs several fits, so ``alphavb.approximation_checks("auto")``, the default,
+        skips it (None) and ``approximation_checks("always")`` runs it; None without the
+        ``polyagamma`` package. :func:`alphavb.exact.compare_to_exact` is the full
+        comparison.
 
     Examples
     --------
@@ -431,7 +438,9 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         for found in sets:
             found["names"] = [names[j] for j in found["variables"]]
         self.credible_sets_ = sets
-        self.approximation_check_ = None
+        publish_check(self, lambda: logistic_susie_check(
+            self, data, check_random_state(self._purity_seed())),
+            cost_share=check_cost_share(self.n_iter_, self.n_effects_))
 
     def _feature_labels(self):
         return feature_labels(self)

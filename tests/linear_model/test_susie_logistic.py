@@ -189,8 +189,13 @@ def test_equals_logisticsusie_binsusie_at_alpha_one(name):
                                  prior_variance_method="em", standardize=False,
                                  scaled_prior_variance=1.0, tol=1e-10,
                                  max_iter=fit["n_iter"] + 5)
+    from alphavb import PosteriorApproximationWarning
+
     with warnings.catch_warnings():  # binsusie stopped at 5,000 on the simulated set too
         warnings.simplefilter("ignore", ConvergenceWarning)
+        # its many sweeps make the fit-time check cheap beside it: it runs, and on
+        # N3finemapping finds q's intervals too narrow (the bound's curvature)
+        warnings.simplefilter("ignore", PosteriorApproximationWarning)
         model.fit(X, y)
     alpha = np.array(fit["alpha"])
     order = np.argsort(-np.array(fit["prior_variance"]), kind="stable")
@@ -296,3 +301,28 @@ def test_alpha_selector_chooses_the_classifiers_temperature(method):
     assert chosen.alpha == pytest.approx(selector.alpha_)
     assert 3 in [j for found in chosen.credible_sets_ for j in found["variables"]]
     assert selector.predict_proba(X[:4]).shape == (4, 2)
+
+
+def test_the_fit_time_check_agrees_with_compare_to_exact():
+    """Under approximation_checks("always") the fit checks itself by a short Polya-Gamma
+    run: its exact PIPs are compare_to_exact's within 0.05 on two nearly equal columns
+    (r = 0.999), and "auto" skips it on a fit this small (it costs several fits)."""
+    pytest.importorskip("polyagamma")
+    from alphavb import approximation_checks
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((300, 8))
+    shared = rng.standard_normal(300)
+    X[:, 1] = shared + 0.05 * rng.standard_normal(300)
+    X[:, 2] = shared + 0.05 * rng.standard_normal(300)
+    y = (rng.random(300) < expit(0.3 + X[:, 1] - 0.8 * X[:, 5])).astype(int)
+    assert AlphaSuSiEClassifier(3).fit(X, y).approximation_check_ is None
+    with approximation_checks("always"):
+        model = AlphaSuSiEClassifier(3).fit(X, y)
+    check = model.approximation_check_
+    assert check.exact_pips[1] + check.exact_pips[2] == pytest.approx(1.0, abs=0.02)
+    table = compare_to_exact(AlphaSuSiEClassifier(3), X, y, n_draws=1000, n_chains=2,
+                             n_tune=100, random_state=0)
+    np.testing.assert_allclose(check.exact_pips, table["exact_pip"].to_numpy()[:8],
+                               atol=0.05)
+    assert check.min_interval_mass > 0.8 and "PIP error" in model.summary().as_text()
