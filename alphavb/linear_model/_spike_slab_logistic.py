@@ -62,7 +62,6 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.linalg import cholesky, solve_triangular
-from scipy.special import expit
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -73,6 +72,7 @@ from .._special import LOG_2PI
 from .._validation import Boolean, Integer, validate_params
 from ..base import CAVIEstimator
 from ._base import normal_quantile
+from ._binary import BinaryPredictionsMixin, moderated_sigmoid
 from ._covariates import (
     check_covariates,
     check_flat_design,
@@ -170,8 +170,8 @@ def _bound_terms(data, eta):
                        data.y_centred)
 
 
-class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, ClassifierMixin,
-                               CAVIEstimator):
+class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPredictionsMixin,
+                               ClassifierMixin, CAVIEstimator):
     """Binary logistic spike-and-slab regression fitted by alpha-VB (varbvs, tempered).
 
     Maximises the alpha-ELBO (Yang, Pati & Bhattacharya 2020, eq. 2.6) under the
@@ -328,11 +328,6 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     def fit(self, X, y, covariates=None):
         """Fit the logistic spike-and-slab alpha-VB approximation by CAVI.
@@ -563,19 +558,8 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, Classifi
         ndarray of shape (n_samples, 2)
         """
         means, variances = self._decision_moments(X, covariates)
-        positive = self.hyper_weights_ @ expit(means / np.sqrt(1.0 + np.pi * variances / 8.0))
+        positive = self.hyper_weights_ @ moderated_sigmoid(means, variances)
         return np.column_stack([1.0 - positive, positive])
-
-    def predict(self, X, covariates=None):
-        """The more probable class under :meth:`predict_proba`."""
-        positive = self.predict_proba(X, covariates)[:, 1]
-        return self.classes_[(positive > 0.5).astype(int)]
-
-    def score(self, X, y, sample_weight=None, covariates=None):
-        """Mean accuracy of :meth:`predict` on ``X`` (and ``covariates``) against ``y``."""
-        from sklearn.metrics import accuracy_score
-
-        return accuracy_score(y, self.predict(X, covariates), sample_weight=sample_weight)
 
     @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):

@@ -13,7 +13,6 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.linalg import cho_solve
-from scipy.special import expit
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -32,6 +31,7 @@ from .._validation import (
 )
 from ..base import CAVIEstimator, column_standard_deviations, feature_labels
 from ._base import normal_quantile
+from ._binary import BinaryPredictionsMixin, moderated_sigmoid
 from ._covariates import check_covariates, check_flat_design, covariate_names, refuse_separation
 from ._inclusion import InclusionSummaryMixin
 from ._logistic_bound import (
@@ -110,7 +110,7 @@ def linear_start(estimator, labels, bound, max_iter=50, tol=1e-6):
     return State(effects, bound)
 
 
-class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
+class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, InclusionSummaryMixin,
                            CoefficientSummaryMixin, ClassifierMixin, CAVIEstimator):
     """SuSiE for a binary trait (logistic sum of single effects), fitted by alpha-VB.
 
@@ -245,11 +245,6 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
     def fit(self, X, y, covariates=None):
         """Fit by alternating SuSiE sweeps on the bound's weighted rows with the bound's
@@ -499,20 +494,8 @@ class AlphaSuSiEClassifier(SuSiEPosteriorMixin, InclusionSummaryMixin,
         -------
         ndarray of shape (n_samples, 2)
         """
-        mean, variance = self.decision_moments(X, covariates)
-        positive = expit(mean / np.sqrt(1.0 + np.pi * variance / 8.0))
+        positive = moderated_sigmoid(*self.decision_moments(X, covariates))
         return np.column_stack([1.0 - positive, positive])
-
-    def predict(self, X, covariates=None):
-        """The more probable class under :meth:`predict_proba`."""
-        positive = self.predict_proba(X, covariates)[:, 1]
-        return self.classes_[(positive > 0.5).astype(int)]
-
-    def score(self, X, y, sample_weight=None, covariates=None):
-        """Mean accuracy of :meth:`predict`."""
-        from sklearn.metrics import accuracy_score
-
-        return accuracy_score(y, self.predict(X, covariates), sample_weight=sample_weight)
 
     @validate_params({"n_samples": [Integer(1, None)]})
     def sample_posterior(self, n_samples=1, random_state=None):
