@@ -154,7 +154,7 @@ def hellinger_normal(mean1, var1, mean2, var2):
 def renyi_mvn(mean1, cov1, mean2, cov2, order=0.5):
     """Rényi divergence ``D_a(N(mean1, cov1) || N(mean2, cov2))`` of multivariate normals.
 
-    With ``S_a = a cov2 + (1 - a) cov1`` and ``delta = mean1 - mean2``,
+    With ``S_a = a cov2 + (1 - a) cov1`` and ``delta = mean1 - mean2``::
 
         D_a = (a/2) delta' S_a^{-1} delta
               + (1 / (2 (1 - a))) log(|S_a| / (|cov1|^(1-a) |cov2|^a)),

@@ -13,6 +13,8 @@ import numpy as np
 from ._validation import Integer, bad_parameter, import_arviz, validate_params
 from .base import feature_labels
 
+__all__ = ["draw_dimensions", "to_inference_data"]
+
 NOTE = ("Independent draws from the variational posterior q (alpha-VB); the chains are "
         "independent sets of draws, so R-hat and ESS describe this sampling, not an MCMC run.")
 

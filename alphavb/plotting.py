@@ -6,6 +6,10 @@ import numpy as np
 from ._validation import CallableValue, Integer, bad_parameter, check_parameter
 from .base import feature_labels, fitted_model
 
+__all__ = ["plot_coefficients", "plot_forest", "plot_inclusion_probabilities",
+           "plot_mixture_density", "plot_normalized_risk", "plot_objective_trace",
+           "plot_risk_rate", "set_sample_size_ticks"]
+
 
 def _check_top(owner, top):
     """``top``: None or an int >= 1 (``top=-1`` showed all but the last row)."""

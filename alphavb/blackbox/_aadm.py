@@ -156,12 +156,12 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     noise_variance_ : float
         ``sigma^2`` on the scale of ``y``.
     prior_variance_ : float
-    energy_history_ : ndarray of shape (n_iter_,)
+    energy_history_ : ndarray of shape (``n_iter_``,)
         Mean over each epoch's mini-batches of the objective ``E`` (with that epoch's KL
         weight).
-    kl_history_ : ndarray of shape (n_iter_,)
+    kl_history_ : ndarray of shape (``n_iter_``,)
         Mean over each epoch of the adaptive-contrast estimate of ``KL(q || p0)``.
-    discriminator_loss_history_ : ndarray of shape (n_iter_,)
+    discriminator_loss_history_ : ndarray of shape (``n_iter_``,)
     n_iter_ : int
         Epochs run.
     n_steps_ : int

@@ -319,7 +319,7 @@ _COMMON_ATTRIBUTES = """
         row-major order, then the ``n_out`` biases (:mod:`alphavb.blackbox._mlp`).
     prior_variance_ : float
     layer_shapes_ : list of (n_in, n_out)
-    energy_history_ : ndarray of shape (n_iter_,)
+    energy_history_ : ndarray of shape (``n_iter_``,)
         The mean over each epoch's mini-batches of the energy estimate.
     n_iter_ : int
         Epochs run.

@@ -225,17 +225,17 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     inclusion_probabilities_ : ndarray of shape (n_features,)
         PIPs ``1 - prod_l (1 - c_l single_effect_probabilities_[l, j])`` over the kept
         effects (``c_l = slot_weights_``, 1 unless ``unmappable_effects="ash"``).
-    single_effect_probabilities_ : ndarray of shape (n_effects_, n_features)
+    single_effect_probabilities_ : ndarray of shape (``n_effects_``, n_features)
         ``q(gamma_lj = 1)`` (susieR's ``alpha``, renamed: ``alpha`` is the temperature).
-    null_effect_probabilities_ : ndarray of shape (n_effects_,)
+    null_effect_probabilities_ : ndarray of shape (``n_effects_``,)
         The null variable's ``q(gamma_l = null)`` (zeros without ``null_weight``).
-    effect_means_, effect_variances_ : ndarray of shape (n_effects_, n_features)
+    effect_means_, effect_variances_ : ndarray of shape (``n_effects_``, n_features)
         Mean and variance of ``beta_l`` given ``gamma_lj = 1``, on the original columns.
-    prior_variances_ : ndarray of shape (n_effects_,)
+    prior_variances_ : ndarray of shape (``n_effects_``,)
         ``V_l`` (on the standardized columns with ``standardize=True``); with
         ``residual_variance_method="nig"`` the slab's variance ``V_l E[sigma2]``
         (susieR's ``V * rv``).
-    kept_effects_ : ndarray of bool of shape (n_effects_,)
+    kept_effects_ : ndarray of bool of shape (``n_effects_``,)
         The effects with ``V_l > prior_tol * u``, those the PIPs and credible sets read.
     n_effects_ : int
         The number of effects fitted (``n_effects``, capped, or grown by ``init``).
@@ -245,7 +245,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         ``tau2`` of the background (on the standardized columns with ``standardize=True``,
         as ``prior_variances_``; SuSiE-ash's ``sigma2 sum_k pi_k s_k``, its prior
         variance); 0 without one.
-    slot_weights_ : ndarray of shape (n_effects_,)
+    slot_weights_ : ndarray of shape (``n_effects_``,)
         ``q(c_l = 1)``, each effect's weight in the PIPs and the fit under SuSiE-ash's slot
         prior (susieR's ``slot_weights``); ones otherwise.
     ld_mismatch_ : MismatchDiagnostics or None

@@ -420,9 +420,10 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         Returns
         -------
         y_mean : ndarray of shape (n_samples,)
-        y_std : ndarray of shape (n_samples,), only when ``return_std``: ``sqrt(Var_q(x'
-            beta) + E[sigma2] (1 + 1 / (alpha n)))`` with ``fit_intercept`` (the intercept's
-            own spread, module docstring)
+        y_std : ndarray of shape (n_samples,)
+            Only when ``return_std``:
+            ``sqrt(Var_q(x' beta) + E[sigma2] (1 + 1 / (alpha n)))`` with
+            ``fit_intercept`` (the intercept's own spread, module docstring).
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
