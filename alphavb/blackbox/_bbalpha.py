@@ -541,9 +541,6 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
             return probit_log_likelihood(outputs[..., 0], target)
         return softmax_log_likelihood(outputs, target)
 
-    def _mean_log_predictive(self, outputs, target):
-        return float(np.mean(self._rows_log_predictive(outputs, target)))
-
     def _rows_log_predictive(self, outputs, target):
         if self.link == "probit":
             log_lik = log_ndtr(target * outputs[..., 0])

@@ -212,11 +212,6 @@ def _mixture_log_density(log_lik):
     return logsumexp(log_lik, axis=0) - np.log(log_lik.shape[0])
 
 
-def _mean_mixture_log_density(log_lik):
-    """The mean over rows of :func:`_mixture_log_density`."""
-    return float(np.mean(_mixture_log_density(log_lik)))
-
-
 def _standardization(values, enabled):
     """Mean and scale of the columns (scale 1 for constant columns, or when disabled)."""
     if not enabled:
@@ -253,10 +248,6 @@ class _BNNRegressorMixin(RegressorMixin):
 
     def _log_likelihood(self, outputs, y, noise_variance):
         return gaussian_log_likelihood(outputs[..., 0], y, noise_variance)
-
-    def _mean_log_predictive(self, outputs, y_model):
-        return _mean_mixture_log_density(
-            gaussian_log_likelihood(outputs[..., 0], y_model, self._model_noise))
 
     def _function_draws(self, X, n_draws=None, random_state=None):
         """``f_w(x)`` on the scale of ``y`` for ``S`` draws of ``w``: shape (S, n)."""

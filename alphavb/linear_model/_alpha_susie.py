@@ -1036,7 +1036,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self._data_digest = data.digest
         self._prior_variance_floor = self._prior_variance_floor_of(data)
         super()._publish_results(data, [result])
-        names = self._feature_labels()
+        names = feature_labels(self)
         sets = self._credible_sets(data, self.single_effect_probabilities_,
                                    self.prior_variances_, self.null_effect_probabilities_)
         for found in sets:
@@ -1183,6 +1183,3 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if self.random_state is None:
             return 0
         return check_random_state(self.random_state).randint(2**31 - 1)
-
-    def _feature_labels(self):
-        return feature_labels(self)

@@ -437,9 +437,6 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
             self, data, check_random_state(self._purity_seed())),
             cost_share=check_cost_share(self.n_iter_, self.n_effects_))
 
-    def _feature_labels(self):
-        return feature_labels(self)
-
     def _purity_seed(self):
         if self.random_state is None:
             return 0

@@ -140,9 +140,6 @@ class SuSiEPosteriorMixin:
         weights, means, variances = self._marginals()
         return mixture_intervals(weights, means, np.sqrt(variances), level)
 
-    def _summary_row_names(self):
-        return self._feature_labels()
-
     def _other_summary_rows(self, level):
         """The intercept and covariates; none after :meth:`fit_summary` (z-scores carry
         no intercept)."""
