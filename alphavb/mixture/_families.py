@@ -609,8 +609,11 @@ def family_class(covariance_type):
 
 
 def family_of(model):
-    """The family class of a fitted :class:`~alphavb.AlphaGaussianMixture`."""
-    return family_class(model.covariance_type)
+    """The family class of a fitted :class:`~alphavb.AlphaGaussianMixture`: the one its fit
+    used (``covariance_type`` may have been set to another since), else the one
+    ``covariance_type`` names."""
+    fitted = getattr(model, "_covariance_family", None)
+    return type(fitted) if fitted is not None else family_class(model.covariance_type)
 
 
 def _gamma_expected_log(shape, rate):

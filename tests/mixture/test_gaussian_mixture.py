@@ -814,3 +814,19 @@ def test_weights_that_overflow_the_fit_are_refused_by_name():
     weight[3] = 1e50  # large, and still a fit
     assert np.isfinite(AlphaGaussianMixture(2, random_state=0).fit(X, sample_weight=weight)
                        .elbo_)
+
+
+def test_a_fitted_mixture_keeps_its_covariance_family_after_set_params():
+    """What reads the fitted q after ``set_params(covariance_type=...)`` (the risk's draws,
+    information matching) uses the family the fit used, not the one now named: the risk
+    of a diagonal fit is the same before and after the parameter changes."""
+    from alphavb.datasets import make_gmm
+    from alphavb.mixture._families import DiagFamily, family_of
+    from alphavb.risk import mixture_risk
+
+    X, _, means = make_gmm(n_samples=300, random_state=0)
+    model = AlphaGaussianMixture(3, covariance_type="diag", random_state=0).fit(X)
+    before = mixture_risk(model, means, n_draws=5, n_points=200, random_state=0)
+    model.set_params(covariance_type="full")
+    assert family_of(model) is DiagFamily
+    assert mixture_risk(model, means, n_draws=5, n_points=200, random_state=0) == before
