@@ -31,6 +31,7 @@ from alphavb import (
     AlphaSpikeSlabClassifier,
     AlphaSpikeSlabRegression,
     AlphaSuSiE,
+    AlphaSuSiEClassifier,
     BBAlphaClassifier,
     BBAlphaRegressor,
 )
@@ -140,6 +141,9 @@ def _cases():
                                              {"covariates": Xc[:, :1] ** 2}),
         "susie_covariates_weighted": (AlphaSuSiE(n_effects=5), Xs, ys, rows),
         "susie_summary": (AlphaSuSiE(n_effects=5), Xs, ys, "summary"),
+        "susie_classifier": (AlphaSuSiEClassifier(n_effects=3), Xc, yc),
+        "susie_classifier_covariates": (AlphaSuSiEClassifier(n_effects=3), Xc, yc,
+                                        {"covariates": Xc[:, :1] ** 2}),
     })
     for covariance in ("full", "tied", "diag", "spherical"):
         for prior in ("dirichlet_distribution", "dirichlet_process"):
