@@ -689,7 +689,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             data = replace(data, start=state_from_init(type(self).__name__, self.init, data,
                                                        self.standardize,
                                                        self.residual_variance))
-            data = replace(data, n_effects=data.start.alpha.shape[0])
+            data = replace(data, n_effects=data.start.probabilities.shape[0])
         return data
 
     def _check_nig(self):
@@ -789,7 +789,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:  # a warm start: sigma2 of the next sweep from these data
-            state = state_from_effects(data.ibss, previous.alpha, previous.mean,
+            state = state_from_effects(data.ibss, previous.probabilities, previous.mean,
                                        previous.second_moment, previous.prior_variance,
                                        previous.residual_variance, previous.null_alpha
                                        )._replace(infinitesimal_variance=float(
@@ -819,7 +819,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                               rule=self._rule(data), estimate_residual_variance=False,
                               effects=[0])
         variance = self._mismatch_variance(data, state)
-        coherence = ld_coherence(state.alpha[0], data.ibss.prior_weights,
+        coherence = ld_coherence(state.probabilities[0], data.ibss.prior_weights,
                                  lambda variables: purity_correlation(data, variables))
         return state._replace(mismatch_variance=coherence * variance)
 
@@ -827,13 +827,13 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     def _mismatch_variance(data, state):
         from ._susie_mismatch import estimated_mismatch_variance
 
-        coef = np.sum(state.alpha * state.mean, axis=0)
+        coef = np.sum(state.probabilities * state.mean, axis=0)
         return estimated_mismatch_variance(data.mismatch, data.ibss.zty, state.fit, coef,
                                            state.residual_variance)
 
     def _state_fits(self, data):
         return (getattr(self, "_fit_kind", None) == data.kind
-                and self._state.alpha.shape == (data.n_effects, data.ibss.d.shape[0]))
+                and self._state.probabilities.shape == (data.n_effects, data.ibss.d.shape[0]))
 
     def _warm_start_result(self, data):
         """A warm start continues from the fitted ``q``; on other data (another digest) its
@@ -911,12 +911,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         SuSiE-inf stop on them: the method of moments need not raise ``F``, and the NIG and
         mismatch fits' recorded objectives are no bounds; SuSiE-ash's with a cycle's lag)."""
         if data.mismatch is not None or data.background is not None or (
-                self.residual_variance_method == "nig" and state.alpha.shape[0] > 1):
+                self.residual_variance_method == "nig" and state.probabilities.shape[0] > 1):
             # 0.16.5's rule: the probabilities and the PIPs, and lambda (its guard)
             pips = inclusion_probabilities(self._weighted(state),
                                            self._reported_variances(state),
                                            self._prior_variance_floor_of(data))
-            found = np.concatenate([state.alpha.ravel(), pips, [state.mismatch_variance]])
+            found = np.concatenate([state.probabilities.ravel(), pips, [state.mismatch_variance]])
             return found if state.ash is None else state.ash.stopping_value(found, self.tol)
         return objective if self.objective == "fractional" else self.alpha * objective
 
@@ -925,8 +925,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         """``c_l alpha_l``, the probabilities the PIPs read (``alpha`` without slot
         weights)."""
         if state.slot_weights is None:
-            return state.alpha
-        return state.slot_weights[:, None] * state.alpha
+            return state.probabilities
+        return state.slot_weights[:, None] * state.probabilities
 
     def _has_converged(self, current, previous):
         """susieR 0.16.5's rule: ``F`` rose by less than ``tol``; a fall is no convergence
@@ -963,7 +963,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         if trimmed.any():
             keep = ~trimmed[:, None]
             state = state._replace(
-                alpha=np.where(keep, state.alpha, data.ibss.prior_weights),
+                probabilities=np.where(keep, state.probabilities, data.ibss.prior_weights),
                 mean=np.where(keep, state.mean, 0.0),
                 second_moment=np.where(keep, state.second_moment, 0.0),
                 prior_variance=np.where(trimmed, 0.0, state.prior_variance),
@@ -1001,7 +1001,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _set_parameters(self, state):
         scale = self.column_scale_
-        probabilities = state.alpha
+        probabilities = state.probabilities
         means = state.mean / scale
         variances = np.maximum(state.second_moment - state.mean**2, 0.0) / scale**2
         coef = np.sum(probabilities * means, axis=0)
@@ -1145,7 +1145,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         converged = False
         for _ in range(_REFINE_ROUNDS):
             state = result.state
-            sets = self._credible_sets(data, state.alpha, state.prior_variance,
+            sets = self._credible_sets(data, state.probabilities, state.prior_variance,
                                        state.null_alpha)
             candidates = []
             for found in sets:
@@ -1158,7 +1158,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 log_prior[weights == 0.0] = -np.inf  # excluded columns stay excluded
                 first = self._finished(data, self._run_cavi(replace(
                     data, ibss=data.ibss._replace(log_prior=log_prior), start=None)))
-                start = state_from_effects(data.ibss, first.state.alpha, first.state.mean,
+                start = state_from_effects(data.ibss, first.state.probabilities, first.state.mean,
                                            first.state.second_moment, fresh.prior_variance,
                                            fresh.residual_variance, estimate=False)
                 candidates.append(self._finished(data, self._run_cavi(replace(

@@ -164,11 +164,11 @@ class State:
 
 def logit_moments(bound, effects):
     """``E[t]`` and ``Var(t)`` of the training rows (module docstring, eq. 3)."""
-    coef = np.sum(effects.alpha * effects.mean, axis=0)
+    coef = np.sum(effects.probabilities * effects.mean, axis=0)
     projected = bound.X_projected
     mean = bound.z - bound.z_projected + projected @ coef
-    second = (effects.alpha * effects.second_moment) @ (projected * projected).T
-    first = (effects.alpha * effects.mean) @ projected.T
+    second = (effects.probabilities * effects.second_moment) @ (projected * projected).T
+    first = (effects.probabilities * effects.mean) @ projected.T
     variance = np.sum(second - first * first, axis=0) + bound.flat_variance
     return mean, np.maximum(variance, 0.0)
 
@@ -176,7 +176,7 @@ def logit_moments(bound, effects):
 def objective_at(bound, effects):
     """``F(q, eta)`` (module docstring, eq. 2) with the effects refitted on ``bound``'s
     rows (their ``E ||.||^2`` there)."""
-    refitted = state_from_effects(bound.ibss, effects.alpha, effects.mean,
+    refitted = state_from_effects(bound.ibss, effects.probabilities, effects.mean,
                                   effects.second_moment, effects.prior_variance, 1.0,
                                   effects.null_alpha)._replace(kl=effects.kl)
     k = bound.n_integrated

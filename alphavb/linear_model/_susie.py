@@ -62,13 +62,13 @@ LOG_PRIOR_VARIANCE_BOUNDS = (-30.0, 15.0)
 
 
 class SingleEffect(NamedTuple):
-    """One fitted single effect: ``alpha`` (p,) the probabilities of its variable, ``mean``
-    and ``second_moment`` (p,) of ``beta_l`` given each variable, its prior variance (the
-    one the next sweep uses: with ``"em"`` the update made after this fit), its log evidence
-    (``log sum_j pi_j exp(lbf_j)``, the null variable's term included) and the probability
-    of the null variable (0 without ``null_weight``)."""
+    """One fitted single effect: ``probabilities`` (p,) of its variable (susieR's
+    ``alpha``), ``mean`` and ``second_moment`` (p,) of ``beta_l`` given each variable, its
+    prior variance (the one the next sweep uses: with ``"em"`` the update made after this
+    fit), its log evidence (``log sum_j pi_j exp(lbf_j)``, the null variable's term
+    included) and the probability of the null variable (0 without ``null_weight``)."""
 
-    alpha: np.ndarray
+    probabilities: np.ndarray
     mean: np.ndarray
     second_moment: np.ndarray
     prior_variance: float
@@ -177,31 +177,31 @@ def single_effect_kl(single, xtr, d, residual_variance):
     (its log evidence + ``log N(r | 0, s2)``) plus ``E_q[log N(r | Z b_l, s2)]``, from ``xtr
     = Z'r``, ``d = diag(Z'Z)`` and the SER's residual variance (a scalar, or one per
     variable where the SER inflated it), exact for any of them."""
-    values = single.alpha * single.mean
+    values = single.probabilities * single.mean
     return -single.log_evidence + float(np.sum(
-        (2.0 * xtr * values - d * single.alpha * single.second_moment)
+        (2.0 * xtr * values - d * single.probabilities * single.second_moment)
         / (2.0 * residual_variance)))
 
 
 class IBSSState(NamedTuple):
-    """The variational parameters of the sum of single effects and what a sweep reuses:
-    (L, p) ``alpha``, ``mean``, ``second_moment``; (L,) ``prior_variance``, ``kl`` and
-    ``null_alpha`` (the null variable's probability); ``residual_variance`` (``sigma2``,
-    untempered); ``fit``, ``Z E[b]`` (n,) on individual data or ``Z'Z E[b]`` (p,) on
-    sufficient statistics, and ``effect_fits`` (L, n or p), each effect's share of it;
-    ``erss`` (``E ||y - Z b||^2`` at the end of the last sweep, None before the first);
-    ``infinitesimal_variance`` (``tau2`` of SuSiE-inf's background, 0 without;
-    :mod:`~alphavb.linear_model._susie_inf`, whose sweep keeps ``W' E[b]`` in ``fit``);
-    ``residual_scales`` (L,), each effect's ``E[sigma2]`` under the NIG prior (None
-    without it; :mod:`~alphavb.linear_model._susie_nig`), by which its ``V`` is
+    """The variational parameters of the sum of single effects and what a sweep reuses: (L,
+    p) ``probabilities`` (susieR's ``alpha``), ``mean``, ``second_moment``; (L,)
+    ``prior_variance``, ``kl`` and ``null_alpha`` (the null variable's probability);
+    ``residual_variance`` (``sigma2``, untempered); ``fit``, ``Z E[b]`` (n,) on individual
+    data or ``Z'Z E[b]`` (p,) on sufficient statistics, and ``effect_fits`` (L, n or p),
+    each effect's share of it; ``erss`` (``E ||y - Z b||^2`` at the end of the last sweep,
+    None before the first); ``infinitesimal_variance`` (``tau2`` of SuSiE-inf's background,
+    0 without; :mod:`~alphavb.linear_model._susie_inf`, whose sweep keeps ``W' E[b]`` in
+    ``fit``); ``residual_scales`` (L,), each effect's ``E[sigma2]`` under the NIG prior
+    (None without it; :mod:`~alphavb.linear_model._susie_nig`), by which its ``V`` is
     reported; ``mismatch_variance``, ``lambda`` of an LD matrix from another sample
     (:mod:`~alphavb.linear_model._susie_mismatch`); ``slot_weights`` (L,), each effect's
-    ``q(c_l = 1)`` under SuSiE-ash's slot prior (None: every effect is in, ``c_l = 1``),
-    by which ``fit`` weights the effects, and ``ash``, SuSiE-ash's background
-    (:class:`~alphavb.linear_model._susie_ash.AshState`; None without), whose ``fit``
-    the sweep subtracts from ``y``."""
+    ``q(c_l = 1)`` under SuSiE-ash's slot prior (None: every effect is in, ``c_l = 1``), by
+    which ``fit`` weights the effects, and ``ash``, SuSiE-ash's background
+    (:class:`~alphavb.linear_model._susie_ash.AshState`; None without), whose ``fit`` the
+    sweep subtracts from ``y``."""
 
-    alpha: np.ndarray
+    probabilities: np.ndarray
     mean: np.ndarray
     second_moment: np.ndarray
     prior_variance: np.ndarray
@@ -455,7 +455,7 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
     if estimate_residual_variance and state.erss is not None:
         sigma2 = residual_variance_update(data, state.erss, alpha, residual_variance_bounds)
     tempered = sigma2 / alpha
-    probabilities, mean = state.alpha.copy(), state.mean.copy()
+    probabilities, mean = state.probabilities.copy(), state.mean.copy()
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     kl, fit, effect_fits = state.kl.copy(), state.fit.copy(), state.effect_fits.copy()
     null_alpha = state.null_alpha.copy()
@@ -478,11 +478,11 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
         single = single_effect_regression(xtr, data.d, variance, prior_variance[effect],
                                           data.log_prior, rule=rule,
                                           log_null_prior=data.log_null_prior)
-        probabilities[effect], mean[effect] = single.alpha, single.mean
+        probabilities[effect], mean[effect] = single.probabilities, single.mean
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
         null_alpha[effect] = single.null_probability
-        values = single.alpha * single.mean
+        values = single.probabilities * single.mean
         effect_fits[effect] = design_times(data, values)
         kl[effect] = single_effect_kl(single, xtr, data.d, variance)
         effect_squares[effect] = _squared_norm(data, values, effect_fits[effect])
@@ -493,7 +493,7 @@ def ibss_sweep(data, state, *, alpha=1.0, estimate_prior_variance=True,
             coef = coef + values
     erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities, mean,
                                             second_moment, weights, state.ash)
-    return (state._replace(alpha=probabilities, mean=mean, second_moment=second_moment,
+    return (state._replace(probabilities=probabilities, mean=mean, second_moment=second_moment,
                            prior_variance=prior_variance, kl=kl, residual_variance=sigma2,
                            fit=fit, erss=erss, effect_fits=effect_fits,
                            null_alpha=null_alpha, slot_weights=weights),

@@ -208,7 +208,7 @@ def ash_start(state, p):
     from ._susie import SLOT_PRIOR
 
     a, b = SLOT_PRIOR
-    n_effects = state.alpha.shape[0]
+    n_effects = state.probabilities.shape[0]
     return state._replace(slot_weights=np.full(n_effects, min(a / (a + b), 1.0 - 1e-10)),
                           ash=initial_ash_state(n_effects, p, state.fit.shape[0]))
 
@@ -480,11 +480,11 @@ def cycle_mean(state, lag):
     1`` of its ``history`` and its own; susieR's order of the sum)."""
     if lag < 2:
         return state
-    size = state.alpha.size
+    size = state.probabilities.size
     total = 0.0
     for probabilities in state.ash.history[-(lag - 1):]:
-        total = total + probabilities[:size].reshape(state.alpha.shape)
-    return state._replace(alpha=(total + state.alpha) / lag)
+        total = total + probabilities[:size].reshape(state.probabilities.shape)
+    return state._replace(probabilities=(total + state.probabilities) / lag)
 
 
 def mr_ash(data, background, leave_out, theta, weights, sigma2, temperature, tol,
@@ -526,7 +526,7 @@ def ash_update(data, background, state, temperature, update_sigma=True,
     Mr.ASH on the residual of the confident effects, ``theta`` 0 where masked. Returns the
     state with the new background, ``sigma2`` (held within its bounds) and ``tau2``."""
     ash = state.ash
-    confident, masked, ash = masked_variables(background, state.alpha, state.mean,
+    confident, masked, ash = masked_variables(background, state.probabilities, state.mean,
                                               state.slot_weights, ash)
     tol = 1e-3 if ash.iteration < 2 else 1e-4
     theta, weights, sigma2 = mr_ash(data, background, confident,
@@ -556,9 +556,9 @@ def final_ash_pass(data, background, state, temperature, update_sigma=True,
     its bounds)."""
     state = cycle_mean(state, lag)
     ash = state.ash
-    theta, weights, sigma2 = mr_ash(data, background, np.sum(state.alpha * state.mean, axis=0),
-                                    ash.theta, ash.weights, state.residual_variance,
-                                    temperature, 1e-4, update_sigma)
+    coef = np.sum(state.probabilities * state.mean, axis=0)
+    theta, weights, sigma2 = mr_ash(data, background, coef, ash.theta, ash.weights,
+                                    state.residual_variance, temperature, 1e-4, update_sigma)
     ash, _ = _fitted_background(data, background, ash, theta, weights, sigma2,
                                 residual_variance_bounds)
     return state._replace(ash=ash, infinitesimal_variance=ash.tau2)

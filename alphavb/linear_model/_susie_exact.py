@@ -197,7 +197,8 @@ def susie_check(estimator, data, state, rng):
             interval_mass=np.ones_like(pips), level=CHECK_LEVEL, n_models=1,
             seconds=time.perf_counter() - started, cause=SUSIE_CAUSE)
     target = SingleEffectTarget.of_fit(data.ibss, state, estimator.alpha, kept)
-    starts = starting_positions(state.alpha[kept], state.null_alpha[kept], CHECK_CHAINS, rng)
+    starts = starting_positions(state.probabilities[kept], state.null_alpha[kept], CHECK_CHAINS,
+                                rng)
     scaled = estimator.credible_intervals(CHECK_LEVEL) * data.scale[:, None]
     try:
         chains = run_chains(target, starts, CHECK_SWEEPS, CHECK_TUNE, rng, scaled[:, 0],
@@ -236,7 +237,7 @@ def offer_target(data, state, alpha, kept, exact):
     found = _CAPTURED.get()
     if found is not None:
         found.append((SingleEffectTarget.of_fit(data.ibss, state, alpha, kept),
-                      state.alpha[kept], state.null_alpha[kept]) if exact else None)
+                      state.probabilities[kept], state.null_alpha[kept]) if exact else None)
 
 
 SUSIE_CAUSE = ("the usual cause: correlated variables whose effects q splits between its "

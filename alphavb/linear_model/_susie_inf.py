@@ -201,7 +201,7 @@ def updated_variances(eig, state, alpha, method="mom", residual_variance_bounds=
                       estimate_infinitesimal=True):
     """``(sigma2, tau2)`` from ``q`` of ``state`` by ``method`` (``"mom"``, ``"mle"``),
     ``sigma2`` held within ``residual_variance_bounds``."""
-    moments = residual_moments(eig, state.alpha, state.mean, state.second_moment)
+    moments = residual_moments(eig, state.probabilities, state.mean, state.second_moment)
     sigma2, tau2 = state.residual_variance, state.infinitesimal_variance
     if method == "mle":
         return likelihood_estimates(eig, moments, sigma2, tau2, alpha, estimate_infinitesimal,
@@ -240,7 +240,7 @@ def infinitesimal_sweep(data, eig, state, *, alpha, rule, estimate_residual_vari
         sigma2, tau2 = updated_variances(eig, state, alpha, method, residual_variance_bounds,
                                          estimate_infinitesimal)
     omega = omega_statistics(eig, sigma2, tau2, alpha)
-    probabilities, mean = state.alpha.copy(), state.mean.copy()
+    probabilities, mean = state.probabilities.copy(), state.mean.copy()
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     kl, null_alpha = state.kl.copy(), state.null_alpha.copy()
     effect_fits = (probabilities * mean) @ W
@@ -252,15 +252,15 @@ def infinitesimal_sweep(data, eig, state, *, alpha, rule, estimate_residual_vari
         single = single_effect_regression(xtr, omega.diagonal, 1.0, prior_variance[effect],
                                           data.log_prior, rule=rule,
                                           log_null_prior=data.log_null_prior)
-        probabilities[effect], mean[effect] = single.alpha, single.mean
+        probabilities[effect], mean[effect] = single.probabilities, single.mean
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
         null_alpha[effect] = single.null_probability
         kl[effect] = single_effect_kl(single, xtr, omega.diagonal, 1.0)
-        effect_fits[effect] = W.T @ (single.alpha * single.mean)
+        effect_fits[effect] = W.T @ (single.probabilities * single.mean)
         fit += effect_fits[effect]
     moments = residual_moments(eig, probabilities, mean, second_moment)
-    new = state._replace(alpha=probabilities, mean=mean, second_moment=second_moment,
+    new = state._replace(probabilities=probabilities, mean=mean, second_moment=second_moment,
                          prior_variance=prior_variance, kl=kl, residual_variance=sigma2,
                          fit=fit, erss=moments.squares, effect_fits=effect_fits,
                          null_alpha=null_alpha, infinitesimal_variance=tau2)
@@ -273,5 +273,5 @@ def infinitesimal_effects(eig, state, alpha):
     if tau2 == 0.0:
         return np.zeros(eig.vectors.shape[0])
     omega = omega_statistics(eig, state.residual_variance, tau2, alpha)
-    projected = eig.vectors.T @ np.sum(state.alpha * state.mean, axis=0)
+    projected = eig.vectors.T @ np.sum(state.probabilities * state.mean, axis=0)
     return tau2 * (eig.vectors @ (omega.weights * eig.projected - omega.scaled * projected))

@@ -354,13 +354,13 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
 
     def _state_fits(self, data):
         return self._state.bound.X_projected.shape == data.X.shape and (
-            self._state.effects.alpha.shape[0] == data.n_effects)
+            self._state.effects.probabilities.shape[0] == data.n_effects)
 
     def _cavi_step(self, data, state):
         # the effects' fits are on state.bound's rows (objective_at refitted them)
         effects, _ = ibss_sweep(state.bound.ibss, state.effects, alpha=1.0,
                                 estimate_residual_variance=False, rule=self._rule(data))
-        coef = np.sum(effects.alpha * effects.mean, axis=0)
+        coef = np.sum(effects.probabilities * effects.mean, axis=0)
         bound = state.bound
         if bound.flat_point is not None:  # the point estimate given the new effects
             bound = self._bound(data, bound.eta, coef)
@@ -388,18 +388,18 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
     def _set_parameters(self, state):
         effects, bound = state.effects, state.bound
         scale = self.column_scale_
-        self.single_effect_probabilities_ = effects.alpha
+        self.single_effect_probabilities_ = effects.probabilities
         self.null_effect_probabilities_ = effects.null_alpha.copy()
         self.effect_means_ = effects.mean / scale
         self.effect_variances_ = np.maximum(effects.second_moment - effects.mean**2,
                                             0.0) / scale**2
         self.prior_variances_ = np.asarray(effects.prior_variance, dtype=float)
-        self.n_effects_ = int(effects.alpha.shape[0])
+        self.n_effects_ = int(effects.probabilities.shape[0])
         self._prior_variance_floor = PRIOR_VARIANCE_TOLERANCE * self._variance_unit
         self.kept_effects_ = self.prior_variances_ > self._prior_variance_floor
         self.inclusion_probabilities_ = inclusion_probabilities(
-            effects.alpha, self.prior_variances_, self._prior_variance_floor)
-        self.coef_ = np.sum(effects.alpha * effects.mean, axis=0) / scale
+            effects.probabilities, self.prior_variances_, self._prior_variance_floor)
+        self.coef_ = np.sum(effects.probabilities * effects.mean, axis=0) / scale
         self.bound_parameters_ = bound.eta
         self.__dict__.pop("_lfsr", None)
 

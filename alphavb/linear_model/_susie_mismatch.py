@@ -145,7 +145,7 @@ def mismatch_diagnostics(model, data, state, alpha, sets):
     from ._susie import design_times, log_bayes_factors
 
     sigma2, variance = state.residual_variance, state.mismatch_variance
-    coef_by_effect = state.alpha * state.mean
+    coef_by_effect = state.probabilities * state.mean
     coef = coef_by_effect.sum(axis=0)
     gram = np.array(data.gram, dtype=float)
     if data.gram_columns is not None:

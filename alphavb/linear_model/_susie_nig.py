@@ -145,7 +145,7 @@ def nig_sweep(data, state, *, alpha, prior, estimate_prior_variance=True):
     sigma2 = state.residual_variance
     if state.erss is not None:
         sigma2 = nig_residual_variance(state.erss, n, prior, alpha)
-    probabilities, mean = state.alpha.copy(), state.mean.copy()
+    probabilities, mean = state.probabilities.copy(), state.mean.copy()
     second_moment, prior_variance = state.second_moment.copy(), state.prior_variance.copy()
     fit, effect_fits = state.fit.copy(), state.effect_fits.copy()
     null_alpha, kl = state.null_alpha.copy(), state.kl.copy()
@@ -166,21 +166,21 @@ def nig_sweep(data, state, *, alpha, prior, estimate_prior_variance=True):
         found = nig_single_effect(xtr, data.d, yy, n, prior_variance[effect], data.log_prior,
                                   prior, alpha, estimate_prior_variance, data.log_null_prior)
         single = found.effect
-        probabilities[effect], mean[effect] = single.alpha, single.mean
+        probabilities[effect], mean[effect] = single.probabilities, single.mean
         second_moment[effect] = single.second_moment
         prior_variance[effect] = single.prior_variance
         null_alpha[effect], scales[effect] = single.null_probability, found.residual_scale
         kl[effect] = 0.0
         if probabilities.shape[0] == 1:
             log_marginal = single.log_evidence + null_log_likelihood(yy, n, prior, alpha)
-        values = single.alpha * single.mean
+        values = single.probabilities * single.mean
         effect_fits[effect] = design_times(data, values)
         effect_squares[effect] = _squared_norm(data, values, effect_fits[effect])
         fit += effect_fits[effect]
         coef = coef + values
     erss = expected_residual_sum_of_squares(data, fit, effect_squares, probabilities, mean,
                                             second_moment)
-    new = state._replace(alpha=probabilities, mean=mean, second_moment=second_moment,
+    new = state._replace(probabilities=probabilities, mean=mean, second_moment=second_moment,
                          prior_variance=prior_variance, kl=kl, residual_variance=sigma2,
                          fit=fit, erss=erss, effect_fits=effect_fits, null_alpha=null_alpha,
                          residual_scales=scales)

@@ -156,7 +156,7 @@ def state_from_init(owner, model, data, standardize, residual_variance):
         if model.standardize == standardize else fresh.prior_variance[:len(alpha)]
     missing = data.n_effects - alpha.shape[0]
     if missing > 0:
-        alpha = np.vstack([alpha, fresh.alpha[:missing]])
+        alpha = np.vstack([alpha, fresh.probabilities[:missing]])
         mean = np.vstack([mean, np.zeros((missing, p))])
         second_moment = np.vstack([second_moment, np.zeros((missing, p))])
         prior_variance = np.concatenate([prior_variance, fresh.prior_variance[:missing]])

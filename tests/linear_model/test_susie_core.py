@@ -27,7 +27,7 @@ def test_single_effect_equals_its_closed_form():
     single = single_effect_regression(xtr, d, s2, V, log_prior, estimate_prior_variance=False)
     betahat, shat = xtr / d, np.sqrt(s2 / d)
     bf = norm.pdf(betahat, 0, np.sqrt(V + shat**2)) / norm.pdf(betahat, 0, shat)
-    assert np.allclose(single.alpha, bf / bf.sum(), rtol=1e-12)
+    assert np.allclose(single.probabilities, bf / bf.sum(), rtol=1e-12)
     v = 1 / (1 / V + d / s2)
     assert np.allclose(single.mean, v * xtr / s2, rtol=1e-12)
     assert np.allclose(single.second_moment, v + (v * xtr / s2) ** 2, rtol=1e-12)

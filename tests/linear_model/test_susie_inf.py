@@ -118,7 +118,7 @@ def test_background_at_zero_is_plain_alpha_susie(alpha):
         background, found = inf.infinitesimal_sweep(data, eig, background, alpha=alpha,
                                                     rule=rule, estimate_infinitesimal=False)
         # equal up to the prior-variance search's tolerance (1e-8 on log V)
-        np.testing.assert_allclose(background.alpha, plain.alpha, atol=1e-7)
+        np.testing.assert_allclose(background.probabilities, plain.probabilities, atol=1e-7)
         np.testing.assert_allclose(background.mean, plain.mean, rtol=1e-6, atol=1e-8)
         assert background.residual_variance == pytest.approx(plain.residual_variance, rel=1e-7)
         assert found == pytest.approx(expected, rel=1e-7)
@@ -146,7 +146,7 @@ def test_moment_estimates_solve_their_equations():
     state = initial_state(data, 5)
     for _ in range(5):
         state, _ = inf.infinitesimal_sweep(data, eig, state, alpha=1.0, rule=_fixed(1.0))
-    moments = inf.residual_moments(eig, state.alpha, state.mean, state.second_moment)
+    moments = inf.residual_moments(eig, state.probabilities, state.mean, state.second_moment)
     sigma2, tau2 = inf.moment_estimates(eig, moments)
     assert tau2 > 0
     gram = Z.T @ Z
