@@ -64,7 +64,6 @@ import numpy as np
 from scipy.linalg import cholesky, solve_triangular
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._coefficient_summary import CoefficientSummaryMixin
@@ -75,9 +74,7 @@ from ._base import normal_quantile
 from ._binary import BinaryPredictionsMixin, moderated_sigmoid
 from ._covariates import (
     check_covariates,
-    check_flat_design,
     covariate_names,
-    refuse_separation,
 )
 from ._inclusion import (
     InclusionFactor,
@@ -355,27 +352,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
 
     def _prepare_fit(self, X, y, covariates):
         self._validate_params()
-        owner = type(self).__name__
-        X, y = validate_data(self, X, y, dtype=np.float64, order="F")
-        check_classification_targets(y)
-        self.classes_, labels = np.unique(y, return_inverse=True)
-        if len(self.classes_) != 2:
-            raise ValueError(
-                f"Only binary classification is supported by {owner}: y has "
-                f"{len(self.classes_)} class(es); it needs 2. For more classes fit one model "
-                "per class (e.g. sklearn.multiclass.OneVsRestClassifier).")
-        Z = check_covariates(owner, covariates, X.shape[0])
-        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
-        design = self._flat_design(X.shape[0], Z)
-        check_flat_design(owner, design, self.fit_intercept)
-        if self.n_covariates_in_:
-            refuse_separation(owner, design, labels == 1)
-        with np.errstate(over="ignore"):
-            X_sq = X * X
-        if not np.all(np.isfinite(X_sq)):
-            raise ValueError(f"Input X of {owner} has values so large that their squares "
-                             "overflow float64. Rescale it first (e.g. with "
-                             "sklearn.preprocessing.StandardScaler).")
+        X, X_sq, labels, _, design = self._binary_inputs(X, y, covariates, order="F")
         if self.standardize:
             X = np.asfortranarray(X / self._column_scales(X))
             X_sq = X * X
@@ -402,11 +379,6 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
     def _publish_data(self, data):
         """The names of the covariate columns, which the summary rows read."""
         self._covariate_names = data.covariate_names
-
-    def _flat_design(self, n_samples, Z):
-        """The flat-prior design: a column of ones (with ``fit_intercept``), then ``Z``."""
-        ones = [np.ones((n_samples, 1))] if self.fit_intercept else []
-        return np.hstack([*ones, np.zeros((n_samples, 0)) if Z is None else Z])
 
     def _flat_coefficients(self, intercept, covariate_coef):
         """``E[gamma]`` in the order of :meth:`_flat_design`."""

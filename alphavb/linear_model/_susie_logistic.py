@@ -15,7 +15,6 @@ import numpy as np
 from scipy.linalg import cho_solve
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._approximation import publish_check
@@ -32,7 +31,7 @@ from .._validation import (
 from ..base import CAVIEstimator, column_standard_deviations, feature_labels
 from ._base import normal_quantile
 from ._binary import BinaryPredictionsMixin, moderated_sigmoid
-from ._covariates import check_covariates, check_flat_design, covariate_names, refuse_separation
+from ._covariates import check_covariates, covariate_names
 from ._inclusion import InclusionSummaryMixin
 from ._logistic_bound import (
     Labels,
@@ -271,21 +270,7 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
     def _prepare_fit(self, X, y, covariates):
         self._validate_params()
         owner = type(self).__name__
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, labels = np.unique(y, return_inverse=True)
-        if len(self.classes_) != 2:
-            raise ValueError(
-                f"Only binary classification is supported by {owner}: y has "
-                f"{len(self.classes_)} class(es); it needs 2 (cases and controls).")
-        Z = check_covariates(owner, covariates, X.shape[0])
-        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
-        parts = ([np.ones((X.shape[0], 1))] if self.fit_intercept else []) + (
-            [Z] if Z is not None else [])
-        F = np.hstack(parts) if parts else np.zeros((X.shape[0], 0))
-        check_flat_design(owner, F, self.fit_intercept)
-        if self.n_covariates_in_:
-            refuse_separation(owner, F, labels == 1)
+        X, _, labels, _, F = self._binary_inputs(X, y, covariates)
         weights = None
         if self.prior_weights is not None:
             weights = np.asarray(self.prior_weights, dtype=float)
@@ -295,12 +280,6 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
                                  f"{weights.shape}.")
             weights = weights / weights.max()   # no overflow in the sum of huge weights
             weights = weights / weights.sum()
-        with np.errstate(over="ignore"):
-            squares = X * X
-        if not np.all(np.isfinite(squares)):
-            raise ValueError(f"Input X of {owner} has values so large that their squares "
-                             "overflow float64. Rescale it first (e.g. with "
-                             "sklearn.preprocessing.StandardScaler).")
         n_effects = self.n_effects
         if n_effects > X.shape[1]:
             warnings.warn(f"{owner}: n_effects={n_effects} is more than the {X.shape[1]} "
@@ -443,11 +422,9 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
         return check_random_state(self.random_state).randint(2**31 - 1)
 
     def _flat_rows(self, n_samples, covariates):
-        Z = check_covariates(type(self).__name__, covariates, n_samples,
-                             self.n_covariates_in_)
-        parts = ([np.ones((n_samples, 1))] if self.fit_intercept else []) + (
-            [Z] if Z is not None else [])
-        return np.hstack(parts) if parts else np.zeros((n_samples, 0))
+        """The flat-prior design of new rows (their covariates checked against the fit's)."""
+        return self._flat_design(n_samples, check_covariates(
+            type(self).__name__, covariates, n_samples, self.n_covariates_in_))
 
     def _other_summary_rows(self, level):
         """The intercept and covariates: ``Var(gamma_k) = sum_j Var(b_j) G_jk^2 +
