@@ -48,6 +48,14 @@ def pytest_unconfigure(config):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def needs_plink_data():
+    """Skip the calling test unless GEMMA's mouse_hs1940 PLINK files are in the data home."""
+    from alphavb.datasets import get_data_home
+
+    if not (get_data_home() / "plink" / "mouse_hs1940.bed").exists():
+        pytest.skip("the PLINK data are not in the data home (set ALPHAVB_DATA)")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from alphavb.datasets import get_data_home, load_mouse_hs1940, read_plink
+from tests.conftest import needs_plink_data
 
 CODES = {2.0: 0b00, 1.0: 0b10, 0.0: 0b11}  # A1 counts; missing is 0b01
 
@@ -62,8 +63,7 @@ def test_named_errors(tmp_path):
 
 
 def test_mouse_genotypes_match_plink2(tmp_path):
-    if not (get_data_home() / "plink" / "mouse_hs1940.bed").exists():
-        pytest.skip("the PLINK data are not in the data home (set ALPHAVB_DATA)")
+    needs_plink_data()
     mouse = load_mouse_hs1940()
     assert mouse.genotypes.shape == (1940, 12226)
     assert not np.isnan(mouse.genotypes).any()

@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 
 from alphavb import cli
-from alphavb.datasets import get_data_home
+from tests.conftest import needs_plink_data
 
 
 @pytest.fixture(autouse=True)
-def needs_plink_data():
-    if not (get_data_home() / "plink" / "mouse_hs1940.bed").exists():
-        pytest.skip("the plink data are not in the data home (set ALPHAVB_DATA)")
+def plink_data():
+    needs_plink_data()
 
 
 def read(path):

@@ -17,6 +17,7 @@ from alphavb.linear_model._susie_exact import (
     run_chains,
     starting_positions,
 )
+from tests.conftest import needs_plink_data
 
 
 def _collinear(seed=0, n=60, p=6, rho=0.97):
@@ -200,8 +201,7 @@ def _mouse_window(n_variants=300):
     (the window of benchmarks/bench_approximation_check.py)."""
     from alphavb.datasets import get_data_home, load_mouse_hs1940
 
-    if not (get_data_home() / "plink" / "mouse_hs1940.bed").exists():
-        pytest.skip("the PLINK data are not in the data home (set ALPHAVB_DATA)")
+    needs_plink_data()
     mice = load_mouse_hs1940()
     y = np.genfromtxt(get_data_home() / "plink" / "mouse_hs1940.pheno.txt")[:, 0]
     keep = ~np.isnan(y)

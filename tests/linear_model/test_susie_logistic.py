@@ -9,6 +9,7 @@ from alphavb import AlphaSuSiE, AlphaSuSiEClassifier
 from alphavb.exact import compare_to_exact, sample_exact
 from alphavb.linear_model._logistic_bound import logit_moments
 from alphavb.linear_model._spike_slab_logistic import bound_weights
+from tests.conftest import needs_plink_data
 
 
 def _trait(n=300, p=8, effects=((1, 1.0), (5, -0.8)), intercept=0.3, seed=1):
@@ -227,11 +228,9 @@ def test_the_start_from_linear_susie_escapes_the_null_starts_optimum():
     """A rare trait on mouse genotypes (the vignette's design, replication 5): from no
     effect the sweeps keep one effect (objective -668.07); from linear SuSiE's fit they
     keep two (-666.01), and the fit keeps that start."""
-    from alphavb.datasets import get_data_home
     from alphavb.reproduce.susie_case_control import _simulate_binary
 
-    if not (get_data_home() / "plink" / "mouse_hs1940.bed").exists():
-        pytest.skip("the plink data are not in the data home (set ALPHAVB_DATA)")
+    needs_plink_data()
 
     class NullStart(AlphaSuSiEClassifier):
         def _n_starts(self):
