@@ -3,9 +3,10 @@ time, and the warning when it is too far to be trusted.
 
 A model that can measure it (the spike-and-slab models: the exact posterior near the fit,
 :mod:`alphavb.linear_model._neighbourhood`; the linear model's closed form; importance
-sampling for the Gaussian ``q`` of the black-box models; a short run of SuSiE's collapsed
-sampler, :mod:`alphavb.linear_model._susie_exact`) publishes an :class:`ApproximationCheck` as
-``approximation_check_`` and warns with :class:`PosteriorApproximationWarning` when
+sampling for the Gaussian ``q`` of the black-box models, the mixture and LDA; a short run of
+SuSiE's collapsed sampler, :mod:`alphavb.linear_model._susie_exact`) publishes an
+:class:`ApproximationCheck` as ``approximation_check_`` and warns with
+:class:`PosteriorApproximationWarning` when
 
 * some variable's inclusion probability (PIP) differs from the exact one by more than
   :data:`PIP_ERROR_LIMIT`, or
@@ -24,8 +25,8 @@ holding less than 0.8) and what is accurate (PIPs within 0.05, intervals holding
 0.9). The interval limit is below the middle of its band: the Jaakkola-Jordan intervals of
 an ordinary logistic fit hold 0.82-0.87 of the exact posterior (the exact sampler agrees),
 and a warning on every such fit would teach users to ignore it.
-:func:`approximation_checks` says when fits measure it: ``"auto"`` (SuSiE's and the
-mixture's checks only where they cost at most a fifth of the fit's work), ``"always"`` or
+:func:`approximation_checks` says when fits measure it: ``"auto"`` (SuSiE's, the
+mixture's and LDA's checks only where they cost at most a fifth of the fit's work), ``"always"`` or
 ``"never"``.
 ``benchmarks/bench_approximation_check.py`` measures the check against
 :func:`alphavb.exact.compare_to_exact` on real data sets.
@@ -178,10 +179,10 @@ def approximation_checks(mode="always"):
     mode : {"always", "auto", "never"}, default="always"
         ``"auto"`` (the default outside any context): the linear, spike-and-slab and
         logistic models always (their checks take milliseconds, though up to 0.8 of a
-        spike-and-slab regression's own 1-10 ms), SuSiE and the mixture where the check's
-        predicted work is at most a fifth of the fit's (SuSiE: many rows against few
-        effects; the mixture, whose check passes over the rows a thousand times: hardly
-        ever), publishing ``approximation_check_ = None`` otherwise. ``"always"``: every
+        spike-and-slab regression's own 1-10 ms), SuSiE, the mixture and LDA where the
+        check's predicted work is at most a fifth of the fit's (SuSiE: many rows against few
+        effects; the mixture and LDA, whose checks pass over the data a thousand times:
+        hardly ever), publishing ``approximation_check_ = None`` otherwise. ``"always"``: every
         check. ``"never"``: none (``approximation_check_`` None, no warning).
 
     Examples
@@ -240,16 +241,33 @@ def publish_check(estimator, compute, owner=None, cost_share=0.0):
                       PosteriorApproximationWarning, stacklevel=caller_stacklevel())
 
 
-def importance_check(draws, log_weights, lower, upper, names, started, cause,
-                     call="compare_to_exact(model, X, y)"):
-    """An :class:`ApproximationCheck` by Pareto-smoothed importance sampling
-    (:mod:`alphavb._psis`): ``draws`` of ``q`` (n_draws, n_params) with ``log_weights``
-    ``log p - log q``; the weighted mass of each ``[lower_j, upper_j]`` (``q``'s intervals),
-    the k-hat, the corrected means unless the weights are rough; ``started`` is the
-    ``time.perf_counter()`` of the check's start. NaN log weights (no density) count as
-    zero weights; None when every weight is zero."""
-    import time
+@dataclass(frozen=True)
+class ImportanceWeights:
+    """Pareto-smoothed importance weights ``p / q`` of draws of ``q``
+    (:func:`importance_weights`).
 
+    Attributes
+    ----------
+    weights : ndarray of shape (n_draws,)
+        The smoothed weights, normalised to sum to 1 (0 where a draw has no density).
+    khat : float
+        Their Pareto ``k``.
+    rough : bool
+        ``khat`` above :data:`~alphavb._psis.KHAT_LIMIT` (or not fitted) while the raw
+        weights are far from equal (Kish's effective sample size under 90% of the draws).
+    n_finite : int
+        Draws with a density.
+    """
+
+    weights: np.ndarray
+    khat: float
+    rough: bool
+    n_finite: int
+
+
+def importance_weights(log_weights):
+    """The :class:`ImportanceWeights` of ``log p - log q`` per draw; NaN (no density) counts
+    as a zero weight. None when every weight is zero."""
     from ._psis import pareto_khat
 
     log_weights = np.where(np.isnan(log_weights), -np.inf, log_weights)  # no density there
@@ -262,12 +280,38 @@ def importance_check(draws, log_weights, lower, upper, names, started, cause,
     # whatever the fitted tail shape, which is then unstable (1.5 where q is exact); a k-hat
     # that could not be fitted (NaN) counts as above the limit
     rough = (not khat <= KHAT_LIMIT) and raw.sum() ** 2 / (raw @ raw) < 0.9 * len(raw)
-    mass = weights @ ((draws >= lower) & (draws <= upper))
-    counted = "" if finite == len(draws) else f" ({finite} with a density)"
+    return ImportanceWeights(weights, khat, bool(rough), finite)
+
+
+def weighted_check(weighted, mass, means, names, started, cause, call):
+    """The :class:`ApproximationCheck` of importance ``weighted`` draws of ``q``
+    (:class:`ImportanceWeights`): ``mass`` of each parameter's interval of ``q`` and its
+    weighted ``means`` (published unless the weights are rough); ``started`` is the
+    ``time.perf_counter()`` of the check's start."""
+    import time
+
+    n_draws = len(weighted.weights)
+    counted = "" if weighted.n_finite == n_draws else f" ({weighted.n_finite} with a density)"
     return ApproximationCheck(
-        method=f"Pareto-smoothed importance sampling, {len(draws)} draws of q{counted}",
+        method=f"Pareto-smoothed importance sampling, {n_draws} draws of q{counted}",
         feature_names=tuple(names), variational_pips=np.zeros(0), exact_pips=np.zeros(0),
-        interval_mass=mass, level=CHECK_LEVEL, n_models=len(draws),
-        seconds=time.perf_counter() - started, khat=khat,
-        corrected_means=None if rough else weights @ draws, cause=cause, rough=bool(rough),
-        call=call)
+        interval_mass=mass, level=CHECK_LEVEL, n_models=n_draws,
+        seconds=time.perf_counter() - started, khat=weighted.khat,
+        corrected_means=None if weighted.rough else means, cause=cause,
+        rough=weighted.rough, call=call)
+
+
+def importance_check(draws, log_weights, lower, upper, names, started, cause,
+                     call="compare_to_exact(model, X, y)"):
+    """An :class:`ApproximationCheck` by Pareto-smoothed importance sampling
+    (:mod:`alphavb._psis`): ``draws`` of ``q`` (n_draws, n_params) with ``log_weights``
+    ``log p - log q``; the weighted mass of each ``[lower_j, upper_j]`` (``q``'s intervals),
+    the k-hat, the corrected means unless the weights are rough; ``started`` is the
+    ``time.perf_counter()`` of the check's start. NaN log weights (no density) count as
+    zero weights; None when every weight is zero."""
+    weighted = importance_weights(log_weights)
+    if weighted is None:
+        return None
+    mass = weighted.weights @ ((draws >= lower) & (draws <= upper))
+    return weighted_check(weighted, mass, weighted.weights @ draws, names, started, cause,
+                          call)

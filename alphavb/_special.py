@@ -12,7 +12,7 @@ Parametrisations
 """
 
 import numpy as np
-from scipy.special import betaln, digamma, gammaln, polygamma
+from scipy.special import betaln, digamma, gammaln, logsumexp, polygamma
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 
@@ -27,6 +27,8 @@ __all__ = [
     "kl_gaussian_diag_prior",
     "kl_inv_gamma",
     "kl_wishart",
+    "log_dirichlet_density",
+    "log_dirichlet_draws",
     "log_multigamma",
     "optimize_symmetric_prior",
     "student_t_log_pdf",
@@ -172,6 +174,27 @@ def dirichlet_expected_log(concentration):
     """
     concentration = np.asarray(concentration, dtype=float)
     return digamma(concentration) - digamma(np.sum(concentration, axis=-1, keepdims=True))
+
+
+def log_dirichlet_density(log_weights, concentration):
+    """``log Dirichlet(pi | a)`` from the logs of ``pi``, one density per row of the last
+    axis (``a`` may hold one Dirichlet per row, broadcasting against the draws)."""
+    concentration = np.asarray(concentration, dtype=float)
+    return (np.sum((concentration - 1.0) * log_weights, axis=-1)
+            + gammaln(concentration.sum(axis=-1)) - gammaln(concentration).sum(axis=-1))
+
+
+def log_dirichlet_draws(concentration, n_draws, rng):
+    """``log pi`` of ``n_draws`` draws of ``Dirichlet(a)`` (shape ``(n_draws, *a.shape)``;
+    ``a`` may hold one Dirichlet per row), on the log scale throughout: the logs of
+    ``Gamma(a_k)`` draws as ``log Gamma(a_k + 1) + log(U) / a_k`` (Marsaglia & Tsang 2000,
+    Sec. 6), normalised over the last axis, so that a concentration of 0.001 gives finite
+    logs where the weights themselves underflow to 0."""
+    concentration = np.asarray(concentration, dtype=float)
+    shape = (n_draws, *concentration.shape)
+    logs = (np.log(rng.gamma(concentration + 1.0, size=shape))
+            + np.log(rng.random_sample(shape)) / concentration)
+    return logs - logsumexp(logs, axis=-1, keepdims=True)
 
 
 def kl_dirichlet(concentration, prior_concentration):

@@ -7,13 +7,15 @@ design as a clean control, labelled) and the spike-and-slab models (and the line
 four of them, the Gaussian-q logistic regression on three, checked by importance
 sampling; alpha-SuSiE on N3finemapping and the mouse window, checked by a short run of its
 collapsed sampler; the Gaussian mixture on iris and statsmodels' engel, checked by
-importance sampling against NUTS, over the weights, means and variances): the check's
+importance sampling against NUTS, over the weights, means and variances; LDA on a corner
+of the AP corpus and on a synthetic corpus (labelled), the same over the topics' word
+distributions): the check's
 largest PIP error and smallest interval mass (``approximation_check_``, computed in
 ``fit``) beside the same numbers from ``alphavb.exact.compare_to_exact`` (4 chains of 2,000
 draws), and the check's time beside the fit's. Every fit is checked here
 (``approximation_checks("always")``); the last column says whether the default ``"auto"``
-runs the check (SuSiE's and the mixture's are skipped where they cost more than a fifth of
-the fit).
+runs the check (SuSiE's, the mixture's and LDA's are skipped where they cost more than a
+fifth of the fit).
 
 Targets (issue 58): the check fires on every fit whose PIP error (by the sampler) exceeds 0.2
 or whose smallest interval mass is below 0.8, on none whose PIP error is below 0.05 with
@@ -35,6 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from alphavb import (
     AlphaGaussianMixture,
+    AlphaLDA,
     AlphaLinearRegression,
     AlphaLogisticRegression,
     AlphaSpikeSlabClassifier,
@@ -45,9 +48,11 @@ from alphavb import (
 )
 from alphavb.datasets import (
     get_data_home,
+    load_ap,
     load_leukemia,
     load_mouse_hs1940,
     load_n3finemapping,
+    make_lda_corpus,
     make_sparse_regression,
 )
 from alphavb.exact import compare_to_exact
@@ -89,6 +94,18 @@ def _engel():
     import statsmodels.api as sm
 
     return sm.datasets.engel.load_pandas().data[["income", "foodexp"]].to_numpy(float)
+
+
+def _ap_small(n_documents=40, n_words=30):
+    """The ``n_words`` most frequent words of the AP corpus (Blei et al.'s) over its first
+    ``n_documents`` documents with at least 20 of them: small enough for NUTS."""
+    import scipy.sparse as sp
+
+    counts = sp.csr_matrix(load_ap().data)
+    words = np.argsort(-np.asarray(counts.sum(axis=0)).ravel(), kind="stable")[:n_words]
+    kept = counts[:, words]
+    documents = np.flatnonzero(np.asarray(kept.sum(axis=1)).ravel() >= 20)[:n_documents]
+    return kept[documents].toarray()
 
 
 def panel():
@@ -137,6 +154,11 @@ def panel():
                                                       random_state=0), iris, None),
         ("iris (mixture, full)", AlphaGaussianMixture(3, random_state=0), iris, None),
         ("engel (mixture, full)", AlphaGaussianMixture(2, random_state=0), _engel(), None),
+        ("AP: 40 documents x 30 words (LDA, 3 topics)", AlphaLDA(3, random_state=0),
+         _ap_small(), None),
+        ("synthetic corpus (LDA, 3 topics)", AlphaLDA(3, random_state=0),
+         make_lda_corpus(n_documents=60, n_topics=3, n_words=30, document_length=100,
+                         random_state=0)[0], None),
     ]
 
 
@@ -187,7 +209,7 @@ def main():
                     seconds = time.perf_counter() - started
             check = estimator.approximation_check_
             exact = exact_numbers(name, estimator, X, y, args.refresh)
-            if isinstance(estimator, AlphaGaussianMixture):  # the rows the check reads
+            if isinstance(estimator, (AlphaGaussianMixture, AlphaLDA)):  # the rows it reads
                 exact["interval_mass"] = min(exact["masses"][row]
                                              for row in check.feature_names)
             must_fire = exact["pip_error"] > MUST_FIRE[0] or exact["interval_mass"] < MUST_FIRE[1]

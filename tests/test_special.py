@@ -170,3 +170,20 @@ def test_upper_cholesky_of_inverse_factors_the_inverse(rng):
                                rtol=1e-10, atol=1e-12)
     assert np.all(np.tril(upper, -1) == 0.0)
     np.testing.assert_allclose(log_det, np.linalg.slogdet(matrices)[1], rtol=1e-12)
+
+
+def test_dirichlet_density_and_draws_take_one_dirichlet_per_row():
+    """A stack of Dirichlets (LDA's topics): each row's density is scipy's, and the draws of
+    each row have that row's means."""
+    from alphavb._special import log_dirichlet_density, log_dirichlet_draws
+
+    concentration = np.array([[0.5, 1.0, 3.0], [4.0, 0.2, 0.9]])
+    logs = log_dirichlet_draws(concentration, 40_000, np.random.RandomState(0))
+    assert logs.shape == (40_000, 2, 3)
+    np.testing.assert_allclose(np.exp(logs).mean(axis=0),
+                               concentration / concentration.sum(axis=1, keepdims=True),
+                               atol=3e-3)
+    density = log_dirichlet_density(logs[:3], concentration)
+    expected = [[stats.dirichlet.logpdf(np.exp(logs[s, k]), concentration[k]) for k in range(2)]
+                for s in range(3)]
+    np.testing.assert_allclose(density, expected, rtol=1e-10)

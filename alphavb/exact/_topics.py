@@ -100,8 +100,9 @@ def sample_lda(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng):
 def topic_rows(model, draws):
     """Row labels and flat (..., row) values of LDA's compared parameters: every entry of
     the topics' word distributions."""
+    from ..topics._check import topic_word_labels
+
     topic_word = np.asarray(draws["topic_word"])
-    n_topics, n_words = topic_word.shape[-2:]
-    labels = [f"topic_word[{k}, w{v}]" for k in range(n_topics) for v in range(n_words)]
+    labels = topic_word_labels(model)
     columns = list(np.moveaxis(topic_word.reshape(*topic_word.shape[:-2], -1), -1, 0))
     return labels, columns

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp, multigammaln
 
 from .._approximation import CHECK_LEVEL, importance_check
-from .._special import LOG_2PI
+from .._special import LOG_2PI, log_dirichlet_density, log_dirichlet_draws
 from ..base import feature_labels
 from ._families import DiagFamily, FixedFamily, FullFamily, SphericalFamily, family_class
 
@@ -35,22 +35,6 @@ CHECK_DRAWS = 1000
 CHUNK_ENTRIES = 4_000_000
 MIXTURE_CAUSE = ("the usual cause: overlapping components, whose allocations a mean-field "
                  "q(S) q(theta) treats as known, with too narrow intervals")
-
-
-def _log_dirichlet(log_weights, concentration):
-    """``log Dirichlet(weights | concentration)`` per draw, from the weights' logs."""
-    return (np.sum((concentration - 1.0) * log_weights, axis=-1)
-            + gammaln(concentration.sum()) - gammaln(concentration).sum())
-
-
-def _log_dirichlet_draws(concentration, n_draws, rng):
-    """``log pi`` of draws of ``Dirichlet(concentration)``, on the log scale throughout: the
-    logs of ``Gamma(c_k)`` draws as ``log Gamma(c_k + 1) + log(U) / c_k`` (Marsaglia & Tsang
-    2000, Sec. 6), normalised, so that a concentration of 0.001 gives finite logs where the
-    weights themselves underflow to 0."""
-    gammas = np.log(rng.gamma(concentration + 1.0, size=(n_draws, len(concentration))))
-    logs = gammas + np.log(rng.random_sample((n_draws, len(concentration)))) / concentration
-    return logs - logsumexp(logs, axis=1, keepdims=True)
 
 
 class _KnownCovarianceDensities:
@@ -217,10 +201,10 @@ def _weight_draws(model, n_draws, rng):
         weights = np.broadcast_to(model.weights_, (n_draws, K)).copy()
         return weights, np.log(weights), zeros, zeros  # (fixed weights are positive)
     if model.weight_concentration_prior_type == "dirichlet_distribution":
-        log_pi = _log_dirichlet_draws(model.weight_concentration_, n_draws, rng)
+        log_pi = log_dirichlet_draws(model.weight_concentration_, n_draws, rng)
         prior = np.full(K, model.weight_concentration_prior_)
-        return (np.exp(log_pi), log_pi, _log_dirichlet(log_pi, model.weight_concentration_),
-                _log_dirichlet(log_pi, prior))
+        return (np.exp(log_pi), log_pi, log_dirichlet_density(log_pi, model.weight_concentration_),
+                log_dirichlet_density(log_pi, prior))
     a, b = model.weight_concentration_
     sticks = np.clip(rng.beta(a, b, size=(n_draws, K)), 1e-300, 1.0 - 1e-16)
     rest = np.cumsum(np.log1p(-sticks), axis=1)

@@ -47,6 +47,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
+from .._approximation import publish_check
 from .._parallel import thread_count
 from .._special import dirichlet_expected_log, kl_dirichlet, optimize_symmetric_prior
 from .._validation import (
@@ -64,6 +65,7 @@ from ._blocks import (
     as_document_blocks,
     is_block_corpus,
 )
+from ._check import check_cost_share, lda_check
 from ._estep import DocumentRows, word_factors_of
 from ._state import _LDABatch, _LDACorpus, _LDAOnline, _LDAState, _Topics
 
@@ -192,10 +194,13 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     n_guarded_sweeps_ : int
         Batch sweeps whose random restart lowered the objective and were redone with the
         monotone safeguard (see Notes).
-    approximation_check_ : None
-        No fit-time check yet: ``q`` has ``K V + D K`` parameters, where importance
-        weights tell nothing; :func:`alphavb.exact.compare_to_exact` (NUTS) measures it on
-        request.
+    approximation_check_ : ApproximationCheck or None
+        ``q`` against the exact alpha-posterior by importance sampling
+        (:mod:`alphavb.topics._check`): run inside ``alphavb.approximation_checks("always")``
+        (None otherwise, and for a corpus in blocks; ``"auto"`` runs it only where it costs
+        at most a fifth of the fit). ``q`` has ``K (V - 1) + D (K - 1)`` parameters, so the
+        weights are usually rough and the check then warns that ``q`` is far from the exact
+        posterior; :func:`alphavb.exact.compare_to_exact` (NUTS) gives the full comparison.
 
     Notes
     -----
@@ -553,7 +558,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
                           "is nan.",
                           UserWarning, stacklevel=caller_stacklevel())
             self.bound_ = float("nan")
-        self.approximation_check_ = None
+        publish_check(self, lambda: lda_check(self, documents,
+                                              check_random_state(self.random_state)),
+                      cost_share=check_cost_share(self))
         return self
 
     def partial_fit(self, X, y=None):

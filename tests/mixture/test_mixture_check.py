@@ -11,12 +11,8 @@ from scipy import stats
 
 import alphavb
 from alphavb import AlphaGaussianMixture, PosteriorApproximationWarning
-from alphavb.mixture._check import (
-    _log_dirichlet,
-    _log_dirichlet_draws,
-    check_cost_share,
-    importance_draws,
-)
+from alphavb._special import log_dirichlet_density, log_dirichlet_draws
+from alphavb.mixture._check import check_cost_share, importance_draws
 
 
 def _clusters(separation, n_components=3, seed=0):
@@ -48,14 +44,14 @@ def test_dirichlet_density_and_draws_are_scipys():
     concentration = np.array([0.7, 2.0, 5.5])
     weights = rng.dirichlet(concentration, size=5)
     expected = [stats.dirichlet.logpdf(w, concentration) for w in weights]
-    np.testing.assert_allclose(_log_dirichlet(np.log(weights), concentration), expected,
+    np.testing.assert_allclose(log_dirichlet_density(np.log(weights), concentration), expected,
                                rtol=1e-12)
-    draws = np.exp(_log_dirichlet_draws(concentration, 200_000, np.random.RandomState(0)))
+    draws = np.exp(log_dirichlet_draws(concentration, 200_000, np.random.RandomState(0)))
     mean = concentration / concentration.sum()
     np.testing.assert_allclose(draws.mean(axis=0), mean, atol=2e-3)
     np.testing.assert_allclose(draws.var(axis=0),
                                mean * (1 - mean) / (concentration.sum() + 1), rtol=0.03)
-    tiny = _log_dirichlet_draws(np.array([0.001, 0.001, 50.0]), 1000, np.random.RandomState(0))
+    tiny = log_dirichlet_draws(np.array([0.001, 0.001, 50.0]), 1000, np.random.RandomState(0))
     assert np.isfinite(tiny).all() and (np.exp(tiny[:, :2]) == 0.0).any()
 
 
