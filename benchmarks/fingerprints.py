@@ -12,6 +12,7 @@ shows too.
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import json
 import sys
@@ -35,6 +36,7 @@ from alphavb import (
     BBAlphaClassifier,
     BBAlphaRegressor,
 )
+from alphavb._approximation import ApproximationCheck
 from alphavb.model_selection import AlphaSelector
 
 BLACKBOX = {"n_epochs": 30, "learning_rate": 0.05, "n_mc_samples": 3, "n_predict_samples": 20,
@@ -42,7 +44,11 @@ BLACKBOX = {"n_epochs": 30, "learning_rate": 0.05, "n_mc_samples": 3, "n_predict
 
 
 def _digest(value):
-    """SHA-256 of a value's bytes (arrays by dtype, shape and data; others by repr)."""
+    """SHA-256 of a value's bytes (arrays by dtype, shape and data; others by repr). An
+    approximation check is hashed without its ``seconds``, which differ between any two
+    runs of the same code."""
+    if isinstance(value, ApproximationCheck):
+        value = dataclasses.replace(value, seconds=0.0)
     if hasattr(value, "get_params"):  # a fitted inner estimator: by its own fitted attributes
         value = _fitted_attributes(value)
     if hasattr(value, "to_numpy") and hasattr(value, "columns"):
