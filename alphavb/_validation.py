@@ -347,6 +347,16 @@ def _as_float(number):
         return np.inf if number > 0 else -np.inf
 
 
+def check_targets(owner, y, n_rows):
+    """``y`` as float64 when it holds ``n_rows`` finite numbers; else the ValueError of
+    ``owner``'s ``y``."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != (n_rows,) or not np.all(np.isfinite(y)):
+        raise bad_parameter(owner, "y", f"{n_rows} finite numbers, one per row of X",
+                            f"an array of shape {y.shape}")
+    return y
+
+
 def check_probabilities(owner, name, p):
     """``p`` as a float array of probabilities along its last axis (finite, non-negative,
     summing to 1 within 1e-8), or the :class:`InvalidParameterError` naming ``owner`` and

@@ -59,7 +59,7 @@ from ._validation import (
     caller_stacklevel,
 )
 
-__all__ = ["OBJECTIVES", "CAVIEstimator", "CAVIResult", "StochasticStepsMixin",
+__all__ = ["OBJECTIVES", "CAVIEstimator", "CAVIResult", "ExactSampler", "StochasticStepsMixin",
            "column_standard_deviations", "feature_labels", "fitted_model"]
 
 OBJECTIVES = ("alpha-vb", "fractional")
@@ -74,6 +74,35 @@ def feature_labels(estimator):
         return [str(name) for name in names]
     n_features = getattr(estimator, "n_features_in_", None)
     return None if n_features is None else [f"x{j}" for j in range(n_features)]
+
+
+@dataclass(frozen=True)
+class ExactSampler:
+    """Where :mod:`alphavb.exact` finds a model's sampler of its exact alpha-posterior.
+
+    A model names its sampler as the class attribute ``_exact_sampler`` (as scikit-learn's
+    estimators carry their tags), so that :func:`alphavb.exact.sample_exact` and
+    :func:`~alphavb.exact.compare_to_exact` ask the model rather than test its type; the
+    sampler is looked up by name because :mod:`alphavb.exact` imports the models.
+
+    Attributes
+    ----------
+    module : str
+        The sampler's module in :mod:`alphavb.exact` (``"_spike_slab"``).
+    function : str
+        ``function(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng, **fit_params)``.
+    fit_params : tuple of str
+        The fit parameters besides ``X`` and ``y`` it takes.
+    rows : str or None
+        For a model without ``summary_frame``: the module's function giving the labels and
+        the flat columns of the compared parameters from draws (None: the coefficients and
+        the intercept).
+    """
+
+    module: str
+    function: str
+    fit_params: tuple = ()
+    rows: str | None = None
 
 
 @dataclass(frozen=True)

@@ -20,20 +20,12 @@ NOTE = ("Independent draws from the variational posterior q (alpha-VB); the chai
 
 
 def draw_dimensions(estimator, draws):
-    """Dimension names (and coordinates) of each draw's axes after ``(chain, draw)``."""
-    from .mixture import AlphaGaussianMixture
-    from .topics import AlphaLDA
-
+    """Dimension names (and coordinates) of each draw's axes after ``(chain, draw)``: the
+    model's own where it has them (``_draw_dimensions``: the mixture's components, LDA's
+    topics and words), else one axis per feature or per parameter."""
     features = feature_labels(estimator) or None
-    if isinstance(estimator, AlphaGaussianMixture):
-        axes = ["component", "feature", "feature_bis"]
-        dims = {name: axes[:values.ndim - 1] for name, values in draws.items()}
-        coords = {"component": np.arange(estimator.n_components),
-                  "feature": features, "feature_bis": features}
-    elif isinstance(estimator, AlphaLDA):
-        dims = {"topic_word": ["topic", "word"], "doc_topic": ["document", "topic"]}
-        coords = {"topic": np.arange(estimator.n_components),
-                  "word": [f"w{v}" for v in range(estimator.n_features_in_)]}
+    if hasattr(estimator, "_draw_dimensions"):
+        dims, coords = estimator._draw_dimensions(draws, features)
     else:  # regressions and the black-box models: per-feature or per-parameter vectors
         dims, coords = {}, {"feature": features}
         for name, values in draws.items():
@@ -144,12 +136,11 @@ def _data_groups(estimator, draws, X, y, covariates, n_chains, n_draws, rng):
     """``log_likelihood``, ``observed_data`` and ``posterior_predictive`` at the draws
     (the predictive's noise from ``rng``, a RandomState)."""
     from .metrics import draws_log_likelihood, draws_predictive
-    from .mixture import AlphaGaussianMixture
 
     def by_chain(values):
         return values.reshape(n_chains, n_draws, *values.shape[1:])
 
-    if isinstance(estimator, AlphaGaussianMixture):
+    if estimator.__sklearn_tags__().estimator_type == "density_estimator":  # of X (mixture)
         return {"log_likelihood": {"x": by_chain(draws_log_likelihood(estimator, draws, X))}}
     log_likelihood = by_chain(draws_log_likelihood(estimator, draws, X, y, covariates))
     predictive = by_chain(draws_predictive(estimator, draws, X, covariates, rng))

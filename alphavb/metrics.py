@@ -32,7 +32,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import Integer, bad_parameter, validate_params
+from ._validation import Integer, bad_parameter, check_targets, validate_params
 
 __all__ = ["DEFAULT_DRAWS", "class_log_probability", "draws_log_likelihood", "draws_predictive",
            "gaussian_draws_density", "log_predictive_density", "log_predictive_scorer",
@@ -65,13 +65,12 @@ def log_predictive_density(estimator, X, y=None, *, covariates=None, n_draws=DEF
     ndarray of shape (n_samples,)
     """
     from .base import fitted_model
-    from .linear_model import AlphaLinearRegression, AlphaSpikeSlabRegression, AlphaSuSiE
-    from .mixture import AlphaGaussianMixture
 
     estimator = fitted_model(estimator)  # a fitted AlphaSelector: its best estimator
     name = type(estimator).__name__
     check_is_fitted(estimator)
-    if isinstance(estimator, AlphaGaussianMixture):
+    estimator_type = estimator.__sklearn_tags__().estimator_type
+    if estimator_type == "density_estimator":  # a density of X alone (the mixture)
         return estimator.score_samples(X)
     if y is None:
         raise bad_parameter("log_predictive_density", "y", f"the observed targets of the rows "
@@ -81,14 +80,12 @@ def log_predictive_density(estimator, X, y=None, *, covariates=None, n_draws=DEF
         raise bad_parameter("log_predictive_density", "covariates", f"None ({name} was "
                             "fitted without covariates)", "an array")
     extra = {"covariates": covariates} if fitted_covariates else {}
-    if isinstance(estimator, AlphaLinearRegression):
-        return _linear_regression_density(estimator, X, y, n_draws, random_state)
-    if isinstance(estimator, (AlphaSpikeSlabRegression, AlphaSuSiE)):
-        return gaussian_draws_density(estimator, X, y, covariates, n_draws, random_state)
-    if hasattr(estimator, "_row_log_predictive"):  # the BNN estimators
-        return estimator._row_log_predictive(X, y)
+    if hasattr(estimator, "_row_log_predictive"):  # the model's own (a closed form, networks)
+        return estimator._row_log_predictive(X, y, n_draws, random_state)
     if hasattr(estimator, "predict_proba") and hasattr(estimator, "classes_"):
         return class_log_probability(estimator, estimator.predict_proba(X, **extra), y)
+    if estimator_type == "regressor" and hasattr(estimator, "sample_posterior"):
+        return gaussian_draws_density(estimator, X, y, covariates, n_draws, random_state)
     raise bad_parameter("log_predictive_density", "estimator", "a fitted alphavb regression, "
                         "classifier or mixture model", name,
                         fix="AlphaLDA has no closed-form predictive density of a document; "
@@ -105,26 +102,6 @@ def class_log_probability(estimator, proba, y):
     index = np.searchsorted(estimator.classes_, y)
     with np.errstate(divide="ignore"):
         return np.log(proba[np.arange(len(y)), index])
-
-
-def _linear_regression_density(model, X, y, n_draws, random_state):
-    """Gaussian ``q(beta)``: given ``sigma2`` the predictive is normal (module docstring);
-    averaged over draws of ``q(sigma2)``."""
-    from sklearn.utils import check_random_state
-    from sklearn.utils.validation import validate_data
-
-    mean = model.predict(X)  # X as given: predict checks its feature names against fit's
-    X = validate_data(model, X, dtype=np.float64, reset=False)
-    y = _check_targets(y, X.shape[0])
-    coef_variance = model._coef_variance_along(X - model._centring.X_offset)
-    if model.noise_shape_ is None:
-        noise = np.array([float(model.noise_variance_)])
-    else:
-        rng = check_random_state(random_state)
-        noise = 1.0 / rng.gamma(model.noise_shape_, 1.0 / model.noise_scale_, size=n_draws)
-    variance = coef_variance[None, :] + noise[:, None] * (1.0 + model._intercept_leverage())
-    log_density = -0.5 * (np.log(2.0 * np.pi * variance) + (y - mean) ** 2 / variance)
-    return logsumexp(log_density, axis=0) - np.log(len(noise))
 
 
 def gaussian_draws_density(model, X, y, covariates, n_draws, random_state):
@@ -144,19 +121,8 @@ def draws_log_likelihood(model, draws, X, y=None, covariates=None):
     classifier: ``log sigmoid(+-(b_s + x' beta_s + z' gamma_s))``; a Gaussian mixture (no
     ``y``): the mixture density of ``x``. Returns an array of shape (n_draws, n_rows).
     """
-    from sklearn.utils.validation import validate_data
-
-    from .mixture import AlphaGaussianMixture
-
-    if isinstance(model, AlphaGaussianMixture):
-        from .mixture._density import draws_log_density
-
-        X = validate_data(model, X, dtype=np.float64, reset=False)
-        return np.concatenate([  # (chunk, n, K, p) at a time
-            draws_log_density(model, X, draws["weights"][s:s + 25, None],
-                              draws["means"][s:s + 25, None],
-                              draws["precisions"][s:s + 25, None])
-            for s in range(0, len(draws["weights"]), 25)])
+    if hasattr(model, "_draws_log_likelihood"):  # the model's own (the mixture's)
+        return model._draws_log_likelihood(draws, X)
     linear = _linear_predictor(model, draws, X, covariates)
     if hasattr(model, "classes_"):
         y = np.asarray(y)
@@ -165,7 +131,7 @@ def draws_log_likelihood(model, draws, X, y=None, covariates=None):
                                 f"the classes {list(model.classes_)}", y)
         sign = np.where(y == model.classes_[1], 1.0, -1.0)
         return -np.logaddexp(0.0, -sign * linear)
-    y = _check_targets(y, linear.shape[1])
+    y = check_targets("log_predictive_density", y, linear.shape[1])
     variance = _draws_noise(model, draws, len(linear))
     return -0.5 * (np.log(2.0 * np.pi * variance) + (y - linear) ** 2 / variance)
 
@@ -211,14 +177,6 @@ def _draws_noise(model, draws, n_draws):
     if "noise_variance" in draws:
         return np.asarray(draws["noise_variance"], dtype=float)[:, None]
     return np.full((n_draws, 1), float(model.noise_variance_))
-
-
-def _check_targets(y, n_rows):
-    y = np.asarray(y, dtype=np.float64)
-    if y.shape != (n_rows,) or not np.all(np.isfinite(y)):
-        raise bad_parameter("log_predictive_density", "y", f"{n_rows} finite numbers, one "
-                            "per row of X", f"an array of shape {y.shape}")
-    return y
 
 
 def make_log_predictive_scorer(n_draws=DEFAULT_DRAWS, random_state=0):

@@ -567,8 +567,10 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
         predictive."""
         return float(np.mean(self._row_log_predictive(X, y)))
 
-    def _row_log_predictive(self, X, y):
-        """Per row, ``log p(y_i | x_i, D)`` under the Monte-Carlo predictive."""
+    def _row_log_predictive(self, X, y, n_draws=None, random_state=None):
+        """Per row, ``log p(y_i | x_i, D)`` under the Monte-Carlo predictive, over the
+        network's own ``n_predict_samples`` draws (``n_draws`` and ``random_state``, which
+        other models' draws take, are not used)."""
         outputs = self._network_outputs(X)
         y = np.asarray(y)
         if y.shape != (outputs.shape[1],):

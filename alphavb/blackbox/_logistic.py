@@ -23,7 +23,7 @@ from .._validation import (
     ValidatedParametersMixin,
     validate_params,
 )
-from ..base import feature_labels
+from ..base import ExactSampler, feature_labels
 from ._gaussian_vb import FAMILIES, OPTIMIZERS, AlphaGaussianVB
 
 
@@ -91,6 +91,11 @@ class AlphaLogisticRegression(CoefficientSummaryMixin, ValidatedParametersMixin,
     converged_ : bool
     approximation_check_, khat_ : as :class:`AlphaGaussianVB`'s (named by feature).
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_polya_gamma", "sample_logistic")
+    _model_kind: ClassVar[str] = "logistic_regression"
 
     def __init__(self, alpha=1.0, prior_variance=1.0, fit_intercept=True, standardize=True,
                  family="full", n_components=1, optimizer="lbfgs", n_mc_samples=100,

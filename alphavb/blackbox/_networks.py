@@ -275,8 +275,10 @@ class _BNNRegressorMixin(RegressorMixin):
         ``mean_i [lse_s log N(y_i; f_s(x_i), sigma^2) - log S]``."""
         return float(np.mean(self._row_log_predictive(X, y)))
 
-    def _row_log_predictive(self, X, y):
-        """Per row, the log density of the Monte-Carlo mixture predictive at ``y``."""
+    def _row_log_predictive(self, X, y, n_draws=None, random_state=None):
+        """Per row, the log density of the Monte-Carlo mixture predictive at ``y``, over the
+        network's own ``n_predict_samples`` draws (``n_draws`` and ``random_state``, which
+        other models' draws take, are not used)."""
         draws = self._function_draws(X)
         y = _check_targets(type(self).__name__, y, draws.shape[1])
         return _mixture_log_density(gaussian_log_likelihood(draws, y, self.noise_variance_))

@@ -36,48 +36,33 @@ from ._draws import MixingWarning
 
 __all__ = ["MixingWarning", "compare_to_exact", "sample_exact", "wasserstein"]
 
-_SAMPLED = ("AlphaLinearRegression", "AlphaSpikeSlabRegression", "AlphaSpikeSlabClassifier",
-            "AlphaLogisticRegression", "AlphaGaussianMixture", "AlphaLDA", "AlphaSuSiE",
-            "AlphaSuSiEClassifier")
-
-
 def _sampler(estimator):
-    """The sampler of ``estimator``'s model, and the fit parameters it reads."""
-    from ..linear_model import (
-        AlphaLinearRegression,
-        AlphaSpikeSlabClassifier,
-        AlphaSpikeSlabRegression,
-        AlphaSuSiE,
-        AlphaSuSiEClassifier,
-    )
-    from ..mixture import AlphaGaussianMixture
-    from ..topics import AlphaLDA
-    from ._linear import sample_linear
-    from ._mixture import sample_mixture
-    from ._polya_gamma import sample_logistic, sample_spike_slab_logistic, sample_susie_logistic
-    from ._spike_slab import sample_spike_slab
-    from ._susie import sample_susie
-    from ._topics import sample_lda
+    """The sampler of ``estimator``'s model and the fit parameters it reads, as the model
+    names them (its ``_exact_sampler``, :class:`alphavb.base.ExactSampler`)."""
+    spec = getattr(estimator, "_exact_sampler", None)
+    if spec is None:
+        raise bad_parameter("sample_exact", "estimator", "an estimator with an exact sampler "
+                            f"({', '.join(_sampled_models())})", type(estimator).__name__,
+                            fix="No exact sampler of this model is in alphavb.exact yet.")
+    return _function(spec, spec.function), spec.fit_params
 
-    if isinstance(estimator, AlphaSuSiE):
-        return sample_susie, ("covariates", "sample_weight")
-    if isinstance(estimator, AlphaSuSiEClassifier):
-        return sample_susie_logistic, ("covariates",)
-    if isinstance(estimator, AlphaSpikeSlabRegression):
-        return sample_spike_slab, ("covariates", "sample_weight")
-    if isinstance(estimator, AlphaLinearRegression):
-        return sample_linear, ("sample_weight",)
-    if isinstance(estimator, AlphaSpikeSlabClassifier):
-        return sample_spike_slab_logistic, ("covariates",)
-    if type(estimator).__name__ == "AlphaLogisticRegression":  # autograd loads only here
-        return sample_logistic, ()
-    if isinstance(estimator, AlphaGaussianMixture):
-        return sample_mixture, ("sample_weight",)
-    if isinstance(estimator, AlphaLDA):
-        return sample_lda, ()
-    raise bad_parameter("sample_exact", "estimator", f"one of {', '.join(_SAMPLED)}",
-                        type(estimator).__name__,
-                        fix="No exact sampler of this model is in alphavb.exact yet.")
+
+def _function(spec, name):
+    """The function ``name`` of the sampler's module in :mod:`alphavb.exact`."""
+    from importlib import import_module
+
+    return getattr(import_module(f"{__name__}.{spec.module}"), name)
+
+
+def _sampled_models():
+    """The public estimators that name an exact sampler, by subpackage (for the error
+    message)."""
+    import alphavb
+
+    models = [getattr(alphavb, name) for name in alphavb.__all__]
+    return [model.__name__ for model in sorted(
+        (model for model in models if getattr(model, "_exact_sampler", None) is not None),
+        key=lambda model: (model.__module__, model.__name__))]
 
 
 def _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin, random_state):
@@ -296,18 +281,12 @@ def wasserstein(a, b):
 def _draw_rows(vb, draws):
     """Row labels and the (..., row) columns of the compared parameters of a model without
     ``summary_frame``, from draws with any leading axes (q's (draw,), the exact (chain,
-    draw)): a logistic model's coefficients and intercept, a mixture's weights, means and
-    covariances, LDA's topics."""
+    draw)): the model's own (``ExactSampler.rows``: a mixture's weights, means and
+    covariances, LDA's topics), else its coefficients and intercept (a logistic model)."""
     from ..base import feature_labels
-    from ..mixture import AlphaGaussianMixture
-    from ..topics import AlphaLDA
-    from ._mixture import mixture_rows
-    from ._topics import topic_rows
 
-    if isinstance(vb, AlphaGaussianMixture):
-        return mixture_rows(vb, draws)
-    if isinstance(vb, AlphaLDA):
-        return topic_rows(vb, draws)
+    if vb._exact_sampler.rows is not None:
+        return _function(vb._exact_sampler, vb._exact_sampler.rows)(vb, draws)
     coef = np.asarray(draws["coef"])
     labels, columns = feature_labels(vb), list(np.moveaxis(coef, -1, 0))
     if getattr(vb, "fit_intercept", False):

@@ -37,7 +37,7 @@ from .._validation import (
     bad_parameter,
     caller_stacklevel,
 )
-from ..base import CAVIEstimator, CAVIResult, feature_labels
+from ..base import CAVIEstimator, CAVIResult, ExactSampler, feature_labels
 from ._base import AlphaRegressionBase, Centring, check_means_pair, weighted_variance
 from ._covariates import GaussianCovariatesMixin
 from ._inclusion import InclusionSummaryMixin
@@ -287,6 +287,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     >>> sorted(v for cs in model.credible_sets_ for v in cs["variables"])
     [0, 1, 2, 3]
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_susie", "sample_susie", ("covariates", "sample_weight"))
+    _model_kind: ClassVar[str] = "fine_mapping"
 
     _parameter_constraints: ClassVar[dict] = {
         **{name: rule for name, rule in AlphaRegressionBase._parameter_constraints.items()

@@ -40,8 +40,16 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._special import kl_gaussian_diag_prior
-from .._validation import Boolean, FiniteArray, Options, Real, bad_parameter, validate_params
-from ..base import column_standard_deviations, feature_labels
+from .._validation import (
+    Boolean,
+    FiniteArray,
+    Options,
+    Real,
+    bad_parameter,
+    check_targets,
+    validate_params,
+)
+from ..base import ExactSampler, column_standard_deviations, feature_labels
 from ._base import (
     MIN_NOISE_SHAPE,
     AlphaRegressionBase,
@@ -241,6 +249,11 @@ class AlphaLinearRegression(AlphaRegressionBase):
     >>> np.round(model.coef_, 1)
     array([ 1. , -2. ,  0.5])
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_linear", "sample_linear", ("sample_weight",))
+    _model_kind: ClassVar[str] = "linear_regression"
 
     _parameter_constraints: ClassVar[dict] = {
         **AlphaRegressionBase._parameter_constraints,
@@ -532,6 +545,28 @@ class AlphaLinearRegression(AlphaRegressionBase):
 
     def _coef_variance_along(self, X_centred):
         return self._covariance.quadratic_along(X_centred)
+
+    def _row_log_predictive(self, X, y, n_draws, random_state):
+        """Per row, the log predictive density (:func:`alphavb.metrics.log_predictive_density`):
+        given ``sigma2`` the predictive is ``N(yhat, Var_q(x' beta) + sigma2 (1 + leverage of
+        the intercept))``, averaged over ``n_draws`` draws of ``q(sigma2)`` (exact with a known
+        noise variance)."""
+        from scipy.special import logsumexp
+        from sklearn.utils import check_random_state
+        from sklearn.utils.validation import validate_data
+
+        mean = self.predict(X)  # X as given: predict checks its feature names against fit's
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        y = check_targets("log_predictive_density", y, X.shape[0])
+        coef_variance = self._coef_variance_along(X - self._centring.X_offset)
+        if self.noise_shape_ is None:
+            noise = np.array([float(self.noise_variance_)])
+        else:
+            rng = check_random_state(random_state)
+            noise = 1.0 / rng.gamma(self.noise_shape_, 1.0 / self.noise_scale_, size=n_draws)
+        variance = coef_variance[None, :] + noise[:, None] * (1.0 + self._intercept_leverage())
+        log_density = -0.5 * (np.log(2.0 * np.pi * variance) + (y - mean) ** 2 / variance)
+        return logsumexp(log_density, axis=0) - np.log(len(noise))
 
     @validate_params({"level": [Real(0.0, 1.0, closed="neither")]})
     def credible_intervals(self, level=0.95):

@@ -48,6 +48,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._validation import Options, bad_parameter
+from ..base import ExactSampler
 from ._base import (
     MIN_NOISE_SHAPE,
     AlphaRegressionBase,
@@ -249,6 +250,11 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
     >>> [int(j) for j in (model.inclusion_probabilities_ > 0.5).nonzero()[0]]
     [0, 1, 2, 3]
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_spike_slab", "sample_spike_slab", ("covariates", "sample_weight"))
+    _model_kind: ClassVar[str] = "gaussian_regression"
 
     _parameter_constraints: ClassVar[dict] = {
         **AlphaRegressionBase._parameter_constraints,

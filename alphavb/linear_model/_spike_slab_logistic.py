@@ -69,7 +69,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._coefficient_summary import CoefficientSummaryMixin
 from .._special import LOG_2PI
 from .._validation import Boolean, Integer, validate_params
-from ..base import CAVIEstimator
+from ..base import CAVIEstimator, ExactSampler
 from ._base import normal_quantile
 from ._binary import BinaryPredictionsMixin, moderated_sigmoid
 from ._covariates import (
@@ -280,6 +280,11 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
     >>> [int(j) for j in (model.inclusion_probabilities_ > 0.5).nonzero()[0]]
     [0, 1]
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_polya_gamma", "sample_spike_slab_logistic", ("covariates",))
+    _model_kind: ClassVar[str] = "logistic_regression"
 
     _parameter_constraints: ClassVar[dict] = {
         **CAVIEstimator._parameter_constraints,

@@ -28,7 +28,7 @@ from .._validation import (
     caller_stacklevel,
     validate_params,
 )
-from ..base import CAVIEstimator, column_standard_deviations, feature_labels
+from ..base import CAVIEstimator, ExactSampler, column_standard_deviations, feature_labels
 from ._base import normal_quantile
 from ._binary import BinaryPredictionsMixin, moderated_sigmoid
 from ._covariates import check_covariates, covariate_names
@@ -204,6 +204,11 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
     >>> [found["variables"] for found in model.credible_sets_]
     [[3]]
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_polya_gamma", "sample_susie_logistic", ("covariates",))
+    _model_kind: ClassVar[str] = "logistic_regression"
 
     _parameter_constraints: ClassVar[dict] = {
         **{name: rule for name, rule in CAVIEstimator._parameter_constraints.items()

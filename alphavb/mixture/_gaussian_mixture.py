@@ -92,7 +92,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._approximation import publish_check
 from .._parallel import thread_count
 from .._validation import FiniteArray, Integer, Options, Real, validate_params
-from ..base import CAVIEstimator, StochasticStepsMixin
+from ..base import CAVIEstimator, ExactSampler, StochasticStepsMixin
 from ._blocks import lazy_over_row_blocks
 from ._check import check_cost_share, has_check, mixture_check
 from ._families import FAMILIES, family_class
@@ -272,6 +272,11 @@ default="dirichlet_process"
     >>> model.converged_
     True
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_mixture", "sample_mixture", ("sample_weight",), rows="mixture_rows")
+    _model_kind: ClassVar[str] = "gaussian_mixture"
 
     # a warm start after one of these changed starts cold (CAVIEstimator._continues)
     _state_parameters: ClassVar[tuple] = ("n_components", "covariance_type",
@@ -474,6 +479,28 @@ default="dirichlet_process"
                                                   check_random_state(self.random_state)),
                       cost_share=check_cost_share(self) if has_check(self) else 0.0)
         return self
+
+    def _draws_log_likelihood(self, draws, X):
+        """``log p(x_i | theta_s)``, the mixture density of each row of ``X`` at each draw of
+        ``q`` (:func:`alphavb.metrics.draws_log_likelihood`), (n_draws, n_rows)."""
+        from sklearn.utils.validation import validate_data
+
+        from ._density import draws_log_density
+
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.concatenate([  # (chunk, n, K, p) at a time
+            draws_log_density(self, X, draws["weights"][s:s + 25, None],
+                              draws["means"][s:s + 25, None],
+                              draws["precisions"][s:s + 25, None])
+            for s in range(0, len(draws["weights"]), 25)])
+
+    def _draw_dimensions(self, draws, features):
+        """ArviZ's dimensions of ``sample_posterior``'s draws (:mod:`alphavb.inference_data`):
+        per component, then per feature (twice for a matrix)."""
+        axes = ["component", "feature", "feature_bis"]
+        dims = {name: axes[:values.ndim - 1] for name, values in draws.items()}
+        return dims, {"component": np.arange(self.n_components), "feature": features,
+                      "feature_bis": features}
 
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit, then return the most probable component of each row of ``X``."""

@@ -104,14 +104,8 @@ class _ModelKind:
 
 
 class GaussianRegressionKind(_ModelKind):
-    """AlphaLinearRegression (exact prequential pass), AlphaSpikeSlabRegression and
-    AlphaSuSiE (its sigma2 a point estimate: no q(sigma2) to average over)."""
-
-    def __init__(self, estimator):
-        from ..linear_model import AlphaLinearRegression
-
-        super().__init__(estimator)
-        self.exact = isinstance(estimator, AlphaLinearRegression)
+    """AlphaSpikeSlabRegression and AlphaSuSiE (its sigma2 a point estimate: no q(sigma2) to
+    average over); :class:`LinearRegressionKind` for AlphaLinearRegression."""
 
     def check_data(self, X, y):
         from sklearn.utils.validation import check_X_y
@@ -157,6 +151,13 @@ class GaussianRegressionKind(_ModelKind):
 
         params = self.estimator.get_params()
         return information_alpha(X, y, params["fit_intercept"], params.get("noise_variance"))
+
+
+class LinearRegressionKind(GaussianRegressionKind):
+    """AlphaLinearRegression: a Gaussian regression whose prequential pass is exact (one
+    conjugate update per row, no refits)."""
+
+    exact = True
 
 
 class FineMappingKind(GaussianRegressionKind):
@@ -378,28 +379,23 @@ class TopicModelKind(_ModelKind):
             "method='safebayes' or 'calibrate'.")
 
 
-def kind_of(estimator):
-    """The model kind of an alphavb estimator, or a ValueError naming the ones taken."""
-    from ..blackbox import AlphaLogisticRegression
-    from ..linear_model import (
-        AlphaLinearRegression,
-        AlphaSpikeSlabClassifier,
-        AlphaSpikeSlabRegression,
-        AlphaSuSiE,
-        AlphaSuSiEClassifier,
-    )
-    from ..mixture import AlphaGaussianMixture
-    from ..topics import AlphaLDA
+# the model kinds by the name a model gives as its ``_model_kind``
+KINDS = {"fine_mapping": FineMappingKind, "gaussian_regression": GaussianRegressionKind,
+         "linear_regression": LinearRegressionKind,
+         "logistic_regression": LogisticRegressionKind,
+         "gaussian_mixture": GaussianMixtureKind, "topic_model": TopicModelKind}
 
-    kinds = ((FineMappingKind, (AlphaSuSiE,)),
-             (GaussianRegressionKind, (AlphaLinearRegression, AlphaSpikeSlabRegression)),
-                (LogisticRegressionKind, (AlphaSpikeSlabClassifier, AlphaLogisticRegression,
-                                          AlphaSuSiEClassifier)),
-                (GaussianMixtureKind, (AlphaGaussianMixture,)), (TopicModelKind, (AlphaLDA,)))
-    for kind, types in kinds:
-        if isinstance(estimator, types):
-            return kind(estimator)
-    names = [t.__name__ for _, types in kinds for t in types]
+
+def kind_of(estimator):
+    """The model kind of an alphavb estimator (the one it names as ``_model_kind``), or a
+    ValueError naming the estimators that have one."""
+    kind = KINDS.get(getattr(estimator, "_model_kind", None))
+    if kind is not None:
+        return kind(estimator)
+    import alphavb
+
+    names = [name for name in alphavb.__all__
+             if getattr(getattr(alphavb, name), "_model_kind", None) in KINDS]
     raise bad_parameter("AlphaSelector", "estimator", f"one of {names} (an alpha-VB "
                         "temperature in (0, 1])", type(estimator).__name__,
                         "BB-alpha and AADM take a divergence order (divergence_order), not "

@@ -59,7 +59,7 @@ from .._validation import (
     caller_stacklevel,
     validate_params,
 )
-from ..base import CAVIEstimator, StochasticStepsMixin
+from ..base import CAVIEstimator, ExactSampler, StochasticStepsMixin
 from ._blocks import (
     DocumentBlocks,
     as_document_blocks,
@@ -226,6 +226,11 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
     >>> bool(all(a <= b for a, b in zip(lda.elbo_history_, lda.elbo_history_[1:])))
     True
     """
+
+    # what alphavb.exact and AlphaSelector ask of the model (base.ExactSampler, KINDS)
+    _exact_sampler: ClassVar[ExactSampler] = ExactSampler(
+        "_topics", "sample_lda", rows="topic_rows")
+    _model_kind: ClassVar[str] = "topic_model"
 
     def __init__(self, n_components=10, *, alpha=1.0, objective="alpha-vb",
                  doc_topic_prior=None, topic_word_prior=None, learning_method="batch",
@@ -621,6 +626,13 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         draws = rng.standard_gamma(np.broadcast_to(self.components_,
                                                    (n_samples, *self.components_.shape)))
         return {"topic_word": draws / draws.sum(axis=-1, keepdims=True)}
+
+    def _draw_dimensions(self, draws, features):
+        """ArviZ's dimensions of the topics' and the documents' draws
+        (:mod:`alphavb.inference_data`)."""
+        return ({"topic_word": ["topic", "word"], "doc_topic": ["document", "topic"]},
+                {"topic": np.arange(self.n_components),
+                 "word": [f"w{v}" for v in range(self.n_features_in_)]})
 
     def score(self, X, y=None):
         """The alpha = 1 variational bound of ``X`` with the fitted topics (scikit-learn's

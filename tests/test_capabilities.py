@@ -1,0 +1,67 @@
+"""The package's generic functions ask a model for what it can do (its exact sampler, its
+model kind, its draws' dimensions, its row log-density) instead of testing its type: a model
+that says otherwise is taken at its word, so that a new model edits itself, not five
+dispatch chains (issue 60, item 1)."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_regression
+
+from alphavb import AlphaLinearRegression, AlphaSpikeSlabRegression
+from alphavb.exact import sample_exact
+from alphavb.inference_data import draw_dimensions
+from alphavb.metrics import log_predictive_density
+from alphavb.model_selection._model_kinds import (
+    GaussianRegressionKind,
+    LinearRegressionKind,
+    kind_of,
+)
+
+
+def _data():
+    X, y = make_regression(n_samples=40, n_features=3, noise=1.0, random_state=0)
+    return X, y
+
+
+class _NoSampler(AlphaLinearRegression):
+    _exact_sampler = None
+
+
+class _RefittedLinear(AlphaLinearRegression):
+    _model_kind = "gaussian_regression"
+
+
+class _OwnDensity(AlphaSpikeSlabRegression):
+    def _row_log_predictive(self, X, y, n_draws, random_state):
+        return np.full(len(y), -1.5)
+
+    def _draw_dimensions(self, draws, features):
+        return {"coef": ["slot"]}, {"slot": ["a", "b", "c"], "unused": None}
+
+
+def test_sample_exact_asks_the_model_for_its_sampler():
+    X, y = _data()
+    assert sample_exact(AlphaLinearRegression(), X, y, n_draws=5, n_chains=1,
+                        random_state=0) is not None
+    with pytest.raises(ValueError, match=r"estimator.*an estimator with an exact sampler"):
+        sample_exact(_NoSampler(), X, y, n_draws=5, n_chains=1)
+
+
+def test_alpha_selector_asks_the_model_for_its_kind():
+    """The linear model's kind has the exact one-pass prequential update; the same class
+    naming the Gaussian regressions' kind is refitted like the spike-and-slab model."""
+    linear, refitted = kind_of(AlphaLinearRegression()), kind_of(_RefittedLinear())
+    assert type(linear) is LinearRegressionKind and linear.exact
+    assert type(refitted) is GaussianRegressionKind and not refitted.exact
+    with pytest.raises(ValueError, match="estimator"):
+        kind_of(type("NoKind", (AlphaSpikeSlabRegression,), {"_model_kind": None})())
+
+
+def test_metrics_and_inference_data_ask_the_model():
+    X, y = _data()
+    model = _OwnDensity().fit(X, y)
+    np.testing.assert_array_equal(log_predictive_density(model, X, y), np.full(len(y), -1.5))
+    dims, coords = draw_dimensions(model, model.sample_posterior(3, random_state=0))
+    assert dims == {"coef": ["slot"]} and coords == {"slot": ["a", "b", "c"]}
+    plain = AlphaSpikeSlabRegression().fit(X, y)  # the default: Monte Carlo over q's draws
+    assert np.all(np.isfinite(log_predictive_density(plain, X, y, n_draws=20)))
