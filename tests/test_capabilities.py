@@ -65,3 +65,14 @@ def test_metrics_and_inference_data_ask_the_model():
     assert dims == {"coef": ["slot"]} and coords == {"slot": ["a", "b", "c"]}
     plain = AlphaSpikeSlabRegression().fit(X, y)  # the default: Monte Carlo over q's draws
     assert np.all(np.isfinite(log_predictive_density(plain, X, y, n_draws=20)))
+
+
+def test_sufficient_calibration_asks_for_a_fine_mapping_kind():
+    """AlphaSelector calibrates credible sets from sufficient statistics for a model of the
+    fine-mapping kind only; the linear model, which has fit_sufficient too, is refused."""
+    from alphavb.model_selection import AlphaSelector
+
+    X, y = _data()
+    statistics = (X.T @ X, X.T @ y, float(y @ y), len(y))
+    with pytest.raises(ValueError, match=r"method.*'calibrate' with an AlphaSuSiE"):
+        AlphaSelector(AlphaLinearRegression(), method="calibrate").fit_sufficient(*statistics)

@@ -433,7 +433,6 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         from sklearn.utils import check_random_state
         from tqdm.auto import tqdm
 
-        from ..linear_model import AlphaSuSiE
         from ..linear_model._susie_calibration import SufficientSource
 
         self._validate_params()
@@ -442,7 +441,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                                 "calibration's replicates carry no covariates yet)",
                                 n_covariates, "Calibrate on the rows, or fit AlphaSuSiE's "
                                 "fit_sufficient at a chosen alpha.")
-        if not isinstance(self.estimator, AlphaSuSiE) or self.method != "calibrate":
+        fine_mapping = getattr(self.estimator, "_model_kind", None) == "fine_mapping"
+        if not fine_mapping or self.method != "calibrate":
             raise bad_parameter("AlphaSelector", "method", "'calibrate' with an AlphaSuSiE "
                                 "for fit_sufficient", self.method, "The other criteria need "
                                 "rows (fit(X, y)).")
