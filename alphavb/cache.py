@@ -57,8 +57,7 @@ def _canonical(value):
         return {type(value).__name__: [_canonical(v) for v in value]}
     if isinstance(value, BaseEstimator):
         kind = type(value)
-        # an estimator whose parameter was renamed keys under the old name, so that the
-        # results cached before the rename are still found
+        # an estimator may key on more than its parameters (a rule its results depend on)
         params = (value._cache_key_parameters() if hasattr(value, "_cache_key_parameters")
                   else value.get_params(deep=False))
         return {"estimator": f"{kind.__module__}.{kind.__qualname__}",

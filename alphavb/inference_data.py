@@ -122,9 +122,8 @@ def to_inference_data(estimator, n_draws=1000, *, n_chains=4, X=None, y=None, co
                         dims={**default_dims, **(dims or {}),
                               **{name: ["observation"] for name in ("y", "x")}},
                         coords={**default_coords, **(coords or {})})
-    if hasattr(estimator, "_order_parameter"):  # BB-alpha, AADM: the divergence's order
-        tempering = {"divergence_order": float(getattr(estimator,
-                                                       estimator._order_parameter()))}
+    if hasattr(estimator, "divergence_order"):  # BB-alpha, AADM: the divergence's order
+        tempering = {"divergence_order": float(estimator.divergence_order)}
     else:  # the alpha-VB models: the likelihood's temperature
         tempering = {"alpha": float(getattr(estimator, "alpha", np.nan))}
     data.posterior.attrs.update({"estimator": type(estimator).__name__, **tempering,

@@ -3,8 +3,8 @@ Cor. 4.3 and D.1; Hernández-Lobato et al. 2016; Rodríguez-Santana & Hernández
 
 Two different alphas live here. In ``BBAlphaRegressor``, ``BBAlphaClassifier`` and
 ``AADMRegressor`` the **order of the alpha-divergence** minimized, ``alpha >= 0`` in their
-papers (``0`` is VB), is the parameter ``divergence_order`` (their former ``alpha`` is
-deprecated, as :mod:`alphavb.divergences` calls it ``order`` too). In ``AlphaGaussianVB`` and
+papers (``0`` is VB), is the parameter ``divergence_order`` (:mod:`alphavb.divergences`
+calls it ``order`` too). In ``AlphaGaussianVB`` and
 ``AlphaLogisticRegression``, as in every closed-form model of alphavb, ``alpha`` in (0, 1]
 is the **likelihood's temperature** (alpha-VB), and ``1`` is VB.
 

@@ -17,7 +17,6 @@ from ._aadm_objective import (
 )
 from ._mlp import ACTIVATIONS, mlp_layer_shapes
 from ._networks import (
-    DEPRECATED_ALPHA_DOC,
     DIVERGENCE_ORDER_CONSTRAINTS,
     DTYPES,
     _BNNRegressorMixin,
@@ -50,7 +49,7 @@ BIAS_POSTERIORS = ("point", "implicit")
 
 
 class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
-    __doc__ = f"""Bayesian neural-network regression with an implicit posterior, by AADM.
+    __doc__ = """Bayesian neural-network regression with an implicit posterior, by AADM.
 
     Model ``y = f_w(x) + N(0, sigma^2)`` with an MLP ``f_w`` and the prior ``N(0, v0)`` on
     every generated weight. ``q(w)`` is implicit: a generator network maps Gaussian noise
@@ -71,7 +70,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     hidden_layer_sizes : tuple of int, default=(50,)
         Hidden layers of the Bayesian network ``f`` (the paper's UCI networks: ``(50,
         50)``).
-    activation : {{"leaky_relu", "relu", "tanh", "logistic", "identity"}}, default="leaky_relu"
+    activation : {"leaky_relu", "relu", "tanh", "logistic", "identity"}, default="leaky_relu"
         Of ``f``'s hidden layers (the generator and discriminator use leaky ReLU).
     generator_hidden : tuple of int, default=(50, 50)
         Hidden layers of the generator ``g``; ``()`` makes ``g`` linear, so ``q`` is a
@@ -79,7 +78,7 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     noise_dim : int, default=100
         Dimension of the generator's input noise.
     discriminator_hidden : tuple of int, default=(50, 50)
-    bias_posterior : {{"point", "implicit"}}, default="point"
+    bias_posterior : {"point", "implicit"}, default="point"
         ``"point"``: the biases are point estimates outside ``q`` and its KL (the authors'
         code); ``"implicit"``: the generator emits the network's biases with its weights.
         On 5 boston splits at alpha = 1 and 200 epochs, point biases gave test LL -2.47 and
@@ -139,11 +138,10 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
         Seeds the initial weights, mini-batches and Monte-Carlo draws.
     verbose : bool, default=False
         Show a progress bar over epochs (tqdm).
-    dtype : {{"float64", "float32"}}, default="float64"
+    dtype : {"float64", "float32"}, default="float64"
         Precision of training (parameters, Adam's moments, data, draws and the network
         passes): float32 halves the memory traffic of each step (``benchmarks/``); the fitted
         attributes are float64 either way.
-    {DEPRECATED_ALPHA_DOC}
 
     Attributes
     ----------
@@ -187,9 +185,8 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
                  discriminator_init_scale=None, tol=1e-3, n_iter_no_change=5, n_lr_decays=2,
                  noise_variance=None, learn_noise_variance=True, prior_variance=1.0,
                  learn_prior_variance=True, normalize=True, random_state=None, verbose=False,
-                 dtype="float64", alpha="deprecated"):
+                 dtype="float64"):
         self.divergence_order = divergence_order
-        self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.generator_hidden = generator_hidden
@@ -249,7 +246,6 @@ class AADMRegressor(_BNNRegressorMixin, _MonteCarloNetwork):
     _parameter_hints: ClassVar[dict] = {
         "divergence_order": "0 (or 1e-4) is AVB, 1 the paper's choice for multimodal "
                             "predictives.",
-        "alpha": "alpha is deprecated: pass the divergence order as divergence_order.",
         "warmup_fraction": "Use 0 for no warm-up.",
         "discriminator_init_scale": "Or None for N(0, 1/n_in) weights.",
         "tol": "Or None to train every epoch of the budget.",

@@ -32,7 +32,6 @@ from .._validation import (
 )
 from ._mlp import ACTIVATIONS, mlp_forward, mlp_layer_shapes, mlp_n_weights
 from ._networks import (
-    DEPRECATED_ALPHA_DOC,
     DIVERGENCE_ORDER_CONSTRAINTS,
     DTYPES,
     _BNNRegressorMixin,
@@ -145,7 +144,6 @@ class _BBAlphaBase(_MonteCarloNetwork):
     }
     _parameter_hints: ClassVar[dict] = {
         "divergence_order": "0 is VB, 0.5 the paper's choice, 1 EP-like.",
-        "alpha": "alpha is deprecated: pass the divergence order as divergence_order.",
         "tol": "Or None to train every epoch of the budget.",
     }
 
@@ -167,7 +165,7 @@ class _BBAlphaBase(_MonteCarloNetwork):
             X, targets = X[order[n_valid:]], targets[order[n_valid:]]
             n_samples = X.shape[0]
         if self.energy == "exact" and divergence > n_samples:
-            raise bad_parameter(type(self).__name__, self._order_parameter(),
+            raise bad_parameter(type(self).__name__, "divergence_order",
                                 f"a divergence order <= n_samples={n_samples} for the exact "
                                 "energy (the cavity is no longer a Gaussian)", divergence,
                                 "Use energy='reparametrized' or more data.")
@@ -259,8 +257,8 @@ class _BBAlphaBase(_MonteCarloNetwork):
         return self.posterior_mean_ + np.sqrt(self.posterior_var_) * eps
 
 
-_COMMON_PARAMETERS = f"""
-    energy : {{"exact", "reparametrized"}}, default="exact"
+_COMMON_PARAMETERS = """
+    energy : {"exact", "reparametrized"}, default="exact"
         ``"exact"`` is the BB-alpha energy with the cavity (the paper's eq. 12);
         ``"reparametrized"`` draws from ``q`` instead (Li & Gal 2017), valid when
         ``alpha / n_samples -> 0``.
@@ -306,11 +304,10 @@ _COMMON_PARAMETERS = f"""
         Seeds the initial means, mini-batches and Monte-Carlo draws.
     verbose : bool, default=False
         Show a progress bar over epochs (tqdm).
-    dtype : {{"float64", "float32"}}, default="float64"
+    dtype : {"float64", "float32"}, default="float64"
         Precision of training (parameters, Adam's moments, data, draws and the network
         passes): float32 halves the memory traffic of each step (``benchmarks/``); the fitted
         attributes are float64 either way.
-    {DEPRECATED_ALPHA_DOC}
 """
 
 _COMMON_ATTRIBUTES = """
@@ -365,10 +362,8 @@ class BBAlphaRegressor(_BNNRegressorMixin, _BBAlphaBase):
                  learning_rate=1e-3, tol=1e-4, n_iter_no_change=10, n_lr_decays=2,
                  prior_variance=1.0, learn_prior_variance=False, noise_variance=None,
                  normalize=True, n_predict_samples=100, early_stopping=False,
-                 validation_fraction=0.1, random_state=None, verbose=False, dtype="float64",
-                 alpha="deprecated"):
+                 validation_fraction=0.1, random_state=None, verbose=False, dtype="float64"):
         self.divergence_order = divergence_order
-        self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.energy = energy
@@ -475,9 +470,8 @@ class BBAlphaClassifier(ClassifierMixin, _BBAlphaBase):
                  prior_variance=1.0, learn_prior_variance=False, normalize=True,
                  n_predict_samples=100,
                  early_stopping=False, validation_fraction=0.1, random_state=None,
-                 verbose=False, dtype="float64", alpha="deprecated"):
+                 verbose=False, dtype="float64"):
         self.divergence_order = divergence_order
-        self.alpha = alpha
         self.hidden_layer_sizes = hidden_layer_sizes
         self.link = link
         self.activation = activation

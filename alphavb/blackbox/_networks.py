@@ -5,9 +5,7 @@ predicts by averaging the network over draws, and the regressors' standardizatio
 predictive mixture.
 """
 
-import inspect
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,11 +16,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (
     Integer,
-    Options,
     Real,
     ValidatedParametersMixin,
-    bad_parameter,
-    caller_stacklevel,
     validate_params,
 )
 from ._mlp import mlp_forward
@@ -61,17 +56,7 @@ def resolve_epochs(n_epochs, n_rows, batch_size, default_steps=DEFAULT_STEPS):
     return max(1, -(-default_steps // steps_per_epoch))
 
 
-# the divergence order of BB-alpha and AADM was the parameter ``alpha`` until 0.1.0, the name
-# the alpha-VB models give the likelihood's temperature; ``alpha`` goes in 0.3.0
-DEPRECATED_ALPHA_DOC = """alpha : float, default="deprecated"
-        The former name of ``divergence_order``; given, it is used, with a FutureWarning
-        (``divergence_order`` at its default is then not used; another value of
-        ``divergence_order`` than ``alpha`` raises a ValueError).
-
-        .. deprecated:: 0.1.0
-           ``alpha`` is removed in 0.3.0: pass ``divergence_order``."""
-DIVERGENCE_ORDER_CONSTRAINTS = {"divergence_order": [Real(0, None)],
-                                "alpha": [Real(0, None), Options("deprecated")]}
+DIVERGENCE_ORDER_CONSTRAINTS = {"divergence_order": [Real(0, None)]}
 
 
 class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
@@ -79,56 +64,12 @@ class _MonteCarloNetwork(ValidatedParametersMixin, BaseEstimator):
 
     Subclasses set ``layer_shapes_``, ``activation``, ``n_predict_samples`` and implement
     ``_weight_draws(n_draws, random_state)``; they take the divergence order as
-    ``divergence_order`` (and the deprecated ``alpha``, see :meth:`_divergence_order`).
+    ``divergence_order``.
     """
 
-    def _order_parameter(self):
-        """The name of the parameter that sets the divergence order: ``divergence_order``,
-        or ``alpha`` when the deprecated name is given.
-
-        Raises the InvalidParameterError (a ValueError) naming both when ``alpha`` is given
-        and ``divergence_order`` differs from it and from its own default: a value of
-        ``divergence_order`` that is not its default was given too, and fitting ``alpha``'s
-        would ignore it (a grid search over ``divergence_order`` would fit one order). At its
-        default, ``divergence_order`` cannot be told from one not given, and ``alpha`` sets
-        the order, as before the rename.
-        """
-        if isinstance(self.alpha, str) and self.alpha == "deprecated":
-            return "divergence_order"
-        default = self._default_divergence_order()
-        if self.divergence_order != default and self.divergence_order != self.alpha:
-            raise bad_parameter(
-                type(self).__name__, "alpha", f"left unset ('deprecated') or equal to "
-                f"divergence_order={self.divergence_order!r} when divergence_order is given",
-                self.alpha, "Pass divergence_order only: alpha is its former name, "
-                "deprecated in 0.1.0 and removed in 0.3.0.")
-        return "alpha"
-
-    def _default_divergence_order(self):
-        """The default of ``divergence_order`` in the estimator's signature."""
-        return inspect.signature(type(self).__init__).parameters["divergence_order"].default
-
     def _divergence_order(self):
-        """The order to fit, with a ``FutureWarning`` when the deprecated ``alpha`` gives it
-        (scikit-learn's deprecation cycle for a renamed parameter)."""
-        if self._order_parameter() == "alpha":
-            warnings.warn(
-                f"{type(self).__name__}: 'alpha' was renamed 'divergence_order' in 0.1.0 "
-                "(alpha is the likelihood's temperature in the alpha-VB models) and will be "
-                f"removed in 0.3.0; pass divergence_order={self.alpha!r} instead "
-                f"(divergence_order at its default ({self._default_divergence_order()!r}) is "
-                "not used while alpha is given).",
-                FutureWarning, stacklevel=caller_stacklevel())
-        return float(getattr(self, self._order_parameter()))
-
-    def _cache_key_parameters(self):
-        """``get_params`` under the names the result cache keyed before the rename: the order
-        as ``alpha`` (whichever parameter gave it), so that the fits cached then (the
-        committed UCI and toy runs) are still found (:func:`alphavb.cache.cache_key`)."""
-        params = self.get_params(deep=False)
-        del params["divergence_order"]
-        params["alpha"] = getattr(self, self._order_parameter())
-        return params
+        """The order of the alpha-divergence to fit."""
+        return float(self.divergence_order)
 
     def _standardized(self, X, reset=False):
         """``X`` on the model's scale; ``reset`` (in fit) first learns the column scaling."""

@@ -212,9 +212,13 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                    "e.g. AlphaSelector(AlphaLinearRegression()).")
             raise bad_parameter(owner, "estimator", "an alphavb estimator instance",
                                 self.estimator, fix)
-        if "alpha" not in self.estimator.get_params(deep=False):
-            raise bad_parameter(owner, "estimator", "an estimator with an 'alpha' parameter",
-                                type(self.estimator).__name__)
+        params = self.estimator.get_params(deep=False)
+        if "alpha" not in params:
+            raise bad_parameter(owner, "estimator", "an estimator with an 'alpha' parameter "
+                                "(an alpha-VB temperature in (0, 1])",
+                                type(self.estimator).__name__,
+                                "BB-alpha and AADM take a divergence order (divergence_order), "
+                                "not a temperature." if "divergence_order" in params else "")
         model_kind = kind_of(self.estimator)
         X, y = model_kind.check_data(X, y)
         alphas = _check_alphas(self.alphas)

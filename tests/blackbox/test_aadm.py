@@ -234,8 +234,6 @@ def test_linear_generator_gives_gaussian_weights():
 @pytest.mark.parametrize("params, match", [
     ({"divergence_order": -0.5}, "'divergence_order'"),
     ({"divergence_order": float("inf")}, "'divergence_order'"),
-    ({"alpha": -0.5}, "'alpha'"),
-    ({"alpha": float("inf")}, "'alpha'"),
     ({"hidden_layer_sizes": (10, 0)}, "'hidden_layer_sizes'"),
     ({"generator_hidden": "big"}, "'generator_hidden'"),
     ({"discriminator_hidden": (-1,)}, "'discriminator_hidden'"),

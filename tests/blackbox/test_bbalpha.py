@@ -196,9 +196,6 @@ def test_posterior_var_layout_follows_layer_shapes():
     ({"divergence_order": -0.5}, "'divergence_order'"),
     ({"divergence_order": float("nan")}, "'divergence_order'"),
     ({"divergence_order": 50.0}, "'divergence_order'"),
-    ({"alpha": -0.5}, "'alpha'"),
-    ({"alpha": float("nan")}, "'alpha'"),
-    ({"alpha": 50.0}, "'alpha'"),
     ({"energy": "approx"}, "'energy'"),
     ({"hidden_layer_sizes": (10, 0)}, "'hidden_layer_sizes'"),
     ({"activation": "gelu"}, "'activation'"),
@@ -209,7 +206,6 @@ def test_posterior_var_layout_follows_layer_shapes():
     ({"validation_fraction": 1.0}, "'validation_fraction'"),
     ({"validation_fraction": 1.0, "early_stopping": True}, "'validation_fraction'"),
 ])
-@pytest.mark.filterwarnings("ignore:.*'alpha' was renamed:FutureWarning")
 def test_regressor_bad_parameters(params, match):
     X, y = np.random.default_rng(0).standard_normal((20, 2)), np.arange(20.0)
     with pytest.raises(ValueError, match=match):
