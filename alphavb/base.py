@@ -169,7 +169,9 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
     ``_has_converged`` (the stopping rule; default the relative change of the objective),
     ``_check_every`` and ``_evaluate`` (a rule checked every few sweeps), ``_state_fits`` and
     ``_state_parameters`` (when a warm start may continue), ``_n_starts`` (default
-    ``n_init``), ``_final_objective``, ``_sweep_name`` and the ``_report_*`` progress lines.
+    ``n_init``), ``_final_objective`` and the ``_report_*`` progress lines. What
+    ``max_iter`` counts, for the ``ConvergenceWarning``, is ``data.sweep_name`` where the
+    data say (LDA's online learning: passes), else sweeps.
 
     What the base provides: ``_fit_cavi`` and ``_run_cavi`` (the one fit driver: the
     settings, the ``n_init`` starts, the loop, warm start, the best start kept, ``elbo_``,
@@ -272,10 +274,6 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
     def _final_objective(self, data, state, converged):
         """An objective to append to the history when the loop ends (None: nothing; online
         LDA evaluates the final topics when it did not converge)."""
-
-    def _sweep_name(self, data):
-        """What ``max_iter`` counts, for the ``ConvergenceWarning``."""
-        return "sweeps"
 
     def _fit_cavi(self, data):
         """Fit ``data`` and publish the result, the one fit driver of every CAVI model.
@@ -417,12 +415,13 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
     def _warn_not_converged(self, converged, data):
         """The ``ConvergenceWarning`` of a fit of ``data`` that met ``max_iter`` before its
         stopping rule (none when the rule is never checked); it names what ``max_iter``
-        counts (``_sweep_name``: sweeps, passes)."""
+        counts: ``data.sweep_name`` where the data say (online LDA: passes), else sweeps."""
         if converged or not self._check_every():
             return
         warnings.warn(
             f"{type(self).__name__} did not converge in max_iter={self.max_iter} "
-            f"{self._sweep_name(data)} (tol={self.tol}). Increase max_iter or tol.",
+            f"{getattr(data, 'sweep_name', 'sweeps')} (tol={self.tol}). Increase max_iter or "
+            "tol.",
             ConvergenceWarning, stacklevel=caller_stacklevel(),
         )
 

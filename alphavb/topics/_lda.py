@@ -44,7 +44,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, check_non_negative, validate_data
 
 from .._approximation import publish_check
@@ -67,9 +67,9 @@ from ._blocks import (
 )
 from ._check import check_cost_share, lda_check
 from ._estep import DocumentRows, word_factors_of
-from ._state import _LDABatch, _LDACorpus, _LDAOnline, _LDAState, _Topics
+from ._learning import LEARNERS
+from ._state import _LDABatch, _LDAState, _Topics
 
-LEARNING_METHODS = ("batch", "online")
 # scikit-learn's start: lambda and gamma drawn from Gamma(100, 1/100)
 INIT_SHAPE = 100.0
 
@@ -268,7 +268,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         "n_components": [Integer(1, None)],
         "doc_topic_prior": [None, Real(0, None, closed="neither")],
         "topic_word_prior": [None, Real(0, None, closed="neither")],
-        "learning_method": [Options(*LEARNING_METHODS)],
+        "learning_method": [Options(*LEARNERS)],
         "learning_decay": [Real(0.5, 1, closed="right")],
         "learning_offset": [Real(0, None)],
         "batch_size": [Integer(1, None)],
@@ -430,16 +430,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         print(line)
 
     def _initialize(self, data, random_state, start, previous=None):
-        if isinstance(data, _LDAOnline):  # the fitted topics and the step count go on
-            if previous is None:
-                previous = self._first_batch_state(
-                    _LDABatch(data.documents, float(data.documents.shape[0])), random_state)
-                self.n_batch_iter_ = self._batch_iter_start
-            return replace(previous, random_state=random_state)
-        topics = (previous.topics if previous is not None
-                  else self._initial_topics(data.documents.shape[1], random_state))
-        return _LDAState(topics, self._random_gamma(data.documents.shape[0], random_state),
-                         random_state)
+        return data.initialize(self, random_state, previous)
 
     def _cavi_step(self, data, state):
         """One batch sweep that never lowers the objective; online, one pass of stochastic VI
@@ -450,24 +441,10 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         in). If that lowers the objective below the previous sweep's, it is discarded and the
         sweep is made again from the previous state, each document kept at its previous
         ``gamma_d`` unless the restart is at least as good for it (``lda_document_step``),
-        which cannot lower the objective.
+        which cannot lower the objective. ``data`` is the learning strategy
+        (:mod:`alphavb.topics._learning`), which makes the sweep.
         """
-        if isinstance(data, _LDAOnline):
-            n_documents = data.documents.shape[0]
-            for batch in gen_batches(n_documents, self.batch_size):
-                state = self._take_step(_LDABatch(data.documents.take(batch),
-                                                  float(n_documents)),
-                                        state, state.random_state)
-            return state, None
-        fresh = self._random_gamma(data.documents.shape[0], state.random_state)
-        restarted = fresh.copy()
-        topics, value = self._batch_sweep(data.documents, state.topics, restarted)
-        if state.objective is None or value >= state.objective:
-            return _LDAState(topics, restarted, state.random_state, value,
-                             state.n_guarded_sweeps), value
-        topics, value = self._batch_sweep(data.documents, state.topics, state.gamma, fresh)
-        return _LDAState(topics, state.gamma, state.random_state, value,
-                         state.n_guarded_sweeps + 1), value
+        return data.step(self, state)
 
     def _set_parameters(self, state):
         topics = state.topics
@@ -516,12 +493,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
 
     def _final_objective(self, data, state, converged):
         """Online learning that did not converge ends with the final topics' objective."""
-        if isinstance(data, _LDAOnline) and not converged:
-            return self._evaluate(data, state)
-        return None
-
-    def _sweep_name(self, data):
-        return "passes" if isinstance(data, _LDAOnline) else "sweeps"
+        return data.final_objective(self, state, converged)
 
     # ------------------------------------------------------------------ public API
 
@@ -545,11 +517,9 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
             raise bad_parameter(type(self).__name__, "learning_method",
                                 "'batch' for a corpus in blocks", self.learning_method,
                                 "For online learning call partial_fit on each block.")
-        if self.learning_method == "batch":
-            self._fit_cavi(_LDACorpus(documents))
+        self._fit_cavi(LEARNERS[self.learning_method](documents))
+        if self.learning_method == "batch":  # online learning counts its steps
             self.n_batch_iter_ = self._batch_iter_start
-        else:  # a sweep = one pass over the mini-batches
-            self._fit_cavi(_LDAOnline(documents))
         if documents.word_count > 0:
             try:
                 self.bound_ = self.perplexity(documents)

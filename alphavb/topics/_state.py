@@ -33,19 +33,6 @@ class _LDAState:
     n_guarded_sweeps: int = 0
 
 
-class _LDACorpus(NamedTuple):
-    """The corpus of a batch ``fit`` (a row source: in memory or in dask blocks)."""
-
-    documents: object
-
-
-class _LDAOnline(NamedTuple):
-    """The corpus of an online ``fit`` (in memory): each sweep of the CAVI loop is one pass
-    of stochastic VI over its mini-batches."""
-
-    documents: object
-
-
 class _LDABatch(NamedTuple):
     """A mini-batch (a row source) and the corpus size ``D`` its statistics are scaled to."""
 
