@@ -302,8 +302,12 @@ class CAVIEstimator(ValidatedParametersMixin, BaseEstimator, metaclass=ABCMeta):
         return [data]
 
     def _publish_data(self, data):
-        """Publish what the fitted model keeps of the training data (nothing by default; the
-        regressions keep their centring)."""
+        """Publish what preparation resolved of the training data: the fitted attributes in
+        ``data.fitted_attributes`` where the data hold them (the regressions: the rows
+        fitted, the noise prior, the columns' scales, the covariates), once, with the fitted
+        state; preparation itself sets none (but for scikit-learn's ``n_features_in_``,
+        ``feature_names_in_`` and a classifier's ``classes_``, which validation sets)."""
+        self.__dict__.update(getattr(data, "fitted_attributes", {}))
 
     def _publish_results(self, data, results):
         """Publish the settings' results (one by default: :meth:`_publish_result`)."""

@@ -76,3 +76,30 @@ def test_sufficient_calibration_asks_for_a_fine_mapping_kind():
     statistics = (X.T @ X, X.T @ y, float(y @ y), len(y))
     with pytest.raises(ValueError, match=r"method.*'calibrate' with an AlphaSuSiE"):
         AlphaSelector(AlphaLinearRegression(), method="calibrate").fit_sufficient(*statistics)
+
+
+@pytest.mark.parametrize("kind", ["linear", "spike_slab", "spike_slab_classifier",
+                                  "susie_classifier"])
+def test_preparation_returns_what_it_resolves_and_sets_no_fitted_attribute(kind):
+    """Preparing a fit (what the exact samplers call on a clone) leaves the estimator with
+    only what scikit-learn's validation sets; what it resolved (rows, noise prior, column
+    scales, covariates) is in the data's fitted_attributes, and a fit publishes exactly
+    those (issue 60, item 2)."""
+    from alphavb import AlphaSpikeSlabClassifier, AlphaSuSiEClassifier
+
+    X, y = _data()
+    Z = np.random.default_rng(0).standard_normal((len(y), 1))
+    estimator, args = {
+        "linear": (AlphaLinearRegression(), (X, y)),
+        "spike_slab": (AlphaSpikeSlabRegression(), (X, y, Z)),
+        "spike_slab_classifier": (AlphaSpikeSlabClassifier(), (X, y > 0, Z)),
+        "susie_classifier": (AlphaSuSiEClassifier(2), (X, y > 0, Z)),
+    }[kind]
+    data = estimator._prepare_fit(*args)
+    published = {name for name in vars(estimator) if name.endswith("_")}
+    assert published <= {"n_features_in_", "feature_names_in_", "classes_"}
+    assert {"n_samples_fit_", "column_scale_"} <= set(data.fitted_attributes)
+    fitted = estimator.fit(*args[:2], **({"covariates": Z} if kind != "linear" else {}))
+    for name, value in data.fitted_attributes.items():
+        np.testing.assert_array_equal(getattr(fitted, name), value)
+    assert fitted.n_samples_fit_ == len(y)

@@ -166,11 +166,11 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
                     kept_setting[chain, r] = one["setting"][0]
                     kept_log_posterior[chain, r] = one["log_posterior"][0]
         swaps[chain] = accepted[0]
-    coef = kept_coef[..., n_fixed:] / model.column_scale_
+    coef = kept_coef[..., n_fixed:] / data.fitted_attributes["column_scale_"]
     draws = {"coef": coef, "inclusion": kept_inclusion,
              "intercept": (kept_coef[..., 0] if model.fit_intercept
                            else np.zeros((n_chains, n_draws)))}
-    if model.n_covariates_in_:
+    if data.fitted_attributes["n_covariates_in_"]:
         draws["covariate_coef"] = kept_coef[..., int(model.fit_intercept):n_fixed]
     return spike_slab_result(
         model, draws, inclusion=kept_inclusion, setting=kept_setting,

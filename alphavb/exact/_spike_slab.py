@@ -58,13 +58,14 @@ def correlated_neighbours(X, n_neighbours, block=512):
     return out
 
 
-def check_noise_shape(model, shape, prior_shape, n_rows, n_observations, n_flat):
+def check_noise_shape(model, shape, prior_shape, n_rows, n_observations, n_flat,
+                      n_covariates=0):
     """Refuse data too few to draw the noise variance from its exact posterior.
 
     Parameters
     ----------
     model : estimator
-        The prepared clone (its ``alpha``, ``fit_intercept``, ``n_covariates_in_``).
+        The prepared clone (its ``alpha`` and ``fit_intercept``).
     shape : float
         The posterior shape ``a0 + (alpha n - k) / 2``.
     prior_shape : float
@@ -75,6 +76,8 @@ def check_noise_shape(model, shape, prior_shape, n_rows, n_observations, n_flat)
         ``n``: the rows, or the total of ``sample_weight``.
     n_flat : int
         ``k``: the flat-prior columns integrated out (intercept, covariates).
+    n_covariates : int, default=0
+        The covariates among them.
 
     Raises
     ------
@@ -85,7 +88,6 @@ def check_noise_shape(model, shape, prior_shape, n_rows, n_observations, n_flat)
     if shape >= MIN_NOISE_SHAPE:
         return
     alpha = float(model.alpha)
-    n_covariates = getattr(model, "n_covariates_in_", 0)
     flat = [*(["the intercept"] if model.fit_intercept else []),
             *([f"{n_covariates} covariate{'s' * (n_covariates > 1)}"] if n_covariates
               else [])]
@@ -161,10 +163,10 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     response = root * data.y
     kind, noise, *prior_scale = model._collapsed_noise(data)
     if kind == "integrated":
+        n_covariates = data.fitted_attributes["n_covariates_in_"]
         check_noise_shape(model, noise, data.noise_prior[0], data.X.shape[0],
-                          data.X.shape[0] if data.n_observations is None
-                          else data.n_observations,
-                          int(model.fit_intercept) + model.n_covariates_in_)
+                          data.n_observations, int(model.fit_intercept) + n_covariates,
+                          n_covariates)
     mode, prior_scale = (1, prior_scale[0]) if kind == "integrated" else (0, 0.0)
     prior_pi, slabs, beta_a, beta_b = grid_arrays(settings, pi_prior)
     neighbours = correlated_neighbours(data.X, n_neighbours)
@@ -193,7 +195,7 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
         for name in names:
             chains[name].append(out[name])
     stacked = {name: np.stack(values) for name, values in chains.items()}
-    coef = stacked["coef"] / model.column_scale_  # back to the original columns
+    coef = stacked["coef"] / data.fitted_attributes["column_scale_"]  # the original columns
     noise_draws = stacked["noise"]
     flat = flat_parameters(model, data.centring, coef, noise_draws, rng)
     draws = {"coef": coef, "inclusion": stacked["inclusion"], **flat,

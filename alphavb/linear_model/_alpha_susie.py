@@ -407,6 +407,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         # centring and the covariates leave rounding of it, whatever the other columns' units
         magnitude = rows.col_sq_norms + n_samples * rows.centring.X_offset**2
         rows, projected = self._take_out_covariates(rows, covariates)
+        fitted_attributes = {"n_samples_fit_": rows.X.shape[0],
+                             "n_covariates_in_": 0 if projected is None else projected.n_columns}
         squares = np.einsum("ij,ij->j", rows.X, rows.X)
         uninformative = squares <= CONSTANT_TOLERANCE * magnitude
         weights = self._prior_weights(rows.X.shape[1], uninformative)
@@ -431,9 +433,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         ibss = ibss_data(design, y, weights, n_samples, projected,
                          variance_y=None if self.fit_intercept else variance_y,
                          null_weight=self.null_weight)
-        self._fit_cavi(self._susie_data(
+        self._fit_cavi(replace(self._susie_data(
             ibss, centring, scale, "rows", self.estimate_residual_variance in ("auto", True),
-            column_means=None if self.fit_intercept else design.mean(axis=0)))
+            column_means=None if self.fit_intercept else design.mean(axis=0)),
+            fitted_attributes=fitted_attributes))
         return self
 
     def fit_sufficient(self, XtX, Xty, yty, n_samples, *, X_mean=None, y_mean=None,
@@ -647,8 +650,6 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self.__dict__.pop("feature_names_in_", None)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.n_samples_fit_ = int(stats.n_samples)
-        self.n_covariates_in_ = 0
         weights = self._prior_weights(p, stats.uninformative)
         ibss = sufficient_statistics_data(stats.gram, stats.zty, stats.yty, stats.n_samples,
                                           weights, variance_y=stats.variance_y,
@@ -659,7 +660,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         data = self._susie_data(ibss, centring, stats.column_scale, kind,
                                 estimate_residual_variance, stats.prior_variance_share,
                                 column_means)
-        self._fit_cavi(replace(data, mismatch=mismatch))
+        self._fit_cavi(replace(data, mismatch=mismatch, fitted_attributes={
+            "n_samples_fit_": int(stats.n_samples), "n_covariates_in_": 0}))
 
     def _susie_data(self, ibss, centring, scale, kind, estimate_residual_variance,
                     prior_variance_share=None, column_means=None):

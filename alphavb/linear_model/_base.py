@@ -331,14 +331,14 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
                     "squares overflow float64. Rescale it first (e.g. with "
                     "sklearn.preprocessing.StandardScaler)."
                 )
-        self.n_samples_fit_ = X.shape[0]
         return TrainingRows(X, y, col_sq_norms, sqrt_weight, sample_weight is not None,
                             Centring(X_offset, y_offset, float(weight.sum())))
 
     def _publish_data(self, data):
-        """Publish what predictions, intervals and draws need of the training rows: the
-        fit's :class:`Centring` (``data.centring``), the model's one private fitted
-        attribute."""
+        """Publish what preparation resolved (``data.fitted_attributes``) and what
+        predictions, intervals and draws need of the training rows: the fit's
+        :class:`Centring` (``data.centring``), the model's one private fitted attribute."""
+        super()._publish_data(data)
         self._centring = data.centring
 
     def _stopping_value(self, data, state, objective):
@@ -352,25 +352,24 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         return abs(current - previous) <= self.tol
 
     def _statistics_rows(self, XtX, Xty, yty, n_samples, X_mean, y_mean):
-        """:func:`statistics_rows` for ``fit_sufficient``, with the fitted attributes of the
-        data (``n_features_in_``, ``n_samples_fit_``; no feature names)."""
+        """:func:`statistics_rows` for ``fit_sufficient``, setting what validation sets of
+        rows (``n_features_in_``; no feature names)."""
         rows = statistics_rows(type(self).__name__, XtX, Xty, yty, n_samples, X_mean, y_mean,
                                self.fit_intercept)
         self.n_features_in_ = len(rows.xty)
         self.__dict__.pop("feature_names_in_", None)
-        self.n_samples_fit_ = rows.n_samples
         return rows
 
     def _noise_from_variance(self, variance_y):
         """The known noise variance (or None) and the inverse-gamma prior given ``Var(y)``
-        (of the rows, or of sufficient statistics)."""
+        (of the rows, or of sufficient statistics); the prior is published as
+        ``noise_prior_``."""
         fixed = None if self.noise_variance is None else float(self.noise_variance)
         if isinstance(self.noise_prior, str):  # "auto"
             shape, scale = auto_noise_prior(float(variance_y))
         else:
             shape, scale = np.asarray(self.noise_prior, dtype=float)
-        self.noise_prior_ = (float(shape), float(scale))
-        return fixed, self.noise_prior_
+        return fixed, (float(shape), float(scale))
 
     def _noise_parameters(self, rows):
         """The known noise variance (or None) and the inverse-gamma prior, as floats:

@@ -40,15 +40,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._special import kl_gaussian_diag_prior
-from .._validation import (
-    Boolean,
-    FiniteArray,
-    Options,
-    Real,
-    bad_parameter,
-    check_targets,
-    validate_params,
-)
+from .._validation import Boolean, FiniteArray, Options, Real, bad_parameter, validate_params
 from ..base import ExactSampler, column_standard_deviations, feature_labels
 from ._base import (
     MIN_NOISE_SHAPE,
@@ -79,6 +71,9 @@ class _LinearData:
     n_observations: float  # the likelihood's count: n, or the sum of the weights
     conjugate: bool  # beta | sigma2 ~ N(0, sigma2 / lambda), else beta ~ N(0, 1 / lambda)
     centring: Centring  # what the fitted model keeps of the rows (published once)
+    # what preparation resolved, published once with the fitted state: n_samples_fit_,
+    # noise_prior_, column_scale_ and prior_precision_
+    fitted_attributes: dict
 
     @property
     def dual(self):
@@ -360,12 +355,14 @@ class AlphaLinearRegression(AlphaRegressionBase):
         """The :class:`_LinearData` of sufficient statistics (:meth:`fit_sufficient`)."""
         rows = self._statistics_rows(XtX, Xty, yty, n_samples, X_mean, y_mean)
         fixed_variance, noise_prior = self._noise_from_variance(rows.variance_y)
-        self.column_scale_ = rows.column_sd if self.standardize else np.ones(len(rows.xty))
-        self.prior_precision_ = resolve_prior_precision(
-            type(self).__name__, self.prior_precision, len(rows.xty)) * self.column_scale_**2
+        scale = rows.column_sd if self.standardize else np.ones(len(rows.xty))
+        prior_precision = resolve_prior_precision(
+            type(self).__name__, self.prior_precision, len(rows.xty)) * scale**2
         return _LinearData(rows.X, rows.y, rows.gram, rows.xty, fixed_variance, noise_prior,
-                           self.prior_precision_, rows.n_samples,
-                           self.coef_prior == "conjugate", rows.centring)
+                           prior_precision, rows.n_samples, self.coef_prior == "conjugate",
+                           rows.centring, {"n_samples_fit_": rows.n_samples,
+                                           "noise_prior_": noise_prior, "column_scale_": scale,
+                                           "prior_precision_": prior_precision})
 
     def _prepare_fit(self, X, y, sample_weight=None):
         """Validate the parameters and the data; the (centred) data and resolved priors the
@@ -374,19 +371,20 @@ class AlphaLinearRegression(AlphaRegressionBase):
         rows = self._prepare_data(X, y, sample_weight=sample_weight)
         X, y = rows.X, rows.y
         fixed_variance, noise_prior = self._noise_parameters(rows)
-        self.column_scale_ = (column_standard_deviations(X, rows.sqrt_weight,
-                                                         rows.centring.X_offset)
-                              if self.standardize else np.ones(X.shape[1]))
+        scale = (column_standard_deviations(X, rows.sqrt_weight, rows.centring.X_offset)
+                 if self.standardize else np.ones(X.shape[1]))
         # lambda on the standardized column is lambda sd^2 on the raw one
-        self.prior_precision_ = resolve_prior_precision(
-            type(self).__name__, self.prior_precision, X.shape[1]) * self.column_scale_**2
+        prior_precision = resolve_prior_precision(
+            type(self).__name__, self.prior_precision, X.shape[1]) * scale**2
         if X.shape[1] > X.shape[0]:  # d > n: the n x n dual (Woodbury identity)
-            gram = (X / self.prior_precision_) @ X.T
+            gram = (X / prior_precision) @ X.T
         else:
             gram = X.T @ X
-        return _LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior,
-                           self.prior_precision_, rows.centring.weight_total,
-                           self.coef_prior == "conjugate", rows.centring)
+        return _LinearData(X, y, gram, X.T @ y, fixed_variance, noise_prior, prior_precision,
+                           rows.centring.weight_total, self.coef_prior == "conjugate",
+                           rows.centring, {"n_samples_fit_": X.shape[0],
+                                           "noise_prior_": noise_prior, "column_scale_": scale,
+                                           "prior_precision_": prior_precision})
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:
@@ -554,6 +552,8 @@ class AlphaLinearRegression(AlphaRegressionBase):
         from scipy.special import logsumexp
         from sklearn.utils import check_random_state
         from sklearn.utils.validation import validate_data
+
+        from .._validation import check_targets
 
         mean = self.predict(X)  # X as given: predict checks its feature names against fit's
         X = validate_data(self, X, dtype=np.float64, reset=False)

@@ -11,6 +11,11 @@ from sklearn.utils.validation import validate_data
 from ._covariates import check_covariates, check_flat_design, refuse_separation
 
 
+def covariate_count(Z):
+    """The columns of the checked covariates ``Z`` (0 for None): ``n_covariates_in_``."""
+    return 0 if Z is None else Z.shape[1]
+
+
 def moderated_sigmoid(mean, variance):
     """``E[sigmoid(t)]`` for ``t ~ N(mean, variance)`` by MacKay's (1992) probit
     approximation, ``sigmoid(mean / sqrt(1 + pi variance / 8))``."""
@@ -23,10 +28,10 @@ class BinaryPredictionsMixin:
 
     def _binary_inputs(self, X, y, covariates, order="C"):
         """The validated ``X`` (float64, in ``order``), its squares, the 0/1 labels (of
-        ``classes_``, which it sets with ``n_covariates_in_``), the covariates ``Z`` (None
-        without) and the flat-prior design (:meth:`_flat_design`); refuses other than two
-        classes, a flat design without full rank, covariates that separate the classes
-        and values whose squares overflow."""
+        ``classes_``, which validation sets, as scikit-learn's classifiers do), the
+        covariates ``Z`` (None without) and the flat-prior design (:meth:`_flat_design`);
+        refuses other than two classes, a flat design without full rank, covariates that
+        separate the classes and values whose squares overflow."""
         owner = type(self).__name__
         X, y = validate_data(self, X, y, dtype=np.float64, order=order)
         check_classification_targets(y)
@@ -37,10 +42,9 @@ class BinaryPredictionsMixin:
                 f"{len(self.classes_)} class(es); it needs 2. For more classes fit one model "
                 "per class (e.g. sklearn.multiclass.OneVsRestClassifier).")
         Z = check_covariates(owner, covariates, X.shape[0])
-        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
         design = self._flat_design(X.shape[0], Z)
         check_flat_design(owner, design, self.fit_intercept)
-        if self.n_covariates_in_:
+        if covariate_count(Z):
             refuse_separation(owner, design, labels == 1)
         with np.errstate(over="ignore"):
             squares = X * X

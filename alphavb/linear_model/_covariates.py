@@ -232,18 +232,16 @@ class GaussianCovariatesMixin:
         and the columns' names, ``col_sq_norms`` None: the projection changed them) and the
         :class:`Covariates`; ``rows`` and None without covariates."""
         Z = check_covariates(type(self).__name__, covariates, rows.X.shape[0])
-        self.n_covariates_in_ = 0 if Z is None else Z.shape[1]
-        if not self.n_covariates_in_:
+        if Z is None or not Z.shape[1]:
             return rows, None
         found = gaussian_covariates(type(self).__name__, Z, self.fit_intercept,
                                     float(self.alpha),
                                     rows.sqrt_weight if rows.weighted else None)
         solve = CovariateSolve(found.offset, found.coefficients(rows.X),
                                found.coefficients(rows.y),
-                               solve_triangular(found.triangle,
-                                                np.eye(self.n_covariates_in_)))
+                               solve_triangular(found.triangle, np.eye(Z.shape[1])))
         centring = replace(rows.centring, covariates=solve, covariate_names=tuple(
-            covariate_names(covariates, self.n_covariates_in_)))
+            covariate_names(covariates, Z.shape[1])))
         return replace(rows, X=found.project(rows.X), y=found.project(rows.y),
                        col_sq_norms=None, centring=centring), found
 

@@ -231,15 +231,13 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         return settings, pi_prior, log_prior - log_sum_exp(log_prior)
 
     def _column_scales(self, X, sqrt_weight=None, offset=0.0):
-        """Set ``column_scale_``: the standard deviation of each column of ``X`` (about its
+        """``column_scale_``: the standard deviation of each column of ``X`` (about its
         mean, as ``StandardScaler`` and susieR compute it; 1 for a constant column) when
         ``standardize``, else ones. The sweeps see ``X / column_scale_``. With weights, ``X``
         holds the rows times ``sqrt_weight`` and the deviation is the weighted one."""
         if not self.standardize:
-            self.column_scale_ = np.ones(X.shape[1])
-            return self.column_scale_
-        self.column_scale_ = column_standard_deviations(X, sqrt_weight, offset)
-        return self.column_scale_
+            return np.ones(X.shape[1])
+        return column_standard_deviations(X, sqrt_weight, offset)
 
     def _block_attributes(self, state):
         """The attributes of ``q(beta_j, z_j)`` and ``q(pi)`` from a state with ``phi``,

@@ -43,7 +43,7 @@ At ``alpha = 1`` this is the variational logistic SuSiE of the ``logisticsusie``
 (Tayeb & Stephens), which bounds each single effect's likelihood the same way.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -68,6 +68,9 @@ class Labels:
     prior_weights: np.ndarray | None = None
     variance_unit: float = 1.0
     n_effects: int = 1
+    # what preparation resolved, published once with the fitted state (the estimator's
+    # n_samples_fit_, column_scale_ and n_covariates_in_)
+    fitted_attributes: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

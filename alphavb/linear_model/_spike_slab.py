@@ -84,9 +84,13 @@ class _SpikeSlabData:
     pi_prior: tuple | None
     gram: np.ndarray | None  # X'X, for the joint update of the means when d <= n
     covariates: Covariates | None
-    n_observations: float | None  # sum of the weights (None without them)
+    n_observations: float  # the likelihood's count: n, or the sum of the weights
+    weighted: bool  # the rows were given weights (data.y holds sqrt(w_i) y_i)
     centring: Centring  # what the fitted model keeps of the rows (published once)
     sqrt_weight: np.ndarray  # the rows' factors (ones without weights)
+    # what preparation resolved, published once with the fitted state: n_samples_fit_,
+    # noise_prior_, column_scale_ and n_covariates_in_
+    fitted_attributes: dict
     variance_y: float | None = None  # Var(y) of sufficient statistics (not of data.y)
 
 
@@ -367,16 +371,16 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         rows = self._statistics_rows(XtX, Xty, yty, n_samples, X_mean, y_mean)
         fixed_variance, noise_prior = self._noise_from_variance(rows.variance_y)
         scale = rows.column_sd if self.standardize else np.ones(len(rows.xty))
-        self.column_scale_ = scale
-        self.n_covariates_in_ = 0
         X = np.asfortranarray(rows.X / scale)
         gram = rows.gram / np.outer(scale, scale) if self.algorithm == "paper" else None
         self._fit_cavi(_SpikeSlabData(
             X=X, y=rows.y, col_sq_norms=np.diag(rows.gram) / scale**2,
             fixed_variance=fixed_variance, noise_prior=noise_prior,
             slab_variance=self._scalar_slab_variance(), fixed_pi=None, pi_prior=None,
-            gram=gram, covariates=None, n_observations=rows.n_samples,
+            gram=gram, covariates=None, n_observations=rows.n_samples, weighted=False,
             centring=rows.centring, sqrt_weight=np.ones(len(rows.y)),
+            fitted_attributes={"n_samples_fit_": rows.n_samples, "noise_prior_": noise_prior,
+                               "column_scale_": scale, "n_covariates_in_": 0},
             variance_y=rows.variance_y))
         return self
 
@@ -391,7 +395,8 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         fixed_variance, noise_prior = self._noise_parameters(rows)
         projected, covariates = self._take_out_covariates(rows, covariates)
         X, col_sq_norms = projected.X, projected.col_sq_norms
-        if self.n_covariates_in_ or self.standardize:
+        n_covariates = 0 if covariates is None else covariates.n_columns
+        if n_covariates or self.standardize:
             X = np.asfortranarray(X / scale)
             col_sq_norms = np.einsum("ij,ij->j", X, X)
         gram = X.T @ X if self.algorithm == "paper" and X.shape[1] <= X.shape[0] else None
@@ -399,8 +404,10 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
             X=X, y=projected.y, col_sq_norms=col_sq_norms, fixed_variance=fixed_variance,
             noise_prior=noise_prior, slab_variance=self._scalar_slab_variance(), fixed_pi=None,
             pi_prior=None, gram=gram, covariates=covariates,
-            n_observations=rows.centring.weight_total if rows.weighted else None,
-            centring=projected.centring, sqrt_weight=rows.sqrt_weight)
+            n_observations=rows.centring.weight_total, weighted=rows.weighted,
+            centring=projected.centring, sqrt_weight=rows.sqrt_weight,
+            fitted_attributes={"n_samples_fit_": rows.X.shape[0], "noise_prior_": noise_prior,
+                               "column_scale_": scale, "n_covariates_in_": n_covariates})
 
     def _n_starts(self):
         return 1 if self.algorithm == "paper" else self.n_init
@@ -413,11 +420,10 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         covariates, each integrated out) and the prior scale, or ``("known", sigma2)``."""
         if data.fixed_variance is not None:
             return "known", float(data.fixed_variance)
-        n_observations = (data.X.shape[0] if data.n_observations is None
-                          else data.n_observations)
-        n_flat = int(self.fit_intercept) + self.n_covariates_in_
+        n_flat = int(self.fit_intercept) + data.fitted_attributes["n_covariates_in_"]
         shape, scale = data.noise_prior
-        return "integrated", exact_noise_shape(shape, self.alpha, n_observations, n_flat), scale
+        return "integrated", exact_noise_shape(shape, self.alpha, data.n_observations,
+                                               n_flat), scale
 
     def _collapsed_model(self, data, results):
         """The model with its coefficients integrated out: the rows times ``sqrt(alpha)``
@@ -496,7 +502,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         the repeated rows do."""
         if data.variance_y is not None:  # sufficient statistics: data.y are p + 1 rows
             return data.variance_y if data.variance_y > 0.0 else 1.0
-        if data.n_observations is None:
+        if not data.weighted:
             return response_variance(data.y)
         variance = float(weighted_variance(data.y, data.sqrt_weight))
         return variance if variance > 0.0 else 1.0
@@ -509,9 +515,8 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
 
         alpha, nu = float(self.alpha), data.slab_variance
         X = data.X
-        n_samples, n_features = X.shape
-        if data.n_observations is not None:  # the likelihood counts the weights
-            n_samples = data.n_observations
+        n_features = X.shape[1]
+        n_samples = data.n_observations  # the likelihood counts the weights
         noise, pi = state.noise, state.pi
         if self.algorithm == "paper":
             ess, second_moment, phi_sum, phi_log_s2, neg_entropy_z = spike_slab_joint_sweep(

@@ -71,7 +71,7 @@ from .._special import LOG_2PI
 from .._validation import Boolean, Integer, validate_params
 from ..base import CAVIEstimator, ExactSampler
 from ._base import normal_quantile
-from ._binary import BinaryPredictionsMixin, moderated_sigmoid
+from ._binary import BinaryPredictionsMixin, covariate_count, moderated_sigmoid
 from ._covariates import (
     check_covariates,
     covariate_names,
@@ -100,6 +100,9 @@ class _LogisticData:
     fixed_pi: float | None
     pi_prior: tuple | None
     covariate_names: tuple
+    # what preparation resolved, published once with the fitted state: n_samples_fit_,
+    # column_scale_ and n_covariates_in_
+    fitted_attributes: dict
 
 
 @dataclass(frozen=True)
@@ -357,15 +360,16 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
 
     def _prepare_fit(self, X, y, covariates):
         self._validate_params()
-        X, X_sq, labels, _, design = self._binary_inputs(X, y, covariates, order="F")
+        X, X_sq, labels, Z, design = self._binary_inputs(X, y, covariates, order="F")
+        scale = self._column_scales(X)
         if self.standardize:
-            X = np.asfortranarray(X / self._column_scales(X))
+            X = np.asfortranarray(X / scale)
             X_sq = X * X
-        else:
-            self._column_scales(X)
-        self.n_samples_fit_ = X.shape[0]
+        n_covariates = covariate_count(Z)
         return _LogisticData(X, X_sq, labels - 0.5, design, self._scalar_slab_variance(),
-                             None, None, tuple(covariate_names(covariates, self.n_covariates_in_)))
+                             None, None, tuple(covariate_names(covariates, n_covariates)),
+                             {"n_samples_fit_": X.shape[0], "column_scale_": scale,
+                              "n_covariates_in_": n_covariates})
 
     _collapsed_description = ("the exact alpha-posterior by Laplace approximations at each "
                               "model's mode")
@@ -382,7 +386,9 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
                               labels=data.y_centred + 0.5, alpha=float(self.alpha))
 
     def _publish_data(self, data):
-        """The names of the covariate columns, which the summary rows read."""
+        """What preparation resolved, and the names of the covariate columns, which the
+        summary rows read."""
+        super()._publish_data(data)
         self._covariate_names = data.covariate_names
 
     def _flat_coefficients(self, intercept, covariate_coef):

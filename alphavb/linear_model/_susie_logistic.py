@@ -30,7 +30,7 @@ from .._validation import (
 )
 from ..base import CAVIEstimator, ExactSampler, column_standard_deviations, feature_labels
 from ._base import normal_quantile
-from ._binary import BinaryPredictionsMixin, moderated_sigmoid
+from ._binary import BinaryPredictionsMixin, covariate_count, moderated_sigmoid
 from ._covariates import check_covariates, covariate_names
 from ._inclusion import InclusionSummaryMixin
 from ._logistic_bound import (
@@ -275,7 +275,7 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
     def _prepare_fit(self, X, y, covariates):
         self._validate_params()
         owner = type(self).__name__
-        X, _, labels, _, F = self._binary_inputs(X, y, covariates)
+        X, _, labels, Z, F = self._binary_inputs(X, y, covariates)
         weights = None
         if self.prior_weights is not None:
             weights = np.asarray(self.prior_weights, dtype=float)
@@ -291,17 +291,18 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
                           f"variables; fitting {X.shape[1]} effects (susieR caps L at p).",
                           UserWarning, stacklevel=caller_stacklevel())
             n_effects = X.shape[1]
-        self.column_scale_ = (column_standard_deviations(X) if self.standardize
-                              else np.ones(X.shape[1]))
-        self._variance_unit = 1.0
+        scale = column_standard_deviations(X) if self.standardize else np.ones(X.shape[1])
+        variance_unit = 1.0
         if not self.standardize:  # V relative to the columns' mean variance
             variances = X.var(axis=0)
             varying = variances[variances > 0]
-            self._variance_unit = 1.0 / float(varying.mean()) if varying.size else 1.0
-        self.n_samples_fit_ = X.shape[0]
-        return Labels(X / self.column_scale_, labels - 0.5, F,
-                      tuple(covariate_names(covariates, self.n_covariates_in_)), weights,
-                      self._variance_unit, n_effects)
+            variance_unit = 1.0 / float(varying.mean()) if varying.size else 1.0
+        n_covariates = covariate_count(Z)
+        return Labels(X / scale, labels - 0.5, F,
+                      tuple(covariate_names(covariates, n_covariates)), weights, variance_unit,
+                      n_effects, {"n_samples_fit_": X.shape[0], "column_scale_": scale,
+                                  "n_covariates_in_": n_covariates,
+                                  "_variance_unit": variance_unit})
 
     def _rule(self, data):
         """susieR's ``"optim"`` over ``log V`` in ``[-30, log 150]`` on the logit scale (plus
@@ -388,6 +389,7 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
         self.__dict__.pop("_lfsr", None)
 
     def _publish_data(self, data):
+        super()._publish_data(data)
         self._covariate_names = data.covariate_names
 
     def _publish_results(self, data, results):

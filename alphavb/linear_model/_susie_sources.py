@@ -4,7 +4,7 @@ is known, the names of summary statistics, the start that a fitted model's effec
 (susieR's ``model_init``), and the correlations a credible set's purity reads."""
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,7 +25,9 @@ class SuSiEData:
     not centred (for Pearson's correlations in the purities), and the
     :class:`~alphavb.linear_model._susie_inf.Eigenstructure` of an infinitesimal background
     (None without one) and the :class:`~alphavb.linear_model._susie_mismatch.MismatchModel`
-    of an LD matrix from another sample (None: the LD is the sample's)."""
+    of an LD matrix from another sample (None: the LD is the sample's); what preparation
+    resolved for the fitted model (``n_samples_fit_``, ``n_covariates_in_``), published
+    once with the fitted state."""
 
     ibss: IBSSData
     centring: Centring
@@ -39,6 +41,7 @@ class SuSiEData:
     column_means: np.ndarray | None = None
     background: object = None
     mismatch: object = None
+    fitted_attributes: dict = field(default_factory=dict)
 
 
 def data_digest(ibss):
