@@ -3,6 +3,8 @@ model kind, its draws' dimensions, its row log-density) instead of testing its t
 that says otherwise is taken at its word, so that a new model edits itself, not five
 dispatch chains (issue 60, item 1)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_regression
@@ -103,3 +105,26 @@ def test_preparation_returns_what_it_resolves_and_sets_no_fitted_attribute(kind)
     for name, value in data.fitted_attributes.items():
         np.testing.assert_array_equal(getattr(fitted, name), value)
     assert fitted.n_samples_fit_ == len(y)
+
+
+@pytest.mark.parametrize("kind", ["regression", "classifier"])
+def test_the_prior_grid_is_resolved_once_per_fit(monkeypatch, kind):
+    """The inclusion grid (one setting being a grid of one) is resolved when the fit is
+    prepared and read from the data by the settings' loop, the publication and the
+    fit-time check (issue 60, item 4: it was resolved three times per fit)."""
+    import alphavb
+    from alphavb import AlphaSpikeSlabClassifier
+    from alphavb.linear_model._inclusion import SpikeSlabMixin
+
+    calls = []
+    resolve = SpikeSlabMixin._inclusion_parameters
+    monkeypatch.setattr(SpikeSlabMixin, "_inclusion_parameters",
+                        lambda self, n: calls.append(n) or resolve(self, n))
+    X, y = _data()
+    model = (AlphaSpikeSlabRegression(prior_inclusion=[0.2, 0.5]) if kind == "regression"
+             else AlphaSpikeSlabClassifier(prior_inclusion=[0.2, 0.5]))
+    with alphavb.approximation_checks("always"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", alphavb.PosteriorApproximationWarning)
+        model.fit(X, y if kind == "regression" else y > 0)
+    assert calls == [3] and model.approximation_check_ is not None
+    assert len(model.hyper_weights_) == 2

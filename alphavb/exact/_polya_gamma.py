@@ -118,7 +118,7 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
     model = clone(estimator)
     data = model._prepare_fit(X, y, covariates)
     n_samples, n_features = data.X.shape
-    settings, pi_prior, log_prior = model._inclusion_parameters(n_features)
+    settings, pi_prior, log_prior = data.grid
     alpha = float(model.alpha)
     check_pg_alpha(alpha)
     kappa = alpha * data.y_centred

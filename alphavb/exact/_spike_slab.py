@@ -156,7 +156,7 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     if n_features > MAX_FEATURES:
         raise bad_parameter("sample_exact", "X", f"at most {MAX_FEATURES} candidate variables "
                             "for the spike-and-slab sampler", f"{n_features} columns")
-    settings, pi_prior, log_prior = model._inclusion_parameters(n_features)
+    settings, pi_prior, log_prior = data.grid
     alpha = float(model.alpha)
     root = np.sqrt(alpha)
     design = np.asfortranarray(root * data.X)

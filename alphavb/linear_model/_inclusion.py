@@ -182,7 +182,8 @@ class SpikeSlabMixin(InclusionSummaryMixin):
     def _inclusion_parameters(self, n_features):
         """The settings ``(pi, sa)`` to fit (``pi = None`` when it is learned), the Beta
         prior of a learned ``pi`` (or None) and the normalised log prior weights of the
-        settings."""
+        settings: resolved once per fit, when it is prepared (the data's ``grid``); one
+        setting is a grid of one."""
         owner = type(self).__name__
         given = [name for name in ("inclusion_prior", "prior_inclusion", "prior_log_odds")
                  if getattr(self, name) is not None]
@@ -266,7 +267,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         loop fits setting ``h > 0`` from the result of setting ``h - 1`` (as a warm start
         does, so fitting the settings one by one with ``warm_start=True`` gives the same
         numbers); the first follows ``warm_start``."""
-        settings, pi_prior, _ = self._inclusion_parameters(data.X.shape[1])
+        settings, pi_prior, _ = data.grid
         return [replace(data, fixed_pi=pi, pi_prior=pi_prior, slab_variance=slab_variance)
                 for pi, slab_variance in settings]
 
@@ -274,7 +275,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
         """Publish the settings' fits once: one setting as it is, a grid as the average of
         ``sum_h w_h q_h`` (module docstring); ``setting_*``, ``hyper_weights_`` and
         ``lfsr_`` in both."""
-        settings, _, log_prior = self._inclusion_parameters(data.X.shape[1])
+        settings, _, log_prior = data.grid
         records = [self._state_attributes(result.state) for result in results]
         self._publish_settings(settings, log_prior, results, records)
         self.lfsr_ = self._local_false_sign_rates()
@@ -303,10 +304,13 @@ class SpikeSlabMixin(InclusionSummaryMixin):
             interval_mass=mass, level=CHECK_LEVEL, n_models=posterior.n_models,
             seconds=time.perf_counter() - started)
 
-    def _collapsed_prior(self, n_features):
-        """The prior grid as :class:`~alphavb.linear_model._neighbourhood.CollapsedModel`
-        takes it: ``(slab variances, pi per setting, log prior weights, Beta prior)``."""
-        settings, pi_prior, log_prior = self._inclusion_parameters(n_features)
+    @staticmethod
+    def _collapsed_prior(grid):
+        """The prior ``grid`` (``data.grid``: :meth:`_inclusion_parameters`, resolved once
+        when the fit is prepared) as :class:`~alphavb.linear_model._neighbourhood.
+        CollapsedModel` takes it: ``(slab variances, pi per setting, log prior weights, Beta
+        prior)``."""
+        settings, pi_prior, log_prior = grid
         prior_pi, slabs, beta_a, beta_b = grid_arrays(settings, pi_prior)
         return slabs, prior_pi, np.asarray(log_prior, dtype=float), (beta_a, beta_b)
 

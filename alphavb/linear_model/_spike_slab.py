@@ -91,6 +91,7 @@ class _SpikeSlabData:
     # what preparation resolved, published once with the fitted state: n_samples_fit_,
     # noise_prior_, column_scale_ and n_covariates_in_
     fitted_attributes: dict
+    grid: tuple  # the prior settings, resolved once (_inclusion_parameters)
     variance_y: float | None = None  # Var(y) of sufficient statistics (not of data.y)
 
 
@@ -381,7 +382,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
             centring=rows.centring, sqrt_weight=np.ones(len(rows.y)),
             fitted_attributes={"n_samples_fit_": rows.n_samples, "noise_prior_": noise_prior,
                                "column_scale_": scale, "n_covariates_in_": 0},
-            variance_y=rows.variance_y))
+            grid=self._inclusion_parameters(X.shape[1]), variance_y=rows.variance_y))
         return self
 
     def _prepare_fit(self, X, y, covariates=None, sample_weight=None):
@@ -407,7 +408,8 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
             n_observations=rows.centring.weight_total, weighted=rows.weighted,
             centring=projected.centring, sqrt_weight=rows.sqrt_weight,
             fitted_attributes={"n_samples_fit_": rows.X.shape[0], "noise_prior_": noise_prior,
-                               "column_scale_": scale, "n_covariates_in_": n_covariates})
+                               "column_scale_": scale, "n_covariates_in_": n_covariates},
+            grid=self._inclusion_parameters(X.shape[1]))
 
     def _n_starts(self):
         return 1 if self.algorithm == "paper" else self.n_init
@@ -437,7 +439,7 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
             return None
         root = np.sqrt(float(self.alpha))
         return CollapsedModel(root * data.X, root * data.y, 0,
-                              *self._collapsed_prior(data.X.shape[1]), noise)
+                              *self._collapsed_prior(data.grid), noise)
 
     def _joint_means(self, data, phi):
         """The slab means maximising the objective given ``phi`` (module docstring):

@@ -103,6 +103,7 @@ class _LogisticData:
     # what preparation resolved, published once with the fitted state: n_samples_fit_,
     # column_scale_ and n_covariates_in_
     fitted_attributes: dict
+    grid: tuple  # the prior settings, resolved once (_inclusion_parameters)
 
 
 @dataclass(frozen=True)
@@ -369,7 +370,8 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
         return _LogisticData(X, X_sq, labels - 0.5, design, self._scalar_slab_variance(),
                              None, None, tuple(covariate_names(covariates, n_covariates)),
                              {"n_samples_fit_": X.shape[0], "column_scale_": scale,
-                              "n_covariates_in_": n_covariates})
+                              "n_covariates_in_": n_covariates},
+                             self._inclusion_parameters(X.shape[1]))
 
     _collapsed_description = ("the exact alpha-posterior by Laplace approximations at each "
                               "model's mode")
@@ -382,7 +384,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
 
         design = np.hstack([data.Z, data.X])
         return CollapsedModel(design, np.zeros(design.shape[0]), data.Z.shape[1],
-                              *self._collapsed_prior(data.X.shape[1]), ("known", 1.0),
+                              *self._collapsed_prior(data.grid), ("known", 1.0),
                               labels=data.y_centred + 0.5, alpha=float(self.alpha))
 
     def _publish_data(self, data):
