@@ -121,6 +121,12 @@ def _cases():
         "susie_alpha0.5": (AlphaSuSiE(n_effects=5, alpha=0.5), Xs, ys),
         "gaussian_vb": (AlphaGaussianVB(_logistic_log_likelihood, n_params=Xc.shape[1], alpha=0.5,
                                          random_state=0), Xc, yc.astype(float)),
+        "gaussian_vb_diag_mixture": (AlphaGaussianVB(
+            _logistic_log_likelihood, n_params=Xc.shape[1], alpha=0.5, family="diag",
+            n_components=2, random_state=0), Xc, yc.astype(float)),
+        "gaussian_vb_full_mixture": (AlphaGaussianVB(
+            _logistic_log_likelihood, n_params=Xc.shape[1], family="full", n_components=2,
+            random_state=0), Xc, yc.astype(float)),
         "lda_batch": (AlphaLDA(n_components=3, random_state=0), counts, None),
         "lda_online": (AlphaLDA(n_components=3, learning_method="online", batch_size=10,
                                 random_state=0), counts, None),

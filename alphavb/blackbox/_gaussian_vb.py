@@ -59,6 +59,7 @@ from .._validation import (
     caller_stacklevel,
     validate_params,
 )
+from ._gaussian_families import FAMILIES
 from ._training import (
     Objective,
     Schedule,
@@ -67,7 +68,6 @@ from ._training import (
     warn_if_not_converged,
 )
 
-FAMILIES = ("full", "diag")
 OPTIMIZERS = ("lbfgs", "adam")
 DEFAULT_TOL = {"lbfgs": 1e-9, "adam": 1e-4}
 PSIS_DRAWS = 1000  # draws of q for the fit-time check (Yao et al. 2018: 1,000-4,000)
@@ -83,74 +83,6 @@ def moment_matched_normal(rng, n_draws, dim):
         factor = np.linalg.cholesky(eps.T @ eps / n_draws)
         eps = np.linalg.solve(factor, eps.T).T
     return eps
-
-
-class _GaussianFamily:
-    """Flat parametrization ``[means (J P), scales (J S), weight logits (J - 1)]``."""
-
-    def __init__(self, n_params, n_components, family):
-        self.n_params, self.n_components, self.family = n_params, n_components, family
-        self.n_scale = n_params * (n_params + 1) // 2 if family == "full" else n_params
-        rows, cols = np.tril_indices(n_params)
-        self._diagonal = rows == cols
-        # scatter matrix: the lower-triangular entries (row-major) into a flat P x P matrix
-        self._scatter = np.zeros((self.n_scale, n_params * n_params))
-        if family == "full":
-            self._scatter[np.arange(self.n_scale), rows * n_params + cols] = 1.0
-        self.size = n_components * (n_params + self.n_scale) + n_components - 1
-
-    def pack(self, means, scale_factors, log_weights):
-        """Flat vector from means (J, P), lower-triangular factors (J, P, P), log weights."""
-        if self.family == "full":
-            rows, cols = np.tril_indices(self.n_params)
-            scales = scale_factors[:, rows, cols].copy()
-            scales[:, self._diagonal] = np.log(scales[:, self._diagonal])
-        else:
-            scales = np.log(np.diagonal(scale_factors, axis1=1, axis2=2))
-        logits = log_weights[1:] - log_weights[0]
-        return np.concatenate([means.ravel(), scales.ravel(), logits])
-
-    def unpack(self, flat):
-        """``(means (J, P), factors (J, P, P) or sds (J, P), log_weights (J,))``."""
-        J, P = self.n_components, self.n_params
-        means = anp.reshape(flat[:J * P], (J, P))
-        raw = anp.reshape(flat[J * P:J * (P + self.n_scale)], (J, self.n_scale))
-        logits = anp.concatenate([anp.zeros(1), flat[J * (P + self.n_scale):]])
-        log_weights = logits - logsumexp(logits)
-        if self.family == "diag":
-            return means, anp.exp(raw), log_weights
-        entries = anp.where(self._diagonal, anp.exp(raw), raw)
-        return means, anp.reshape(anp.dot(entries, self._scatter), (J, P, P)), log_weights
-
-    def natural_units(self, flat):
-        """Per entry of ``flat``, the scale that makes a gradient dimensionless (nats per
-        posterior standard deviation): ``sd_i`` for a mean and for an entry of row ``i`` of
-        the factor ``L``, 1 for a log-diagonal entry and a weight logit."""
-        _, factors, _ = self.unpack(flat)
-        sds = np.sqrt(np.diagonal(np.asarray(self.covariances(factors)), axis1=1, axis2=2))
-        if self.family == "full":
-            rows, _ = np.tril_indices(self.n_params)
-            scales = np.where(self._diagonal, 1.0, sds[:, rows])
-        else:
-            scales = np.ones_like(sds)
-        return np.concatenate([sds.ravel(), scales.ravel(), np.ones(self.n_components - 1)])
-
-    def draws(self, means, factors, eps):
-        """``theta_{j s} = m_j + L_j eps_{j s}``: shape (J, S, P)."""
-        if self.family == "diag":
-            return means[:, None, :] + factors[:, None, :] * eps
-        return means[:, None, :] + anp.matmul(eps, anp.swapaxes(factors, 1, 2))
-
-    def covariances(self, factors):
-        if self.family == "diag":
-            return anp.einsum("jp,pq->jpq", factors**2, anp.eye(self.n_params))
-        return anp.matmul(factors, anp.swapaxes(factors, 1, 2))
-
-    def log_dets(self, factors):
-        """``log det Sigma_j`` for each component."""
-        if self.family == "diag":
-            return 2.0 * anp.sum(anp.log(factors), axis=1)
-        return 2.0 * anp.sum(anp.log(anp.diagonal(factors, axis1=-1, axis2=-2)), axis=1)
 
 
 def gaussian_kl_to_prior(mean, covariance, log_det, prior_mean, prior_variance):
@@ -400,9 +332,11 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         self._prior = (prior_mean, prior_variance)
         n_components = self.n_components
         # one Gaussian first: the start of every mixture component
-        self._family = _GaussianFamily(n_params, 1, self.family)
+        family = FAMILIES[self.family]
+        self._family = family(n_params, 1)
         start_sd = np.sqrt(np.minimum(prior_variance, 1.0)) * 0.1
-        flat = self._family.pack(prior_mean[None], np.diag(start_sd)[None], np.zeros(1))
+        flat = self._family.pack(prior_mean[None], self._family.start_factors(start_sd),
+                                 np.zeros(1))
         self._check_log_likelihood(flat, X, y, rng)
         flat = self._optimize(flat, X, y, rng)
         if n_components > 1:
@@ -411,9 +345,7 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
             # the components can reach modes the single Gaussian did not see
             spread = means + np.sqrt(prior_variance) * moment_matched_normal(
                 rng, n_components, n_params)
-            if self.family == "diag":
-                factors = np.stack([np.diag(f) for f in factors])
-            self._family = _GaussianFamily(n_params, n_components, self.family)
+            self._family = family(n_params, n_components)
             flat = self._family.pack(spread, np.repeat(factors, n_components, axis=0),
                                      np.full(n_components, -np.log(n_components)))
             flat = self._optimize(flat, X, y, rng)

@@ -24,7 +24,8 @@ from .._validation import (
     validate_params,
 )
 from ..base import ExactSampler, feature_labels
-from ._gaussian_vb import FAMILIES, OPTIMIZERS, AlphaGaussianVB
+from ._gaussian_families import FAMILIES
+from ._gaussian_vb import OPTIMIZERS, AlphaGaussianVB
 
 
 def _logistic_log_likelihood(theta, design, y):
