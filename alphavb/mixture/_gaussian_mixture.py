@@ -402,7 +402,7 @@ default="dirichlet_process"
             return self.alpha * expected_loglik - neg_entropy - kl
         return expected_loglik - neg_entropy - kl / self.alpha
 
-    def _local(self, rows, post, accumulate=True):
+    def _local_step(self, rows, post, accumulate=True):
         """The local step of the row source ``rows`` (:class:`~alphavb.mixture._estep.MemoryRows`
         or :class:`~alphavb.mixture._blocks.BlockRows`) at ``q(theta) = post``."""
         scale = float(self.alpha) if self.objective == "fractional" else 1.0
@@ -434,7 +434,7 @@ default="dirichlet_process"
 
     def _cavi_step(self, data, state):
         """The local step (responsibilities and their statistics), then the global step."""
-        _, stats, neg_entropy = self._local(data, state.posterior)
+        _, stats, neg_entropy = self._local_step(data, state.posterior)
         post = self._global_step(stats)
         return (MixtureState(post, stats, state.seen),
                 self._objective(post, stats, neg_entropy))
@@ -546,7 +546,7 @@ default="dirichlet_process"
             # the data set has grown: the running statistics now stand for all rows seen
             running = running.scaled(seen / state.seen)
         scale = self._data_scale(data.weight, seen)
-        _, batch_stats, neg_entropy = self._local(data, state.posterior)
+        _, batch_stats, neg_entropy = self._local_step(data, state.posterior)
         batch_stats = batch_stats.scaled(scale)
         running = running.blend(batch_stats, step)
         post = self._global_step(running)
@@ -569,7 +569,7 @@ default="dirichlet_process"
         """
         check_is_fitted(self)
         rows = self._validate_input(X, None, reset=False)
-        return self._local(rows, self._state.posterior, accumulate=False)[0]
+        return self._local_step(rows, self._state.posterior, accumulate=False)[0]
 
     @lazy_over_row_blocks()
     def predict(self, X):

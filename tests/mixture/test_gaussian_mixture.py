@@ -49,7 +49,7 @@ def iterate_map(model, X, weight, n_sweeps):
     """Apply the CAVI map (local step, then global step) ``n_sweeps`` more times."""
     post = model._get_parameters().posterior
     for _ in range(n_sweeps):
-        post = model._global_step(model._local(MemoryRows(X, weight, None), post)[1])
+        post = model._global_step(model._local_step(MemoryRows(X, weight, None), post)[1])
     model._store(replace(model._get_parameters(), posterior=post))
     return model
 
@@ -227,8 +227,8 @@ def test_objective_equals_a_pointwise_evaluation(rng, covariance_type, weight_pr
         model.fit(X, sample_weight=weight)
     # one more sweep by hand: responsibilities at the current q(theta), then the update
     post = model._get_parameters().posterior
-    resp = model._local(MemoryRows(X, np.ones(len(X)), None), post)[0]
-    stats = model._local(MemoryRows(X, weight, None), post)[1]
+    resp = model._local_step(MemoryRows(X, np.ones(len(X)), None), post)[0]
+    stats = model._local_step(MemoryRows(X, weight, None), post)[1]
     new = model._global_step(stats)
     p = X.shape[1]
     if weight_prior == "dirichlet_process":
@@ -269,7 +269,7 @@ def test_objective_equals_a_pointwise_evaluation(rng, covariance_type, weight_pr
     entropy = -np.sum(weight[:, None] * resp * np.log(resp, where=resp > 0,
                                                        out=np.zeros_like(resp)))
     expected = weight @ expected_loglik + entropy - model._kl_global(new) / alpha
-    neg_entropy = model._local(MemoryRows(X, weight, None), post)[2]
+    neg_entropy = model._local_step(MemoryRows(X, weight, None), post)[2]
     assert model._objective(new, stats, neg_entropy) == pytest.approx(expected, rel=1e-11)
 
 
@@ -673,8 +673,8 @@ def test_zero_weight_rows_are_ignored(rng):
     masked_post = masked._get_parameters().posterior
     kept_post = kept._get_parameters().posterior
     masked_rows = MemoryRows(X, weight, None)
-    assert masked._objective(masked_post, *masked._local(masked_rows, masked_post)[1:]) \
-        == pytest.approx(kept._objective(kept_post, *kept._local(
+    assert masked._objective(masked_post, *masked._local_step(masked_rows, masked_post)[1:]) \
+        == pytest.approx(kept._objective(kept_post, *kept._local_step(
             MemoryRows(X[weight > 0], np.ones(int(weight.sum())), None), kept_post)[1:]), rel=1e-10)
 
 
