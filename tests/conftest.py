@@ -20,7 +20,7 @@ def pytest_configure(config):
     One JAX compilation cache for the whole run (both xdist workers inherit it): NUTS's
     programs are compiled once and loaded by every later chain and test whose program is the
     same. Without it XLA compiles each chain's and each test's programs again, which was 40 of
-    the 150 CPU seconds of tests/test_exact_nuts.py. A loaded program is the compiled one, so
+    the 150 CPU seconds of tests/exact/test_exact_nuts.py. A loaded program is the compiled one, so
     the draws are unchanged; a cache the caller set (JAX_COMPILATION_CACHE_DIR) is kept."""
     workers = getattr(config.option, "numprocesses", None)  # xdist's -n, resolved to a count
     if isinstance(workers, int) and workers > 1:

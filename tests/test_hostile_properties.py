@@ -118,7 +118,7 @@ def test_random_corruptions_of_the_loaders_files(tmp_path_factory, data):
     returns data consistent with its files or raises a ValueError naming the file (or,
     for a larger split count, a FileNotFoundError naming the split file it now needs)."""
     from alphavb.datasets import load_ap, load_uci
-    from tests.test_datasets import write_fake_uci, write_lda_c
+    from tests.datasets.test_datasets import write_fake_uci, write_lda_c
 
     home = tmp_path_factory.mktemp("home")
     write_lda_c(home, ["2 0:3 2:1", "1 1:2", "0", "3 0:1 1:1 2:5"], ["apple", "pear", "plum"])

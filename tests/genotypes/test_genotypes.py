@@ -16,7 +16,7 @@ pytest.importorskip("dask")
 from alphavb.datasets import get_data_home, load_mouse_hs1940
 from alphavb.genotypes import _plink as lazy
 from alphavb.genotypes import read_plink
-from tests.test_plink import write_plink
+from tests.datasets.test_plink import write_plink
 
 
 @pytest.fixture

@@ -60,7 +60,7 @@ def test_quick_rate_vignette_writes_its_files(name, tmp_path, capsys):
 
 
 def test_rate_vignette_script_runs(tmp_path):
-    script = Path(__file__).parents[1] / "vignettes" / "regression_rate.py"
+    script = Path(__file__).parents[2] / "vignettes" / "regression_rate.py"
     result = subprocess.run([sys.executable, str(script), str(tmp_path), "--quick"],
                             capture_output=True, text=True, check=True)
     assert f"wrote {tmp_path / 'regression-rate.png'}" in result.stdout

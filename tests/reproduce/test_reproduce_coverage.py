@@ -5,7 +5,7 @@ import numpy as np
 
 from alphavb import cli
 from alphavb.reproduce.coverage import MODELS
-from tests.test_reproduce_rates import _rows
+from tests.reproduce.test_reproduce_rates import _rows
 
 
 def test_quick_coverage_target(tmp_path, capsys):

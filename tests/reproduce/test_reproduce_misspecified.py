@@ -2,7 +2,7 @@
 
 from alphavb import cli
 from alphavb.reproduce.misspecified import BAYES, DEFAULT_PRIOR, ERRORS, METHODS, PAPER_PRIOR
-from tests.test_reproduce_rates import _rows
+from tests.reproduce.test_reproduce_rates import _rows
 
 
 def test_quick_misspecified_target(tmp_path, capsys):

@@ -31,7 +31,7 @@ from alphavb.simulation import (
     study_cell,
     summarise_study,
 )
-from tests.test_simulation import _Counter, _nan_risk
+from tests.simulation.test_simulation import _Counter, _nan_risk
 
 GRID = {"n_samples": [40, 80], "alpha": [0.5, 1.0]}
 OPTIONS = {"n_replications": 3, "random_state": 5, "progress": False, "n_draws": 20}
