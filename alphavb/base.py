@@ -476,9 +476,10 @@ def column_standard_deviations(X, sqrt_weight=None, offset=0.0):
     """The (weighted) standard deviation of each column of ``X`` about its mean, as
     ``StandardScaler`` computes it (divisor ``n``, or the weights' total; AlphaSuSiE divides
     by ``n - 1`` as susieR does, :func:`alphavb.linear_model._susie.standard_deviations`),
-    from the rows times ``sqrt(w_i)`` (``None``: no weights). 1 for a column that is constant up to rounding (a deviation below ``1e-12``
-    times the column's root mean square, e.g. 0.1 + 0.2 beside 0.3); ``offset`` is the mean
-    that was taken off a centred ``X``, so that the root mean square is the raw column's."""
+    from the rows times ``sqrt(w_i)`` (``None``: no weights). 1 for a column that is
+    constant up to rounding (a deviation below ``1e-12`` times the column's root mean square,
+    e.g. 0.1 + 0.2 beside 0.3); ``offset`` is the mean that was taken off a centred ``X``, so
+    that the root mean square is the raw column's."""
     if sqrt_weight is None:
         sqrt_weight = np.ones(X.shape[0])
     total = float(sqrt_weight @ sqrt_weight)

@@ -86,7 +86,7 @@ def main():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                           dashboard_address=None,
+                                           dashboard_address=":0",
                                            env={"NUMBA_NUM_THREADS": "1"})
         client = distributed.Client(cluster)
     client.run(start_worker_sampler)

@@ -109,7 +109,7 @@ def run_alphavb(prefix, y, workers):
     from alphavb.genotypes import read_plink, sufficient_statistics
 
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, memory_limit=None) as cluster, \
+                      dashboard_address=":0", memory_limit=None) as cluster, \
             Client(cluster), PeakMemory() as memory:
         started = time.perf_counter()
         data = read_plink(prefix)

@@ -124,7 +124,7 @@ def dask_client():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # distributed's port and resource notices
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                           dashboard_address=None, processes=True)
+                                           dashboard_address=":0", processes=True)
         with distributed.Client(cluster) as client:
             yield client
         cluster.close()

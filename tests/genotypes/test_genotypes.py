@@ -149,7 +149,7 @@ def test_sufficient_statistics_on_a_local_cluster_equal_numpys(toy, monkeypatch)
     W = np.column_stack([np.ones(23), Z])
     P = np.eye(23) - W @ np.linalg.pinv(W)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster, Client(cluster):
+                      dashboard_address=":0") as cluster, Client(cluster):
         plain = sufficient_statistics(kept.X, y)
         projected = sufficient_statistics(kept.X, y, covariates=Z)
     np.testing.assert_allclose(plain["XtX"], centred.T @ centred, atol=1e-10)
@@ -357,7 +357,7 @@ def test_fine_map_many_traits_and_loci(tmp_path):
     assert sets["size"].tolist() == [len(cs["variables"]) for cs in by_hand.credible_sets_]
     assert (sets["message"].str.contains("NaN trait")).all()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                      dashboard_address=None) as cluster, Client(cluster):
+                      dashboard_address=":0") as cluster, Client(cluster):
         distributed = fine_map(data, traits, loci, progress=False)
     pd.testing.assert_frame_equal(distributed, table)
     cached = fine_map(data, traits, loci, cache_dir=tmp_path, progress=False)

@@ -115,7 +115,7 @@ def test_cache_resumes_and_skips_computed_rows(tmp_path, monkeypatch):
 def test_dask_backend_on_a_local_cluster():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster):
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster):
         on_dask = _study(backend="dask")
     _same_results(on_dask, _study())
 
