@@ -78,7 +78,9 @@ def _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin, random_s
                             f"{type(estimator).__name__} ({', '.join(accepted)})",
                             fit_params[unknown[0]])
     rng = check_random_state(random_state)
-    with one_blas_thread():  # the kernels' small products: the draws do not depend on it
+    # the kernels' small products: the draws do not depend on BLAS's threads; a sampler's
+    # own reference fit (the mixture's, LDA's) checks nothing: this is the full comparison
+    with one_blas_thread(), without_checks():
         exact = sampler(estimator, X, y, n_draws=int(n_draws), n_chains=int(n_chains),
                         n_tune=int(n_tune), thin=int(thin), rng=rng, **fit_params)
     return estimator, exact, rng
@@ -180,7 +182,8 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
         One row per parameter (the rows of the estimator's ``summary_frame``: features,
         intercept, covariates, ``sigma2``; a mixture's learned ``weights[k]``, its
         ``means[k, feature]`` and learned ``covariances[k, ...]`` (a full matrix's upper
-        triangle); LDA's ``topic_word[k, w<v>]``), columns ``vb_mean``, ``exact_mean``,
+        triangle); LDA's ``topic_word[k, word]``, its words by ``feature_names_in_``, else
+        ``w<v>``), columns ``vb_mean``, ``exact_mean``,
         ``exact_mean_se``, ``vb_sd``, ``exact_sd``, ``exact_sd_se``, ``mean_error`` (``(vb
         - exact) / exact sd``), ``sd_ratio`` (vb / exact), ``vb_pip``, ``exact_pip``,
         ``exact_pip_se`` (spike-and-slab), ``wasserstein`` (the 1-Wasserstein distance

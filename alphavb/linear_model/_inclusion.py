@@ -233,7 +233,7 @@ class SpikeSlabMixin(InclusionSummaryMixin):
 
     def _column_scales(self, X, sqrt_weight=None, offset=0.0):
         """``column_scale_``: the standard deviation of each column of ``X`` (about its
-        mean, as ``StandardScaler`` and susieR compute it; 1 for a constant column) when
+        mean, as ``StandardScaler`` computes it; 1 for a constant column) when
         ``standardize``, else ones. The sweeps see ``X / column_scale_``. With weights, ``X``
         holds the rows times ``sqrt_weight`` and the deviation is the weighted one."""
         if not self.standardize:

@@ -398,5 +398,5 @@ def kind_of(estimator):
              if getattr(getattr(alphavb, name), "_model_kind", None) in KINDS]
     raise bad_parameter("AlphaSelector", "estimator", f"one of {names} (an alpha-VB "
                         "temperature in (0, 1])", type(estimator).__name__,
-                        "BB-alpha and AADM take a divergence order (divergence_order), not "
-                        "a temperature.")
+                        "AlphaSelector chooses alpha, the likelihood's temperature, of "
+                        "these models (not a penalty that another estimator calls alpha).")

@@ -41,14 +41,18 @@ LDA_CAUSE = ("the usual cause: a mean-field q(theta) q(beta) ignores how the doc
              "the tokens' topics, with too narrow intervals")
 
 
-def topic_word_labels(model):
-    """``topic_word[k, word]`` for every entry of the fitted topics, topic by topic: the
-    words by ``feature_names_in_``, else ``w0, w1, ...`` (as ``compare_to_exact``'s rows)."""
+def word_labels(model):
+    """The fitted vocabulary's words: ``feature_names_in_``, else ``w0, w1, ...``."""
     names = getattr(model, "feature_names_in_", None)
-    n_topics, n_words = model.components_.shape
-    words = ([str(name) for name in names] if names is not None
-             else [f"w{v}" for v in range(n_words)])
-    return [f"topic_word[{k}, {word}]" for k in range(n_topics) for word in words]
+    return ([str(name) for name in names] if names is not None
+            else [f"w{v}" for v in range(model.components_.shape[1])])
+
+
+def topic_word_labels(model):
+    """``topic_word[k, word]`` for every entry of the fitted topics, topic by topic (the
+    rows of the check and of ``compare_to_exact``)."""
+    return [f"topic_word[{k}, {word}]" for k in range(model.components_.shape[0])
+            for word in word_labels(model)]
 
 
 def check_cost_share(model):
@@ -59,9 +63,27 @@ def check_cost_share(model):
 
 
 def _chunk_size(n_counts, n_topics, n_words, n_documents):
-    """Draws per chunk: ``CHUNK_ENTRIES`` entries of the largest array a chunk holds."""
+    """Draws per chunk: ``CHUNK_ENTRIES`` entries of the largest array a chunk holds (the
+    counts of one draw, if they are more, are taken in slices: :func:`_tempered_likelihood`)."""
     per_draw = max(n_counts * n_topics, n_topics * (n_words + n_documents), 1)
     return int(np.clip(CHUNK_ENTRIES // per_draw, 1, CHECK_DRAWS))
+
+
+def _tempered_likelihood(model, log_topics, log_proportions, counts):
+    """``alpha sum_dv n_dv log sum_k theta_dk beta_kv`` of each draw of a chunk (the
+    fractional objective's ``sum_dv n_dv log sum_k (theta_dk beta_kv)^alpha``), over slices
+    of the counts that keep each (draws, counts, K) array within ``CHUNK_ENTRIES``."""
+    alpha, fractional = float(model.alpha), model.objective == "fractional"
+    size, n_topics = log_topics.shape[:2]
+    step = max(1, CHUNK_ENTRIES // (size * n_topics))
+    total = np.zeros(size)
+    for start in range(0, counts.nnz, step):
+        rows, cols = counts.row[start:start + step], counts.col[start:start + step]
+        joint = log_proportions[:, rows, :] + np.swapaxes(log_topics[:, :, cols], 1, 2)
+        per_count = (logsumexp(alpha * joint, axis=2) if fractional
+                     else alpha * logsumexp(joint, axis=2))
+        total += per_count @ counts.data[start:start + step]
+    return total
 
 
 class _Draws:
@@ -87,8 +109,6 @@ class _Draws:
 
 def _log_weights(model, draws, counts):
     """``log p - log q`` (up to a constant) of every draw (module docstring)."""
-    alpha = float(model.alpha)
-    fractional = model.objective == "fractional"
     eta = np.full(draws.topics.shape[1], float(model.topic_word_prior_))
     a = np.full(draws.topics.shape[0], float(model.doc_topic_prior_))
     out = []
@@ -99,11 +119,8 @@ def _log_weights(model, draws, counts):
                      - log_dirichlet_density(log_topics, draws.topics)).sum(axis=1)
         log_ratio += (log_dirichlet_density(log_proportions, a)
                       - log_dirichlet_density(log_proportions, draws.gamma)).sum(axis=1)
-        joint = (log_proportions[:, counts.row, :]
-                 + np.swapaxes(log_topics[:, :, counts.col], 1, 2))    # (size, counts, K)
-        per_count = (logsumexp(alpha * joint, axis=2) if fractional
-                     else alpha * logsumexp(joint, axis=2))
-        out.append(log_ratio + per_count @ counts.data)
+        out.append(log_ratio + _tempered_likelihood(model, log_topics, log_proportions,
+                                                    counts))
     return np.concatenate(out)
 
 
@@ -124,8 +141,9 @@ def lda_check(model, documents, rng):
         return None
     tail = 0.5 - 0.5 * CHECK_LEVEL
     rest = topics.sum(axis=1, keepdims=True) - topics
-    lower = betaincinv(topics, rest, tail).ravel()         # q(beta_kv) = Beta(lambda_kv, rest)
-    upper = betaincinv(topics, rest, 1.0 - tail).ravel()
+    # q(beta_kv) = Beta(lambda_kv, rest); a one-word vocabulary has beta = 1 (rest 0)
+    lower = np.where(rest > 0, betaincinv(topics, rest, tail), 1.0).ravel()
+    upper = np.where(rest > 0, betaincinv(topics, rest, 1.0 - tail), 1.0).ravel()
     mass, means, done = np.zeros(topics.size), np.zeros(topics.size), 0
     for chunk_rng, size in draws:  # the same topics again, weighted
         values = np.exp(draws.log_topics(chunk_rng, size)).reshape(size, -1)

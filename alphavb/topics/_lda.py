@@ -65,7 +65,7 @@ from ._blocks import (
     as_document_blocks,
     is_block_corpus,
 )
-from ._check import check_cost_share, lda_check
+from ._check import check_cost_share, lda_check, word_labels
 from ._estep import DocumentRows, word_factors_of
 from ._learning import LEARNERS
 from ._state import _LDABatch, _LDAState, _Topics
@@ -601,8 +601,7 @@ class AlphaLDA(StochasticStepsMixin, ClassNamePrefixFeaturesOutMixin, Transforme
         """ArviZ's dimensions of the topics' and the documents' draws
         (:mod:`alphavb.inference_data`)."""
         return ({"topic_word": ["topic", "word"], "doc_topic": ["document", "topic"]},
-                {"topic": np.arange(self.n_components),
-                 "word": [f"w{v}" for v in range(self.n_features_in_)]})
+                {"topic": np.arange(self.n_components), "word": word_labels(self)})
 
     def score(self, X, y=None):
         """The alpha = 1 variational bound of ``X`` with the fitted topics (scikit-learn's

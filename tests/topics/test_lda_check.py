@@ -120,3 +120,47 @@ def test_words_are_named_by_the_fitted_feature_names():
     check = lda_check(model, documents, np.random.RandomState(0))
     assert check.feature_names == ("topic_word[0, cat]", "topic_word[0, dog]",
                                    "topic_word[0, eel]", "topic_word[0, fox]")
+
+
+def test_a_large_corpus_is_taken_in_slices_of_counts(monkeypatch):
+    """A corpus whose counts times topics exceed the chunk budget for one draw is sliced
+    over its counts: the log weights are those of one pass over every count."""
+    from alphavb.topics import _check
+
+    X = _corpus(n_documents=20, n_topics=2, n_words=10)
+    model = AlphaLDA(2, alpha=0.7, random_state=0).fit(X)
+    documents = model._check_counts(X, reset=False)
+    gamma = model._doc_topic_parameters(documents)
+    counts = documents.X.tocoo()
+
+    def weights():
+        draws = _Draws(model.components_.astype(float), gamma, 3, np.random.RandomState(0))
+        return _log_weights(model, draws, counts)
+
+    whole = weights()
+    monkeypatch.setattr(_check, "CHUNK_ENTRIES", 3 * 2 * 7)  # slices of 7 counts
+    shapes, logsumexp = [], _check.logsumexp
+    monkeypatch.setattr(_check, "logsumexp",
+                        lambda a, **k: shapes.append(a.shape) or logsumexp(a, **k))
+    np.testing.assert_allclose(weights(), whole, rtol=1e-12)
+    # each (draws, counts, K) array within the budget: 7 counts of 3 draws, 21 of the last 1
+    assert counts.nnz > 21 and max(np.prod(shape) for shape in shapes) == 42
+
+
+def test_one_word_and_compare_to_exact_check_nothing_of_their_own():
+    """A one-word vocabulary (beta = 1) holds all its mass; compare_to_exact's own reference
+    fit runs no check (it is the comparison the warning points to)."""
+    X = np.array([[3.0], [1.0], [4.0]])
+    with alphavb.approximation_checks("always"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PosteriorApproximationWarning)
+        model = AlphaLDA(2, random_state=0).fit(X)
+    np.testing.assert_allclose(model.approximation_check_.interval_mass, 1.0)
+    pytest.importorskip("numpyro")
+    from alphavb.exact import compare_to_exact
+
+    X = _corpus(n_documents=8, n_topics=2, n_words=5)
+    with alphavb.approximation_checks("always"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", alphavb.exact.MixingWarning)
+        warnings.simplefilter("error", PosteriorApproximationWarning)
+        compare_to_exact(AlphaLDA(2, random_state=0), X, n_draws=20, n_chains=1, n_tune=20,
+                         random_state=0)
