@@ -127,7 +127,7 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
     n_params : int
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
-        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
+        1 is ordinary VB. (Not BB-alpha's and AADM's ``divergence_order``.)
     family : {"full", "diag"}, default="full"
     n_components : int, default=1
     prior_mean : float or array of shape (n_params,), default=0.0

@@ -56,7 +56,7 @@ class AlphaLogisticRegression(CoefficientSummaryMixin, ValidatedParametersMixin,
     ----------
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
-        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
+        1 is ordinary VB. (Not BB-alpha's and AADM's ``divergence_order``.)
     prior_variance : float, default=1.0
     fit_intercept : bool, default=True
         ``False`` fixes the intercept at 0 (``q`` is then over the coefficients only).

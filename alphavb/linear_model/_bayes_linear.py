@@ -152,7 +152,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
     ----------
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
-        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
+        1 is ordinary VB. (Not BB-alpha's and AADM's ``divergence_order``.)
     noise_variance : float or None, default=None
         Known noise variance ``sigma2``; ``None`` learns it with the prior ``noise_prior``.
     prior_precision : float or array of shape (n_features,), default=1.0

@@ -122,7 +122,7 @@ class AlphaSpikeSlabRegression(SpikeSlabMixin, GaussianCovariatesMixin, AlphaReg
     ----------
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
-        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
+        1 is ordinary VB. (Not BB-alpha's and AADM's ``divergence_order``.)
     slab_variance : float, default=1.0
         ``nu`` in the slab ``N(0, nu sigma2)``. With ``standardize=True`` the slab is on the
         coefficient of the standardized column, so ``beta_j`` of the original column has the

@@ -187,7 +187,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
     ----------
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
-        1 is ordinary VB (varbvs). (Not the divergence order ``alpha`` of BB-alpha and AADM.)
+        1 is ordinary VB (varbvs). (Not BB-alpha's and AADM's ``divergence_order``.)
     slab_variance : float, default=1.0
         ``sa`` in the slab ``N(0, sa)`` (varbvs's ``sa``; no noise variance scales it). With
         ``standardize=True`` the slab is on the coefficient of the standardized column (the

@@ -131,7 +131,7 @@ class AlphaGaussianMixture(StochasticStepsMixin, DensityMixin, CAVIEstimator):
         Number of mixture components ``K``.
     alpha : float in (0, 1], default=1.0
         The likelihood's temperature (alpha-VB): the data count as ``alpha * n`` observations;
-        1 is ordinary VB. (Not the divergence order ``alpha`` of BB-alpha and AADM.)
+        1 is ordinary VB. (Not BB-alpha's and AADM's ``divergence_order``.)
     objective : {"alpha-vb", "fractional"}, default="alpha-vb"
         ``"alpha-vb"`` maximises the alpha-ELBO (the paper's eq. 2.6);
         ``"fractional"`` minimises KL to the joint fractional posterior (:mod:`alphavb.base`), whose
