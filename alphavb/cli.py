@@ -1,6 +1,7 @@
 """Command line: ``alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N] [--epochs N]
-[--splits N] [--seeds N] [--datasets A,B]`` (also ``python -m alphavb``). ``TARGET`` ``all``
-runs every target, each into ``OUT/TARGET`` (default ``results/TARGET``)."""
+[--replications N] [--splits N] [--seeds N] [--datasets A,B]`` (also ``python -m
+alphavb``). ``TARGET`` ``all`` runs every target, each into ``OUT/TARGET`` (default
+``results/TARGET``)."""
 
 import argparse
 import inspect
@@ -87,7 +88,8 @@ DESCRIPTION = """\
 Reproduce the worked examples of the alpha-VB, BB-alpha and AADM papers:
 
     alphavb reproduce TARGET [--out DIR] [--quick] [--jobs N] [--epochs N]
-                             [--splits N] [--seeds N] [--datasets A,B]
+                             [--replications N] [--splits N] [--seeds N]
+                             [--datasets A,B]
 
 TARGET all runs every target, each into OUT/TARGET (default results/TARGET).
 Also available as: python -m alphavb"""
@@ -123,6 +125,10 @@ def main(argv=None, show_rows=False):
     reproduce.add_argument("--seeds", type=_integer(1), default=None,
                            help="seeds of the fits per setting instead of the default "
                                 "(aadm-toy: 3)")
+    reproduce.add_argument("--replications", type=_integer(1), default=None,
+                           help="replicates per scenario instead of the default "
+                                "(susie2-benchmark: 500): a smaller count gives a table "
+                                "sooner, and a larger one reuses its cached fits")
     reproduce.add_argument("--splits", type=_integer(1), default=None,
                            help="only the first N standard splits (bbalpha-uci, aadm-uci)")
     reproduce.add_argument("--datasets", type=_names(tuple(UCI_FOLDERS), "data set"),
@@ -152,6 +158,7 @@ def main(argv=None, show_rows=False):
              ("--epochs", "n_epochs", args.epochs, None),
              ("--splits", "n_splits", args.splits, None),
              ("--seeds", "n_seeds", args.seeds, None),
+             ("--replications", "n_replications", args.replications, None),
              ("--datasets", "datasets", args.datasets, None))
     if args.target != "all":
         target = TARGETS[args.target]

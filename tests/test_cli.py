@@ -592,3 +592,25 @@ def test_reproduce_vb_vs_exact_quick(tmp_path):
     n_words = int(rows[-1]["problem"].split("x ")[1].split(",")[0])
     assert len(lda_rows) == 2 * 3 * n_words
     assert len(parameters) == 2 * ((500 + 2) + (200 + 2) + (3571 + 1) + 6) + len(lda_rows)
+
+
+def test_replications_reach_the_target_that_takes_them(monkeypatch, tmp_path):
+    """``--replications N`` is the susie2-benchmark's count of replicates (its long run is
+    resumed from the cache by the same command), and an error for a target without one."""
+    import inspect
+
+    from alphavb import reproduce
+
+    calls = []
+
+    def record(out_dir, random_state, **options):
+        calls.append(options)
+        return {"files": []}
+
+    record.__signature__ = inspect.signature(reproduce.TARGETS["susie2-benchmark"])
+    monkeypatch.setitem(reproduce.TARGETS, "susie2-benchmark", record)
+    assert main(["reproduce", "susie2-benchmark", "--replications", "60", "--out",
+                 str(tmp_path / "s")]) == 0
+    assert calls == [{"n_replications": 60}]
+    with pytest.raises(SystemExit):
+        main(["reproduce", "hdr", "--replications", "3", "--out", str(tmp_path / "h")])
