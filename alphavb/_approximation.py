@@ -42,6 +42,8 @@ import numpy as np
 from ._psis import KHAT_LIMIT
 
 PIP_ERROR_LIMIT = 0.1
+# the most free parameters alphavb.exact's NUTS samplers (the mixture's, LDA's) take
+NUTS_MAX_PARAMETERS = 5000
 INTERVAL_MASS_LIMIT = 0.82
 CHECK_LEVEL = 0.95
 

@@ -12,10 +12,11 @@ from functools import partial
 
 import numpy as np
 
+from .._approximation import NUTS_MAX_PARAMETERS
 from .._validation import bad_parameter
 
 # NUTS here is for small problems: the largest number of free parameters it takes
-MAX_PARAMETERS = 5000
+MAX_PARAMETERS = NUTS_MAX_PARAMETERS
 # the step size is adapted to this acceptance rate (numpyro's default 0.8 leaves
 # divergences in the funnels of the mixtures' precisions)
 TARGET_ACCEPT = 0.9

@@ -30,7 +30,12 @@ import time
 import numpy as np
 from scipy.special import betaincinv, logsumexp
 
-from .._approximation import CHECK_LEVEL, importance_weights, weighted_check
+from .._approximation import (
+    CHECK_LEVEL,
+    NUTS_MAX_PARAMETERS,
+    importance_weights,
+    weighted_check,
+)
 from .._special import log_dirichlet_density, log_dirichlet_draws
 
 # draws of q per check; the entries of a chunk of draws x counts x topics at once
@@ -151,5 +156,10 @@ def lda_check(model, documents, rng):
         mass += weights @ ((values >= lower) & (values <= upper))
         means += weights @ values
         done += size
+    n_parameters = n_topics * (n_words - 1) + len(gamma) * (n_topics - 1)
+    call = ("compare_to_exact(model, X)" if n_parameters <= NUTS_MAX_PARAMETERS else
+            f"compare_to_exact(model, X) on a smaller corpus (its NUTS takes at most "
+            f"{NUTS_MAX_PARAMETERS} free parameters, K (V - 1) + D (K - 1); this one has "
+            f"{n_parameters})")
     return weighted_check(weighted, mass, means, topic_word_labels(model), started, LDA_CAUSE,
-                          call="compare_to_exact(model, X)")
+                          call=call)

@@ -164,3 +164,15 @@ def test_one_word_and_compare_to_exact_check_nothing_of_their_own():
         warnings.simplefilter("error", PosteriorApproximationWarning)
         compare_to_exact(AlphaLDA(2, random_state=0), X, n_draws=20, n_chains=1, n_tune=20,
                          random_state=0)
+
+
+def test_the_warning_says_when_the_corpus_is_too_large_for_compare_to_exact():
+    """The warning points to compare_to_exact, whose NUTS takes at most 5,000 free
+    parameters: on a larger corpus it says so, with the corpus's count."""
+    X = make_lda_corpus(n_documents=300, n_topics=10, n_words=400, document_length=20,
+                        random_state=0)[0]
+    with alphavb.approximation_checks("always"), pytest.warns(
+            PosteriorApproximationWarning,
+            match=r"compare_to_exact\(model, X\) on a smaller corpus .* at most 5000 free "
+                  r"parameters, K \(V - 1\) \+ D \(K - 1\); this one has 6690\)"):
+        AlphaLDA(10, max_iter=2, random_state=0).fit(X)
