@@ -60,7 +60,7 @@ from ._validation import (
 )
 
 __all__ = ["OBJECTIVES", "CAVIEstimator", "CAVIResult", "ExactSampler", "StochasticStepsMixin",
-           "column_standard_deviations", "feature_labels", "fitted_model"]
+           "column_scales", "column_standard_deviations", "feature_labels", "fitted_model"]
 
 OBJECTIVES = ("alpha-vb", "fractional")
 
@@ -470,6 +470,14 @@ class StochasticStepsMixin:
         self._store(self._take_step(data, state, random_state))
         self.approximation_check_ = None  # a check of the last fit is not one of this step
         return self
+
+
+def column_scales(X, standardize, sqrt_weight=None, offset=0.0):
+    """A model's ``column_scale_``: :func:`column_standard_deviations` of ``X`` with
+    ``standardize``, else ones; its sweeps see ``X / column_scale_``."""
+    if not standardize:
+        return np.ones(X.shape[1])
+    return column_standard_deviations(X, sqrt_weight, offset)
 
 
 def column_standard_deviations(X, sqrt_weight=None, offset=0.0):

@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._approximation import CHECK_LEVEL, ApproximationCheck, publish_check
 from .._special import kl_gaussian_diag_prior
 from .._validation import Boolean, FiniteArray, Options, Real, bad_parameter, validate_params
-from ..base import ExactSampler, column_standard_deviations, feature_labels
+from ..base import ExactSampler, column_scales, feature_labels
 from ._base import (
     MIN_NOISE_SHAPE,
     AlphaRegressionBase,
@@ -371,8 +371,7 @@ class AlphaLinearRegression(AlphaRegressionBase):
         rows = self._prepare_data(X, y, sample_weight=sample_weight)
         X, y = rows.X, rows.y
         fixed_variance, noise_prior = self._noise_parameters(rows)
-        scale = (column_standard_deviations(X, rows.sqrt_weight, rows.centring.X_offset)
-                 if self.standardize else np.ones(X.shape[1]))
+        scale = column_scales(X, self.standardize, rows.sqrt_weight, rows.centring.X_offset)
         # lambda on the standardized column is lambda sd^2 on the raw one
         prior_precision = resolve_prior_precision(
             type(self).__name__, self.prior_precision, X.shape[1]) * scale**2

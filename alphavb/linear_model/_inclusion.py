@@ -43,7 +43,7 @@ from .._validation import (
     bad_parameter,
     validate_params,
 )
-from ..base import column_standard_deviations, feature_labels
+from ..base import feature_labels
 
 
 @dataclass(frozen=True)
@@ -230,15 +230,6 @@ class SpikeSlabMixin(InclusionSummaryMixin):
                     "per prior setting", self.hyper_prior)
             log_prior = np.log(prior)
         return settings, pi_prior, log_prior - log_sum_exp(log_prior)
-
-    def _column_scales(self, X, sqrt_weight=None, offset=0.0):
-        """``column_scale_``: the standard deviation of each column of ``X`` (about its
-        mean, as ``StandardScaler`` computes it; 1 for a constant column) when
-        ``standardize``, else ones. The sweeps see ``X / column_scale_``. With weights, ``X``
-        holds the rows times ``sqrt_weight`` and the deviation is the weighted one."""
-        if not self.standardize:
-            return np.ones(X.shape[1])
-        return column_standard_deviations(X, sqrt_weight, offset)
 
     def _block_attributes(self, state):
         """The attributes of ``q(beta_j, z_j)`` and ``q(pi)`` from a state with ``phi``,

@@ -48,7 +48,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._validation import Options, bad_parameter
-from ..base import ExactSampler
+from ..base import ExactSampler, column_scales
 from ._base import (
     MIN_NOISE_SHAPE,
     AlphaRegressionBase,
@@ -389,8 +389,9 @@ setting_slab_variances_ : ndarray of shape (n_settings, n_features)
         """Validate the parameters and the data; the data and priors the sweeps read."""
         self._validate_params()
         rows = self._prepare_data(X, y, order="F", sample_weight=sample_weight)
-        scale = self._column_scales(rows.X, rows.sqrt_weight if rows.weighted else None,
-                                    rows.centring.X_offset)
+        scale = column_scales(rows.X, self.standardize,
+                              rows.sqrt_weight if rows.weighted else None,
+                              rows.centring.X_offset)
         # the noise prior reads the (weighted, centred) response before covariates are
         # projected out
         fixed_variance, noise_prior = self._noise_parameters(rows)

@@ -69,7 +69,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._coefficient_summary import CoefficientSummaryMixin
 from .._special import LOG_2PI
 from .._validation import Boolean, Integer, validate_params
-from ..base import CAVIEstimator, ExactSampler
+from ..base import CAVIEstimator, ExactSampler, column_scales
 from ._base import normal_quantile
 from ._binary import BinaryPredictionsMixin, covariate_count, moderated_sigmoid
 from ._covariates import (
@@ -362,7 +362,7 @@ class AlphaSpikeSlabClassifier(SpikeSlabMixin, CoefficientSummaryMixin, BinaryPr
     def _prepare_fit(self, X, y, covariates):
         self._validate_params()
         X, X_sq, labels, Z, design = self._binary_inputs(X, y, covariates, order="F")
-        scale = self._column_scales(X)
+        scale = column_scales(X, self.standardize)
         if self.standardize:
             X = np.asfortranarray(X / scale)
             X_sq = X * X

@@ -28,7 +28,7 @@ from .._validation import (
     caller_stacklevel,
     validate_params,
 )
-from ..base import CAVIEstimator, ExactSampler, column_standard_deviations, feature_labels
+from ..base import CAVIEstimator, ExactSampler, column_scales, feature_labels
 from ._base import normal_quantile
 from ._binary import BinaryPredictionsMixin, covariate_count, moderated_sigmoid
 from ._covariates import check_covariates, covariate_names
@@ -291,7 +291,7 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
                           f"variables; fitting {X.shape[1]} effects (susieR caps L at p).",
                           UserWarning, stacklevel=caller_stacklevel())
             n_effects = X.shape[1]
-        scale = column_standard_deviations(X) if self.standardize else np.ones(X.shape[1])
+        scale = column_scales(X, self.standardize)
         variance_unit = 1.0
         if not self.standardize:  # V relative to the columns' mean variance
             variances = X.var(axis=0)

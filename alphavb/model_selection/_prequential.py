@@ -31,7 +31,7 @@ def linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
 
 
 def _linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
-    from ..base import column_standard_deviations
+    from ..base import column_scales
     from ..linear_model._base import auto_noise_prior, response_variance
     from ..linear_model._bayes_linear import resolve_prior_precision
     from ..linear_model._kernels import linear_prefix_fixed_points
@@ -50,8 +50,7 @@ def _linear_prequential_losses(estimator, X, y, alphas, min_prefix, kind):
         y_offset = yp.mean() if intercept else 0.0
         Xc, yc = Xp - x_offset, yp - y_offset
         # the prefix's fit resolves its own column scales and "auto" noise prior
-        scale = (column_standard_deviations(Xc, None, x_offset) if params["standardize"]
-                 else np.ones(d))
+        scale = column_scales(Xc, params["standardize"], None, x_offset)
         whiten = 1.0 / (np.sqrt(precision) * scale)
         if isinstance(params["noise_prior"], str):  # "auto": InvGamma(a0, a0 Var(y))
             a0, b0 = auto_noise_prior(float(np.var(yp)))
