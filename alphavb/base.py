@@ -60,7 +60,8 @@ from ._validation import (
 )
 
 __all__ = ["OBJECTIVES", "CAVIEstimator", "CAVIResult", "ExactSampler", "StochasticStepsMixin",
-           "column_scales", "column_standard_deviations", "feature_labels", "fitted_model"]
+           "column_scales", "column_standard_deviations", "feature_labels", "fitted_model",
+           "models_with"]
 
 OBJECTIVES = ("alpha-vb", "fractional")
 
@@ -497,6 +498,16 @@ def column_standard_deviations(X, sqrt_weight=None, offset=0.0):
     scale = np.sqrt(np.sum((X - sqrt_weight[:, None] * mean) ** 2, axis=0) / total)
     size = np.sqrt(np.sum(X * X, axis=0) / total + np.square(offset))
     return np.where(scale > 1e-12 * size, scale, 1.0)
+
+
+def models_with(capability):
+    """The public estimators (``alphavb.__all__``, in its order) whose class names
+    ``capability`` (e.g. ``"_exact_sampler"``), for the messages of the functions that ask a
+    model for it."""
+    import alphavb
+
+    return [model for model in (getattr(alphavb, name) for name in alphavb.__all__)
+            if getattr(model, capability, None) is not None]
 
 
 def fitted_model(estimator):

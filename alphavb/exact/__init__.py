@@ -57,12 +57,10 @@ def _function(spec, name):
 def _sampled_models():
     """The public estimators that name an exact sampler, by subpackage (for the error
     message)."""
-    import alphavb
+    from ..base import models_with
 
-    models = [getattr(alphavb, name) for name in alphavb.__all__]
     return [model.__name__ for model in sorted(
-        (model for model in models if getattr(model, "_exact_sampler", None) is not None),
-        key=lambda model: (model.__module__, model.__name__))]
+        models_with("_exact_sampler"), key=lambda model: (model.__module__, model.__name__))]
 
 
 def _draw(estimator, X, y, fit_params, n_draws, n_chains, n_tune, thin, random_state):

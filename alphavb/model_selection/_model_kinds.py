@@ -392,10 +392,9 @@ def kind_of(estimator):
     kind = KINDS.get(getattr(estimator, "_model_kind", None))
     if kind is not None:
         return kind(estimator)
-    import alphavb
+    from ..base import models_with
 
-    names = [name for name in alphavb.__all__
-             if getattr(getattr(alphavb, name), "_model_kind", None) in KINDS]
+    names = [model.__name__ for model in models_with("_model_kind")]
     raise bad_parameter("AlphaSelector", "estimator", f"one of {names} (an alpha-VB "
                         "temperature in (0, 1])", type(estimator).__name__,
                         "AlphaSelector chooses alpha, the likelihood's temperature, of "
