@@ -51,11 +51,11 @@ class _FullGaussian(_GaussianFamily):
 
     def __init__(self, n_params, n_components):
         super().__init__(n_params, n_components)
-        self._rows, cols = np.tril_indices(n_params)
-        self._diagonal = self._rows == cols
+        self._rows, self._cols = np.tril_indices(n_params)
+        self._diagonal = self._rows == self._cols
         # scatter matrix: the lower-triangular entries (row-major) into a flat P x P matrix
         self._scatter = np.zeros((self.n_scale, n_params * n_params))
-        self._scatter[np.arange(self.n_scale), self._rows * n_params + cols] = 1.0
+        self._scatter[np.arange(self.n_scale), self._rows * n_params + self._cols] = 1.0
 
     @staticmethod
     def scales_per_component(n_params):
@@ -65,8 +65,7 @@ class _FullGaussian(_GaussianFamily):
         return np.diag(sds)[None]
 
     def scales(self, factors):
-        rows, cols = np.tril_indices(self.n_params)
-        scales = factors[:, rows, cols].copy()
+        scales = factors[:, self._rows, self._cols].copy()
         scales[:, self._diagonal] = np.log(scales[:, self._diagonal])
         return scales
 
