@@ -53,6 +53,9 @@ from ._susie import held_within, single_effect_kl, single_effect_regression
 
 # eigenvalues of Z'Z at or below this share of the largest (times p) are taken as 0
 EIGENVALUE_TOLERANCE = np.finfo(float).eps
+# a Z'Z whose pivoted Cholesky factor has at most this share of p columns is decomposed
+# through the factor (O(p^2 r)), a larger one by a full eigendecomposition (O(p^3))
+LOW_RANK_SHARE = 0.6
 
 
 class Eigenstructure(NamedTuple):
@@ -113,13 +116,40 @@ def design_eigen(design, is_gram=False):
         kept = values > EIGENVALUE_TOLERANCE * max(design.shape) * max(values.max(), 0.0)
         values, left = values[kept], left[:, kept]
         vectors = (design.T @ left) / np.sqrt(values)
+    elif is_gram:
+        values, vectors = gram_eigen(design)
     else:
-        values, vectors = np.linalg.eigh(design if is_gram else design.T @ design)
+        values, vectors = np.linalg.eigh(design.T @ design)
     kept = values > EIGENVALUE_TOLERANCE * vectors.shape[0] * max(values.max(), 0.0)
     value = (values[kept], np.ascontiguousarray(vectors[:, kept]))
     _LAST_DESIGN.clear()
     _LAST_DESIGN.update(key=key, value=value)
     return value
+
+
+def gram_eigen(gram):
+    """``(lambda, W)`` of a positive semi-definite ``gram`` (p, p), ascending as
+    ``np.linalg.eigh``'s. A low-rank one (an LD matrix from a panel of fewer individuals
+    than variables, or from the rows of a summary) is decomposed through its pivoted
+    Cholesky factor ``gram = F F'`` (LAPACK's ``dpstrf``, stopped at a remaining diagonal of
+    ``EIGENVALUE_TOLERANCE p max_j gram_jj``): the left singular vectors of ``F`` (p, r) are
+    the eigenvectors of the ``r`` eigenvalues above rounding, in ``O(p^2 r)`` instead of the
+    full decomposition's ``O(p^3)`` (``benchmarks/bench_susie_backgrounds.py``). The
+    eigenvalues dropped are those :func:`design_eigen` drops anyway; a factor of more than
+    ``LOW_RANK_SHARE p`` columns is not used."""
+    from scipy.linalg import lapack
+
+    p = gram.shape[0]
+    largest = float(np.max(np.diagonal(gram), initial=0.0))
+    if p and largest > 0.0:
+        factor, pivots, rank, info = lapack.dpstrf(
+            gram, tol=EIGENVALUE_TOLERANCE * p * largest, lower=1)
+        if info >= 0 and rank <= LOW_RANK_SHARE * p:
+            columns = np.zeros((p, rank))
+            columns[pivots - 1] = np.tril(factor[:, :rank])
+            left, singular, _ = np.linalg.svd(columns, full_matrices=False)
+            return singular[::-1] ** 2, left[:, ::-1]
+    return np.linalg.eigh(gram)
 
 
 class Moments(NamedTuple):

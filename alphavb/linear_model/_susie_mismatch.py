@@ -129,13 +129,19 @@ class MismatchDiagnostics(NamedTuple):
 
 def artifact_share(correlation_matrix, residual):
     """``Q``: the share of ``||r||^2`` on the eigenvectors of ``R`` with eigenvalues at most
-    ``1e-3`` of the largest (0 when there are none, or ``r`` is 0)."""
-    values, vectors = np.linalg.eigh(correlation_matrix)
-    empty = values <= ARTIFACT_EIGENVALUE_SHARE * values.max()
+    ``1e-3`` of the largest (0 when there are none, or ``r`` is 0): what is left of
+    ``||r||^2`` after its projection on the eigenvectors above that share, from the
+    decomposition of :func:`~alphavb.linear_model._susie_inf.design_eigen` (fast for the
+    low-rank ``R`` of a small panel)."""
+    from ._susie_inf import design_eigen
+
+    values, vectors = design_eigen(correlation_matrix, is_gram=True)
+    informative = values > ARTIFACT_EIGENVALUE_SHARE * values.max(initial=0.0)
     total = float(residual @ residual)
-    if not empty.any() or total <= 1e-12:
+    if informative.sum() == residual.size or total <= 1e-12:
         return 0.0
-    return float(np.sum((vectors[:, empty].T @ residual) ** 2) / total)
+    kept = float(np.sum((vectors[:, informative].T @ residual) ** 2))
+    return float(max(total - kept, 0.0) / total)
 
 
 def mismatch_diagnostics(model, data, state, alpha, sets):

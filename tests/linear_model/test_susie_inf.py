@@ -242,3 +242,53 @@ def test_sufficient_statistics_source_decomposes_the_gram():
     assert from_gram.trace_squares == pytest.approx(from_rows.trace_squares, rel=1e-10)
     np.testing.assert_allclose(np.abs(from_gram.projected).sum(),
                                np.abs(from_rows.projected).sum(), rtol=1e-8)
+
+
+@pytest.mark.parametrize("panel_rows", [15, 120])
+def test_low_rank_gram_decomposes_as_the_full_eigendecomposition(panel_rows, monkeypatch):
+    """An LD matrix from a panel of fewer individuals than variables (rank 14 of 60) is
+    decomposed through its pivoted Cholesky factor; its eigenvalues above rounding and their
+    span are the full eigendecomposition's, and so are a SuSiE-inf summary fit and the LD
+    mismatch's artifact share with that panel. A full-rank one (120 rows) takes the full
+    decomposition."""
+    from alphavb.linear_model._susie_mismatch import artifact_share
+
+    X, y = polygenic(seed=11)
+    panel = polygenic(n=panel_rows, seed=12)[0]
+    R = np.corrcoef(panel, rowvar=False)
+    calls = []
+    monkeypatch.setattr(inf, "_LAST_DESIGN", {})
+    full = np.linalg.eigh(R)
+    values, vectors = inf.gram_eigen(R)
+    kept = full[0] > inf.EIGENVALUE_TOLERANCE * 60 * full[0].max()
+    assert kept.sum() == (panel_rows - 1 if panel_rows < 60 else 60)
+    fast_kept = values > inf.EIGENVALUE_TOLERANCE * 60 * values.max()
+    assert fast_kept.sum() == kept.sum() and vectors.shape[1] == len(values)
+    np.testing.assert_allclose(values[fast_kept], full[0][kept], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(vectors[:, fast_kept] @ vectors[:, fast_kept].T,
+                               full[1][:, kept] @ full[1][:, kept].T, atol=1e-10)
+    residual = np.random.default_rng(3).standard_normal(60)
+    low_rank_share = artifact_share(R, residual)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the full-rank panel's tau2 is at its boundary
+        fitted = AlphaSuSiE(n_effects=5, unmappable_effects="inf").fit_summary(
+            z_scores(X, y), R, len(y))
+
+    def eigh_only(gram):
+        calls.append(gram.shape)
+        return np.linalg.eigh(gram)
+
+    monkeypatch.setattr(inf, "gram_eigen", eigh_only)
+    monkeypatch.setattr(inf, "_LAST_DESIGN", {})
+    assert artifact_share(R, residual) == pytest.approx(low_rank_share, rel=1e-9, abs=1e-12)
+    assert (low_rank_share > 0.5) == (panel_rows < 60)  # most of r is outside a rank-14 R
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reference = AlphaSuSiE(n_effects=5, unmappable_effects="inf").fit_summary(
+            z_scores(X, y), R, len(y))
+    assert calls  # the reference took the full decomposition
+    np.testing.assert_allclose(fitted.inclusion_probabilities_,
+                               reference.inclusion_probabilities_, atol=1e-9)
+    assert fitted.infinitesimal_variance_ == pytest.approx(
+        reference.infinitesimal_variance_, rel=1e-6, abs=1e-14)
+    assert fitted.n_iter_ == reference.n_iter_
