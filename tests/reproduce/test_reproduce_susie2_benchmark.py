@@ -37,6 +37,7 @@ def test_quick_run_writes_the_table_and_reruns_from_the_cache(tmp_path):
             assert float(row["alpha"]) == pytest.approx(float(row["method"].rsplit("= ")[1]))
         if row["coverage"] not in ("", "nan"):
             assert 0.0 <= float(row["coverage"]) <= 1.0
+        assert float(row["seconds"]) > 0 and "seconds_se" not in row
     for name in ("susie2_benchmark.png", "susie2_benchmark.md", "susie2_benchmark_pips.csv"):
         assert (tmp_path / name).exists()
     assert cli.main(["reproduce", "susie2-benchmark", "--quick", "--out", str(tmp_path)]) == 0
@@ -101,3 +102,18 @@ def test_trade_off_alphas_run_on_the_first_replicates_only(tmp_path, monkeypatch
     counts = found[found["parameter"] == "n_cs"].groupby("method")["replication"].nunique()
     assert counts["SuSiE, alpha = 1"] == counts["SuSiE-inf, calibrated"] == 2
     assert counts["SuSiE, alpha = 0.5"] == counts["SuSiE-ash, alpha = 0.75"] == 1
+
+
+def test_seconds_are_the_median_fit():
+    """The table's seconds are each method's median fit: a fit that spans a pause of the
+    run (here 400 s) does not move them, as it moves a mean."""
+    import pandas as pd
+
+    from alphavb.reproduce.susie2_benchmark import median_seconds
+
+    estimates = pd.DataFrame({
+        "setting": ["S1"] * 4 + ["S2"] * 2, "method": ["SuSiE, alpha = 1"] * 3 + ["x"] * 3,
+        "parameter": ["seconds", "seconds", "seconds", "seconds", "seconds", "power"],
+        "estimate": [1.0, 2.0, 400.0, 5.0, 3.0, 1.0]})
+    assert median_seconds(estimates) == {("S1", "SuSiE, alpha = 1"): 2.0, ("S1", "x"): 5.0,
+                                         ("S2", "x"): 3.0}
