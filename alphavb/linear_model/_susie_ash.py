@@ -223,17 +223,36 @@ def initial_ash_state(n_effects, p, fit_size):
 
 
 @njit(cache=True)
-def _mixture_coordinate(xr, w, grid, log_weights, sigma2, temperature, phi):
+def _coordinate_tables(w, grid, temperature):
+    """What a Mr.ASH sweep reads per variable and component and that no sweep changes
+    (``w``, the grid and ``alpha`` are fixed within a fit), computed once per call instead
+    of in every sweep: ``log(1 + alpha w_j s_k)`` (``log_scale``), the posterior mean's
+    factor ``s_k / (1 + alpha w_j s_k)`` (``shrink``) and the entropy's ``log(1/s_k + alpha
+    w_j)`` (``k > 0``; ``log_precision``), each (p, K)."""
+    p, K = w.shape[0], grid.shape[0]
+    log_scale, shrink, log_precision = np.empty((p, K)), np.empty((p, K)), np.zeros((p, K))
+    for j in range(p):
+        tempered_w = temperature * w[j]
+        for k in range(K):
+            shrink[j, k] = grid[k] / (1.0 + tempered_w * grid[k])
+            log_scale[j, k] = np.log(1.0 + tempered_w * grid[k])
+            if k > 0:
+                log_precision[j, k] = np.log(1.0 / grid[k] + temperature * w[j])
+    return log_scale, shrink, log_precision
+
+
+@njit(cache=True)
+def _mixture_coordinate(xr, log_scale, shrink, log_weights, sigma2, temperature, phi):
     """One coordinate of Mr.ASH (module docstring): fills ``phi`` (K,) with ``q(k)`` and
-    returns ``E[theta_j]``; ``xr`` is ``z_j'`` times the residual without ``theta_j``."""
-    tempered_xr, tempered_w = temperature * xr, temperature * w
+    returns ``E[theta_j]``; ``xr`` is ``z_j'`` times the residual without ``theta_j``,
+    ``log_scale`` and ``shrink`` the variable's rows of :func:`_coordinate_tables`."""
+    tempered_xr = temperature * xr
     largest = -np.inf
-    K = grid.shape[0]
+    K = shrink.shape[0]
     means = np.empty(K)
     for k in range(K):
-        shrink = grid[k] / (1.0 + tempered_w * grid[k])
-        means[k] = tempered_xr * shrink
-        phi[k] = (log_weights[k] - 0.5 * np.log(1.0 + tempered_w * grid[k])
+        means[k] = tempered_xr * shrink[k]
+        phi[k] = (log_weights[k] - 0.5 * log_scale[k]
                   + means[k] * tempered_xr / (2.0 * sigma2))
         largest = max(largest, phi[k])
     total = 0.0
@@ -271,6 +290,7 @@ def _mr_ash_rows(Zt, residual, w, grid, weights, theta, sigma2, temperature, n, 
     p = Zt.shape[0]
     K = grid.shape[0]
     phi, log_weights = np.empty(K), np.empty(K)
+    log_scale, shrink, log_precision = _coordinate_tables(w, grid, temperature)
     previous = np.inf
     for _ in range(max_iter):
         old_theta = theta.copy()
@@ -280,16 +300,19 @@ def _mr_ash_rows(Zt, residual, w, grid, weights, theta, sigma2, temperature, n, 
         first, entropy = 0.0, 0.0
         for j in range(p):
             xr = theta[j] * w[j] + np.dot(Zt[j], residual)
-            mean = _mixture_coordinate(xr, w[j], grid, log_weights, sigma2, temperature, phi)
+            mean = _mixture_coordinate(xr, log_scale[j], shrink[j], log_weights, sigma2,
+                                       temperature, phi)
             if mean != theta[j]:
-                residual -= (mean - theta[j]) * Zt[j]
+                change = mean - theta[j]
+                for i in range(residual.shape[0]):  # in place: no temporary row
+                    residual[i] -= change * Zt[j, i]
             theta[j] = mean
             first += temperature * xr * mean
             for k in range(K):
                 new_weights[k] += phi[k] / p
                 entropy += phi[k] * np.log(phi[k] + MIXTURE_EPSILON)
                 if k > 0:
-                    entropy += 0.5 * phi[k] * np.log(1.0 / grid[k] + temperature * w[j])
+                    entropy += 0.5 * phi[k] * log_precision[j, k]
         fitted = temperature * (np.dot(residual, residual) - np.dot(w, theta**2)) + first
         if update_sigma:
             sigma2 = fitted / (temperature * n)
@@ -314,6 +337,10 @@ def _mr_ash_gram(gram, columns, zty, yty, n, grid, weights, theta, sigma2, tempe
     phi = np.empty(K)
     log_weights = np.empty(K)
     correlation = zty.copy()  # Z'(r0 - Z theta)
+    diagonal = np.empty(p)
+    for j in range(p):
+        diagonal[j] = columns[j] * gram[j, j] * columns[j]
+    log_scale, shrink, _ = _coordinate_tables(diagonal, grid, temperature)
     for j in range(p):
         if theta[j] != 0.0:
             for i in range(p):
@@ -324,9 +351,9 @@ def _mr_ash_gram(gram, columns, zty, yty, n, grid, weights, theta, sigma2, tempe
             log_weights[k] = np.log(weights[k])
         new_weights = np.zeros(K)
         for j in range(p):
-            w = columns[j] * gram[j, j] * columns[j]
-            xr = correlation[j] + w * theta[j]
-            mean = _mixture_coordinate(xr, w, grid, log_weights, sigma2, temperature, phi)
+            xr = correlation[j] + diagonal[j] * theta[j]
+            mean = _mixture_coordinate(xr, log_scale[j], shrink[j], log_weights, sigma2,
+                                       temperature, phi)
             change = mean - theta[j]
             if change != 0.0:
                 for i in range(p):

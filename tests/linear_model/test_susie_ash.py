@@ -109,8 +109,9 @@ def test_mixture_coordinate_is_the_exact_tempered_posterior(temperature):
     grid = ash.mixture_grid(np.array([x @ x]), 30)[::6]
     weights = rng.dirichlet(np.ones(grid.shape[0]))
     phi = np.empty(grid.shape[0])
-    mean = ash._mixture_coordinate(float(x @ r), float(x @ x), grid, np.log(weights), sigma2,
-                                   temperature, phi)
+    log_scale, shrink, _ = ash._coordinate_tables(np.array([x @ x]), grid, temperature)
+    mean = ash._mixture_coordinate(float(x @ r), log_scale[0], shrink[0], np.log(weights),
+                                   sigma2, temperature, phi)
 
     def log_likelihood(theta):  # relative to theta = 0, so that quad's tolerance fits
         return temperature * float(np.sum(stats.norm.logpdf(r, x * theta, np.sqrt(sigma2))
