@@ -37,7 +37,7 @@ def test_quick_run_writes_the_table_and_reruns_from_the_cache(tmp_path):
             assert float(row["alpha"]) == pytest.approx(float(row["method"].rsplit("= ")[1]))
         if row["coverage"] not in ("", "nan"):
             assert 0.0 <= float(row["coverage"]) <= 1.0
-        assert float(row["seconds"]) > 0 and "seconds_se" not in row
+        assert float(row["seconds"]) > 0 and float(row["seconds_se"]) >= 0
     for name in ("susie2_benchmark.png", "susie2_benchmark.md", "susie2_benchmark_pips.csv"):
         assert (tmp_path / name).exists()
     assert cli.main(["reproduce", "susie2-benchmark", "--quick", "--out", str(tmp_path)]) == 0
@@ -115,5 +115,13 @@ def test_seconds_are_the_median_fit():
         "setting": ["S1"] * 4 + ["S2"] * 2, "method": ["SuSiE, alpha = 1"] * 3 + ["x"] * 3,
         "parameter": ["seconds", "seconds", "seconds", "seconds", "seconds", "power"],
         "estimate": [1.0, 2.0, 400.0, 5.0, 3.0, 1.0]})
-    assert median_seconds(estimates) == {("S1", "SuSiE, alpha = 1"): 2.0, ("S1", "x"): 5.0,
-                                         ("S2", "x"): 3.0}
+    found = median_seconds(estimates)
+    assert {key: value[0] for key, value in found.items()} == {
+        ("S1", "SuSiE, alpha = 1"): 2.0, ("S1", "x"): 5.0, ("S2", "x"): 3.0}
+    assert found[("S1", "x")][1] == 0.0  # one fit
+    # 3 fits: the interval's ranks reach both ends, so the error is (400 - 1) / 3.92
+    assert found[("S1", "SuSiE, alpha = 1")][1] == pytest.approx(399.0 / 3.92)
+    # 101 fits, 100 of them 1.0 s and one paused: the median and its error ignore the pause
+    many = pd.DataFrame({"setting": "S1", "method": "m", "parameter": "seconds",
+                         "estimate": [1.0] * 100 + [400.0]})
+    assert median_seconds(many)[("S1", "m")] == (1.0, 0.0)
