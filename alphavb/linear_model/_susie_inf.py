@@ -54,8 +54,13 @@ from ._susie import held_within, single_effect_kl, single_effect_regression
 # eigenvalues of Z'Z at or below this share of the largest (times p) are taken as 0
 EIGENVALUE_TOLERANCE = np.finfo(float).eps
 # a Z'Z whose pivoted Cholesky factor has at most this share of p columns is decomposed
-# through the factor (O(p^2 r)), a larger one by a full eigendecomposition (O(p^3))
-LOW_RANK_SHARE = 0.6
+# through the factor (O(p^2 r)), a larger one by a full eigendecomposition (O(p^3)); at p =
+# 1,000 the factor's way took 0.62 of the full one's time at rank 449, 0.92 at 550
+LOW_RANK_SHARE = 0.5
+# the factor is taken for Z'Z when it reproduces Z'Z on PROBES random vectors to within
+# this many times p eps max_j (Z'Z)_jj (gram_eigen)
+RECONSTRUCTION_TOLERANCE = 100.0
+PROBES = 4
 
 
 class Eigenstructure(NamedTuple):
@@ -134,21 +139,32 @@ def gram_eigen(gram):
     Cholesky factor ``gram = F F'`` (LAPACK's ``dpstrf``, stopped at a remaining diagonal of
     ``EIGENVALUE_TOLERANCE p max_j gram_jj``): the left singular vectors of ``F`` (p, r) are
     the eigenvectors of the ``r`` eigenvalues above rounding, in ``O(p^2 r)`` instead of the
-    full decomposition's ``O(p^3)`` (``benchmarks/bench_susie_backgrounds.py``). The
-    eigenvalues dropped are those :func:`design_eigen` drops anyway; a factor of more than
-    ``LOW_RANK_SHARE p`` columns is not used."""
+    full decomposition's ``O(p^3)`` (``benchmarks/bench_low_rank_ld.py``).
+
+    The factor is used only where it is ``gram`` to rounding: at most ``LOW_RANK_SHARE p``
+    columns, and ``||(gram - F F') v||`` within ``RECONSTRUCTION_TOLERANCE`` of ``p eps
+    max_j gram_jj ||v||`` on ``PROBES`` random vectors. A ``gram`` low-rank only up to noise
+    above rounding (an ``R`` kept in single precision, or perturbed) has noise eigenvalues
+    above the tolerance that the factor would stop short of; it is decomposed in full, as
+    before, so that a fit does not depend on which way it went."""
     from scipy.linalg import lapack
 
+    gram = np.asarray(gram, dtype=float)
     p = gram.shape[0]
     largest = float(np.max(np.diagonal(gram), initial=0.0))
     if p and largest > 0.0:
         factor, pivots, rank, info = lapack.dpstrf(
             gram, tol=EIGENVALUE_TOLERANCE * p * largest, lower=1)
-        if info >= 0 and rank <= LOW_RANK_SHARE * p:
+        if info >= 0 and 0 < rank <= LOW_RANK_SHARE * p:
             columns = np.zeros((p, rank))
             columns[pivots - 1] = np.tril(factor[:, :rank])
-            left, singular, _ = np.linalg.svd(columns, full_matrices=False)
-            return singular[::-1] ** 2, left[:, ::-1]
+            probes = np.random.default_rng(0).standard_normal((p, PROBES))
+            misfit = np.linalg.norm(gram @ probes - columns @ (columns.T @ probes), axis=0)
+            bound = (RECONSTRUCTION_TOLERANCE * p * np.finfo(float).eps * largest
+                     * np.linalg.norm(probes, axis=0))
+            if np.all(misfit <= bound):
+                left, singular, _ = np.linalg.svd(columns, full_matrices=False)
+                return singular[::-1] ** 2, left[:, ::-1]
     return np.linalg.eigh(gram)
 
 

@@ -130,12 +130,13 @@ class MismatchDiagnostics(NamedTuple):
 def artifact_share(correlation_matrix, residual):
     """``Q``: the share of ``||r||^2`` on the eigenvectors of ``R`` with eigenvalues at most
     ``1e-3`` of the largest (0 when there are none, or ``r`` is 0): what is left of
-    ``||r||^2`` after its projection on the eigenvectors above that share, from the
-    decomposition of :func:`~alphavb.linear_model._susie_inf.design_eigen` (fast for the
-    low-rank ``R`` of a small panel)."""
-    from ._susie_inf import design_eigen
+    ``||r||^2`` after its projection on the eigenvectors above that share, from
+    :func:`~alphavb.linear_model._susie_inf.gram_eigen` (fast for the low-rank ``R`` of a
+    small panel; not kept, so that a background's kept decomposition of the same variables
+    stays)."""
+    from ._susie_inf import gram_eigen
 
-    values, vectors = design_eigen(correlation_matrix, is_gram=True)
+    values, vectors = gram_eigen(correlation_matrix)
     informative = values > ARTIFACT_EIGENVALUE_SHARE * values.max(initial=0.0)
     total = float(residual @ residual)
     if informative.sum() == residual.size or total <= 1e-12:

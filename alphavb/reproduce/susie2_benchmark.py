@@ -259,19 +259,25 @@ TABLE_MEASURES = (("cs_covers", "coverage"), ("power", "power"), ("cs_size", "si
 
 def median_seconds(estimates):
     """Per ``(setting, method)``: the median of the fits' wall seconds and its standard
-    error. A median, not a mean: a long run is paused and resumed, and a fit that spans a
-    pause records it. The error is distribution-free: a quarter of the width of the
-    order statistics' 95% interval for the median (ranks ``m/2 -+ 1.96 sqrt(m)/2`` of ``m``
-    fits; 0 for one fit)."""
-    seconds = estimates[estimates["parameter"] == "seconds"]
+    error, over the fits that ran (status ``"ok"``, finite seconds; as the means'
+    ``summarise_study``). A median, not a mean: a long run is paused and resumed, and a fit
+    that spans a pause records it. The error is distribution-free: the width of the order
+    statistics' 95% interval for the median (1-based ranks ``floor(m/2 - 1.96 sqrt(m)/2)``
+    and ``ceil(1 + m/2 + 1.96 sqrt(m)/2)`` of ``m`` fits, held within 1..m) over ``2 x
+    1.96``; NaN for a single fit."""
+    ran = estimates[(estimates["parameter"] == "seconds")
+                    & np.isfinite(estimates["estimate"].astype(float))]
+    if "status" in ran:
+        ran = ran[ran["status"] == "ok"]
     found = {}
-    for key, values in seconds.groupby(["setting", "method"])["estimate"]:
+    for key, values in ran.groupby(["setting", "method"])["estimate"]:
         ordered = np.sort(values.to_numpy(dtype=float))
         m = ordered.size
         spread = 1.96 * np.sqrt(m) / 2.0
-        low = ordered[max(int(np.floor(m / 2.0 - spread)), 0)]
-        high = ordered[min(int(np.ceil(m / 2.0 + spread)), m - 1)]
-        found[key] = (float(np.median(ordered)), float((high - low) / (2.0 * 1.96)))
+        low = min(max(int(np.floor(m / 2.0 - spread)), 1), m)
+        high = min(max(int(np.ceil(1.0 + m / 2.0 + spread)), 1), m)
+        error = (ordered[high - 1] - ordered[low - 1]) / (2.0 * 1.96) if m > 1 else np.nan
+        found[key] = (float(np.median(ordered)), float(error))
     return found
 
 

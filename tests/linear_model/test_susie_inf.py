@@ -247,48 +247,70 @@ def test_sufficient_statistics_source_decomposes_the_gram():
 @pytest.mark.parametrize("panel_rows", [15, 120])
 def test_low_rank_gram_decomposes_as_the_full_eigendecomposition(panel_rows, monkeypatch):
     """An LD matrix from a panel of fewer individuals than variables (rank 14 of 60) is
-    decomposed through its pivoted Cholesky factor; its eigenvalues above rounding and their
-    span are the full eigendecomposition's, and so are a SuSiE-inf summary fit and the LD
-    mismatch's artifact share with that panel. A full-rank one (120 rows) takes the full
+    decomposed through its pivoted Cholesky factor, without a full eigendecomposition; its
+    eigenvalues above rounding and their span are the full decomposition's, and so are a
+    SuSiE-inf summary fit and the LD mismatch's artifact share (against its formula on the
+    full decomposition) with that panel. A full-rank one (120 rows) takes the full
     decomposition."""
-    from alphavb.linear_model._susie_mismatch import artifact_share
+    from alphavb.linear_model._susie_mismatch import ARTIFACT_EIGENVALUE_SHARE, artifact_share
 
     X, y = polygenic(seed=11)
     panel = polygenic(n=panel_rows, seed=12)[0]
     R = np.corrcoef(panel, rowvar=False)
-    calls = []
-    monkeypatch.setattr(inf, "_LAST_DESIGN", {})
     full = np.linalg.eigh(R)
+    calls = []
+    eigh = np.linalg.eigh
+
+    def counted_eigh(matrix, *args, **kwargs):
+        calls.append(matrix.shape)
+        return eigh(matrix, *args, **kwargs)
+
+    monkeypatch.setattr(np.linalg, "eigh", counted_eigh)
     values, vectors = inf.gram_eigen(R)
+    assert bool(calls) == (panel_rows >= 60)  # the factor's way, where R is low-rank
     kept = full[0] > inf.EIGENVALUE_TOLERANCE * 60 * full[0].max()
     assert kept.sum() == (panel_rows - 1 if panel_rows < 60 else 60)
     fast_kept = values > inf.EIGENVALUE_TOLERANCE * 60 * values.max()
-    assert fast_kept.sum() == kept.sum() and vectors.shape[1] == len(values)
+    assert fast_kept.sum() == kept.sum()
     np.testing.assert_allclose(values[fast_kept], full[0][kept], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(vectors[:, fast_kept] @ vectors[:, fast_kept].T,
                                full[1][:, kept] @ full[1][:, kept].T, atol=1e-10)
     residual = np.random.default_rng(3).standard_normal(60)
-    low_rank_share = artifact_share(R, residual)
+    empty = full[0] <= ARTIFACT_EIGENVALUE_SHARE * full[0].max()
+    expected = float(np.sum((full[1][:, empty].T @ residual) ** 2) / (residual @ residual))
+    assert artifact_share(R, residual) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert (expected > 0.5) == (panel_rows < 60)  # most of r is outside a rank-14 R
+    monkeypatch.setattr(inf, "_LAST_DESIGN", {})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the full-rank panel's tau2 is at its boundary
         fitted = AlphaSuSiE(n_effects=5, unmappable_effects="inf").fit_summary(
             z_scores(X, y), R, len(y))
-
-    def eigh_only(gram):
-        calls.append(gram.shape)
-        return np.linalg.eigh(gram)
-
-    monkeypatch.setattr(inf, "gram_eigen", eigh_only)
+    monkeypatch.setattr(inf, "gram_eigen", eigh)
     monkeypatch.setattr(inf, "_LAST_DESIGN", {})
-    assert artifact_share(R, residual) == pytest.approx(low_rank_share, rel=1e-9, abs=1e-12)
-    assert (low_rank_share > 0.5) == (panel_rows < 60)  # most of r is outside a rank-14 R
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reference = AlphaSuSiE(n_effects=5, unmappable_effects="inf").fit_summary(
             z_scores(X, y), R, len(y))
-    assert calls  # the reference took the full decomposition
     np.testing.assert_allclose(fitted.inclusion_probabilities_,
                                reference.inclusion_probabilities_, atol=1e-9)
     assert fitted.infinitesimal_variance_ == pytest.approx(
         reference.infinitesimal_variance_, rel=1e-6, abs=1e-14)
     assert fitted.n_iter_ == reference.n_iter_
+
+
+def test_gram_low_rank_only_up_to_noise_is_decomposed_in_full():
+    """A low-rank R kept in single precision (noise eigenvalues of order 1e-7, above the
+    tolerance) or perturbed by 1e-10 is not taken through its factor, which would stop
+    short of the noise: its decomposition is the full one, bit for bit, and the caller's
+    matrix is unchanged."""
+    panel = polygenic(n=15, seed=12)[0]
+    exact = np.corrcoef(panel, rowvar=False)
+    noise = np.random.default_rng(4).standard_normal((60, 60))
+    for R in (exact.astype(np.float32).astype(float), exact + 1e-10 * (noise + noise.T)):
+        before = R.copy()
+        values, vectors = inf.gram_eigen(R)
+        full = np.linalg.eigh(R)
+        np.testing.assert_array_equal(values, full[0])
+        np.testing.assert_array_equal(vectors, full[1])
+        np.testing.assert_array_equal(R, before)
+    assert len(inf.gram_eigen(exact)[0]) == 14  # the exact one: the factor's 14 columns

@@ -105,8 +105,9 @@ def test_trade_off_alphas_run_on_the_first_replicates_only(tmp_path, monkeypatch
 
 
 def test_seconds_are_the_median_fit():
-    """The table's seconds are each method's median fit: a fit that spans a pause of the
-    run (here 400 s) does not move them, as it moves a mean."""
+    """The table's seconds are each method's median fit over the fits that ran: a fit that
+    spans a pause of the run (here 400 s) does not move them, as it moves a mean, nor does a
+    failed fit's NaN; the error is the order statistics' 95% interval over 3.92."""
     import pandas as pd
 
     from alphavb.reproduce.susie2_benchmark import median_seconds
@@ -118,10 +119,16 @@ def test_seconds_are_the_median_fit():
     found = median_seconds(estimates)
     assert {key: value[0] for key, value in found.items()} == {
         ("S1", "SuSiE, alpha = 1"): 2.0, ("S1", "x"): 5.0, ("S2", "x"): 3.0}
-    assert found[("S1", "x")][1] == 0.0  # one fit
+    assert np.isnan(found[("S1", "x")][1])  # one fit: unknown
     # 3 fits: the interval's ranks reach both ends, so the error is (400 - 1) / 3.92
     assert found[("S1", "SuSiE, alpha = 1")][1] == pytest.approx(399.0 / 3.92)
-    # 101 fits, 100 of them 1.0 s and one paused: the median and its error ignore the pause
+    # 101 fits, 100 of them 1.0 s, one paused and one failed: neither moves the median
     many = pd.DataFrame({"setting": "S1", "method": "m", "parameter": "seconds",
-                         "estimate": [1.0] * 100 + [400.0]})
+                         "estimate": [1.0] * 100 + [400.0, np.nan],
+                         "status": ["ok"] * 101 + ["error"]})
     assert median_seconds(many)[("S1", "m")] == (1.0, 0.0)
+    # 11 fits 0..10: ranks floor(5.5 - 3.25) = 2 and ceil(6.5 + 3.25) = 10 (1-based), the
+    # values 1 and 9, centred on the median 5
+    eleven = pd.DataFrame({"setting": "S1", "method": "m", "parameter": "seconds",
+                           "estimate": np.arange(11.0), "status": "ok"})
+    assert median_seconds(eleven)[("S1", "m")] == (5.0, pytest.approx(8.0 / 3.92))
