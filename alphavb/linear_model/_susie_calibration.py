@@ -117,7 +117,8 @@ class SufficientSource:
                                     y_mean=self.y_mean)
 
 
-def bootstrap_worlds(reference, source, n_worlds, rng, background="gaussian"):
+def bootstrap_worlds(reference, source, n_worlds, rng, background="gaussian",
+                     causal="drawn"):
     """``n_worlds`` replicates (:class:`BootstrapWorld`) drawn from ``reference``, an
     AlphaSuSiE fitted at alpha = 1 (with ``unmappable_effects="inf"`` or without a
     background: ``tau2 = 0``) to the data of ``source`` (:class:`RowSource` or
@@ -125,7 +126,10 @@ def bootstrap_worlds(reference, source, n_worlds, rng, background="gaussian"):
     ``background="structured"`` (under study, ``benchmarks/calibration_replicates_
     experiment.py``; not the rule yet) draws ``theta*`` as the fit's ``E[theta]`` plus
     Gaussian noise of the variance that tops it up to ``tau2``, so that the replicates keep
-    where the background lies."""
+    where the background lies. ``causal="detectable"`` (tried, not the rule:
+    ``benchmarks/calibration_detectable_worlds.py``) counts a variable as causal only when
+    its whole drawn effect, ``b*_j + theta*_j``, is :func:`detectable`; the draws are the
+    same for the same ``rng``."""
     scale = reference.column_scale_
     probabilities = reference.single_effect_probabilities_
     kept = np.flatnonzero(reference.kept_effects_)
@@ -148,9 +152,12 @@ def bootstrap_worlds(reference, source, n_worlds, rng, background="gaussian"):
                 rng.standard_normal()
         effects = centre + tau * rng.standard_normal(p)
         response = source.response(reference, (coef + effects) / scale, sigma, rng)
-        causal = frozenset(np.flatnonzero(coef).tolist()) | detectable(
-            effects, spread, sigma**2, reference.n_samples_fit_)
-        worlds.append(BootstrapWorld(response, causal))
+        if causal == "detectable":
+            found = detectable(coef + effects, spread, sigma**2, reference.n_samples_fit_)
+        else:
+            found = frozenset(np.flatnonzero(coef).tolist()) | detectable(
+                effects, spread, sigma**2, reference.n_samples_fit_)
+        worlds.append(BootstrapWorld(response, found))
     return worlds
 
 
