@@ -42,6 +42,17 @@ def test_replicates_are_drawn_from_the_fit_with_its_background():
     expected = reference.noise_variance_ + reference.infinitesimal_variance_ * np.sum(
         np.var(X[:, others], axis=0) / scale[others] ** 2)
     assert np.mean(residual_variances) == pytest.approx(expected, rel=0.05)
+    # counting only detectable whole effects as causal: the same draws for the same rng,
+    # and a variable is causal when b*_j + theta*_j passes the power rule
+    detectable = calibration.bootstrap_worlds(reference, rows, 30, np.random.default_rng(1),
+                                              causal="detectable")
+    spread = rows.column_variances(reference) / scale**2
+    for drawn, counted in zip(worlds, detectable, strict=True):
+        np.testing.assert_array_equal(drawn.response, counted.response)
+        assert 4 in counted.causal
+    weak = calibration.detectable(np.full(20, 1e-4), spread, reference.noise_variance_, 2000)
+    strong = calibration.detectable(np.full(20, 1.0), spread, reference.noise_variance_, 2000)
+    assert weak == frozenset() and strong == frozenset(range(20))
 
 
 def test_sparse_locus_keeps_alpha_one():
