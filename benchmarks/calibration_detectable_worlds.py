@@ -37,10 +37,8 @@ def choose(scenario, replicate, n_worlds=10):
     source = calibration.RowSource(X)
     generator = np.random.default_rng(check_random_state(0).randint(2**31 - 1))  # the
     seed = generator.bit_generator.state  # selector's stream, replayed for each count
-    sparse = calibration.reference_fit(estimator, source, y, background=None)
-    gain, threshold = calibration.background_evidence(estimator, source, y, sparse)
-    background = "inf" if gain > threshold else None
-    reference = calibration.reference_fit(estimator, source, y) if background else sparse
+    reference, background, (gain, threshold) = calibration.reference_by_evidence(
+        estimator, source, y)
     worlds = {}
     for count in COUNTS:
         generator.bit_generator.state = seed

@@ -18,10 +18,10 @@ import warnings
 from collections import Counter
 
 import numpy as np
-from scipy import stats
 from threadpoolctl import threadpool_limits
 
 from alphavb import AlphaSuSiE
+from alphavb.linear_model._susie_calibration import detection_power
 from alphavb.reproduce import _susie2_data as data
 from alphavb.reproduce import susie2_benchmark as benchmark
 from alphavb.simulation._cells import _seeds
@@ -40,15 +40,6 @@ def oligo_replicate(scenario, replicate):
     _, y, _ = benchmark._simulate(data.N_SAMPLES, seed, scenario, data.WINDOW)
     assert np.array_equal(y, drawn.y)  # the benchmark's replicate
     return X, drawn, noise_variance
-
-
-def power(X, coef, noise_variance, variants, level=0.05):
-    """The Bonferroni test's power for ``variants`` (``data.power_causal``'s formula)."""
-    n, p = X.shape
-    critical = stats.chi2.isf(level / p, 1)
-    noncentrality = n * coef[variants] ** 2 * np.var(X[:, variants], axis=0, ddof=1) \
-        / noise_variance
-    return stats.ncx2.sf(critical, 1, noncentrality)
 
 
 def classify(scenario, replicate):
@@ -71,7 +62,8 @@ def classify(scenario, replicate):
         if weak.size:
             strongest = weak[np.argmax(np.abs(drawn.coef[weak]))]
             misses.append(("weak effect", (
-                float(power(X, drawn.coef, noise_variance, [strongest])[0]),
+                float(detection_power(drawn.coef, np.var(X, axis=0, ddof=1), noise_variance,
+                                      X.shape[0])[strongest]),
                 float(abs(drawn.coef[strongest]) * X[:, strongest].std()))))
         elif any(near[c] >= LD for c in causal):
             misses.append(("causal neighbour", None))

@@ -161,14 +161,21 @@ def bootstrap_worlds(reference, source, n_worlds, rng, background="gaussian",
     return worlds
 
 
-def detectable(effects, column_variances, noise_variance, n, level=0.05, power=0.8):
-    """The variables whose ``effects`` a 1-df chi-square test at ``level / p`` finds with
-    at least ``power`` (module docstring)."""
+def detection_power(effects, column_variances, noise_variance, n, level=0.05):
+    """Per variable, the power of a 1-df chi-square test at ``level / p`` to find its
+    effect (non-centrality ``n b_j^2 Var(x_j) / sigma2``; SuSiE 2.0's simulation script's
+    ``is_causal_power``)."""
     from scipy import stats
 
     critical = stats.chi2.isf(level / effects.size, 1)
     noncentrality = n * effects**2 * column_variances / noise_variance
-    found = stats.ncx2.sf(critical, 1, np.maximum(noncentrality, 1e-300)) >= power
+    return stats.ncx2.sf(critical, 1, np.maximum(noncentrality, 1e-300))
+
+
+def detectable(effects, column_variances, noise_variance, n, level=0.05, power=0.8):
+    """The variables whose ``effects`` a 1-df chi-square test at ``level / p`` finds with
+    at least ``power`` (:func:`detection_power`; module docstring)."""
+    found = detection_power(effects, column_variances, noise_variance, n, level) >= power
     return frozenset(np.flatnonzero(found).tolist())
 
 
@@ -230,6 +237,19 @@ def background_evidence(estimator, source, response, without_background, on_fit=
     return gain, 0.5 * float(np.log(without_background.n_samples_fit_))
 
 
+def reference_by_evidence(estimator, source, response, on_fit=None):
+    """``(reference, background, evidence)``: the model the replicates are drawn from and
+    the background calibrated (module docstring). With :func:`background_evidence` above
+    its threshold, the estimator's SuSiE-inf fit at alpha = 1 and the estimator's own
+    background; else the SuSiE fit and None."""
+    sparse = reference_fit(estimator, source, response, on_fit, background=None)
+    evidence = background_evidence(estimator, source, response, sparse, on_fit)
+    if evidence[0] > evidence[1]:
+        return (reference_fit(estimator, source, response, on_fit),
+                estimator.get_params()["unmappable_effects"], evidence)
+    return sparse, None, evidence
+
+
 class Calibration(NamedTuple):
     """The credible-set calibration's choice: ``alpha``, the background (``"inf"``,
     ``"ash"`` or None), the pooled coverage ``{alpha: (covering, sets)}`` of each alpha
@@ -258,13 +278,7 @@ def calibrated_alpha(estimator, X, y, alphas, level, n_worlds, rng, on_fit=None,
                             "estimate_residual_variance", "True or 'auto'", False,
                             "The background's evidence and the replicates estimate sigma2 "
                             "with it.")
-    sparse = reference_fit(estimator, source, y, on_fit, background=None)
-    evidence = background_evidence(estimator, source, y, sparse, on_fit)
-    background = estimator.get_params()["unmappable_effects"]
-    if evidence[0] > evidence[1]:
-        reference = reference_fit(estimator, source, y, on_fit)
-    else:
-        reference, background = sparse, None
+    reference, background, evidence = reference_by_evidence(estimator, source, y, on_fit)
     worlds = bootstrap_worlds(reference, source, n_worlds, rng)
     model = clone_with(estimator, unmappable_effects=background)
     evaluated = {}

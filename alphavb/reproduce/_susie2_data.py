@@ -30,7 +30,8 @@ z-scores of the replicate's rows fitted with the LD of 500 other mice).
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
+
+from ..linear_model._susie_calibration import detection_power
 
 N_SAMPLES = 1000
 WINDOW = 5000
@@ -156,12 +157,11 @@ def polygenic_response(X, rng):
 
 
 def power_causal(X, coef, noise_variance, level=0.05):
-    """The variants a Bonferroni 1-df chi-square test finds with power >= 0.8 (non-centrality
-    ``n b_j^2 Var(x_j) / sigma^2``; the script's ``is_causal_power``)."""
-    n, p = X.shape
-    critical = stats.chi2.isf(level / p, 1)
-    noncentrality = n * coef**2 * np.var(X, axis=0, ddof=1) / noise_variance
-    power = stats.ncx2.sf(critical, 1, np.maximum(noncentrality, 1e-300))
+    """The variants a Bonferroni 1-df chi-square test finds with power >= 0.8
+    (:func:`~alphavb.linear_model._susie_calibration.detection_power`; the script's
+    ``is_causal_power``)."""
+    power = detection_power(coef, np.var(X, axis=0, ddof=1), noise_variance, X.shape[0],
+                            level)
     return np.flatnonzero(power >= 0.8)
 
 
