@@ -101,16 +101,21 @@ def _markdown_table(title, description, rows, columns, headers=None, formats=Non
     """A Markdown table of ``columns`` of ``rows``; ``x`` with ``x_se`` shows as mean +- se.
 
     ``headers`` names the columns (default: their keys); ``formats`` maps a column to its
-    format spec (default ``.3f`` for mean +- se, ``.4g`` for other floats)."""
+    format spec (default ``.3f`` for mean +- se, ``.4g`` for other floats). A mean or an
+    error that could not be estimated (NaN: no value, or a mean of one replicate) shows as
+    ``n/a``."""
     formats = formats or {}
 
     def cell(row, key):
         value = row[key]
         if key + "_se" in row:
             spec = formats.get(key, ".3f")
-            return f"{value:{spec}} +- {row[key + '_se']:{spec}}"
+            if not np.isfinite(value):
+                return "n/a"
+            error = row[key + "_se"]
+            return f"{value:{spec}} +- {f'{error:{spec}}' if np.isfinite(error) else 'n/a'}"
         if isinstance(value, float):
-            return f"{value:{formats.get(key, '.4g')}}"
+            return f"{value:{formats.get(key, '.4g')}}" if np.isfinite(value) else "n/a"
         return str(value)
 
     headers = columns if headers is None else headers

@@ -132,3 +132,18 @@ def test_seconds_are_the_median_fit():
     eleven = pd.DataFrame({"setting": "S1", "method": "m", "parameter": "seconds",
                            "estimate": np.arange(11.0), "status": "ok"})
     assert median_seconds(eleven)[("S1", "m")] == (5.0, pytest.approx(8.0 / 3.92))
+
+
+def test_table_says_n_a_for_an_error_it_cannot_estimate():
+    """A coverage from one replicate's sets has no MCSE, and a method without sets has no
+    coverage: the table says n/a, not nan."""
+    from alphavb.reproduce._output import _markdown_table
+
+    rows = [{"method": "a", "coverage": 0.95, "coverage_se": 0.01, "size": 2.5},
+            {"method": "b", "coverage": 1.0, "coverage_se": float("nan"), "size": 3.0},
+            {"method": "c", "coverage": float("nan"), "coverage_se": float("nan"),
+             "size": float("nan")}]
+    lines = _markdown_table("t", "d", rows, ["method", "coverage", "size"]).splitlines()
+    assert lines[-3:] == ["| a | 0.950 +- 0.010 | 2.5 |", "| b | 1.000 +- n/a | 3 |",
+                          "| c | n/a | n/a |"]
+    assert "nan" not in "\n".join(lines)
