@@ -85,6 +85,23 @@ def _errorbar_panels(axes, rows, series, values, metrics, labels, spacing=0.2,
         ax.set_yticks(np.arange(len(labels)), labels)
 
 
+def _pip_calibration_panel(ax, curves, xlabel="mean PIP in bin"):
+    """A reliability panel of fine-mapping PIPs: per bin of PIPs, the share of its variants
+    that are causal (+- MCSE) against the bin's mean PIP, one series per ``(bins, style)``
+    of ``curves`` (``bins``: rows with ``mean_pip``, ``causal_share`` and
+    ``causal_share_se``; ``style``: keyword arguments of ``errorbar``), and the diagonal
+    that calibrated PIPs follow."""
+    for bins, style in curves:
+        if bins:
+            ax.errorbar([row["mean_pip"] for row in bins],
+                        [row["causal_share"] for row in bins],
+                        yerr=[row["causal_share_se"] for row in bins], **style)
+    ax.plot([0, 1], [0, 1], color="black", linewidth=0.8)
+    ax.set_xlabel(xlabel, fontsize=8)
+    ax.set_ylabel("share causal", fontsize=8)
+    ax.set_title("PIP calibration", fontsize=9)
+
+
 def _write_csv(path, rows):
     """``rows`` as a CSV file: a column for every key of any row, in the order first seen
     (a cached row from before a field existed leaves its cell empty)."""

@@ -322,7 +322,7 @@ def reproduce_susie_calibration(out_dir=None, random_state=0, quick=False, n_job
 
 
 def _plot(plt, rows, calibration, figure, stamp):
-    from ._output import _save_figure
+    from ._output import _pip_calibration_panel, _save_figure
 
     measures = (("coverage", "coverage of 95% sets"), ("power", "power"),
                 ("size", "mean set size"))
@@ -339,19 +339,9 @@ def _plot(plt, rows, calibration, figure, stamp):
                                                 for row in part], fontsize=7)
     axes[0].axhline(COVERAGE, color="black", linewidth=0.8, linestyle="--")
     axes[0].legend(fontsize=7)
-    ax = axes[-1]
-    for setting in SETTINGS:
-        for method, style in (("1.0", "o-"), ("0.25", "s--")):
-            part = [row for row in calibration if row["setting"] == setting
-                    and row["method"] == method]
-            if part:
-                ax.errorbar([row["mean_pip"] for row in part],
-                            [row["causal_share"] for row in part],
-                            yerr=[row["causal_share_se"] for row in part], fmt=style, ms=3,
-                            label=f"{setting}, alpha = {float(method):g}")
-    ax.plot([0, 1], [0, 1], color="black", linewidth=0.8)
-    ax.set_xlabel("mean PIP in bin", fontsize=8)
-    ax.set_ylabel("share causal", fontsize=8)
-    ax.set_title("PIP calibration", fontsize=9)
-    ax.legend(fontsize=6)
+    _pip_calibration_panel(axes[-1], [
+        ([row for row in calibration if row["setting"] == setting and row["method"] == method],
+         {"fmt": style, "ms": 3, "label": f"{setting}, alpha = {float(method):g}"})
+        for setting in SETTINGS for method, style in (("1.0", "o-"), ("0.25", "s--"))])
+    axes[-1].legend(fontsize=6)
     _save_figure(plt, fig, figure, stamp)

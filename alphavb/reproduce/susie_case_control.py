@@ -268,7 +268,7 @@ def reproduce_susie_case_control(out_dir=None, random_state=0, quick=False, n_jo
 
 
 def _plot(plt, rows, calibration, figure, stamp):
-    from ._output import _save_figure
+    from ._output import _pip_calibration_panel, _save_figure
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
     for offset, method in enumerate(METHODS):
@@ -280,15 +280,10 @@ def _plot(plt, rows, calibration, figure, stamp):
                         label=method)
             ax.set_xticks(np.arange(len(part)), [row["design"] for row in part], fontsize=8)
             ax.set_title(f"{key} of 95% sets" if key == "coverage" else key, fontsize=9)
-        part = [row for row in calibration if row["method"] == method]
-        axes[2].errorbar([row["mean_pip"] for row in part],
-                         [row["causal_share"] for row in part],
-                         yerr=[row["causal_share_se"] for row in part], fmt="o", ms=3,
-                         label=method)
     axes[0].axhline(COVERAGE, color="black", linewidth=0.8, linestyle="--")
     axes[0].legend(fontsize=7)
-    axes[2].plot([0, 1], [0, 1], color="black", linewidth=0.8)
-    axes[2].set_xlabel("mean PIP in bin (a point per design and bin)", fontsize=8)
-    axes[2].set_ylabel("share causal", fontsize=8)
-    axes[2].set_title("PIP calibration", fontsize=9)
+    _pip_calibration_panel(axes[2], [
+        ([row for row in calibration if row["method"] == method],
+         {"fmt": "o", "ms": 3, "label": method}) for method in METHODS],
+        xlabel="mean PIP in bin (a point per design and bin)")
     _save_figure(plt, fig, figure, stamp)

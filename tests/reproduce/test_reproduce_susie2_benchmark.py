@@ -8,7 +8,9 @@ import pytest
 
 from alphavb import cli
 from alphavb.reproduce import _susie2_data as data
+from alphavb.reproduce._output import FEW_REPLICATIONS_STAMP
 from tests.conftest import needs_plink_data
+from tests.test_cli import png_description
 
 
 def read(path):
@@ -40,6 +42,9 @@ def test_quick_run_writes_the_table_and_reruns_from_the_cache(tmp_path):
         assert float(row["seconds"]) > 0 and float(row["seconds_se"]) >= 0
     for name in ("susie2_benchmark.png", "susie2_benchmark.md", "susie2_benchmark_pips.csv"):
         assert (tmp_path / name).exists()
+    # the PIPs' calibration is drawn too, stamped as a quick run as the main figure is
+    for name in ("susie2_benchmark.png", "susie2_benchmark_pips.png"):
+        assert png_description(tmp_path / name) == FEW_REPLICATIONS_STAMP
     assert cli.main(["reproduce", "susie2-benchmark", "--quick", "--out", str(tmp_path)]) == 0
     assert read(tmp_path / "susie2_benchmark.csv") == rows or all(
         {k: v for k, v in a.items() if k not in ("seconds", "seconds_se")}
