@@ -54,9 +54,11 @@ the last the power likelihood's M-step (the ``alpha n / 2 log sigma2`` of the te
 likelihood makes the ``alpha`` cancel). At ``alpha = 1`` these are Mr.ASH's updates (its
 ``caisa`` on rows; on sufficient statistics ``mr_ash_sufficient``, whose ``sigma2`` update
 is ``(y'y - theta' Z'y) / n``, with a uniform start of ``pi`` and at least two sweeps).
-Mr.ASH stops when ``theta`` moves by less than ``tol max(sd(y), ||theta||)``: susieR's
-``max(1, ||theta||)`` in the units of ``y``, so that the fit is the same in any units (and
-susieR's for ``y`` of sd 1); ``tau2`` reads ``sigma2`` after its bounds (susieR's before:
+Mr.ASH stops when ``theta`` moves by less than ``tol max(u, ||theta||)``: susieR's
+``max(1, ||theta||)`` in the units of ``theta``, ``u = sd(y)`` over the root mean
+column variance (the square root of the fit's variance unit; ``sd(y)``, to rounding, for
+standardized columns), so that the fit is the same in any units of ``y`` and ``X`` (and
+susieR's for standardized columns and ``y`` of sd 1); ``tau2`` reads ``sigma2`` after its bounds (susieR's before:
 on summary statistics Mr.ASH's ``sigma2`` can fall below 0 when ``z`` and ``R`` disagree).
 """
 
@@ -100,7 +102,7 @@ class AshBackground(NamedTuple):
     """What the background reads of one fit's data: the variables' ``correlation`` (p, p;
     0 with a constant column, 1 on the diagonal), Mr.ASH's ``grid`` (K,), on rows ``Z'``
     (p, n; each variable's column contiguous) and the unit of ``theta``'s stopping rule,
-    ``sd(y)`` (module docstring)."""
+    ``sd(y)`` over the root mean column variance (module docstring)."""
 
     correlation: np.ndarray
     grid: np.ndarray
@@ -168,7 +170,7 @@ def ash_background(data):
         _LAST_CORRELATION.update(key=key, value=(correlation, transposed))
     correlation, transposed = _LAST_CORRELATION["value"]
     return AshBackground(correlation, mixture_grid(data.d, data.n_samples), transposed,
-                         float(np.sqrt(data.variance_y)))
+                         float(np.sqrt(data.variance_unit)))
 
 
 class AshState(NamedTuple):

@@ -225,6 +225,30 @@ def test_same_fit_in_any_units_of_y(n3):
                                unit.infinitesimal_effects_, atol=1e-9)
 
 
+def test_same_fit_in_any_units_of_X_without_standardizing():
+    """With ``standardize=False`` ``theta`` is in units of y per unit of X: the stopping
+    rule reads it in those units, so X in other units (X * 1000) gives the same PIPs and a
+    background rescaled by 1/1000; with the unit sd(y) the rule stopped 1000 times later in
+    relative terms (PIPs 0.24 apart, a third set)."""
+    rng = np.random.default_rng(3)
+    n, p = 200, 80
+    X = np.empty((n, p))
+    X[:, 0] = rng.standard_normal(n)
+    for j in range(1, p):
+        X[:, j] = 0.9 * X[:, j - 1] + np.sqrt(1 - 0.81) * rng.standard_normal(n)
+    coef = 0.08 * np.random.default_rng(5).standard_normal(p)
+    coef[[20, 60]] += 0.6
+    y = X @ coef + rng.standard_normal(n)
+    fits = [AlphaSuSiE(n_effects=5, standardize=False, unmappable_effects="ash",
+                       tol=1e-4).fit(X * units, y) for units in (1.0, 1000.0)]
+    np.testing.assert_allclose(fits[1].inclusion_probabilities_,
+                               fits[0].inclusion_probabilities_, atol=1e-7)
+    np.testing.assert_allclose(fits[1].infinitesimal_effects_ * 1000.0,
+                               fits[0].infinitesimal_effects_, atol=1e-8)
+    assert [sorted(s["variables"]) for s in fits[1].credible_sets_] == [
+        sorted(s["variables"]) for s in fits[0].credible_sets_]
+
+
 def test_constant_column_has_no_background_effect():
     """A constant column carries no information: it gets no background effect and the fit
     is that without it (its Bayes factor 1 leaves the other PIPs as they are)."""
