@@ -111,6 +111,9 @@ def test_binomial_rule():
     assert not calibration.covers(14, 20, 0.95)
     assert calibration.covers(0, 0, 0.95)
     assert calibration.covers(95, 100, 0.95) and not calibration.covers(85, 100, 0.95)
+    # the one set, missed: P = 1 - 0.95 = 0.05 exactly, which rejects (the float 0.95 made
+    # it 0.05 + 4e-17 and kept an alpha whose replicates' sets covered 0 of 1)
+    assert not calibration.covers(0, 1, 0.95) and calibration.covers(1, 1, 0.95)
 
 
 def test_locus_without_signal_is_not_refused():
