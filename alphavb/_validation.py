@@ -297,7 +297,7 @@ class TemperatureGrid:
         return bool(np.all(np.isfinite(grid) & (grid > 0) & (grid <= 1)))
 
     def __str__(self):
-        return "None or a non-empty list of likelihood temperatures in (0, 1]"
+        return "a non-empty list of likelihood temperatures in (0, 1]"
 
 
 class FiniteArray:

@@ -198,10 +198,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         Not with covariates, ``refine``, ``prior_variance_method="em"`` or the NIG prior;
         a warm start starts cold.
     residual_variance_method : {"mom", "mle", "nig"}, default="mom"
-        With a background, how ``(sigma2, tau2)`` are estimated: the method of moments
-        (SuSiE-inf's and susieR's) or by maximising ``F`` (``"mle"``, Cui et al.'s
-        ``method="MLE"``; ``F`` then never falls). Without one, ``sigma2``'s update is
-        both. ``"nig"``: the normal-inverse-gamma prior for small samples (Denault et
+        With the infinitesimal background, how ``(sigma2, tau2)`` are estimated: the
+        method of moments (SuSiE-inf's and susieR's) or by maximising ``F`` (``"mle"``,
+        Cui et al.'s ``method="MLE"``; ``F`` then never falls); with ``"ash"`` Mr.ASH's
+        own updates estimate them (``"mom"`` only). Without a background, ``sigma2``'s
+        update is both. ``"nig"``: the normal-inverse-gamma prior for small samples (Denault et
         al. 2025; susieR 0.16.5's ``estimate_residual_method = "NIG"``,
         :mod:`alphavb.linear_model._susie_nig`): each effect is ``N(0, sigma2 V_l)``
         with ``sigma2 ~ IG(a0 / 2, b0 / 2)`` integrated out of every single effect
@@ -740,6 +741,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 raise bad_parameter(owner, "prior_variance_method", "'optim' or 'simple' "
                                     "with unmappable_effects='ash'", "em", "susieR refuses "
                                     "the pair too: use the default 'optim'.")
+            if self.residual_variance_method == "mle":
+                raise bad_parameter(owner, "residual_variance_method", "'mom' with "
+                                    "unmappable_effects='ash'", "mle", "Mr.ASH's own updates "
+                                    "estimate sigma2 and the background (as susieR's); the "
+                                    "maximum-likelihood variances are SuSiE-inf's: "
+                                    "unmappable_effects='inf'.")
             return ash_background(ibss)
         from ._susie_inf import eigenstructure
 
@@ -1088,18 +1095,28 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         found = mismatch_diagnostics(data.mismatch, data.ibss, state, float(self.alpha),
                                      self.credible_sets_)
         self.ld_mismatch_ = found
-        if found.flagged:
-            flagged = [index for index, value in enumerate(found.set_sensitivity)
-                       if value >= SENSITIVITY_THRESHOLD]
+        if not found.flagged:
+            return
+        flagged = [index for index, value in enumerate(found.set_sensitivity)
+                   if value >= SENSITIVITY_THRESHOLD]
+        sets = (f"credible sets {flagged} (of credible_sets_) rest on Bayes factors that the "
+                "LD's uncertainty shrinks 20-fold or more" if flagged else "")
+        if found.artifact_flag or found.mismatch_variance > 0:
             warnings.warn(
                 f"AlphaSuSiE.fit_summary: the LD matrix and the z-scores may not match "
                 f"(mismatch variance {found.mismatch_variance:.3g}, effective reference size "
                 f"{found.effective_reference_size:.3g}; {found.artifact_share:.0%} of the "
-                f"residual lies where R has no variance"
-                + (f"; credible sets {flagged} (of credible_sets_) rest on Bayes factors the "
-                   "mismatch shrinks 20-fold or more" if flagged else "") + "). Check the "
-                "variants with ld_mismatch_diagnostic(z, R, n) and drop those it flags, or "
-                "use an LD matrix of the sample.", UserWarning, stacklevel=caller_stacklevel())
+                f"residual lies where R has no variance" + (f"; {sets}" if sets else "")
+                + "). Check the variants with ld_mismatch_diagnostic(z, R, n) and drop "
+                "those it flags, or use an LD matrix of the sample.", UserWarning,
+                stacklevel=caller_stacklevel())
+        else:  # no mismatch found: the reference's own sampling error alone (1 / B)
+            warnings.warn(
+                f"AlphaSuSiE.fit_summary: {sets}: the reference panel's sampling error "
+                f"alone (reference_n_samples {found.effective_reference_size:.3g}; no "
+                "mismatch variance) makes them this uncertain. A larger panel, or the LD "
+                "of the sample with reference_n_samples=None, would make them firmer.",
+                UserWarning, stacklevel=caller_stacklevel())
 
     def _publish_background(self, data, state):
         """``infinitesimal_variance_`` and ``infinitesimal_effects_`` (``E[theta]`` on the

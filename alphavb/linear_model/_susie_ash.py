@@ -58,8 +58,9 @@ Mr.ASH stops when ``theta`` moves by less than ``tol max(u, ||theta||)``: susieR
 ``max(1, ||theta||)`` in the units of ``theta``, ``u = sd(y)`` over the root mean
 column variance (the square root of the fit's variance unit; ``sd(y)``, to rounding, for
 standardized columns), so that the fit is the same in any units of ``y`` and ``X`` (and
-susieR's for standardized columns and ``y`` of sd 1); ``tau2`` reads ``sigma2`` after its bounds (susieR's before:
-on summary statistics Mr.ASH's ``sigma2`` can fall below 0 when ``z`` and ``R`` disagree).
+susieR's for standardized columns and ``y`` of sd 1); ``tau2`` reads ``sigma2`` after its
+bounds (susieR's before: on summary statistics Mr.ASH's ``sigma2`` can fall below 0 when
+``z`` and ``R`` disagree).
 """
 
 from typing import NamedTuple

@@ -556,8 +556,16 @@ def ld_mismatch_diagnostic(z, R, n_samples, s=None):
     -------
     LDMismatch
     """
+    from ._susie_sources import summary_names
+
     owner = "ld_mismatch_diagnostic"
     n = check_n_samples(owner, n_samples)
+    summary_names(owner, [("z", z), ("R", R)])  # named inputs: the same variables, in order
+    if s is not None:
+        number = real_scalar(s)
+        if number is None or not 0.0 <= number < 1.0:
+            raise bad_parameter(owner, "s", "a value in [0, 1) or None", s)
+        s = number
     z = check_z(owner, z)
     R = check_ld(owner, R, z.size)
     z = z * np.sqrt((n - 1.0) / (z * z + n - 2.0))
@@ -571,8 +579,6 @@ def ld_mismatch_diagnostic(z, R, n_samples, s=None):
 
         s = float(minimize_scalar(negative_log_likelihood, bounds=(0.0, 1.0),
                                   method="bounded", options={"xatol": 1e-8}).x)
-    elif not 0.0 <= s < 1.0:
-        raise bad_parameter(owner, "s", "a value in [0, 1)", s)
     spread = (1.0 - s) * eigenvalues + s
     inverse = np.where(spread > 0, 1.0 / np.where(spread > 0, spread, 1.0), 0.0)
     precision = (vectors * inverse) @ vectors.T

@@ -112,6 +112,30 @@ def test_ld_mismatch_diagnostic_is_kriging_rss(n3, response):
         assert reference["flipped"] in found.flagged()
 
 
+def test_ld_mismatch_diagnostic_refuses_what_fit_summary_refuses():
+    """A named z beside an R of the same variables in another order is refused by name, as
+    ``fit_summary`` refuses it (it was read silently against the wrong variables), and so is
+    an ``s`` that is not a number in [0, 1) (a string was a TypeError)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = np.cumsum(rng.standard_normal((200, 40)), axis=1)
+    y = 0.3 * X[:, 10] + rng.standard_normal(200)
+    r = np.corrcoef(np.column_stack([X, y]), rowvar=False)[-1, :-1]
+    names = [f"rs{j}" for j in range(40)]
+    z = pd.Series(r * np.sqrt(198.0 / (1.0 - r**2)), index=names)
+    R = pd.DataFrame(np.corrcoef(X, rowvar=False), index=names, columns=names)
+    in_order = ld_mismatch_diagnostic(z, R, 200)
+    np.testing.assert_array_equal(in_order.log_lr,
+                                  ld_mismatch_diagnostic(z.to_numpy(), R.to_numpy(), 200).log_lr)
+    with pytest.raises(ValueError, match=r"'R' parameter of ld_mismatch_diagnostic.*order"):
+        ld_mismatch_diagnostic(z, R.iloc[::-1, ::-1], 200)
+    for bad in ("0.1", 1.0, -0.2, [0.1]):
+        with pytest.raises(ValueError, match="'s' parameter"):
+            ld_mismatch_diagnostic(z, R, 200, s=bad)
+    assert ld_mismatch_diagnostic(z, R, 200, s=np.float32(0.25)).s == 0.25
+
+
 @pytest.mark.parametrize(("response", "alpha"), [(1, 1.0), (0, 0.5)])
 def test_em_with_a_null_variable_never_lowers_the_objective(n3, response, alpha):
     """EM's V is E_q[beta^2], where the null variable's beta (and a constant column's) is

@@ -192,6 +192,8 @@ def test_warm_start_is_a_cold_start():
     ({"refine": True}, "refine"),
     ({"prior_variance_method": "em"}, "prior_variance_method"),
     ({"residual_variance_method": "nig"}, "residual_variance_method"),
+    # Mr.ASH estimates sigma2 by its own update: "mle" was accepted and silently ignored
+    ({"residual_variance_method": "mle"}, "residual_variance_method.*'mom' with"),
 ])
 def test_refused_combinations_name_the_parameter(params, name):
     X, y = background_data(seed=5)

@@ -191,6 +191,15 @@ def test_selection_from_sufficient_statistics():
     assert lowered.alpha_ < 1.0
     with pytest.raises(ValueError, match="method"):
         AlphaSelector(AlphaSuSiE(), method="safebayes").fit_sufficient(**stats)
+    # bad statistics are named before any replicate is drawn (they were a TypeError and
+    # numpy's "diag requires an array of at least two dimensions")
+    calibrate = AlphaSelector(AlphaSuSiE(), method="calibrate", random_state=0)
+    for name, bad in (("n_samples", None), ("XtX", stats["Xty"]),
+                      ("Xty", stats["Xty"][:3]), ("yty", -1.0)):
+        with pytest.raises(ValueError, match=f"'{name}' parameter of AlphaSelector"):
+            calibrate.fit_sufficient(**{**stats, name: bad})
+    with pytest.raises(ValueError, match="y_mean"):
+        calibrate.fit_sufficient(**{**stats, "y_mean": None})
 
 
 def test_background_is_dropped_where_the_locus_is_sparse():

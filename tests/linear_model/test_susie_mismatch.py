@@ -98,6 +98,30 @@ def test_small_reference_widens_the_sets_and_an_empty_direction_is_flagged():
     assert model.ld_mismatch_.artifact_flag and model.ld_mismatch_.artifact_share > 0.1
 
 
+def test_a_panel_of_the_sample_is_not_called_a_mismatch():
+    """The sample as its own panel (``reference_X=X``, so B = n): no mismatch variance and
+    nothing where R is empty, but both sets lose more than log 20 of Bayes factor to the
+    panel's 1 / B. The warning says that, not that the LD and the z-scores may not match
+    (which it said, pointing at a mismatch there was none of)."""
+    rng = np.random.default_rng(0)
+    n, p = 200, 80
+    X = np.empty((n, p))
+    X[:, 0] = rng.standard_normal(n)
+    for j in range(1, p):
+        X[:, j] = 0.9 * X[:, j - 1] + np.sqrt(0.19) * rng.standard_normal(n)
+    z = z_scores(X, X[:, [10, 40]] @ [0.6, 0.6] + rng.standard_normal(n))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = AlphaSuSiE(n_effects=5).fit_summary(z, reference_X=X, n_samples=n,
+                                                    ld_mismatch="eb")
+    found = model.ld_mismatch_
+    assert found.mismatch_variance == 0.0 and not found.artifact_flag
+    assert found.sensitivity_flag
+    messages = [str(w.message) for w in caught]
+    assert len(messages) == 1 and "sampling error alone" in messages[0]
+    assert "may not match" not in messages[0]
+
+
 def test_bad_input_is_refused_by_name():
     rng = np.random.default_rng(3)
     X = correlated(100, 20, rng)

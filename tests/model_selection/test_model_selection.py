@@ -300,7 +300,9 @@ def test_a_fitted_selector_stands_in_for_its_best_estimator():
     # accepted silently (True, "0.5") or with numpy's words (the others)
     ({"alphas": True}, "'alphas'"),
     ({"alphas": "0.5"}, "'alphas'"),
-    ({"alphas": "abc"}, "'alphas'"),
+    # the message says what is wanted once ("None or None or a non-empty list")
+    ({"alphas": "abc"}, r"'alphas'.* must be None or a non-empty list of likelihood "
+                        r"temperatures in \(0, 1\]\. Got"),
     ({"alphas": {1: 0.5}}, "'alphas'"),
     ({"alphas": [0.5 + 1j]}, "'alphas'"),
     ({"n_bootstrap": 10**400}, "'n_bootstrap'"),  # OverflowError in the shared check
