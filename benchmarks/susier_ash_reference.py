@@ -9,7 +9,11 @@ statistics of the same (``susie_ss``) and from z-scores with the in-sample LD
 only after convergence), the numbers the tests compare
 ``AlphaSuSiE(unmappable_effects="ash")`` against without R.
 
-Per fit (``fits.<y1|y2>_<susie|susie_ss|susie_rss>``): ``pip``, ``V``, ``sigma2``,
+The individual-data fit is also made with the columns in reverse order
+(``<y1|y2>_susie_reversed``, its numbers in that order): Mr.ASH updates the variables one
+by one, so the fit depends on their order.
+
+Per fit (``fits.<y1|y2>_<susie|susie_reversed|susie_ss|susie_rss>``): ``pip``, ``V``, ``sigma2``,
 ``tau2``, ``niter``, ``converged``, ``cs`` (0-based variables, in susieR's order),
 ``theta`` (on the standardized columns), ``slot_weights``, ``ash_pi`` and ``seconds``
 (elapsed, one R process, one BLAS thread).
@@ -36,6 +40,10 @@ for (k in 1:2) {
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(susie(Xs, y, unmappable_effects = "ash"))
   fits[[paste0("y", k, "_susie")]] <- summarise_ash(fit, proc.time()[["elapsed"]] - t0)
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressMessages(susie(Xs[, ncol(Xs):1], y, unmappable_effects = "ash"))
+  fits[[paste0("y", k, "_susie_reversed")]] <- summarise_ash(fit,
+                                                             proc.time()[["elapsed"]] - t0)
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressMessages(susie_ss(XtX = crossprod(Xs), Xty = drop(crossprod(Xs, yc)),
                                    yty = sum(yc^2), n = nrow(X), unmappable_effects = "ash"))

@@ -195,8 +195,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         each effect has a slot weight ``c_l`` under a Beta(1, 2) prior on how many are in,
         the PIPs read ``c_l alpha_lj``. Mr.ASH runs only when ``sigma2`` is estimated (from
         z-scores, where ``"auto"`` keeps it fixed, only after convergence, as susieR).
-        Not with covariates, ``refine``, ``prior_variance_method="em"`` or the NIG prior;
-        a warm start starts cold.
+        Mr.ASH updates the variables one by one in column order, so, as susieR's, the fit
+        depends on the order of the columns. Not with covariates, ``refine``,
+        ``prior_variance_method="em"`` or the NIG prior; a warm start starts cold.
     residual_variance_method : {"mom", "mle", "nig"}, default="mom"
         With the infinitesimal background, how ``(sigma2, tau2)`` are estimated: the
         method of moments (SuSiE-inf's and susieR's) or by maximising ``F`` (``"mle"``,
@@ -445,7 +446,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         """Fit alpha-SuSiE to sufficient statistics ``X'X``, ``X'y``, ``y'y`` and ``n``
         (susieR's ``susie_ss``): the same fit as :meth:`fit` on the rows they summarise,
         from ``p x p`` numbers (:func:`~alphavb.linear_model.sufficient_statistics`
-        computes them; a biobank's are computed once, in blocks of rows).
+        computes them; a biobank's are computed once, in blocks of rows). Except with
+        ``unmappable_effects="ash"``, where Mr.ASH on sufficient statistics is another
+        algorithm than on rows, as in susieR 0.16.5 (module
+        :mod:`~alphavb.linear_model._susie_ash`): the two fits differ as susieR's two do.
 
         Parameters
         ----------
