@@ -118,7 +118,12 @@ class OligoReplicate(NamedTuple):
 
 def oligo_response(X, scenario, rng, shares=None, n_oligo=None):
     """An oligo scenario (``"S1"``, ``"S2"``, or ``shares`` and ``n_oligo`` given): an
-    :class:`OligoReplicate`."""
+    :class:`OligoReplicate`.
+
+    Each try draws every random number of a replicate, in the script's order, and only the
+    try that is kept (whose sparse and oligogenic variants pass the bound, or the last one)
+    computes the infinitesimal component and ``y``, the passes over all of ``X``: the
+    replicate is the one drawn when every try computed them."""
     n, p = X.shape
     if shares is None:
         shares, n_oligo = OLIGO[scenario]
@@ -135,17 +140,19 @@ def oligo_response(X, scenario, rng, shares=None, n_oligo=None):
                 spread = np.where(rng.random(n_oligo) < 0.75, 0.05, 0.15)
                 coef[oligo] = _scaled(X, oligo, rng.normal(0.0, spread), oligo_share)
             pool = np.setdiff1d(rest, oligo)
-            if inf_share > 0:
-                coef[pool] = _scaled(X, pool, rng.normal(0.0, 0.01, pool.size), inf_share)
-            genetic = X @ coef
-            noise_variance = np.var(genetic, ddof=1) * (1.0 - H2G) / H2G
-            y = genetic + np.sqrt(noise_variance) * rng.standard_normal(n)
+            background = rng.normal(0.0, 0.01, pool.size) if inf_share > 0 else None
+            noise = rng.standard_normal(n)
             if _pairwise_below(X, np.concatenate([sparse, oligo]), bound, strict=True):
                 break
         else:
             bound += 0.1
             if bound <= 0.5 + 1e-12:
                 continue
+        if background is not None:
+            coef[pool] = _scaled(X, pool, background, inf_share)
+        genetic = X @ coef
+        noise_variance = np.var(genetic, ddof=1) * (1.0 - H2G) / H2G
+        y = genetic + np.sqrt(noise_variance) * noise
         return OligoReplicate(y, coef, power_causal(X, coef, noise_variance),
                               top_effects(coef, 3), np.sort(sparse), np.sort(oligo))
 
