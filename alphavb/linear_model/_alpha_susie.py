@@ -484,17 +484,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         -------
         self
         """
-        from ._susie_rss import checked_sufficient_statistics
-
         self._validate_params()
-        stats = checked_sufficient_statistics(type(self).__name__, XtX, Xty, yty, n_samples,
-                                              X_mean=X_mean, y_mean=y_mean,
-                                              fit_intercept=self.fit_intercept,
-                                              standardize=self.standardize,
-                                              regularization=regularization)
+        stats = self._checked_statistics(type(self).__name__, XtX, Xty, yty, n_samples,
+                                         X_mean, y_mean, regularization)
         self._check_y_varies(stats.variance_y, 1.0)
         p = stats.gram.shape[0]
-        check_means_pair(type(self).__name__, X_mean, y_mean)
         known_means = X_mean is not None
         offsets = (np.asarray(X_mean, dtype=float).reshape(p), float(np.ravel(y_mean)[0])) \
             if known_means and self.fit_intercept else (np.zeros(p), 0.0)
@@ -703,6 +697,19 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                                        self.residual_variance))
             data = replace(data, n_effects=data.start.probabilities.shape[0])
         return data
+
+    def _checked_statistics(self, owner, XtX, Xty, yty, n_samples, X_mean, y_mean,
+                            regularization=0.0):
+        """``fit_sufficient``'s arguments checked (``owner`` names the caller in an error),
+        as :class:`~alphavb.linear_model._susie_rss.SummaryStatistics`."""
+        from ._susie_rss import checked_sufficient_statistics
+
+        stats = checked_sufficient_statistics(owner, XtX, Xty, yty, n_samples, X_mean=X_mean,
+                                              y_mean=y_mean, fit_intercept=self.fit_intercept,
+                                              standardize=self.standardize,
+                                              regularization=regularization)
+        check_means_pair(owner, X_mean, y_mean)
+        return stats
 
     def _check_nig(self):
         owner = type(self).__name__

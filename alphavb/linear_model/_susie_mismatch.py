@@ -29,11 +29,23 @@ residual's square on the eigenvectors of ``R`` whose eigenvalues are at most ``1
 largest (directions ``R`` says are empty; flagged above 0.1), and per credible set the
 largest loss of log Bayes factor that the inflation causes at one of its variables (flagged
 at ``log 20``).
+
+:func:`ld_mismatch_diagnostic` is susieR's ``kriging_rss``: under the null ``z ~ N(0,
+R_s)``, ``R_s = (1 - s) R + s I`` with ``s`` estimated by maximum likelihood, each ``z_j``
+given the others is normal (its conditional mean and variance from the precision
+``R_s^{-1}``); a ``z_j`` far from its conditional mean, whose sign flip is much likelier
+under a scale mixture of that conditional (the log-likelihood ratio), points to an allele
+coded the other way or an ``R`` that does not match the sample.
 """
 
 from typing import NamedTuple
 
 import numpy as np
+from scipy.optimize import minimize_scalar
+
+from .._validation import bad_parameter
+from ._susie_rss import EIGENVALUE_TOLERANCE, check_ld, check_n_samples, check_z, real_scalar
+from ._susie_sources import summary_names
 
 # a credible set whose variables lose this much log Bayes factor to the inflation is flagged
 SENSITIVITY_THRESHOLD = np.log(20.0)
@@ -178,3 +190,129 @@ def mismatch_diagnostics(model, data, state, alpha, sets):
     return MismatchDiagnostics(
         float(variance), float(reference), share, bool(share > ARTIFACT_THRESHOLD),
         sensitivity, bool(any(value >= SENSITIVITY_THRESHOLD for value in sensitivity)))
+
+
+class LDMismatch(NamedTuple):
+    """:func:`ld_mismatch_diagnostic`'s result: per variable the (adjusted) ``z``, its
+    conditional mean and variance given the others, the standardized difference and the
+    log-likelihood ratio of a flipped sign; ``s`` the estimated inconsistency."""
+
+    z: np.ndarray
+    conditional_mean: np.ndarray
+    conditional_variance: np.ndarray
+    standardized_difference: np.ndarray
+    log_lr: np.ndarray
+    s: float
+
+    def flagged(self):
+        """The variables susieR marks: ``log_lr > 2`` and ``|z| > 2``."""
+        return np.flatnonzero((self.log_lr > 2.0) & (np.abs(self.z) > 2.0))
+
+
+def _mixture_weights(log_likelihood, gap=1e-10):
+    """The maximum-likelihood weights ``w`` of a mixture whose components have the given
+    log likelihoods (rows: observations), to a duality gap below ``gap`` (susieR solves the
+    same concave problem with mixsqp).
+
+    With ``L`` the likelihoods (each row scaled by its largest entry) and ``n`` rows, ``max_w
+    sum_i log (L w)_i`` on the simplex is ``min_{w >= 0} g(w) = -sum_i log (L w)_i + n 1'w``,
+    whose minimiser sums to 1 (at the optimum ``w_k dg/dw_k = 0``; sum over ``k``). That is
+    solved by a barrier method: Newton's method on ``g(w) - mu sum_k log w_k`` (the Hessian
+    ``A'A + mu diag(1 / w^2)``, ``A = diag(1 / L w) L``: ``k x k``), with ``mu`` divided by 10
+    until ``k mu``, the gap it leaves, is below ``gap``."""
+    likelihood = np.exp(log_likelihood - log_likelihood.max(axis=1, keepdims=True))
+    n, k = likelihood.shape
+
+    def barrier(weights, mu):
+        return (-float(np.sum(np.log(likelihood @ weights))) + n * float(weights.sum())
+                - mu * float(np.sum(np.log(weights))))
+
+    weights, mu = np.full(k, 1.0 / k), 1.0
+    while True:
+        for _ in range(100):
+            scaled = likelihood / (likelihood @ weights)[:, None]
+            gradient = n - scaled.sum(axis=0) - mu / weights
+            hessian = scaled.T @ scaled
+            hessian[np.diag_indices(k)] += mu / weights**2
+            step = -np.linalg.solve(hessian, gradient)
+            decrement = -float(gradient @ step)
+            if decrement < 1e-14 * n:
+                break
+            shrinking = step < 0
+            length = min(1.0, 0.99 * float(np.min(-weights[shrinking] / step[shrinking],
+                                                  initial=np.inf)))
+            start = barrier(weights, mu)
+            while barrier(weights + length * step, mu) > start - 0.25 * length * decrement:
+                length *= 0.5
+                if length < 1e-20:
+                    break
+            weights = weights + length * step
+        if k * mu < gap:
+            return weights / weights.sum()
+        mu *= 0.1
+
+
+def ld_mismatch_diagnostic(z, R, n_samples, s=None):
+    """susieR's ``kriging_rss``: does ``z`` agree with ``R``? (module docstring).
+
+    Parameters
+    ----------
+    z : array-like of shape (n_features,)
+    R : array-like of shape (n_features, n_features)
+        The LD matrix the fit would use (checked as :meth:`AlphaSuSiE.fit_summary` checks
+        it).
+    n_samples : int
+    s : float in [0, 1) or None, default=None
+        The inconsistency; None estimates it by maximum likelihood under the null (susieR's
+        ``estimate_s_rss``, ``method="null-mle"``): 0 when ``z`` lies in ``R``'s column
+        space with the spread ``R`` implies.
+
+    Returns
+    -------
+    LDMismatch
+    """
+    owner = "ld_mismatch_diagnostic"
+    n = check_n_samples(owner, n_samples)
+    summary_names(owner, [("z", z), ("R", R)])  # named inputs: the same variables, in order
+    if s is not None:
+        number = real_scalar(s)
+        if number is None or not 0.0 <= number < 1.0:
+            raise bad_parameter(owner, "s", "a value in [0, 1) or None", s)
+        s = number
+    z = check_z(owner, z)
+    R = check_ld(owner, R, z.size)
+    z = z * np.sqrt((n - 1.0) / (z * z + n - 2.0))
+    eigenvalues, vectors = np.linalg.eigh(R)
+    eigenvalues = np.where(eigenvalues < EIGENVALUE_TOLERANCE, 0.0, eigenvalues)
+    projected = vectors.T @ z
+    if s is None:
+        def negative_log_likelihood(value):
+            spread = (1.0 - value) * eigenvalues + value
+            return 0.5 * np.sum(np.log(spread)) + 0.5 * np.sum(projected**2 / spread)
+
+        s = float(minimize_scalar(negative_log_likelihood, bounds=(0.0, 1.0),
+                                  method="bounded", options={"xatol": 1e-8}).x)
+    spread = (1.0 - s) * eigenvalues + s
+    inverse = np.where(spread > 0, 1.0 / np.where(spread > 0, spread, 1.0), 0.0)
+    precision = (vectors * inverse) @ vectors.T
+    diagonal = np.diag(precision)
+    conditional_mean = -(precision @ z - diagonal * z) / diagonal
+    conditional_variance = 1.0 / diagonal
+    difference = (z - conditional_mean) / np.sqrt(conditional_variance)
+    largest = float(np.max(difference**2))
+    a_max = 2.0 if largest < 1.0 else 2.0 * np.sqrt(largest)
+    n_points = int(np.ceil(np.log2(a_max / 0.8) / np.log2(1.05)))
+    grid = 1.05 ** np.arange(-n_points, 1) * a_max
+    sd = np.sqrt(conditional_variance)[:, None] * grid
+
+    def log_normal(x):
+        return -0.5 * np.log(2.0 * np.pi) - np.log(sd) - 0.5 * (x[:, None] / sd) ** 2
+
+    def log_mixture(log_likelihood):
+        top = log_likelihood.max(axis=1)
+        return np.log(np.exp(log_likelihood - top[:, None]) @ (weights + 1e-15)) + top
+
+    null = log_normal(z - conditional_mean)
+    weights = _mixture_weights(null)
+    log_lr = log_mixture(log_normal(z + conditional_mean)) - log_mixture(null)
+    return LDMismatch(z, conditional_mean, conditional_variance, difference, log_lr, s)

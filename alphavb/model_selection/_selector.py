@@ -437,9 +437,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         from sklearn.utils import check_random_state
         from tqdm.auto import tqdm
 
-        from ..linear_model._base import check_means_pair
         from ..linear_model._susie_calibration import SufficientSource
-        from ..linear_model._susie_rss import checked_sufficient_statistics
 
         self._validate_params()
         if n_covariates:
@@ -452,13 +450,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             raise bad_parameter("AlphaSelector", "method", "'calibrate' with an AlphaSuSiE "
                                 "for fit_sufficient", self.method, "The other criteria need "
                                 "rows (fit(X, y)).")
-        # the statistics checked as the estimator's fit_sufficient checks them, before the
-        # replicates are drawn from them (a bad one named here, not deep in the drawing)
-        checked_sufficient_statistics("AlphaSelector", XtX, Xty, yty, n_samples,
-                                      X_mean=X_mean, y_mean=y_mean,
-                                      fit_intercept=self.estimator.fit_intercept,
-                                      standardize=self.estimator.standardize)
-        check_means_pair("AlphaSelector", X_mean, y_mean)
+        # checked as the estimator's fit_sufficient checks them, before any replicate
+        self.estimator._checked_statistics("AlphaSelector", XtX, Xty, yty, n_samples, X_mean,
+                                           y_mean)
         XtX = np.asarray(XtX, dtype=float)
         Xty = np.asarray(Xty, dtype=float)
         alphas = _check_alphas(self.alphas)
