@@ -83,8 +83,9 @@ def fine_map(genotypes, traits, loci, estimator=None, *, covariates=None, cache_
         One column per trait, one value per individual (NaN: not measured; those rows are
         left out of that trait's statistics).
     loci : dict of str to region, or list of (name, region) or of regions
-        Regions as :meth:`Genotypes.select` takes them (``"chrom:start-end"``); a bare
-        region names itself. Names must be distinct, as must the traits'.
+        Regions as :meth:`Genotypes.select` takes them (``"chrom:start-end"`` or
+        ``(chrom, start, end)``); a bare region names itself (a tuple as
+        ``"chrom:start-end"``). Names must be distinct, as must the traits'.
     estimator : AlphaSuSiE, default=None
         ``AlphaSuSiE()`` when None; cloned for every pair (its ``fit_sufficient``).
     covariates : array-like of shape (n_samples, n_covariates), default=None
@@ -182,14 +183,21 @@ def _checked_inputs(genotypes, traits, loci):
     for name, column in zip(names, columns, strict=True):
         if name in values:
             raise bad_parameter("fine_map", "traits", "distinct names", f"{name!r} twice")
-        y = np.asarray(column, dtype=float)
+        try:
+            y = np.asarray(column, dtype=float)
+        except (TypeError, ValueError):
+            raise bad_parameter("fine_map", "traits", "numbers (NaN for a missing value)",
+                                f"trait {name!r} of {np.asarray(column).dtype} values") from None
         if y.shape != (n,):
             raise bad_parameter("fine_map", "traits", f"one value per individual ({n})",
                                 f"trait {name!r} of shape {y.shape}")
         values[name] = y
-    regions = (list(loci.items()) if isinstance(loci, dict)
-               else [(locus, locus) if isinstance(locus, str) else tuple(locus)
-                     for locus in loci])   # a bare region names itself
+    if isinstance(loci, str):
+        raise bad_parameter("fine_map", "loci", "a list of regions or (name, region) pairs, "
+                            "or a dict of names to regions", f"the string {loci!r}",
+                            fix=f"Pass a list: [{loci!r}].")
+    regions = [_named_region(locus) for locus in
+               (loci.items() if isinstance(loci, dict) else loci)]
     if len({str(locus) for locus, _ in regions}) != len(regions):
         raise bad_parameter("fine_map", "loci", "distinct names",
                             [str(locus) for locus, _ in regions])
@@ -197,6 +205,21 @@ def _checked_inputs(genotypes, traits, loci):
         raise bad_parameter("fine_map", "traits" if not values else "loci", "at least one",
                             "none")
     return values, regions
+
+
+def _named_region(locus):
+    """``(name, region)`` of an entry of ``loci``: a bare region (``"chrom:start-end"`` or
+    ``(chrom, start, end)``) names itself."""
+    if isinstance(locus, str):
+        return locus, locus
+    if isinstance(locus, tuple) and len(locus) == 3:
+        return "{}:{}-{}".format(*locus), locus
+    try:
+        name, region = locus
+    except (TypeError, ValueError):
+        raise bad_parameter("fine_map", "loci", "regions ('chrom:start-end' or (chrom, "
+                            "start, end)) or (name, region) pairs", repr(locus)) from None
+    return name, region
 
 
 def _checked_covariates(covariates, n):

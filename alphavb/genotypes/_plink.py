@@ -29,6 +29,8 @@ MAX_BLOCK_ROWS = 8192
 MIN_BLOCK_ROWS = 512
 VARIANT_COLUMNS = ["chrom", "snp", "cm", "pos", "a1", "a2"]
 SAMPLE_COLUMNS = ["fid", "iid", "father", "mother", "sex", "phenotype"]
+# variants whose unused bits are checked for individuals the .fam does not list
+PADDING_CHECKED = 64
 
 
 class _BedBlocks:
@@ -361,5 +363,28 @@ def read_plink(prefix, *, chunk_size=None):
         raise ValueError(f"{paths['.bed']} has {size} bytes; the .bim's {p} variants and the "
                          f".fam's {n} individuals need {expected} (a truncated or mismatched "
                          "file).")
+    _check_padding(paths, n, p)
     return Genotypes(_BedBlocks(paths[".bed"], n, p, np.arange(p)), variants, samples,
                      chunk_size)
+
+
+def _check_padding(paths, n, p, n_checked=PADDING_CHECKED):
+    """Refuse a ``.fam`` with fewer individuals than the ``.bed`` holds, when the size check
+    cannot tell (the same bytes per variant): the bits past the ``n``-th individual of a
+    variant's last byte are 0 in a file PLINK wrote, so calls there, in any of the first
+    ``n_checked`` variants, are individuals the ``.fam`` does not list. (More individuals in
+    the ``.fam`` than in the ``.bed`` within a byte read as 0 bits, homozygous calls: no
+    file can show it.)"""
+    used = 2 * (n % 4)
+    if used == 0 or p == 0:
+        return
+    block = (n + 3) // 4
+    count = min(p, n_checked)
+    with open(paths[".bed"], "rb") as bed:
+        bed.seek(len(BED_MAGIC))
+        last = np.frombuffer(bed.read(count * block), dtype=np.uint8)[block - 1::block]
+    if np.any(last >> used):
+        raise ValueError(f"{paths['.bed']} holds calls past the .fam's {n} individuals (in "
+                         f"the unused bits of a variant's last byte): the .fam lists fewer "
+                         "individuals than the .bed has. Use the .fam written with this "
+                         ".bed.")

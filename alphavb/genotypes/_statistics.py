@@ -40,21 +40,34 @@ COLLINEAR_TOLERANCE = 1e-8
 # a variant whose centred sum of squares is at most this share of its raw one is constant
 # (what is left is the rounding of B'B - n m^2: about 1e-16 of B'B)
 CONSTANT_TOLERANCE = 1e-12
+# a value above this has a square that float64 cannot sum over many rows
+SQUARE_LIMIT = 1e150
 
 
-def _covariate_basis(covariates, n_rows):
+def _numbers(name, value):
+    """``value`` as a float array, or the ``ValueError`` naming ``name`` (strings, objects)."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise bad_parameter("sufficient_statistics", name, "numbers",
+                            f"values of type {np.asarray(value).dtype}") from None
+
+
+def _covariate_basis(covariates, n_rows, basis=True):
     """An orthonormal basis ``Q`` (n, k) of the centred covariates; a ``ValueError`` naming
-    the first covariate that the intercept and the earlier ones already span."""
-    Z = np.asarray(covariates, dtype=float)
+    the first covariate that the intercept and the earlier ones already span (``basis=False``:
+    the covariates checked, finite and ``n_rows`` of them, as a 2-D array)."""
+    Z = _numbers("covariates", covariates)
     if Z.ndim == 1:
         Z = Z[:, None]
     if Z.ndim != 2 or Z.shape[0] != n_rows:
         raise bad_parameter("sufficient_statistics", "covariates", f"an array of {n_rows} "
-                            "rows (one per individual with a known trait)",
-                            f"shape {Z.shape}")
+                            "rows (one per individual of X)", f"shape {Z.shape}")
     if not np.isfinite(Z).all():
         raise bad_parameter("sufficient_statistics", "covariates", "finite values",
                             "NaN or inf", fix="Impute or drop the individuals first.")
+    if not basis:
+        return Z
     centred = Z - Z.mean(axis=0)
     Q, R = np.linalg.qr(centred)   # Z_c = Q R: log|Z_c'Z_c| = 2 sum log|R_jj|
     norms = np.linalg.norm(Z, axis=0)  # the raw column's: a constant 0.1 centres to rounding
@@ -65,6 +78,45 @@ def _covariate_basis(covariates, n_rows):
                                 fix="It is constant or a combination of the others: drop "
                                     "it (the intercept is always projected out).")
     return Q, 2.0 * float(np.sum(np.log(np.abs(np.diag(R)))))
+
+
+def _checked_inputs(X, y, covariates):
+    """``X`` (a dask array), ``y`` and the covariates checked (a ``ValueError`` naming the
+    one that is wrong), without the rows of a NaN trait (a warning gives their count)."""
+    import dask.array as da
+
+    y = _numbers("y", y)
+    X = X if isinstance(X, da.Array) else da.from_array(_numbers("X", X))
+    if X.dtype.kind not in "biuf" or X.ndim != 2 or np.isnan(X.shape[0]):
+        unknown = X.ndim == 2 and np.isnan(X.shape[0])
+        raise bad_parameter("sufficient_statistics", "X", "a 2-D array of allele counts "
+                            "(individuals, variants) with known row chunks",
+                            f"dtype {X.dtype}, shape {X.shape}",
+                            fix="Call X.compute_chunk_sizes() first." if unknown else "")
+    if y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise bad_parameter("sufficient_statistics", "y", f"one value per row of X "
+                            f"({X.shape[0]} rows)", f"shape {y.shape}")
+    if covariates is not None:  # checked on every row, before the rows of a NaN trait go
+        covariates = _covariate_basis(covariates, len(y), basis=False)
+    known = ~np.isnan(y)
+    if np.isinf(y).any() or np.max(np.abs(y[known]), initial=0.0) > SQUARE_LIMIT:
+        raise bad_parameter("sufficient_statistics", "y", "finite values whose squares "
+                            "float64 holds, or NaN (dropped)", "inf or values above 1e150",
+                            fix="Rescale the trait.")
+    if not known.all():
+        warnings.warn(f"sufficient_statistics: {int((~known).sum())} of {len(y)} rows have a "
+                      "NaN trait and are left out.", UserWarning, stacklevel=caller_stacklevel())
+        X, y = X[np.flatnonzero(known)], y[known]
+        if covariates is not None:
+            covariates = covariates[known]
+    n = len(y)
+    if n < 2:
+        raise bad_parameter("sufficient_statistics", "y", "at least 2 known values", n)
+    if np.ptp(y) <= COLLINEAR_TOLERANCE * np.max(np.abs(y)):
+        raise bad_parameter("sufficient_statistics", "y", "a trait that varies",
+                            f"the constant {y[0]:g}", fix="A constant trait has nothing to "
+                            "fine-map.")
+    return X, y, covariates
 
 
 def sufficient_statistics(X, y, covariates=None):
@@ -96,8 +148,8 @@ def sufficient_statistics(X, y, covariates=None):
     -----
     UserWarning
         Rows dropped for a NaN trait, variants with one genotype in every called row and
-        variants the covariates span (their rows of ``X'X`` are 0: the fit learns nothing of
-        them), with their counts.
+        variants the covariates span (their rows of ``X'X`` are 0: the data say nothing of
+        them, a Bayes factor of 1), with their counts.
 
     Raises
     ------
@@ -105,30 +157,8 @@ def sufficient_statistics(X, y, covariates=None):
         A constant trait, an infinite value in ``X``, a variant missing in every row, or a
         covariate that the intercept and the others span.
     """
-    import dask.array as da
-
-    y = np.asarray(y, dtype=float)
-    X = X if isinstance(X, da.Array) else da.from_array(np.asarray(X, dtype=float))
-    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
-        raise bad_parameter("sufficient_statistics", "y", f"one value per row of X "
-                            f"({X.shape[0]} rows)", f"shape {y.shape}")
-    known = ~np.isnan(y)
-    if np.isinf(y).any():
-        raise bad_parameter("sufficient_statistics", "y", "finite values or NaN (dropped)",
-                            "inf")
-    if not known.all():
-        warnings.warn(f"sufficient_statistics: {int((~known).sum())} of {len(y)} rows have a "
-                      "NaN trait and are left out.", UserWarning, stacklevel=caller_stacklevel())
-        X, y = X[np.flatnonzero(known)], y[known]
-        if covariates is not None:
-            covariates = np.asarray(covariates, dtype=float)[known]
+    X, y, covariates = _checked_inputs(X, y, covariates)
     n = len(y)
-    if n < 2:
-        raise bad_parameter("sufficient_statistics", "y", "at least 2 known values", n)
-    if np.ptp(y) <= COLLINEAR_TOLERANCE * np.max(np.abs(y)):
-        raise bad_parameter("sufficient_statistics", "y", "a trait that varies",
-                            f"the constant {y[0]:g}", fix="A constant trait has nothing to "
-                            "fine-map.")
     Q, log_det = (None, 0.0) if covariates is None else _covariate_basis(covariates, n)
     y_centred = y - y.mean()
     sums = _tree_sum(X, lambda block, a, b: _first_pass(block, y_centred[a:b],
@@ -136,7 +166,8 @@ def sufficient_statistics(X, y, covariates=None):
                                                         block_index=a))
     if sums["infinite"]:
         raise bad_parameter("sufficient_statistics", "X", "allele counts or NaN (a missing "
-                            "call)", f"{int(sums['infinite'])} infinite values")
+                            "call)", f"{int(sums['infinite'])} infinite values or values "
+                            "beyond 1e150, whose squares overflow float64")
     called = sums["called"]
     if (called == 0).any():
         raise bad_parameter("sufficient_statistics", "X", "variants with a called genotype",
@@ -176,14 +207,14 @@ def sufficient_statistics(X, y, covariates=None):
             warnings.warn(f"sufficient_statistics: {int(spanned.sum())} variants (first: "
                           f"column {int(np.flatnonzero(spanned)[0])}) are spanned by the "
                           "covariates (a variant conditioned on): their rows of X'X are 0, so "
-                          "the fit learns nothing of them (their PIPs stay the prior's).",
+                          "the data say nothing of them (a Bayes factor of 1).",
                           UserWarning,
                           stacklevel=caller_stacklevel())
     if constant.any():
         warnings.warn(f"sufficient_statistics: {int(constant.sum())} variants (first: column "
                       f"{int(np.flatnonzero(constant)[0])}) have one genotype in every called "
-                      "row: their X'X rows are 0, so the fit learns nothing of them (their "
-                      "PIPs stay the prior's).",
+                      "row: their X'X rows are 0, so the data say nothing of them (a Bayes "
+                      "factor of 1).",
                       UserWarning, stacklevel=caller_stacklevel())
     stats = {"XtX": (XtX + XtX.T) / 2.0, "Xty": Xty, "yty": yty, "n_samples": n,
              "X_mean": None if Q is not None else means,
@@ -220,13 +251,16 @@ def _first_pass(block, y_centred, Q, block_index):
     block = np.asarray(block, dtype=float)
     missing = np.isnan(block)
     values = np.where(missing, 0.0, block)
-    terms = {"infinite": int(np.isinf(values).sum()),
+    unusable = np.abs(values) > SQUARE_LIMIT  # infinite, or squares that overflow: refused
+    if unusable.any():
+        values = np.where(unusable, 0.0, values)
+    terms = {"infinite": int(unusable.sum()),
              "called": block.shape[0] - missing.sum(axis=0), "sums": values.sum(axis=0),
              "squares": np.einsum("ij,ij->j", values, values), "incomplete": [],
              "rows": 0, "complete_sums": None, "ysum": 0.0, "Qsum": None,
              "BtB": None, "Bty": None, "BtQ": None}
-    if missing.any():
-        terms["incomplete"] = [block_index]
+    if missing.any() or unusable.any():
+        terms["incomplete"] = [block_index] if missing.any() else []
         return terms
     terms.update(rows=block.shape[0], complete_sums=terms["sums"],
                  ysum=float(y_centred.sum()), Qsum=None if Q is None else Q.sum(axis=0),

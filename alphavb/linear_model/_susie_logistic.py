@@ -461,10 +461,15 @@ class AlphaSuSiEClassifier(BinaryPredictionsMixin, SuSiEPosteriorMixin, Inclusio
         X = validate_data(self, X, dtype=np.float64, reset=False)
         F = self._flat_rows(X.shape[0], covariates)
         pieces = self._predictive
-        standardized = X / self.column_scale_
-        mean = standardized @ (self.coef_ * self.column_scale_) + F @ pieces["gamma"]
-        variance = self._coef_variance_along(X - F @ pieces["G_t"] * self.column_scale_)
-        variance = variance + np.einsum("ij,jk,ik->i", F, pieces["inverse"], F)
+        with np.errstate(over="ignore", invalid="ignore"):
+            standardized = X / self.column_scale_
+            mean = standardized @ (self.coef_ * self.column_scale_) + F @ pieces["gamma"]
+            variance = self._coef_variance_along(X - F @ pieces["G_t"] * self.column_scale_)
+            variance = variance + np.einsum("ij,jk,ik->i", F, pieces["inverse"], F)
+        if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(variance))):
+            raise ValueError(f"Input X of {type(self).__name__} has values so large that the "
+                             "logit's mean or variance overflows float64 (a probability "
+                             "would be NaN). Pass X in the units it was fitted in.")
         return mean, np.maximum(variance, 0.0)
 
     def predict_proba(self, X, covariates=None):

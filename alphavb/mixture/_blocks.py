@@ -49,8 +49,11 @@ def as_row_blocks(owner, X, sample_weight, check_values=True):
     if any(np.isnan(size) for size in X.chunks[0]):
         raise ValueError(f"{owner}: the row chunks of X are unknown; call "
                          "X.compute_chunk_sizes() first.")
-    if X.shape[0] == 0:
-        raise ValueError(f"{owner}: X has 0 rows; a minimum of 1 is required.")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{owner}: X has 0 {'rows' if X.shape[0] == 0 else 'features'}; a "
+                         "minimum of 1 is required.")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"{owner}: X holds {X.dtype} values; it needs numbers.")
     X = X.astype(np.float64).rechunk({1: -1})
     if sample_weight is None:
         weight = da.ones(X.shape[0], chunks=(X.chunks[0],))

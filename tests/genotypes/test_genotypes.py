@@ -408,3 +408,48 @@ def test_third_hostile_round(toy, tmp_path):
         fine_map(data, pd.DataFrame(np.ones((23, 2)), columns=["a", "a"]), ["1:0-9000"])
     with pytest.raises(ValueError, match="covariates"):
         fine_map(data, traits, ["1:0-9000"], covariates=np.ones((5, 1)))
+
+
+def test_fourth_hostile_round(toy, tmp_path):
+    """What the fourth hostile test of the genotype surface found: a .fam listing fewer
+    individuals than the .bed holds, within a byte (read silently, the last individual
+    dropped); sufficient statistics that blamed y for a bad X, raised an IndexError for
+    covariates of the wrong length beside a NaN trait, numpy's words for strings, and NaN
+    statistics for values whose squares overflow; a warning that promised the prior's PIPs
+    for a constant variant; fine_map's loci as one string (read letter by letter) or as
+    (chrom, start, end) tuples (an unpacking error), and a trait of strings."""
+    from alphavb.genotypes import fine_map, sufficient_statistics
+
+    genotypes = np.tile([[0.0, 1.0, 2.0]], (10, 1))
+    genotypes[9] = 1.0                      # the 10th individual: heterozygous calls
+    write_plink(tmp_path / "ten", genotypes)
+    fam = tmp_path / "ten.fam"
+    fam.write_text("".join(fam.read_text().splitlines(keepends=True)[:9]))
+    with pytest.raises(ValueError, match=r"calls past the .fam's 9 individuals"):
+        read_plink(tmp_path / "ten")
+    prefix, calls = toy
+    X = np.nan_to_num(calls)
+    y = np.random.default_rng(1).standard_normal(23)
+    with_nan = y.copy()
+    with_nan[0] = np.nan
+    cases = [((X[:, 0], y), "'X' parameter"), ((X[..., None], y), "'X' parameter"),
+             ((X, np.full(23, "a")), "'y' parameter.*numbers"),
+             ((np.full((23, 2), "a"), y), "'X' parameter.*numbers"),
+             ((X * 1e200, y), "'X' parameter.*overflow"),
+             ((X, y * 1e200), "'y' parameter.*squares")]
+    for (bad_X, bad_y), match in cases:
+        with pytest.raises(ValueError, match=match):
+            sufficient_statistics(bad_X, bad_y)
+    with pytest.raises(ValueError, match=r"'covariates' parameter.*23 rows"):
+        sufficient_statistics(X, with_nan, covariates=np.ones((22, 1)))
+    with pytest.warns(UserWarning, match="say nothing of them .a Bayes factor of 1"):
+        sufficient_statistics(X, y)          # variant 8 is monomorphic
+    data = read_plink(prefix)
+    traits = {"t": y}
+    with pytest.raises(ValueError, match=r"'loci' parameter.*Pass a list"):
+        fine_map(data, traits, "1:0-9000", progress=False)
+    table = fine_map(data, traits, [("1", 0, 9000)], progress=False)
+    assert set(table["locus"]) == {"1:0-9000"}
+    with pytest.raises(ValueError, match=r"'traits' parameter.*numbers"):
+        fine_map(data, {"t": np.full(23, "a")}, ["1:0-9000"], progress=False)
+

@@ -151,6 +151,18 @@ def test_bad_input_names_the_problem(bad, match):
         AlphaSuSiEClassifier().fit(X, y)
 
 
+def test_predictions_of_rows_that_overflow_are_refused():
+    """Rows in units 1e155 times the fitted ones overflow the logit's variance: the
+    probabilities were NaN (570 of 600) and predict gave classes_[0] for each; now a
+    ValueError says so, as fit says of such an X."""
+    X, y = _trait(n=60, p=6)
+    model = AlphaSuSiEClassifier(n_effects=2).fit(X, y)
+    for method in (model.predict_proba, model.predict):
+        with pytest.raises(ValueError, match="overflows float64"):
+            method(X * 1e155)
+    assert np.all(np.isfinite(model.predict_proba(X)))
+
+
 def test_parameters_are_checked_by_name():
     X, y = _trait(n=60, p=6)
     for name, value in (("n_effects", 0), ("alpha", 1.5), ("coverage", 1.0)):

@@ -92,6 +92,11 @@ def test_bad_dask_input_is_refused_with_the_fix():
     with pytest.raises(ValueError, match="sample_weight must have shape"):
         AlphaGaussianMixture(3, init_params="random_from_data").fit(
             da.from_array(X, chunks=(100, 2)), sample_weight=np.ones(3))
+    # no features (an IndexError deep in the start), and strings (numpy's words)
+    with pytest.raises(ValueError, match="0 features"):
+        AlphaGaussianMixture(2).fit(da.zeros((100, 0), chunks=50))
+    with pytest.raises(ValueError, match="needs numbers"):
+        AlphaGaussianMixture(2).fit(da.from_array(np.full((20, 2), "a")))
 
 
 @pytest.mark.parametrize("init_params", ["kmeans", "k-means++"])
