@@ -81,6 +81,15 @@ def bad_parameter(owner, name, requirement, value, fix=""):
     return InvalidParameterError(message)
 
 
+def check_estimator_instance(owner, estimator, example):
+    """A ``ValueError`` naming ``estimator`` unless it is an estimator instance (it has
+    ``get_params``): a class is told to be instantiated, anything else shown ``example``."""
+    if isinstance(estimator, type) or not callable(getattr(estimator, "get_params", None)):
+        fix = (f"Pass an instance: {estimator.__name__}()." if isinstance(estimator, type)
+               else f"e.g. {example}.")
+        raise bad_parameter(owner, "estimator", "an alphavb estimator instance", estimator, fix)
+
+
 def _shown(value, limit=200):
     """``repr(value)`` for a message, at most about ``limit`` characters: an int beyond
     float64's range (10**400) has hundreds of digits, and past 4300 digits its repr raises

@@ -20,6 +20,7 @@ from .._validation import (
     TemperatureGrid,
     ValidatedParametersMixin,
     bad_parameter,
+    check_estimator_instance,
 )
 from ._calibration import highest_coverage
 from ._model_kinds import kind_of
@@ -205,13 +206,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
 
         owner = "AlphaSelector"
         self._validate_params()
-        if isinstance(self.estimator, type) or not callable(getattr(self.estimator,
-                                                                    "get_params", None)):
-            fix = (f"Pass an instance: {self.estimator.__name__}()."
-                   if isinstance(self.estimator, type) else
-                   "e.g. AlphaSelector(AlphaLinearRegression()).")
-            raise bad_parameter(owner, "estimator", "an alphavb estimator instance",
-                                self.estimator, fix)
+        check_estimator_instance(owner, self.estimator,
+                                 "AlphaSelector(AlphaLinearRegression())")
         params = self.estimator.get_params(deep=False)
         if "alpha" not in params:
             raise bad_parameter(owner, "estimator", "an estimator with an 'alpha' parameter "

@@ -53,8 +53,10 @@ class Problem:
     Notes
     -----
     The functions must be module-level so that the problem pickles to joblib's (and dask's)
-    worker processes. Their code (bytecode, constants, defaults) is part of a study's cache
-    key, so editing one invalidates the rows it produced.
+    worker processes. Their code (bytecode, constants, defaults; a closure's captured values,
+    a ``functools.partial``'s arguments) is part of a study's cache key, so editing one
+    invalidates the rows it produced; the module globals a function reads are not, so what
+    varies between studies belongs in ``settings`` or the grid.
     """
 
     name: str

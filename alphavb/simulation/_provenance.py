@@ -29,21 +29,50 @@ def _code_description(code):
 
 def function_fingerprint(function):
     """SHA-256 of what a function runs: its code object (bytecode, constants, names; nested
-    functions included) and its default arguments; a callable without code by its pickle.
+    functions included), its default arguments and a closure's captured values; a
+    ``functools.partial`` by its function's fingerprint and its arguments; another callable
+    by its class's ``__call__`` and its pickle. Not the values of the module globals a
+    function reads: a study's function should take what varies as arguments or settings.
 
     Not its source text: a process whose file is edited while it runs would read the new
     file at the old line numbers (``inspect.getsource``) and fingerprint the wrong lines.
     The bytecode follows every edit of the body that changes what runs (a comment does not;
     a docstring does) and the Python version."""
-    code = getattr(function, "__code__", None)
-    if code is None:
-        import pickle
+    import functools
+    import pickle
 
-        text = repr(pickle.dumps(function))
+    code = getattr(function, "__code__", None)
+    if isinstance(function, functools.partial):
+        text = repr((function_fingerprint(function.func), _value_description(function.args),
+                     _value_description(function.keywords)))
+    elif code is None:
+        call = type(function).__call__ if callable(function) else None
+        text = repr((function_fingerprint(call) if hasattr(call, "__code__") else None,
+                     pickle.dumps(function)))
     else:
         text = repr((_code_description(code), repr(function.__defaults__),
                      repr(function.__kwdefaults__)))
+        if function.__closure__:  # what a closure captured is part of what it runs
+            text += repr(tuple(_value_description(cell.cell_contents)
+                               for cell in function.__closure__))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _value_description(value):
+    """A captured or bound value as a fingerprint reads it: a function by its fingerprint,
+    a container by its items, anything else by its pickle (its repr when it has none)."""
+    import pickle
+
+    if callable(value) and (hasattr(value, "__code__") or hasattr(value, "func")):
+        return function_fingerprint(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_value_description(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((repr(key), _value_description(item)) for key, item in value.items())
+    try:
+        return pickle.dumps(value)
+    except (pickle.PicklingError, TypeError, AttributeError):  # unpicklable: its repr
+        return repr(value)
 
 
 def code_fingerprint(problem):

@@ -17,7 +17,15 @@ from typing import NamedTuple
 import numpy as np
 
 from .._approximation import check_mode, in_check_mode
-from .._validation import Integer, Options, Real, bad_parameter, caller_stacklevel, validate_params
+from .._validation import (
+    Integer,
+    Options,
+    Real,
+    bad_parameter,
+    caller_stacklevel,
+    check_estimator_instance,
+    validate_params,
+)
 from ..cache import ResultCache, cache_key
 from ._cells import (
     FAILED,
@@ -138,6 +146,8 @@ def _check_study(owner, problem, estimator, grid, n_replications, random_state, 
     """The :class:`_CheckedStudy` of the arguments of :func:`run_study` (or
     :func:`collect_study`, :func:`study_cell`), each checked."""
     problem = _resolve_problem(owner, problem)
+    check_estimator_instance(owner, estimator, f"{owner}(problem, AlphaLinearRegression(), "
+                             "grid)")
     # checked by the callers' declared constraints (_STUDY_CONSTRAINTS); the plain types
     # go into the cache key
     n_replications, n_draws, n_init = int(n_replications), int(n_draws), int(n_init)
@@ -252,12 +262,14 @@ def _assemble(names, points, jobs, indices, records, max_errors, n_replications)
     for column in ("risk", "error", "fit_seconds"):
         fits[column] = fits[column].astype(float)
     # a fit without estimates (failed, skipped, missing) still has its rows, with NaN, for
-    # the parameters its grid point's successful fits have
+    # the parameters its grid point's successful fits have (another point's where none
+    # succeeded; one row of no parameter where no fit did), so that summaries count it
     point_names = {}
     for i in indices:
         estimates = final[i]["estimates"]
         if estimates is not None:
             point_names.setdefault(jobs[i][0], estimates["parameter"])
+    any_names = next(iter(point_names.values()), [None])
     long_rows = []
     for i in indices:
         record, (p, point, r) = final[i], jobs[i]
@@ -265,7 +277,7 @@ def _assemble(names, points, jobs, indices, records, max_errors, n_replications)
         keys = {**point, "replication": r}
         if estimates is None:
             long_rows += [{**keys, "parameter": name, "status": record["status"]}
-                          for name in point_names.get(p, [])]
+                          for name in point_names.get(p, any_names)]
             continue
         for j, name in enumerate(estimates["parameter"]):
             long_rows.append({**keys, "parameter": name,
@@ -432,9 +444,9 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
     fits or (fits, estimates) : pandas.DataFrame
         As :func:`run_study` returns them.
     """
-    if cache_dir is None:
+    if cache_dir is None or os.path.isfile(cache_dir):
         raise bad_parameter("collect_study", "cache_dir", "the folder the shards wrote to",
-                            None)
+                            cache_dir, "" if cache_dir is None else "It is a file.")
     checked = _check_study("collect_study", problem, estimator, grid, n_replications,
                            random_state, n_draws, n_init, level, "record", max_errors)
     fits, long = _frames("collect_study", checked, cache_dir, None, fit=False)

@@ -187,6 +187,22 @@ def _checked_columns(frame, estimate, true, se, method, ref, by, lower, upper, r
     return estimate, true, se, method, lower, upper, by
 
 
+def _refuse_pooled_parameters(frame, by, method):
+    """A ``ValueError`` when a group would pool the rows of different parameters (the
+    ``parameter`` column of :func:`run_study`'s estimates, left out of ``by``): their
+    empirical SE and coverage are across coefficients, not replications. Several rows of one
+    parameter per replication (the credible sets of a fit) are pooled on purpose."""
+    if "parameter" not in frame or "parameter" in by or method == "parameter":
+        return
+    keys = [*by, method] if method is not None else by
+    counts = (frame.groupby(keys, dropna=False)["parameter"].nunique() if keys
+              else frame["parameter"].nunique())
+    if np.max(counts) > 1:
+        raise bad_parameter("summarise_study", "by", "the columns that tell the rows' "
+                            "parameters apart", by, fix="Add 'parameter' to by (e.g. by="
+                            f"{[*by, 'parameter']!r}): the groups hold several parameters.")
+
+
 def _reference(reference_rows, part, is_reference, estimate, replication, group_name):
     """What ``relprec`` needs of the reference method: its empirical SE and the correlation
     of its estimates with this method's, paired by replication (1 for the reference)."""
@@ -281,6 +297,7 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
 
     estimate, true, se, method, lower, upper, by = _checked_columns(
         frame, estimate, true, se, method, ref, by, lower, upper, replication)
+    _refuse_pooled_parameters(frame, by, method)
     crit = norm.ppf(0.5 + 0.5 * float(level))
 
     def usable(part):

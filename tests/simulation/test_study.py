@@ -206,6 +206,80 @@ def test_warnings_of_a_fit_are_kept_in_its_row():
     assert (fits["status"] == "ok").all() and (~fits["converged"]).all()
 
 
+class _Warner(AlphaLinearRegression):
+    """Warns with its own grid point, then sleeps, so that fits in threads overlap."""
+
+    def fit(self, X, y):
+        import time
+
+        warnings.warn(f"fit of n={len(y)} alpha={self.alpha}", RuntimeWarning, stacklevel=2)
+        time.sleep(0.02)
+        return super().fit(X, y)
+
+
+class _FailsBelowOne(AlphaLinearRegression):
+    def fit(self, X, y):
+        if self.alpha < 1.0:
+            raise RuntimeError("no fit below alpha = 1")
+        return super().fit(X, y)
+
+
+def test_fits_in_threads_keep_their_own_warnings():
+    """Cells run in threads: each row holds its own fit's warning, as a serial run's does
+    (catch_warnings swapped the process's hook: 6-10 of 24 rows held another's)."""
+    grid = {"n_samples": [20, 40], "alpha": [0.5, 1.0]}
+    options = {"n_replications": 4, "n_draws": 20, "progress": False}
+    serial = run_study(_problem(), _Warner(), grid, **options)
+    threaded = run_study(_problem(), _Warner(), grid, n_jobs=2, backend="threading", **options)
+    assert serial["warnings"].str.contains("fit of n=").all()
+    pd.testing.assert_series_equal(threaded["warnings"], serial["warnings"])
+    with warnings.catch_warnings(record=True) as after:  # the process's state is restored
+        warnings.simplefilter("always")
+        warnings.warn("after the study", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in after] == ["after the study"]
+
+
+def test_a_grid_point_whose_fits_all_failed_is_counted():
+    """Every fit at alpha = 0.5 fails: its rows are in the estimates (the parameters of the
+    points that fitted, NaN), so the summary's failure rate there is 1 (the point was
+    missing from the frame)."""
+    fits, estimates = run_study(_problem(), _FailsBelowOne(), {"n_samples": [30],
+                                                              "alpha": [0.5, 1.0]},
+                                n_replications=3, n_draws=20, progress=False,
+                                return_estimates=True)
+    assert (fits.loc[fits.alpha == 0.5, "status"] == "error").all()
+    assert len(estimates[estimates.alpha == 0.5]) == len(estimates[estimates.alpha == 1.0])
+    table = summarise_study(estimates, by="parameter").set_index(["parameter", "alpha",
+                                                                  "stat"])
+    assert table.loc[("coef[0]", 0.5, "failure_rate"), "est"] == 1.0
+    assert table.loc[("coef[0]", 1.0, "failure_rate"), "est"] == 0.0
+
+
+def test_a_summary_does_not_pool_different_parameters():
+    """run_study's estimates hold a row per parameter: summarised without 'parameter' in
+    ``by`` the empirical SE was across coefficients; now refused by name. Several rows of
+    one parameter per replication (credible sets) are pooled as before."""
+    _, estimates = run_study(_problem(), AlphaLinearRegression(), {"n_samples": [30]},
+                             n_replications=3, n_draws=20, progress=False,
+                             return_estimates=True)
+    with pytest.raises(ValueError, match=r"'by' parameter.*Add 'parameter' to by"):
+        summarise_study(estimates, method=None)
+    one = estimates[estimates.parameter == "coef[0]"]
+    pooled = summarise_study(pd.concat([one, one]), method=None).set_index("stat")
+    assert pooled.loc["nsim", "est"] == 6
+
+
+def test_the_estimator_must_be_an_instance(tmp_path):
+    for estimator, fix in ((AlphaLinearRegression, r"Pass an instance"), (None, "e.g."),
+                           ("linear", "e.g.")):
+        with pytest.raises(ValueError, match=f"'estimator' parameter of run_study.*{fix}"):
+            run_study(_problem(), estimator, {"n_samples": [30]}, progress=False)
+    a_file = tmp_path / "rows"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match=r"'cache_dir' parameter.*It is a file"):
+        collect_study(a_file, _problem(), AlphaLinearRegression(), {"n_samples": [30]})
+
+
 def test_max_errors_ends_a_grid_point_after_consecutive_failures(monkeypatch):
     counter = _Counter(monkeypatch)
     problem = _broken(_always_fails)
@@ -268,6 +342,37 @@ def test_a_changed_function_body_invalidates_its_rows(tmp_path, monkeypatch):
     study()
     assert counter.calls == 4
     sys.modules.pop("my_study_problem", None)
+
+
+def _scaled_simulate(scale):
+    base = _problem().simulate
+
+    def simulate(n_samples, random_state):
+        X, y, truth = base(n_samples, random_state)
+        return X, scale * y, truth
+
+    return simulate
+
+
+def test_a_closure_or_partial_is_keyed_by_what_it_captured():
+    """A closure's captured values and a partial's arguments are in the fingerprint (a
+    closure of another scale served the first one's rows from the cache); a plain
+    function's fingerprint is its code and defaults alone, as before, so that caches of
+    plain functions keep their keys."""
+    import functools
+    import hashlib
+
+    from alphavb.simulation import _provenance
+
+    fingerprint = _provenance.function_fingerprint
+    assert fingerprint(_scaled_simulate(1.0)) == fingerprint(_scaled_simulate(1.0))
+    assert fingerprint(_scaled_simulate(1.0)) != fingerprint(_scaled_simulate(50.0))
+    simulate = _problem().simulate
+    assert fingerprint(functools.partial(simulate, n_samples=3)) != fingerprint(
+        functools.partial(simulate, n_samples=4))
+    plain = repr((_provenance._code_description(simulate.__code__),
+                  repr(simulate.__defaults__), repr(simulate.__kwdefaults__)))
+    assert fingerprint(simulate) == hashlib.sha256(plain.encode()).hexdigest()
 
 
 def test_the_cache_key_holds_alphavbs_version(tmp_path, monkeypatch):
