@@ -178,9 +178,13 @@ def test_bad_summary_input(kwargs, message):
 
 
 def test_relprec_needs_one_row_per_replication():
+    # rows of different parameters: refused before any statistic (not only relprec's)
     frame = pd.concat([_by_hand_frame().assign(parameter=name) for name in ("b0", "b1")])
-    with pytest.raises(ValueError, match=r"several rows per replication.*'parameter'"):
+    with pytest.raises(ValueError, match=r"'by' parameter.*Add 'parameter' to by"):
         summarise_study(frame, ref=1.0)
+    # several rows of one estimate per replication are pooled, but relprec pairs by it
+    with pytest.raises(ValueError, match=r"several rows per replication.*'parameter'"):
+        summarise_study(pd.concat([_by_hand_frame()] * 2), ref=1.0)
     with pytest.raises(ValueError, match="empty"):
         summarise_study(frame.iloc[:0])
 
