@@ -67,11 +67,23 @@ def _target_name(text):
     return text
 
 
+def _flags(args):
+    """``(flag, the target's keyword, value, default)`` of each option of ``reproduce``."""
+    return (("--quick", "quick", args.quick, False), ("--jobs", "n_jobs", args.jobs, 1),
+            ("--epochs", "n_epochs", args.epochs, None),
+            ("--splits", "n_splits", args.splits, None),
+            ("--seeds", "n_seeds", args.seeds, None),
+            ("--replications", "n_replications", args.replications, None),
+            ("--datasets", "datasets", args.datasets, None))
+
+
 def _check_out(parser, out, label="--out"):
     """``--out`` (or the default folder, ``label``) must be (or become) a writable folder:
     say so in one line otherwise."""
     if out is None:
         return
+    if not str(out).strip():  # "" was taken as no --out: the default folder, written to
+        parser.error(f"{label}: an empty path; name a folder (e.g. --out results/mine)")
     path = Path(out)
     if path.exists() and not path.is_dir():
         parser.error(f"{label} {out}: is a file, not a folder")
@@ -140,6 +152,11 @@ def main(argv=None, show_rows=False):
         options = [option for action in reproduce._actions for option in action.option_strings]
         hint = _did_you_mean(unknown[0].split("=")[0], options)
         reproduce.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+    if args.target != "all":  # refused before any folder is made
+        accepted = inspect.signature(TARGETS[args.target]).parameters
+        for flag, name, value, default in _flags(args):
+            if value != default and name not in accepted and flag != "--jobs":
+                reproduce.error(f"{flag} is not an option of the {args.target} target")
     # the folder written to, also when it is the default (a file named results was a
     # traceback from mkdir)
     if args.out is not None:
@@ -154,21 +171,13 @@ def main(argv=None, show_rows=False):
         print(f"alphavb reproduce: --jobs {args.jobs} is more than this machine's {cores} "
               f"cores; using {cores}", file=sys.stderr)
         args.jobs = cores
-    flags = (("--quick", "quick", args.quick, False), ("--jobs", "n_jobs", args.jobs, 1),
-             ("--epochs", "n_epochs", args.epochs, None),
-             ("--splits", "n_splits", args.splits, None),
-             ("--seeds", "n_seeds", args.seeds, None),
-             ("--replications", "n_replications", args.replications, None),
-             ("--datasets", "datasets", args.datasets, None))
+    flags = _flags(args)
     if args.target != "all":
         target = TARGETS[args.target]
         options = {"out_dir": args.out or f"results/{args.target}", "random_state": args.seed}
         accepted = inspect.signature(target).parameters
-        for flag, name, value, default in flags:
-            if value != default and name in accepted:
-                options[name] = value
-            elif value != default and flag != "--jobs":  # --jobs: every target accepts it
-                reproduce.error(f"{flag} is not an option of the {args.target} target")
+        options.update({name: value for _, name, value, default in flags
+                        if value != default and name in accepted})
         return _run(args.target, target, options, show_rows)
     # all: each target takes the flags it has and ignores the others
     failed = []

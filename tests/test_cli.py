@@ -457,6 +457,24 @@ def test_an_out_folder_that_cannot_be_written_is_named(tmp_path, capsys):
             main(["reproduce", "hdr", "--quick", "--out", str(out)])
         assert exit_info.value.code == 2
         assert f"--out {out}: {message}" in capsys.readouterr().err
+    # an empty --out was taken as none: the default folder, results/hdr, was written to
+    monkeypatch_cwd = tmp_path / "here"
+    monkeypatch_cwd.mkdir()
+    import os
+
+    before = os.getcwd()
+    os.chdir(monkeypatch_cwd)
+    try:
+        with pytest.raises(SystemExit) as exit_info:
+            main(["reproduce", "hdr", "--quick", "--out", ""])
+        assert exit_info.value.code == 2 and "--out: an empty path" in capsys.readouterr().err
+        # an option the target does not take is refused before any folder is made
+        with pytest.raises(SystemExit):
+            main(["reproduce", "hdr", "--replications", "5", "--out", "made"])
+        assert "--replications is not an option" in capsys.readouterr().err
+        assert list(monkeypatch_cwd.iterdir()) == []
+    finally:
+        os.chdir(before)
 
 
 def test_more_jobs_than_cores_are_capped_and_said(monkeypatch, capsys, tmp_path):

@@ -110,7 +110,7 @@ class GaussianRegressionKind(_ModelKind):
     def check_data(self, X, y):
         from sklearn.utils.validation import check_X_y
 
-        return check_X_y(X, y, dtype=np.float64)
+        return check_X_y(X, y, dtype=np.float64, y_numeric=True)
 
     def first_prefix(self, X, y, requested):
         """The first prefix of the prequential loss (None: this kind's default) and the
@@ -122,10 +122,12 @@ class GaussianRegressionKind(_ModelKind):
         # noise prior lets alpha = 1 interpolate with sigma2 -> 0, and those rows' losses
         # (1e7 on 5 features) would decide the selection
         intercept = bool(self.estimator.get_params()["fit_intercept"])
-        first = d + 1 + intercept if self.exact else _default_first(n, 0)
-        return first, ("With fewer rows than parameters pass min_prefix (e.g. 1) together "
-                       "with an informative noise_prior, as Grunwald & van Ommen's "
-                       "experiment does.")
+        if self.exact:
+            return d + 1 + intercept, ("With fewer rows than parameters pass min_prefix "
+                                       "(e.g. 1) together with an informative noise_prior, "
+                                       "as Grunwald & van Ommen's experiment does.")
+        return _default_first(n, 0), (f"With {n} rows pass a smaller min_prefix (at least "
+                                      "2: each prefix is fitted), or more rows.")
 
     def row_losses(self, model, X, y, kind, seed):
         if model.noise_shape_ is None:
@@ -179,10 +181,11 @@ class FineMappingKind(GaussianRegressionKind):
                                 n_replicates or self.DEFAULT_REPLICATES, generator, on_fit,
                                 source=source)
 
-    def calibration_text(self, selector, coverage, reached):
-        """How a fitted ``selector`` chose alpha (its ``selection_text``): the model the
-        replicates came from, by the background's evidence, and the coverage found."""
-        replicates = selector.n_bootstrap or self.DEFAULT_REPLICATES
+    def calibration_text(self, selector, settings, coverage, reached):
+        """How a fitted ``selector`` chose alpha (its ``selection_text``; ``settings`` its
+        parameters at that fit): the model the replicates came from, by the background's
+        evidence, and the coverage found."""
+        replicates = settings["n_bootstrap"] or self.DEFAULT_REPLICATES
         gain, threshold = selector.calibration_evidence_
         if gain > threshold:
             drawn = (f"the SuSiE-inf fit (the background raised the objective by {gain:.3g}, "
@@ -194,7 +197,7 @@ class FineMappingKind(GaussianRegressionKind):
                   "of covering less often than" if reached else
                   "no alpha of the grid gave credible sets that cover; the alpha of the "
                   "highest coverage, whose credible sets cover less often than")
-        return (f"{chosen} {selector.level:.3g} in {replicates} replicates drawn from "
+        return (f"{chosen} {settings['level']:.3g} in {replicates} replicates drawn from "
                 f"{drawn}; {coverage}")
 
 

@@ -215,6 +215,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                                 type(self.estimator).__name__,
                                 "BB-alpha and AADM take a divergence order (divergence_order), "
                                 "not a temperature." if "divergence_order" in params else "")
+        if callable(getattr(self.estimator, "_validate_params", None)):
+            self.estimator._validate_params()  # its parameters, named as its fit names them
         model_kind = kind_of(self.estimator)
         X, y = model_kind.check_data(X, y)
         alphas = _check_alphas(self.alphas)
@@ -341,6 +343,9 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         from sklearn.base import is_classifier
         from sklearn.model_selection import KFold, StratifiedKFold
 
+        if self.cv > X.shape[0] // 2:  # every fold's training part needs 2 rows or more
+            raise bad_parameter("AlphaSelector", "cv", f"at most {X.shape[0] // 2} folds (half "
+                                f"the {X.shape[0]} rows)", self.cv, "Lower cv.")
         splitter = (StratifiedKFold if is_classifier(self.estimator) else KFold)(
             self.cv, shuffle=True, random_state=rng.randint(2**31 - 1))
         folds = list(splitter.split(X, y))
@@ -404,8 +409,8 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
         finally:
             bar.close()
             del self._on_fit
-        self.alphas_, self.criterion_, self.n_fits_ = alphas, criterion, fits
-        self.alpha_ = alpha
+        self.alphas_, self.criterion_, self.n_fits_, self.alpha_ = alphas, criterion, fits, alpha
+        self._selected_with = self.get_params(deep=False)
         # refit on the data as given, so that a DataFrame's column names reach the model
         refit = clone(self.estimator).set_params(alpha=alpha, **self._refit_params)
         self.best_estimator_ = refit.fit(X_given) if y is None else refit.fit(X_given, y_given)
@@ -475,7 +480,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             del self._on_fit
         order = np.argsort(-self.calibration_alphas_, kind="stable")
         self.alphas_, self.criterion_ = self.calibration_alphas_[order], criterion[order]
-        self.n_fits_, self.alpha_ = fits, alpha
+        self.n_fits_, self.alpha_, self._selected_with = fits, alpha, self.get_params(False)
         self.best_estimator_ = clone(self.estimator).set_params(
             alpha=alpha, **self._refit_params).fit_sufficient(
             XtX, Xty, yty, n_samples, X_mean=X_mean, y_mean=y_mean)
@@ -553,20 +558,20 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
     def selection_text(self):
         """One sentence: how ``alpha_`` was chosen (the last line of :meth:`summary`)."""
         check_is_fitted(self, "best_estimator_")
+        method = self._selected_with["method"]  # the fit's, not set_params' since
         grid = (f"a grid of {len(self.alphas_)} alphas from {self.alphas_[0]:.4g} to "
                 f"{self.alphas_[-1]:.4g}")
         how = {
             "safebayes": lambda: f"the smallest cumulative prequential R-log loss on {grid}",
-            "safebayes-ilog": lambda: f"the smallest cumulative prequential I-log loss on "
-                                      f"{grid}",
+            "safebayes-ilog": lambda: f"the smallest cumulative prequential I-log loss on {grid}",
             "information": lambda: (f"information matching, tr(J I^-1 J) / tr(J) = "
                                     f"{self.criterion_[0]:.4g}, capped at 1"),
             "calibrate": self._calibration_text,
-            "cv": lambda: f"the largest {self.cv}-fold held-out log predictive density on "
-                          f"{grid}",
-        }[self.method]()
+            "cv": lambda: f"the largest {self._selected_with['cv']}-fold held-out log "
+                          f"predictive density on {grid}",
+        }[method]()
         return (f"alpha = {self.alpha_:.4g} was selected by AlphaSelector(method="
-                f"{self.method!r}): {how}; the model was then refitted at it on all "
+                f"{method!r}): {how}; the model was then refitted at it on all "
                 f"{self.n_rows_} rows.")
 
     def _calibration_text(self):
@@ -577,10 +582,11 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             best = float(np.nanmax(self.criterion_))
             coverage = f"coverage {best:.3f} at best over {evaluated}"
             reached = not getattr(self, "_calibration_fell_short", False)
+        settings = self._selected_with
         if hasattr(kind_of(self.estimator), "calibration_text"):
-            return kind_of(self.estimator).calibration_text(self, coverage, reached)
-        return (f"bootstrap calibration of the {self.level:.0%} intervals "
-                f"({self.n_bootstrap or 50} resamples; {coverage})")
+            return kind_of(self.estimator).calibration_text(self, settings, coverage, reached)
+        return (f"bootstrap calibration of the {settings['level']:.0%} intervals "
+                f"({settings['n_bootstrap'] or 50} resamples; {coverage})")
 
     @available_if(_estimator_has("summary"))
     def summary(self, *args, **kwargs):

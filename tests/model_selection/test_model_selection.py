@@ -11,7 +11,12 @@ from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
-from alphavb import AlphaLinearRegression, AlphaSpikeSlabClassifier, AlphaSpikeSlabRegression
+from alphavb import (
+    AlphaLinearRegression,
+    AlphaSpikeSlabClassifier,
+    AlphaSpikeSlabRegression,
+    AlphaSuSiE,
+)
 from alphavb.datasets import make_wrong_model_regression
 from alphavb.model_selection import (
     AlphaSelector,
@@ -311,6 +316,35 @@ def test_bad_selector_input(kwargs, message):
     X, y = _data()
     with pytest.raises(ValueError, match=message):
         AlphaSelector(AlphaLinearRegression(), **kwargs).fit(X, y)
+
+
+def test_fourth_hostile_round_of_the_selector():
+    """What a hostile test of the selector found: the estimator's own parameters reached
+    the scores unchecked (a ZeroDivisionError for noise_variance=0, an unpacking error for
+    a noise_prior of three); a y of numbers in an object array was a ufunc TypeError; more
+    folds than half the rows ended in scikit-learn's words; the min_prefix advice named a
+    noise_prior that AlphaSuSiE does not have; summary() described set_params' method, not
+    the fit's."""
+    X, y = _data(n=40, d=3)
+    for params, name in (({"noise_variance": 0.0}, "noise_variance"),
+                         ({"noise_prior": (1, 1, 1)}, "noise_prior")):
+        for method in ("safebayes", "information"):
+            with pytest.raises(ValueError, match=f"'{name}' parameter of AlphaLinearReg"):
+                AlphaSelector(AlphaLinearRegression(**params), method=method).fit(X, y)
+    as_objects = AlphaSelector(AlphaLinearRegression(), alphas=[1.0, 0.5]).fit(
+        X, y.astype(object))
+    np.testing.assert_array_equal(
+        as_objects.criterion_,
+        AlphaSelector(AlphaLinearRegression(), alphas=[1.0, 0.5]).fit(X, y).criterion_)
+    with pytest.raises(ValueError, match=r"'cv' parameter.*at most 3 folds"):
+        AlphaSelector(AlphaLinearRegression(), method="cv", cv=5).fit(X[:7], y[:7])
+    with pytest.raises(ValueError, match="With 8 rows pass a smaller min_prefix") as error:
+        AlphaSelector(AlphaSuSiE(), alphas=[1.0, 0.5]).fit(X[:8], y[:8])
+    assert "noise_prior" not in str(error.value)
+    selector = AlphaSelector(AlphaLinearRegression(), alphas=[1.0, 0.5]).fit(X, y)
+    text = selector.selection_text()
+    selector.set_params(method="information")
+    assert selector.selection_text() == text and "method='safebayes'" in text
 
 
 @pytest.mark.parametrize("estimator, fix", [
