@@ -290,12 +290,13 @@ class ProbabilityGrid:
 
 
 class TemperatureGrid:
-    """Likelihood temperatures in (0, 1]: one number or a non-empty 1-D list, tuple or array
-    of them (no string, bool, dict or complex: ``"0.5"`` and ``True`` were taken as grids)."""
+    """Likelihood temperatures in (0, 1]: one number or a non-empty 1-D list, tuple, range,
+    array or pandas Series of them (no string, bool, dict or complex: ``"0.5"`` and ``True``
+    were taken as grids)."""
 
     def is_satisfied_by(self, value):
-        if isinstance(value, (list, tuple, np.ndarray)):
-            values = list(np.ravel(np.asarray(value, dtype=object))) if np.ndim(value) == 1 \
+        if isinstance(value, (list, tuple, range, np.ndarray)) or hasattr(value, "to_numpy"):
+            values = list(np.ravel(np.asarray(value, dtype=object))) if np.ndim(value) <= 1 \
                 else None
         else:
             values = [value]

@@ -110,7 +110,15 @@ class GaussianRegressionKind(_ModelKind):
     def check_data(self, X, y):
         from sklearn.utils.validation import check_X_y
 
-        return check_X_y(X, y, dtype=np.float64, y_numeric=True)
+        X, y = check_X_y(X, y, dtype=np.float64, y_numeric=True)
+        with np.errstate(over="ignore"):
+            squares = {"X": np.einsum("ij,ij->j", X, X), "y": y @ y}
+        for name, value in squares.items():  # the estimator's own fit says the same
+            if not np.all(np.isfinite(value)):
+                raise ValueError(f"Input {name} of AlphaSelector has values so large that "
+                                 "their squares overflow float64. Rescale it first (e.g. "
+                                 "with sklearn.preprocessing.StandardScaler).")
+        return X, y
 
     def first_prefix(self, X, y, requested):
         """The first prefix of the prequential loss (None: this kind's default) and the

@@ -336,6 +336,13 @@ def test_fourth_hostile_round_of_the_selector():
     np.testing.assert_array_equal(
         as_objects.criterion_,
         AlphaSelector(AlphaLinearRegression(), alphas=[1.0, 0.5]).fit(X, y).criterion_)
+    for big_X, big_y in ((X * 1e200, y), (X, y * 1e200)):  # an eigen- or loss error
+        with pytest.raises(ValueError, match="squares overflow float64"):
+            AlphaSelector(AlphaLinearRegression()).fit(big_X, big_y)
+    import pandas as pd
+
+    for grid in (pd.Series([1.0, 0.5]), np.array(0.5), range(1, 2)):  # documented array-likes
+        assert AlphaSelector(AlphaLinearRegression(), alphas=grid).fit(X, y).alpha_ in (1, 0.5)
     with pytest.raises(ValueError, match=r"'cv' parameter.*at most 3 folds"):
         AlphaSelector(AlphaLinearRegression(), method="cv", cv=5).fit(X[:7], y[:7])
     with pytest.raises(ValueError, match="With 8 rows pass a smaller min_prefix") as error:
