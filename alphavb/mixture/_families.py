@@ -40,6 +40,23 @@ from ._estep import DiagonalStatistics, Statistics
 PAPER_MEAN_PRIOR_VARIANCE = 50.0
 
 
+
+def _mean_noise(covariances, precisions, mean_precision, rng):
+    """Draws ``mu - m`` of ``N(0, (beta Lambda_s)^-1)`` (n, p), one per ``Lambda_s``: through
+    the Cholesky factor of each ``Sigma_s / beta``, or, where a near-singular ``Sigma`` (a
+    fit with about as many rows as variables) leaves the inverse's rounding indefinite,
+    through ``beta Lambda_s``'s own factor ``L`` (``L^-T z``; the same normal draws)."""
+    from scipy.linalg import solve_triangular
+
+    try:
+        factor = np.linalg.cholesky(covariances / mean_precision)
+    except np.linalg.LinAlgError:
+        z = rng.standard_normal(covariances.shape[:2])
+        return np.stack([solve_triangular(chol, draw, lower=True, trans="T") for chol, draw
+                         in zip(np.linalg.cholesky(precisions * mean_precision), z,
+                                strict=True)])
+    return np.einsum("sij,sj->si", factor, rng.standard_normal(covariances.shape[:2]))
+
 class _Family:
     """What every family shares: its priors and the predictive's loop over components."""
 
@@ -274,9 +291,8 @@ class FullFamily(_ConjugateFamily):
             precisions[:, k] = wishart(df=dof, scale=scale).rvs(
                 size=n, random_state=rng).reshape(n, p, p)
             covariances[:, k] = np.linalg.inv(precisions[:, k])
-            mean_chol = np.linalg.cholesky(covariances[:, k] / model.mean_precision_[k])
-            means[:, k] = model.means_[k] + np.einsum("sij,sj->si", mean_chol,
-                                                      rng.standard_normal((n, p)))
+            means[:, k] = model.means_[k] + _mean_noise(covariances[:, k], precisions[:, k],
+                                                        model.mean_precision_[k], rng)
         return means, precisions, covariances
 
     def draw_rows(self, model, rng, k, count):

@@ -830,3 +830,26 @@ def test_a_fitted_mixture_keeps_its_covariance_family_after_set_params():
     model.set_params(covariance_type="full")
     assert family_of(model) is DiagFamily
     assert mixture_risk(model, means, n_draws=5, n_points=200, random_state=0) == before
+
+
+def test_posterior_draws_with_about_as_many_rows_as_variables():
+    """12 rows of 20 variables: the fitted covariance's smallest eigenvalue is about 1e-8,
+    the inverse of a drawn precision is indefinite to rounding, and sample_posterior ended
+    in numpy's "Matrix is not positive definite"; the means are now drawn through the
+    precision's own factor, with the covariance (beta Lambda)^-1 they must have."""
+    from alphavb.mixture._families import _mean_noise
+
+    X = np.random.RandomState(0).randn(12, 20)
+    for alpha in (1.0, 0.5):
+        model = AlphaGaussianMixture(n_components=1, random_state=0, alpha=alpha).fit(X)
+        draws = model.sample_posterior(50, random_state=0)
+        assert all(np.all(np.isfinite(value)) for value in draws.values())
+    # the second way on its own: a covariance whose factor fails, a precision that has one
+    rng = np.random.default_rng(1)
+    root = rng.standard_normal((3, 3))
+    precision = root @ root.T + 3.0 * np.eye(3)
+    n = 40000
+    noise = _mean_noise(np.broadcast_to(-np.eye(3), (n, 3, 3)),
+                        np.broadcast_to(precision, (n, 3, 3)), 2.0, rng)
+    np.testing.assert_allclose(np.cov(noise, rowvar=False),
+                               np.linalg.inv(2.0 * precision), rtol=0.05, atol=2e-3)
