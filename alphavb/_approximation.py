@@ -88,8 +88,9 @@ class ApproximationCheck:
         ``khat`` above its limit while the weights are far from equal (an effective sample
         size under 90% of the draws): ``q`` is far from the exact posterior (the check is
         not ``reliable``), and the masses and means from the weights are rough.
-    call : str
-        How to call :func:`alphavb.exact.compare_to_exact` on the fit (the warning says it).
+    call : str or None
+        How to call :func:`alphavb.exact.compare_to_exact` on the fit (the warning says it);
+        None for a model it has no exact sampler for (``AlphaGaussianVB``).
     noise_interval_mass : float
         The exact mass of ``q(sigma2)``'s interval (NaN where not measured). Reported, not
         warned on: a mean-field ``q(sigma2)`` counts the coefficients as data and is too
@@ -157,10 +158,13 @@ class ApproximationCheck:
         return f"{'; '.join(parts)}: {verdict}"
 
     def warning_text(self, owner):
+        compare = (f"compare everything with alphavb.exact.{self.call}, which draws from the "
+                   "exact posterior." if self.call is not None else "compare with an MCMC "
+                   "of prior x likelihood^alpha (alphavb has no exact sampler for a "
+                   "likelihood of your own).")
         return (f"{owner}: the variational posterior is far from the exact alpha-posterior "
                 f"({self.method}): {self.text()} ({self.cause}). Read the exact numbers in "
-                f"approximation_check_, or compare everything with alphavb.exact.{self.call}, "
-                "which draws from the exact posterior.")
+                f"approximation_check_, or {compare}")
 
 
 CHECK_MODES = ("auto", "always", "never")

@@ -198,6 +198,9 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
     # AlphaLogisticRegression, names itself and its own inputs: its user wrote no
     # log_likelihood)
     _blame = ("AlphaGaussianVB", "check log_likelihood and the prior")
+    # how compare_to_exact takes a model with an exact sampler that fits through this one
+    # (AlphaLogisticRegression); None: a likelihood of the user's own has none
+    _exact_call = None
 
     def __init__(self, log_likelihood=None, n_params=None, alpha=1.0, family="full",
                  n_components=1, prior_mean=0.0, prior_variance=1.0, optimizer="lbfgs",
@@ -393,7 +396,7 @@ class AlphaGaussianVB(ValidatedParametersMixin, BaseEstimator):
         return importance_check(
             theta, self.alpha * log_likelihood + log_prior - log_q, lower, upper, names,
             started, "the usual cause: a posterior that is skewed, heavy-tailed or "
-                     "multimodal where q is Gaussian")
+                     "multimodal where q is Gaussian", call=self._exact_call)
 
     def _resolved_tol(self):
         return DEFAULT_TOL[self.optimizer] if isinstance(self.tol, str) else self.tol

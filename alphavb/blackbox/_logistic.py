@@ -146,7 +146,7 @@ class AlphaLogisticRegression(CoefficientSummaryMixin, ValidatedParametersMixin,
             optimizer=self.optimizer, n_mc_samples=self.n_mc_samples, max_iter=self.max_iter,
             random_state=self.random_state)
         fix = "rescale X (e.g. with sklearn.preprocessing.StandardScaler) or prior_variance"
-        vb._blame = (type(self).__name__, fix)
+        vb._blame, vb._exact_call = (type(self).__name__, fix), "compare_to_exact(model, X, y)"
         # the check's names: the coefficients, and the intercept at the mean of X (the
         # masses of the standardized coefficients' intervals are those of the raw ones)
         vb._parameter_names = (*(str(name) for name in feature_labels(self)),

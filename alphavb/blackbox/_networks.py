@@ -18,6 +18,7 @@ from .._validation import (
     Integer,
     Real,
     ValidatedParametersMixin,
+    bad_parameter,
     validate_params,
 )
 from ._mlp import mlp_forward
@@ -171,7 +172,18 @@ class _BNNRegressorMixin(RegressorMixin):
     def _regression_data(self, X, y, default_fraction=0.1):
         """Checked, standardized ``(X, y)`` and ``sigma^2`` on that scale: ``noise_variance``
         rescaled, or ``default_fraction * var(y)`` when it is ``None``."""
+        if np.asarray(y).dtype.kind in "USV":  # y_numeric converts only object arrays
+            raise bad_parameter(type(self).__name__, "y", "numbers (a regression target)",
+                                f"{np.asarray(y).dtype} values",
+                                "Encode the target as numbers, or use BBAlphaClassifier.")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        with np.errstate(over="ignore", invalid="ignore"):
+            squares = {"X": np.einsum("ij,ij->j", X, X), "y": y @ y}
+        for name, value in squares.items():
+            if not np.all(np.isfinite(value)):
+                raise ValueError(f"Input {name} of {type(self).__name__} has values so large "
+                                 "that their squares overflow float64. Rescale it first (e.g. "
+                                 "with sklearn.preprocessing.StandardScaler).")
         self.y_mean_, self.y_scale_ = map(float, _standardization(y, self.normalize))
         y_model = (y - self.y_mean_) / self.y_scale_
         if self.noise_variance is None:

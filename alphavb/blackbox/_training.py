@@ -296,7 +296,9 @@ def train_steps(objective, params, data, rngs, schedule, *, adversary=None,
                 if adversary_optimizer is not None:
                     loss, gradients = objective.adversary_value_and_grad(adversary, params,
                                                                          batch, draws)
-                    _check_step(loss, gradients, name, epoch, "discriminator_learning_rate")
+                    # after the networks' last step: either rate may have sent it there
+                    _check_step(loss, gradients, name, epoch, "discriminator_learning_rate or "
+                                f"{learning_rate_name}")
                     adversary_optimizer.step(adversary, gradients, active)
                 values, gradients = objective.value_and_grad(params, adversary, batch, draws,
                                                              kl_weight)
@@ -417,7 +419,8 @@ def fit_stacked(estimators, X, y):
                          f"{len(estimators)} estimators, {len(X)} X and {len(y)} y.")
     groups = defaultdict(list)
     for estimator, X_fit, y_fit in zip(estimators, X, y, strict=True):
-        if not hasattr(estimator, "_prepare_fit"):
+        # (AlphaLogisticRegression has a _prepare_fit of its own, not a stacked network's)
+        if not hasattr(estimator, "_fit_prepared"):
             raise ValueError(f"fit_stacked fits black-box estimators (BBAlphaRegressor, "
                              f"BBAlphaClassifier, AADMRegressor); got {type(estimator).__name__}.")
         prepared = estimator._prepare_fit(X_fit, y_fit)

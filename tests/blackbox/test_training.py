@@ -255,3 +255,50 @@ def test_training_runs_on_one_blas_thread_whatever_the_caller_set(monkeypatch):
         after = max(pool["num_threads"] for pool in threadpool_info()
                     if pool["user_api"] == "blas")
     assert seen == [1] and after == 2
+
+
+def test_hostile_round_of_the_networks():
+    """What a hostile test of the black-box surface found: a regression target of strings
+    was a ufunc TypeError, one whose squares overflow gave -inf predictions and a NaN
+    spread, fit_stacked took AlphaLogisticRegression for a network (an AttributeError), a
+    diverging AADM blamed only the discriminator's rate, and AlphaGaussianVB's warning sent
+    the user to compare_to_exact, which refuses it."""
+    import warnings
+
+    import autograd.numpy as anp
+
+    from alphavb.blackbox import (
+        AADMRegressor,
+        AlphaGaussianVB,
+        AlphaLogisticRegression,
+        BBAlphaRegressor,
+        fit_stacked,
+    )
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    y = X @ [1.0, -1.0, 0.5]
+    for model in (BBAlphaRegressor(hidden_layer_sizes=(4,), n_epochs=2, tol=None),
+                  AADMRegressor(hidden_layer_sizes=(4,), n_epochs=2, tol=None)):
+        with pytest.raises(ValueError, match=r"'y' parameter.*numbers"):
+            model.fit(X, np.array(["a", "b"] * 15))
+        with pytest.raises(ValueError, match=r"Input y .* squares overflow"):
+            model.fit(X, y * 1e200)
+    labels = (y > 0).astype(int)
+    with pytest.raises(ValueError, match="fit_stacked fits black-box estimators"):
+        fit_stacked([AlphaLogisticRegression()], [X], [labels])
+    with pytest.raises(FloatingPointError, match="discriminator_learning_rate or learning_rate"):
+        AADMRegressor(hidden_layer_sizes=(4,), n_epochs=3, tol=None, learning_rate=1e6,
+                      discriminator_learning_rate=1e-8, random_state=0).fit(X, y)
+
+    def log_likelihood(theta, X, y):  # a Poisson log-rate
+        return anp.sum(X[None, :] * theta[:, :1] - anp.exp(theta[:, :1]), axis=1)
+
+    counts = rng.poisson(3.0, size=20).astype(float)
+    vb = AlphaGaussianVB(log_likelihood, 1, optimizer="adam", max_iter=30, n_mc_samples=20,
+                         random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vb.fit(counts)
+    texts = [str(w.message) for w in caught if "Approximation" in w.category.__name__]
+    assert texts and all("compare_to_exact" not in text and "MCMC" in text for text in texts)
