@@ -151,11 +151,13 @@ class _ThreadWarnings:
                 warnings.simplefilter("always")
                 warnings.showwarning = self.show
             self.active += 1
+        outer = getattr(self.local, "stack", [])  # a cell within a cell: its own list
+        self.local.stack = [*outer, getattr(self.local, "caught", None)]
         self.local.caught = []
         return self.local.caught
 
     def __exit__(self, *exc):
-        self.local.caught = None
+        self.local.caught = self.local.stack.pop()
         with self.lock:
             self.active -= 1
             if self.active == 0:

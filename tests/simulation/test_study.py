@@ -237,6 +237,13 @@ def test_fits_in_threads_keep_their_own_warnings():
         warnings.simplefilter("always")
         warnings.warn("after the study", UserWarning, stacklevel=1)
     assert [str(w.message) for w in after] == ["after the study"]
+    with _cells._RECORDED as outer:  # a record within a record keeps each its own
+        warnings.warn("a", UserWarning, stacklevel=1)
+        with _cells._RECORDED as inner:
+            warnings.warn("b", UserWarning, stacklevel=1)
+        warnings.warn("c", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in outer] == ["a", "c"]
+    assert [str(w.message) for w in inner] == ["b"]
 
 
 def test_a_grid_point_whose_fits_all_failed_is_counted():
