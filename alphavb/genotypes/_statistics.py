@@ -56,18 +56,19 @@ def _numbers(name, value):
 def _covariate_basis(covariates, n_rows, basis=True):
     """An orthonormal basis ``Q`` (n, k) of the centred covariates; a ``ValueError`` naming
     the first covariate that the intercept and the earlier ones already span (``basis=False``:
-    the covariates checked, finite and ``n_rows`` of them, as a 2-D array)."""
+    the covariates as a 2-D array of ``n_rows`` numbers, their values not yet checked: a
+    covariate may be NaN where the trait is, in the rows that are dropped)."""
     Z = _numbers("covariates", covariates)
     if Z.ndim == 1:
         Z = Z[:, None]
     if Z.ndim != 2 or Z.shape[0] != n_rows:
         raise bad_parameter("sufficient_statistics", "covariates", f"an array of {n_rows} "
                             "rows (one per individual of X)", f"shape {Z.shape}")
+    if not basis:
+        return Z
     if not np.isfinite(Z).all():
         raise bad_parameter("sufficient_statistics", "covariates", "finite values",
                             "NaN or inf", fix="Impute or drop the individuals first.")
-    if not basis:
-        return Z
     centred = Z - Z.mean(axis=0)
     Q, R = np.linalg.qr(centred)   # Z_c = Q R: log|Z_c'Z_c| = 2 sum log|R_jj|
     norms = np.linalg.norm(Z, axis=0)  # the raw column's: a constant 0.1 centres to rounding

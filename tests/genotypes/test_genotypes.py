@@ -442,6 +442,14 @@ def test_fourth_hostile_round(toy, tmp_path):
             sufficient_statistics(bad_X, bad_y)
     with pytest.raises(ValueError, match=r"'covariates' parameter.*23 rows"):
         sufficient_statistics(X, with_nan, covariates=np.ones((22, 1)))
+    # a covariate missing where the trait is: those rows go together, as before
+    covariate = np.random.default_rng(2).standard_normal((23, 1))
+    covariate[0] = np.nan
+    with pytest.warns(UserWarning, match="NaN trait"):
+        kept = sufficient_statistics(X, with_nan, covariates=covariate)
+    with pytest.warns(UserWarning):
+        dropped = sufficient_statistics(X[1:], y[1:], covariates=covariate[1:])
+    np.testing.assert_allclose(kept["XtX"], dropped["XtX"])
     with pytest.warns(UserWarning, match="say nothing of them .a Bayes factor of 1"):
         sufficient_statistics(X, y)          # variant 8 is monomorphic
     data = read_plink(prefix)
