@@ -81,6 +81,19 @@ def bad_parameter(owner, name, requirement, value, fix=""):
     return InvalidParameterError(message)
 
 
+def column_squares(owner, X, y):
+    """``(sum of squares of each column of X, y'y)``, or the ``ValueError`` that names the
+    input whose values are so large that their squares overflow float64."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        squares = {"X": np.einsum("ij,ij->j", X, X), "y": y @ y}
+    for name, value in squares.items():
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"Input {name} of {owner} has values so large that their squares "
+                             "overflow float64. Rescale it first (e.g. with "
+                             "sklearn.preprocessing.StandardScaler).")
+    return squares["X"], squares["y"]
+
+
 def check_estimator_instance(owner, estimator, example):
     """A ``ValueError`` naming ``estimator`` unless it is an estimator instance (it has
     ``get_params``): a class is told to be instantiated, anything else shown ``example``."""

@@ -19,6 +19,7 @@ from .._validation import (
     Real,
     ValidatedParametersMixin,
     bad_parameter,
+    column_squares,
     validate_params,
 )
 from ._mlp import mlp_forward
@@ -177,13 +178,7 @@ class _BNNRegressorMixin(RegressorMixin):
                                 f"{np.asarray(y).dtype} values",
                                 "Encode the target as numbers, or use BBAlphaClassifier.")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
-        with np.errstate(over="ignore", invalid="ignore"):
-            squares = {"X": np.einsum("ij,ij->j", X, X), "y": y @ y}
-        for name, value in squares.items():
-            if not np.all(np.isfinite(value)):
-                raise ValueError(f"Input {name} of {type(self).__name__} has values so large "
-                                 "that their squares overflow float64. Rescale it first (e.g. "
-                                 "with sklearn.preprocessing.StandardScaler).")
+        column_squares(type(self).__name__, X, y)
         self.y_mean_, self.y_scale_ = map(float, _standardization(y, self.normalize))
         y_model = (y - self.y_mean_) / self.y_scale_
         if self.noise_variance is None:

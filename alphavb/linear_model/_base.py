@@ -37,6 +37,7 @@ from .._validation import (
     Real,
     bad_parameter,
     caller_stacklevel,
+    column_squares,
     validate_params,
 )
 from ..base import CAVIEstimator
@@ -321,16 +322,7 @@ class AlphaRegressionBase(CoefficientSummaryMixin, RegressorMixin, CAVIEstimator
         if sample_weight is not None:
             X = np.asarray(X * sqrt_weight[:, None], order=order or "C")
             y = y * sqrt_weight
-        with np.errstate(over="ignore"):
-            col_sq_norms = np.einsum("ij,ij->j", X, X)
-            y_sq_norm = y @ y
-        for name, value in (("X", col_sq_norms), ("y", y_sq_norm)):
-            if not np.all(np.isfinite(value)):
-                raise ValueError(
-                    f"Input {name} of {type(self).__name__} has values so large that their "
-                    "squares overflow float64. Rescale it first (e.g. with "
-                    "sklearn.preprocessing.StandardScaler)."
-                )
+        col_sq_norms, _ = column_squares(type(self).__name__, X, y)
         return TrainingRows(X, y, col_sq_norms, sqrt_weight, sample_weight is not None,
                             Centring(X_offset, y_offset, float(weight.sum())))
 

@@ -40,7 +40,6 @@ from ._estep import DiagonalStatistics, Statistics
 PAPER_MEAN_PRIOR_VARIANCE = 50.0
 
 
-
 def _mean_noise(covariances, precisions, mean_precision, rng):
     """Draws ``mu - m`` of ``N(0, (beta Lambda_s)^-1)`` (n, p), one per ``Lambda_s``: through
     the Cholesky factor of each ``Sigma_s / beta``, or, where a near-singular ``Sigma`` (a
@@ -56,6 +55,7 @@ def _mean_noise(covariances, precisions, mean_precision, rng):
                          in zip(np.linalg.cholesky(precisions * mean_precision), z,
                                 strict=True)])
     return np.einsum("sij,sj->si", factor, rng.standard_normal(covariances.shape[:2]))
+
 
 class _Family:
     """What every family shares: its priors and the predictive's loop over components."""

@@ -25,7 +25,7 @@ parameters whose intervals calibration checks, and information matching.
 import numpy as np
 from scipy.special import digamma
 
-from .._validation import bad_parameter
+from .._validation import bad_parameter, column_squares
 
 DRAWS = 200  # draws of q where the R-log loss or the CV density is a Monte Carlo average
 DRAW_CHUNK = 25  # draws of a mixture's q evaluated together
@@ -111,13 +111,7 @@ class GaussianRegressionKind(_ModelKind):
         from sklearn.utils.validation import check_X_y
 
         X, y = check_X_y(X, y, dtype=np.float64, y_numeric=True)
-        with np.errstate(over="ignore"):
-            squares = {"X": np.einsum("ij,ij->j", X, X), "y": y @ y}
-        for name, value in squares.items():  # the estimator's own fit says the same
-            if not np.all(np.isfinite(value)):
-                raise ValueError(f"Input {name} of AlphaSelector has values so large that "
-                                 "their squares overflow float64. Rescale it first (e.g. "
-                                 "with sklearn.preprocessing.StandardScaler).")
+        column_squares("AlphaSelector", X, y)  # refused as the estimator's own fit refuses it
         return X, y
 
     def first_prefix(self, X, y, requested):

@@ -132,7 +132,7 @@ class _ThreadWarnings:
         import threading
 
         self.lock, self.local = threading.Lock(), threading.local()
-        self.active, self.saved = 0, None
+        self.active, self.saved, self.shown = 0, None, None
 
     def show(self, message, category, filename, lineno, file=None, line=None):
         caught = getattr(self.local, "caught", None)
