@@ -43,6 +43,82 @@ def test_estimators_differing_in_the_middle_of_a_large_array_share_no_rows(tmp_p
     assert len([p for p in tmp_path.glob("*.json") if p.name != "manifest.json"]) == 2
 
 
+def _shifted_estimator(shift):
+    """An estimator class made by a function: its name is the same for every shift."""
+
+    class Shifted(AlphaLinearRegression):
+        def fit(self, X, y, *args, **kwargs):
+            return super().fit(X, y + shift, *args, **kwargs)
+
+    return Shifted(max_iter=5)
+
+
+def _timed_estimator():
+    """A class made by a function that captures nothing there (``super()`` only)."""
+
+    class Timed(AlphaLinearRegression):
+        def fit(self, X, y, *args, **kwargs):
+            return super().fit(X, y, *args, **kwargs)
+
+    return Timed(max_iter=5)
+
+
+def _offset_estimator(offset):
+    class Offset(AlphaLinearRegression):
+        fitted_offset = offset
+
+    return Offset()
+
+
+def test_a_class_made_by_a_function_is_keyed_by_what_it_captured(tmp_path):
+    """Two estimators of one local class name that shift y by 0 and by 50 share no rows
+    (the second was served the first one's risks from the cache); a local class that
+    captures nothing keeps one key, so that caches of such classes keep theirs."""
+    assert cache_key(_shifted_estimator(0.0)) == cache_key(_shifted_estimator(0.0))
+    assert cache_key(_shifted_estimator(0.0)) != cache_key(_shifted_estimator(50.0))
+    assert cache_key(_offset_estimator(1.0)) != cache_key(_offset_estimator(2.0))
+    assert cache_key(_timed_estimator()) == cache_key(_timed_estimator())
+    assert "captured" not in json.dumps(__import__("alphavb.cache").cache._canonical(
+        _timed_estimator()))
+    settings = {"n_replications": 2, "progress": False, "n_draws": 5, "cache_dir": tmp_path}
+    problem = linear_regression_problem(n_features=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = run_study(problem, _shifted_estimator(0.0), {"n_samples": [40]}, **settings)
+        shifted = run_study(problem, _shifted_estimator(50.0), {"n_samples": [40]}, **settings)
+        fresh = run_study(problem, _shifted_estimator(50.0), {"n_samples": [40]},
+                          **{**settings, "cache_dir": None})
+    assert np.allclose(shifted["risk"], fresh["risk"])
+    assert not np.allclose(shifted["risk"], plain["risk"])
+
+
+def test_lambdas_and_closures_are_keyed_by_their_code_and_captures():
+    def scaled(scale):
+        return lambda x: scale * x
+
+    assert cache_key({"f": scaled(1.0)}) == cache_key({"f": scaled(1.0)})
+    assert cache_key({"f": scaled(1.0)}) != cache_key({"f": scaled(100.0)})
+    assert cache_key({"f": lambda x: x}) != cache_key({"f": lambda x: -x})
+    # a module-level function keeps its key: its name
+    assert json.loads(json.dumps(__import__("alphavb.cache").cache._canonical(np.exp))) == {
+        "callable": "numpy.exp"}
+
+
+def test_a_recursive_closure_has_a_fingerprint():
+    """A nested function that calls itself captures itself; its fingerprint ended in a
+    RecursionError."""
+    from alphavb.cache import function_fingerprint
+
+    def countdown(scale):
+        def step(k):
+            return scale if k == 0 else step(k - 1)
+
+        return step
+
+    assert function_fingerprint(countdown(1.0)) == function_fingerprint(countdown(1.0))
+    assert function_fingerprint(countdown(1.0)) != function_fingerprint(countdown(2.0))
+
+
 def test_rows_are_written_atomically_with_key_and_checksum(tmp_path):
     cache = ResultCache(tmp_path / "rows")
     key = cache_key({"x": 1})

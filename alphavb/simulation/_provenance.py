@@ -6,78 +6,21 @@ is a different study); :func:`study_manifest` is written beside the rows and kep
 frame's ``attrs`` so a published table says what produced it.
 """
 
-import hashlib
 import json
 import os
 import platform
 import sys
 import time
 
+from ..cache import function_fingerprint
+
 ENVIRONMENT_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                 "NUMBA_NUM_THREADS", "SLURM_CPUS_PER_TASK")
 
 
-def _code_description(code):
-    """What a code object runs, without where it is: bytecode, constants (nested code
-    objects described the same way), names and arguments; no file name or line numbers,
-    so moving a function in its file keeps its fingerprint."""
-    constants = tuple(_code_description(c) if hasattr(c, "co_code") else repr(c)
-                      for c in code.co_consts)
-    return (code.co_code, constants, code.co_names, code.co_varnames, code.co_argcount,
-            code.co_kwonlyargcount)
-
-
-def function_fingerprint(function):
-    """SHA-256 of what a function runs: its code object (bytecode, constants, names; nested
-    functions included), its default arguments and a closure's captured values; a
-    ``functools.partial`` by its function's fingerprint and its arguments; another callable
-    by its class's ``__call__`` and its pickle. Not the values of the module globals a
-    function reads: a study's function should take what varies as arguments or settings.
-
-    Not its source text: a process whose file is edited while it runs would read the new
-    file at the old line numbers (``inspect.getsource``) and fingerprint the wrong lines.
-    The bytecode follows every edit of the body that changes what runs (a comment does not;
-    a docstring does) and the Python version."""
-    import functools
-    import pickle
-
-    code = getattr(function, "__code__", None)
-    if isinstance(function, functools.partial):
-        text = repr((function_fingerprint(function.func), _value_description(function.args),
-                     _value_description(function.keywords)))
-    elif code is None:
-        call = type(function).__call__ if callable(function) else None
-        text = repr((function_fingerprint(call) if hasattr(call, "__code__") else None,
-                     pickle.dumps(function)))
-    else:
-        text = repr((_code_description(code), repr(function.__defaults__),
-                     repr(function.__kwdefaults__)))
-        if function.__closure__:  # what a closure captured is part of what it runs
-            text += repr(tuple(_value_description(cell.cell_contents)
-                               for cell in function.__closure__))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _value_description(value):
-    """A captured or bound value as a fingerprint reads it: a function by its fingerprint,
-    a container by its items, anything else by its pickle (its repr when it has none)."""
-    import pickle
-
-    if callable(value) and (hasattr(value, "__code__") or hasattr(value, "func")):
-        return function_fingerprint(value)
-    if isinstance(value, (list, tuple)):
-        return tuple(_value_description(item) for item in value)
-    if isinstance(value, dict):
-        return tuple((repr(key), _value_description(item)) for key, item in value.items())
-    try:
-        return pickle.dumps(value)
-    except (pickle.PicklingError, TypeError, AttributeError):  # unpicklable: its repr
-        return repr(value)
-
-
 def code_fingerprint(problem):
-    """The code fingerprints (:func:`function_fingerprint`) of the problem's ``simulate``,
-    ``risk``, ``error`` and ``estimates``, by name."""
+    """The code fingerprints (:func:`alphavb.cache.function_fingerprint`) of the problem's
+    ``simulate``, ``risk``, ``error`` and ``estimates``, by name."""
     return {name: function_fingerprint(function) for name in ("simulate", "risk", "error",
                                                               "estimates")
             if (function := getattr(problem, name)) is not None}

@@ -369,15 +369,15 @@ def test_a_closure_or_partial_is_keyed_by_what_it_captured():
     import functools
     import hashlib
 
-    from alphavb.simulation import _provenance
+    from alphavb import cache
 
-    fingerprint = _provenance.function_fingerprint
+    fingerprint = cache.function_fingerprint
     assert fingerprint(_scaled_simulate(1.0)) == fingerprint(_scaled_simulate(1.0))
     assert fingerprint(_scaled_simulate(1.0)) != fingerprint(_scaled_simulate(50.0))
     simulate = _problem().simulate
     assert fingerprint(functools.partial(simulate, n_samples=3)) != fingerprint(
         functools.partial(simulate, n_samples=4))
-    plain = repr((_provenance._code_description(simulate.__code__),
+    plain = repr((cache._code_description(simulate.__code__),
                   repr(simulate.__defaults__), repr(simulate.__kwdefaults__)))
     assert fingerprint(simulate) == hashlib.sha256(plain.encode()).hexdigest()
 
