@@ -103,6 +103,16 @@ def check_estimator_instance(owner, estimator, example):
         raise bad_parameter(owner, "estimator", "an alphavb estimator instance", estimator, fix)
 
 
+def check_estimator_options(estimator):
+    """An estimator's parameters checked as its own fit checks them, before a meta-estimator
+    fits it: each value (``_validate_params``) and, for AlphaSuSiE, the pairs it refuses
+    (``_check_options``), which the fits a meta-estimator makes might otherwise never meet
+    (a calibration that keeps a sparse locus fits no background)."""
+    for check in ("_validate_params", "_check_options"):
+        if callable(getattr(estimator, check, None)):
+            getattr(estimator, check)()
+
+
 def _shown(value, limit=200):
     """``repr(value)`` for a message, at most about ``limit`` characters: an int beyond
     float64's range (10**400) has hundreds of digits, and past 4300 digits its repr raises

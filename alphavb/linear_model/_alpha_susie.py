@@ -398,6 +398,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self
         """
         self._validate_params()
+        self._check_options()
         X, y, covariates, sample_weight = known_rows(type(self).__name__, self.missing, X, y,
                                                    covariates, sample_weight)
         rows = self._prepare_data(X, y, sample_weight=sample_weight)
@@ -485,6 +486,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         self
         """
         self._validate_params()
+        self._check_options()
         stats = self._checked_statistics(type(self).__name__, XtX, Xty, yty, n_samples,
                                          X_mean, y_mean, regularization)
         self._check_y_varies(stats.variance_y, 1.0)
@@ -570,6 +572,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         from ._susie_rss import reference_ld, summary_statistics, z_from_effects
 
         self._validate_params()
+        self._check_options()
         owner = type(self).__name__
         if (R is None) == (reference_X is None):
             raise bad_parameter(owner, "R", "the LD matrix, or None with reference_X given",
@@ -627,8 +630,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                 "mismatch variance are hardly told apart (susieR fixes sigma2 "
                                 "too).")
         if self.unmappable_effects is not None or self.residual_variance_method == "nig":
-            raise bad_parameter(owner, "ld_mismatch", "None with a background or the NIG "
-                                "prior", ld_mismatch, "Fit the mismatch without them.")
+            name = "ld_mismatch" if ld_mismatch is not None else "reference_n_samples"
+            raise bad_parameter(owner, name, "None with a background or the NIG prior",
+                                ld_mismatch if ld_mismatch is not None else
+                                reference_n_samples, "Fit the mismatch without them.")
         if reference_n_samples is None:
             warnings.warn("AlphaSuSiE.fit_summary(ld_mismatch='eb') without "
                           "reference_n_samples: the reference panel's own sampling error is "
@@ -680,7 +685,6 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             else prior_variance_share
         background = None
         if self.residual_variance_method == "nig":
-            self._check_nig()
             estimate_residual_variance = True
         if self.unmappable_effects is not None:
             background = self._background(ibss)
@@ -711,53 +715,62 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         check_means_pair(owner, X_mean, y_mean)
         return stats
 
-    def _check_nig(self):
-        owner = type(self).__name__
-        if self.estimate_residual_variance is False:
-            raise bad_parameter(owner, "estimate_residual_variance", "True or 'auto' with "
-                                "residual_variance_method='nig'", False, "The NIG prior "
-                                "integrates sigma2 out of every single effect; to fix sigma2, "
-                                "use residual_variance_method='mom' with "
-                                "estimate_residual_variance=False.")
-        if self.unmappable_effects is not None:
-            raise bad_parameter(owner, "residual_variance_method", "'mom' or 'mle' with "
-                                "unmappable_effects", "nig", "The NIG prior is for small "
-                                "samples without a background (susieR refuses the pair "
-                                "too); drop one of the two.")
-
-    def _background(self, ibss):
-        """What the background reads: SuSiE-inf's eigenstructure or SuSiE-ash's
-        :class:`~alphavb.linear_model._susie_ash.AshBackground`; refused with covariates
-        (their flat prior and the background do not separate by projection) and with
-        ``refine`` (susieR refuses it too); SuSiE-ash also with ``"em"`` (as susieR)."""
+    def _check_options(self):
+        """Refuse the pairs of options that cannot be fitted together, whatever the data:
+        the NIG prior with a fixed ``sigma2`` or a background, SuSiE-inf with a fixed
+        ``sigma2``, a background with ``refine``, SuSiE-ash with ``"em"`` or ``"mle"``
+        (each refused by susieR too). :meth:`fit`, :meth:`fit_sufficient`,
+        :meth:`fit_summary` and ``AlphaSelector`` call it before any fit."""
         owner, kind = type(self).__name__, self.unmappable_effects
+        if self.residual_variance_method == "nig":
+            if self.estimate_residual_variance is False:
+                raise bad_parameter(owner, "estimate_residual_variance", "True or 'auto' with "
+                                    "residual_variance_method='nig'", False, "The NIG prior "
+                                    "integrates sigma2 out of every single effect; to fix "
+                                    "sigma2, use residual_variance_method='mom' with "
+                                    "estimate_residual_variance=False.")
+            if kind is not None:
+                allowed = "'mom'" if kind == "ash" else "'mom' or 'mle'"
+                raise bad_parameter(owner, "residual_variance_method", f"{allowed} with "
+                                    f"unmappable_effects='{kind}'", "nig", "The NIG prior is "
+                                    "for small samples without a background (susieR refuses "
+                                    "the pair too); drop one of the two.")
+        if kind is None:
+            return
         if kind == "inf" and self.estimate_residual_variance is False:
             raise bad_parameter(owner, "estimate_residual_variance", "True or 'auto' with "
                                 "unmappable_effects='inf'", False, "SuSiE-inf estimates "
                                 "sigma2 and tau2 together (susieR forces it too); fit without "
                                 "the background to keep sigma2 fixed.")
-        if ibss.covariates is not None:
-            raise bad_parameter(owner, "covariates", f"None with unmappable_effects='{kind}'",
-                                "covariates", "Regress the covariates out of y and X first, "
-                                "then fit without them.")
         if self.refine:
             raise bad_parameter(owner, "refine", f"False with unmappable_effects='{kind}'",
                                 True, "The refinement compares fits by F, which the "
                                 "background's updates do not raise (susieR refuses the pair "
                                 "too).")
+        if kind == "ash" and self.prior_variance_method == "em":
+            raise bad_parameter(owner, "prior_variance_method", "'optim' or 'simple' with "
+                                "unmappable_effects='ash'", "em", "susieR refuses the pair "
+                                "too: use the default 'optim'.")
+        if kind == "ash" and self.residual_variance_method == "mle":
+            raise bad_parameter(owner, "residual_variance_method", "'mom' with "
+                                "unmappable_effects='ash'", "mle", "Mr.ASH's own updates "
+                                "estimate sigma2 and the background (as susieR's); the "
+                                "maximum-likelihood variances are SuSiE-inf's: "
+                                "unmappable_effects='inf'.")
+
+    def _background(self, ibss):
+        """What the background reads: SuSiE-inf's eigenstructure or SuSiE-ash's
+        :class:`~alphavb.linear_model._susie_ash.AshBackground`; refused with covariates
+        (their flat prior and the background do not separate by projection; the pairs of
+        options are refused before, by :meth:`_check_options`)."""
+        owner, kind = type(self).__name__, self.unmappable_effects
+        if ibss.covariates is not None:
+            raise bad_parameter(owner, "covariates", f"None with unmappable_effects='{kind}'",
+                                "covariates", "Regress the covariates out of y and X first, "
+                                "then fit without them.")
         if kind == "ash":
             from ._susie_ash import ash_background
 
-            if self.prior_variance_method == "em":
-                raise bad_parameter(owner, "prior_variance_method", "'optim' or 'simple' "
-                                    "with unmappable_effects='ash'", "em", "susieR refuses "
-                                    "the pair too: use the default 'optim'.")
-            if self.residual_variance_method == "mle":
-                raise bad_parameter(owner, "residual_variance_method", "'mom' with "
-                                    "unmappable_effects='ash'", "mle", "Mr.ASH's own updates "
-                                    "estimate sigma2 and the background (as susieR's); the "
-                                    "maximum-likelihood variances are SuSiE-inf's: "
-                                    "unmappable_effects='inf'.")
             return ash_background(ibss)
         from ._susie_inf import eigenstructure
 

@@ -21,6 +21,7 @@ from .._validation import (
     ValidatedParametersMixin,
     bad_parameter,
     check_estimator_instance,
+    check_estimator_options,
 )
 from ._calibration import highest_coverage
 from ._model_kinds import kind_of
@@ -215,8 +216,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
                                 type(self.estimator).__name__,
                                 "BB-alpha and AADM take a divergence order (divergence_order), "
                                 "not a temperature." if "divergence_order" in params else "")
-        if callable(getattr(self.estimator, "_validate_params", None)):
-            self.estimator._validate_params()  # its parameters, named as its fit names them
+        check_estimator_options(self.estimator)
         model_kind = kind_of(self.estimator)
         X, y = model_kind.check_data(X, y)
         alphas = _check_alphas(self.alphas)
@@ -451,7 +451,7 @@ class AlphaSelector(ValidatedParametersMixin, MetaEstimatorMixin, BaseEstimator)
             raise bad_parameter("AlphaSelector", "method", "'calibrate' with an AlphaSuSiE "
                                 "for fit_sufficient", self.method, "The other criteria need "
                                 "rows (fit(X, y)).")
-        # checked as the estimator's fit_sufficient checks them, before any replicate
+        check_estimator_options(self.estimator)  # and the statistics, as its fit_sufficient
         self.estimator._checked_statistics("AlphaSelector", XtX, Xty, yty, n_samples, X_mean,
                                            y_mean)
         XtX = np.asarray(XtX, dtype=float)

@@ -218,6 +218,32 @@ def test_background_is_dropped_where_the_locus_is_sparse():
     assert "without a background" in selector.selection_text()
 
 
+@pytest.mark.parametrize("params, name", [
+    ({"unmappable_effects": "ash", "residual_variance_method": "mle"},
+     "residual_variance_method"),
+    ({"unmappable_effects": "inf", "residual_variance_method": "nig"},
+     "residual_variance_method"),
+    ({"unmappable_effects": "ash", "prior_variance_method": "em"}, "prior_variance_method"),
+    ({"unmappable_effects": "inf", "refine": True}, "refine"),
+])
+def test_pairs_the_estimator_refuses_are_refused_on_a_sparse_locus(params, name):
+    """On a sparse locus the calibration fits no background, so the estimator's refusal of
+    these pairs was never met: rows and sufficient statistics returned alpha_ = 1 silently,
+    while a polygenic locus raised. Both refuse them now, before any fit."""
+    from alphavb.linear_model import sufficient_statistics
+
+    rng = np.random.default_rng(2)
+    X = correlated(200, 40, rng)
+    y = X[:, 10] - 0.8 * X[:, 30] + rng.standard_normal(200)
+    selector = AlphaSelector(AlphaSuSiE(n_effects=3, **params), method="calibrate",
+                             random_state=0)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of AlphaSuSiE"):
+        selector.fit(X, y)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of AlphaSuSiE"):
+        selector.fit_sufficient(**sufficient_statistics(X, y))
+    assert not hasattr(selector, "alpha_")
+
+
 def test_background_needs_evidence_beyond_log_n():
     """Two clear effects and a faint background: SuSiE-inf estimates tau2 > 0, but,
     ascended from SuSiE's fit with its variances at their best, it raises the objective by

@@ -134,6 +134,13 @@ def test_bad_input_is_refused_by_name():
         AlphaSuSiE().fit_summary(z, R, ld_mismatch="eb")
     with pytest.raises(ValueError, match="estimate_residual_variance"):
         AlphaSuSiE(estimate_residual_variance=True).fit_summary(z, R, 100, ld_mismatch="eb")
+    # the panel's size alone with a background named ld_mismatch ("Got None instead")
+    for options in ({"unmappable_effects": "inf"}, {"residual_variance_method": "nig"}):
+        with pytest.raises(ValueError, match=r"'reference_n_samples' parameter.*Got 50"):
+            AlphaSuSiE(**options).fit_summary(z, R, 100, reference_n_samples=50)
+        with pytest.raises(ValueError, match=r"'ld_mismatch' parameter.*Got 'eb'"):
+            AlphaSuSiE(**options).fit_summary(z, R, 100, ld_mismatch="eb",
+                                              reference_n_samples=50)
     R0 = R.copy()
     AlphaSuSiE().fit_summary(z, R, 100, ld_mismatch="eb", reference_n_samples=50)
     assert np.array_equal(R, R0)
