@@ -185,8 +185,10 @@ def _load(cache, base_key, jobs, indices, on_error):
         if record is not None and on_error == "raise" and record["status"] in FAILED:
             raise RuntimeError(f"run_study: the cached fit at {point}, replication {r} failed "
                                f"({record['status']}: {record['message']}); on_error='raise' "
-                               "stops at it. Fix the cause (which changes the cache key) or "
-                               "use on_error='record'.")
+                               "stops at it. Fix the cause and change what the key holds (a "
+                               "setting, the problem's code, alphavb's version), delete the "
+                               f"row ({cache.path(_key(base_key, point, r))}), or use "
+                               "on_error='record'.")
         records[index] = record
     return records
 
@@ -455,10 +457,15 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
     fits.attrs["missing"] = missing.drop(columns=list(RESULT_COLUMNS[1:])).to_dict("records")
     if len(missing) or failed:
         first = ", ".join(str(cell) for cell in fits.attrs["missing"][:3])
-        warnings.warn(f"collect_study: {len(missing)} of {len(fits)} rows are missing from "
-                      f"{cache_dir}{' (' + first + ', ...)' if len(missing) else ''} and "
-                      f"{failed} failed (status 'error' or 'non-finite'); run the missing "
-                      "shards, or run_study without shard to fit them.", UserWarning,
+        # a failed row is cached as any row: a rerun reads it again; fixing the cause
+        # (a setting, the problem's code, alphavb's version) changes its key
+        advice = ([f"run the missing shards, or run_study without shard to fit them "
+                   f"({len(missing)} of {len(fits)} missing from {cache_dir}"
+                   f"{': ' + first + ', ...' if len(missing) else ''})"] if len(missing)
+                  else []) + ([f"{failed} failed (status 'error' or 'non-finite'; their "
+                               "messages are in the rows, and a rerun reads them from the "
+                               "cache again)"] if failed else [])
+        warnings.warn(f"collect_study: {'; '.join(advice)}.", UserWarning,
                       stacklevel=caller_stacklevel())
     return (fits, long) if return_estimates else fits
 

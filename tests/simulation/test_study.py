@@ -190,6 +190,12 @@ def test_failures_are_recorded_cached_and_counted(tmp_path, monkeypatch):
                       progress=False, cache_dir=tmp_path)
     assert counter.calls == 16
     pd.testing.assert_frame_equal(fits, again)
+    # collecting them says they failed, not that shards are missing (a rerun of the shards
+    # reads the same failures)
+    with pytest.warns(UserWarning) as said:
+        collect_study(tmp_path, problem, AlphaLinearRegression(), grid, n_replications=8)
+    message = str(said[0].message)
+    assert f"{len(failed)} failed" in message and "missing" not in message
     # on_error="raise" stops at the first failure, cached or not
     with pytest.raises(RuntimeError, match=r"cached fit.*failed.*ValueError"):
         run_study(problem, AlphaLinearRegression(), grid, n_replications=8, progress=False,
@@ -444,7 +450,7 @@ def test_shard_from_slurm_and_missing_rows(tmp_path, monkeypatch):
     explicit = run_study(_problem(), AlphaLinearRegression(), GRID, **OPTIONS, shard=(1, 2),
                          cache_dir=tmp_path / "other")
     pd.testing.assert_frame_equal(_without_times(part), _without_times(explicit))
-    with pytest.warns(UserWarning, match="6 of 12 rows are missing"):
+    with pytest.warns(UserWarning, match="6 of 12 missing"):
         fits = collect_study(tmp_path, _problem(), AlphaLinearRegression(), GRID,
                              n_replications=3, random_state=5, n_draws=20)
     assert (fits.status == "missing").sum() == 6 and len(fits.attrs["missing"]) == 6
