@@ -25,6 +25,7 @@ the parameter's hint. Constraints that depend on the data (an array of one value
 are checked where the data is known, with :func:`bad_parameter`.
 """
 
+import contextlib
 import functools
 import inspect
 import numbers
@@ -370,6 +371,24 @@ def as_float_array(value):
             return np.array([_as_float(v) for v in array.ravel()]).reshape(array.shape)
     except (TypeError, ValueError):
         return None
+
+
+def float_values(owner, name, value, what="numbers"):
+    """``value`` as a float array (the caller's own when it is one already: never written
+    to), pandas' missing values (``pd.NA``) as NaN for the finiteness checks that follow;
+    a ``ValueError`` naming ``name`` for strings and bytes, numeric-looking ones included
+    (numpy would read ``"1"`` as 1.0), and anything else that is not a number."""
+    if hasattr(value, "to_numpy") and hasattr(value, "ndim"):  # a pandas Series or frame
+        with contextlib.suppress(TypeError, ValueError):  # else named below, by its values
+            value = value.to_numpy(dtype=float, na_value=np.nan)
+    array = None if isinstance(value, (str, bytes)) else np.asarray(value)
+    texts = array is None or array.dtype.kind in "USV" or (
+        array.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in array.ravel()))
+    if not texts:
+        with contextlib.suppress(TypeError, ValueError):
+            return np.asarray(array, dtype=float)
+    kind = "text" if texts else f"values of type {array.dtype}"
+    raise bad_parameter(owner, name, what, kind, "Pass numbers (a float array).")
 
 
 def _as_float(number):

@@ -6,13 +6,14 @@ worker), one after another in this process otherwise; failures recorded per pair
 finished pair cached, and the credible sets returned as one table.
 """
 
+import numbers
 import threading
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .._validation import bad_parameter
+from .._validation import bad_parameter, float_values
 
 # warnings.catch_warnings is one state per process: pairs fitted by threads of one process
 # take turns, so that each pair's message holds its own warnings (worker processes of one
@@ -184,8 +185,8 @@ def _checked_inputs(genotypes, traits, loci):
         if name in values:
             raise bad_parameter("fine_map", "traits", "distinct names", f"{name!r} twice")
         try:
-            y = np.asarray(column, dtype=float)
-        except (TypeError, ValueError):
+            y = float_values("fine_map", "traits", column)  # pd.NA as NaN: missing
+        except ValueError:
             raise bad_parameter("fine_map", "traits", "numbers (NaN for a missing value)",
                                 f"trait {name!r} of {np.asarray(column).dtype} values") from None
         if y.shape != (n,):
@@ -195,6 +196,10 @@ def _checked_inputs(genotypes, traits, loci):
     if isinstance(loci, str):
         raise bad_parameter("fine_map", "loci", "a list of regions or (name, region) pairs, "
                             "or a dict of names to regions", f"the string {loci!r}",
+                            fix=f"Pass a list: [{loci!r}].")
+    if isinstance(loci, tuple) and len(loci) == 3 and isinstance(loci[1], numbers.Real):
+        raise bad_parameter("fine_map", "loci", "a list of regions or (name, region) pairs, "
+                            "or a dict of names to regions", f"the one region {loci!r}",
                             fix=f"Pass a list: [{loci!r}].")
     regions = [_named_region(locus) for locus in
                (loci.items() if isinstance(loci, dict) else loci)]
@@ -223,7 +228,7 @@ def _named_region(locus):
 
 
 def _checked_covariates(covariates, n):
-    Z = None if covariates is None else np.asarray(covariates, dtype=float)
+    Z = None if covariates is None else float_values("fine_map", "covariates", covariates)
     if Z is not None and (Z.ndim not in (1, 2) or Z.shape[0] != n):
         raise bad_parameter("fine_map", "covariates", f"an array of {n} rows (one per "
                             "individual)", f"shape {Z.shape}")

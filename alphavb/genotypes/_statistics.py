@@ -31,7 +31,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import bad_parameter, caller_stacklevel
+from .._validation import bad_parameter, caller_stacklevel, float_values
 from ._plink import BLOCK_ENTRIES, MAX_BLOCK_ROWS
 
 # a centred covariate whose part outside the others' span is below this share of its norm
@@ -45,12 +45,9 @@ SQUARE_LIMIT = 1e150
 
 
 def _numbers(name, value):
-    """``value`` as a float array, or the ``ValueError`` naming ``name`` (strings, objects)."""
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise bad_parameter("sufficient_statistics", name, "numbers",
-                            f"values of type {np.asarray(value).dtype}") from None
+    """``value`` as a float array (``pd.NA`` as NaN), or the ``ValueError`` naming ``name``
+    (strings, objects)."""
+    return float_values("sufficient_statistics", name, value)
 
 
 def _covariate_basis(covariates, n_rows, basis=True):

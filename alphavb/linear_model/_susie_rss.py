@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import Integer, bad_parameter, validate_params
+from .._validation import Integer, bad_parameter, float_values, validate_params
 from ._susie import CONSTANT_TOLERANCE, standard_deviations
 
 # eigenvalues of R below this count as 0 in the LD diagnostic (susieR's r_tol); R is
@@ -165,7 +165,7 @@ def check_positive_semi_definite(owner, name, R, regularization=0.0, root=None):
 def check_z(owner, z, name="z"):
     """``z`` (or another per-variable vector, ``name``) as a finite 1-D float array (a
     copy)."""
-    z = np.array(z, dtype=float)
+    z = np.array(float_values(owner, name, z))
     if z.ndim != 1 or z.size == 0:
         raise bad_parameter(owner, name, "a 1-D array, one value per variable",
                             f"shape {z.shape}")
@@ -437,7 +437,7 @@ def _checked_cross_products(owner, XtX, Xty, yty, n_samples):
                             type(XtX).__name__ if sparse.issparse(XtX) else "complex values",
                             "Pass XtX.toarray() for a sparse matrix (X'X of genotypes is "
                             "dense).")
-    gram = np.asarray(XtX, dtype=float)
+    gram = float_values(owner, "XtX", XtX, "a square (p, p) matrix X'X of numbers")
     if gram.ndim != 2 or gram.shape[0] != gram.shape[1] or gram.size == 0:
         raise bad_parameter(owner, "XtX", "a square (p, p) matrix X'X", f"shape {gram.shape}")
     p = gram.shape[0]

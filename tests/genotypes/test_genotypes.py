@@ -461,3 +461,38 @@ def test_fourth_hostile_round(toy, tmp_path):
     with pytest.raises(ValueError, match=r"'traits' parameter.*numbers"):
         fine_map(data, {"t": np.full(23, "a")}, ["1:0-9000"], progress=False)
 
+
+
+def test_fifth_hostile_round(toy):
+    """What the fifth hostile test found: pandas' missing values (pd.NA) in a covariate or a
+    trait ended in a TypeError (or 'values of type object') though NaN is taken there;
+    string covariates got numpy's words; one (chrom, start, end) tuple as loci was read as
+    three loci ("Got '1000'")."""
+    import pandas as pd
+
+    from alphavb.genotypes import fine_map, sufficient_statistics
+
+    prefix, calls = toy
+    X = np.nan_to_num(calls)
+    y = np.random.default_rng(1).standard_normal(23)
+    y[0] = np.nan
+    covariate = np.random.default_rng(2).standard_normal(23)
+    covariate[0] = np.nan
+    nullable = pd.DataFrame({"c": pd.array([pd.NA, *covariate[1:]], dtype="Float64")})
+    with pytest.warns(UserWarning, match="NaN trait"):
+        expected = sufficient_statistics(X, y, covariates=covariate[:, None])
+    with pytest.warns(UserWarning, match="NaN trait"):
+        from_pandas = sufficient_statistics(X, pd.Series(pd.array([pd.NA, *y[1:]],
+                                                                  dtype="Float64")),
+                                            covariates=nullable)
+    np.testing.assert_allclose(from_pandas["XtX"], expected["XtX"])
+    np.testing.assert_allclose(from_pandas["Xty"], expected["Xty"])
+    data = read_plink(prefix)
+    with pytest.raises(ValueError, match=r"'covariates' parameter of fine_map.*numbers"):
+        fine_map(data, {"t": y}, ["1:0-9000"], covariates=np.full((23, 1), "a"),
+                 progress=False)
+    table = fine_map(data, {"t": pd.Series(pd.array([pd.NA, *y[1:]], dtype="Float64"))},
+                     ["1:0-9000"], covariates=nullable, progress=False)
+    assert (table["status"] == "ok").all()
+    with pytest.raises(ValueError, match=r"'loci' parameter.*one region.*Pass a list"):
+        fine_map(data, {"t": y}, ("1", 0, 9000), progress=False)

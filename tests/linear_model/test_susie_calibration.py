@@ -195,7 +195,10 @@ def test_selection_from_sufficient_statistics():
     # numpy's "diag requires an array of at least two dimensions")
     calibrate = AlphaSelector(AlphaSuSiE(), method="calibrate", random_state=0)
     for name, bad in (("n_samples", None), ("XtX", stats["Xty"]),
-                      ("Xty", stats["Xty"][:3]), ("yty", -1.0)):
+                      ("Xty", stats["Xty"][:3]), ("yty", -1.0),
+                      # text, numeric-looking too, was numpy's words or read as numbers
+                      ("XtX", "abc"), ("Xty", stats["Xty"].astype(str)),
+                      ("X_mean", "abc"), ("y_mean", b"1")):
         with pytest.raises(ValueError, match=f"'{name}' parameter of AlphaSelector"):
             calibrate.fit_sufficient(**{**stats, name: bad})
     with pytest.raises(ValueError, match="y_mean"):
