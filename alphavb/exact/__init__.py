@@ -25,13 +25,13 @@ the variational ``q`` parameter by parameter. Samplers:
 Any other estimator raises a ``ValueError`` that lists those with a sampler.
 """
 
-import warnings
 
 import numpy as np
 
 from .._approximation import without_checks
 from .._parallel import one_blas_thread
 from .._validation import Integer, Real, bad_parameter, validate_params
+from .._warnings import quietly
 from ._draws import MixingWarning
 
 __all__ = ["MixingWarning", "compare_to_exact", "sample_exact", "wasserstein"]
@@ -245,8 +245,7 @@ def compare_to_exact(estimator, X, y=None, *, n_draws=2000, n_chains=4, n_tune=1
         largest_pip_error = float(np.max(np.abs(out["vb_pip"] - out["exact_pip"])))
     else:
         largest_pip_error = np.nan
-    with warnings.catch_warnings():  # an exact sd of 0 (a constant draw) gives NaN here
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quietly(RuntimeWarning):  # an exact sd of 0 (a constant draw) gives NaN here
         median_sd_ratio = float(np.nanmedian(out["sd_ratio"].replace([np.inf], np.nan)))
         largest_mean_error = float(np.nanmax(np.abs(out["mean_error"].replace(
             [np.inf, -np.inf], np.nan))))

@@ -6,7 +6,6 @@ worker), one after another in this process otherwise; failures recorded per pair
 finished pair cached, and the credible sets returned as one table.
 """
 
-import numbers
 import threading
 import warnings
 from pathlib import Path
@@ -197,7 +196,8 @@ def _checked_inputs(genotypes, traits, loci):
         raise bad_parameter("fine_map", "loci", "a list of regions or (name, region) pairs, "
                             "or a dict of names to regions", f"the string {loci!r}",
                             fix=f"Pass a list: [{loci!r}].")
-    if isinstance(loci, tuple) and len(loci) == 3 and isinstance(loci[1], numbers.Real):
+    if isinstance(loci, tuple) and len(loci) == 3 and np.ndim(loci[1]) == 0 \
+            and not isinstance(loci[1], str):  # (chrom, start, end): one region
         raise bad_parameter("fine_map", "loci", "a list of regions or (name, region) pairs, "
                             "or a dict of names to regions", f"the one region {loci!r}",
                             fix=f"Pass a list: [{loci!r}].")

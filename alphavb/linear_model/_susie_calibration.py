@@ -48,6 +48,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import bad_parameter, caller_stacklevel
+from .._warnings import quietly
 
 # the one-sided binomial test's level: an alpha is kept unless its sets' misses in the
 # replicates are this unlikely under a coverage of ``level``
@@ -186,8 +187,7 @@ def credible_set_coverage(estimator, source, worlds, alpha, on_fit=None):
     replicates that hold a causal variable, and their number."""
     covering = total = 0
     for world in worlds:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # convergence and boundary notes of replicates
+        with quietly():  # convergence and boundary notes of replicates
             model = source.fit(clone_with(estimator, alpha=alpha), world.response)
         if on_fit is not None:
             on_fit()
@@ -221,8 +221,7 @@ def reference_fit(estimator, source, response, on_fit=None, background="inf", **
         params.setdefault("residual_variance_method", "mom")
     if background is not None:
         params["refine"] = False
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quietly():
         model = source.fit(clone_with(estimator, **params), response)
     if on_fit is not None:
         on_fit()

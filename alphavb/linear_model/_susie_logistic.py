@@ -28,6 +28,7 @@ from .._validation import (
     caller_stacklevel,
     validate_params,
 )
+from .._warnings import quietly
 from ..base import CAVIEstimator, ExactSampler, column_scales, feature_labels
 from ._base import normal_quantile
 from ._binary import BinaryPredictionsMixin, covariate_count, moderated_sigmoid
@@ -79,8 +80,7 @@ def linear_start(estimator, labels, bound, max_iter=50, tol=1e-6):
                         prior_weights=labels.prior_weights,
                         fit_intercept=estimator.fit_intercept, standardize=False,
                         constant_columns="keep", max_iter=100)
-    with without_checks(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # its convergence is not the fit's
+    with without_checks(), quietly():  # its convergence is not the fit's
         try:
             linear.fit(labels.X, y, covariates=flat if flat.shape[1] else None)
         except (ValueError, FloatingPointError):  # a linear model's limit, not the fit's

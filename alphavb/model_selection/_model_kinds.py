@@ -26,6 +26,7 @@ import numpy as np
 from scipy.special import digamma
 
 from .._validation import bad_parameter, column_squares
+from .._warnings import quietly
 
 DRAWS = 200  # draws of q where the R-log loss or the CV density is a Monte Carlo average
 DRAW_CHUNK = 25  # draws of a mixture's q evaluated together
@@ -320,15 +321,13 @@ class GaussianMixtureKind(_ModelKind):
         return mixture_mean_estimates(model, target, level)
 
     def information(self, X, y):
-        import warnings
 
         from sklearn.base import clone
         from sklearn.exceptions import ConvergenceWarning
 
         from ._information import mixture_information_alpha
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
+        with quietly(ConvergenceWarning):
             start = clone(self.estimator).set_params(alpha=1.0).fit(X)
         return mixture_information_alpha(start, X, self.used_components(start, len(X)))
 

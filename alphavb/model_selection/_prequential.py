@@ -4,7 +4,6 @@ predicted from the fit to the rows before it. Exact and cheap for the linear mod
 prefixes for every other estimator (:func:`refit_prequential_losses`)."""
 
 import itertools
-import warnings
 
 import numpy as np
 from scipy.special import digamma
@@ -12,6 +11,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from .._approximation import without_checks
+from .._warnings import quietly
 from ._model_kinds import gaussian_row_losses, kind_of
 
 
@@ -131,12 +131,10 @@ def refit_prequential_losses(estimator, X, y, alphas, min_prefix, growth, kind,
                 model.set_params(warm_start=index > 0)
             else:
                 model = clone(model)
-            with warnings.catch_warnings(), without_checks():
-                # a short prefix may leave q(sigma2) without a finite mean (a UserWarning);
-                # the row losses use its shape and scale, which are finite; no prefix fit
-                # is checked against the exact posterior (the selector's refit is)
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                warnings.simplefilter("ignore", UserWarning)
+            # a short prefix may leave q(sigma2) without a finite mean (a UserWarning);
+            # the row losses use its shape and scale, which are finite; no prefix fit is
+            # checked against the exact posterior (the selector's refit is)
+            with quietly(ConvergenceWarning, UserWarning), without_checks():
                 model.fit(X[:start], None if y is None else y[:start])
                 on_fit()
                 if warm and index > 0:

@@ -1,7 +1,6 @@
 """AlphaSelector: the scikit-learn meta-estimator that chooses alpha (the criteria are
 described in the package docstring, :mod:`alphavb.model_selection`)."""
 
-import warnings
 from typing import ClassVar
 
 import numpy as np
@@ -23,6 +22,7 @@ from .._validation import (
     check_estimator_instance,
     check_estimator_options,
 )
+from .._warnings import quietly
 from ._calibration import highest_coverage
 from ._model_kinds import kind_of
 from ._prequential import linear_prequential_losses, refit_prequential_losses
@@ -62,8 +62,7 @@ _NOT_PASSED_ON = ("fit", "partial_fit", "fit_predict", "fit_transform", "set_par
 def _fit_quietly(estimator, alpha, X, y, on_fit=None):
     """``clone(estimator)`` at ``alpha`` fitted quietly: no ConvergenceWarning and no check
     against the exact posterior (the refit has both)."""
-    with warnings.catch_warnings(), without_checks():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with quietly(ConvergenceWarning), without_checks():
         model = clone(estimator).set_params(alpha=alpha).fit(X, y)
     if on_fit is not None:
         on_fit()

@@ -32,12 +32,12 @@ the pipeline, stamped).
 """
 
 import time
-import warnings
 from functools import lru_cache
 
 import numpy as np
 
 from .._approximation import without_checks
+from .._warnings import quietly
 from ..linear_model import AlphaSuSiE
 from ..simulation import Problem, run_study
 from . import _susie2_data as data
@@ -159,8 +159,7 @@ class TimedSuSiE(AlphaSuSiE):
             rows, panel = X[known], X[~known]
             options = {} if self.ld_mismatch is None else {
                 "ld_mismatch": self.ld_mismatch, "reference_n_samples": panel.shape[0]}
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the mismatch flags are in ld_mismatch_
+            with quietly():  # the mismatch flags are in ld_mismatch_
                 self.fit_summary(z_scores(rows, y[known]), np.corrcoef(panel, rowvar=False),
                                  int(known.sum()), **options)
         self.fit_seconds_ = time.perf_counter() - started

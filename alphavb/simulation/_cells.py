@@ -7,13 +7,13 @@ import inspect
 import os
 import time
 import traceback
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import clone
 
 from .._validation import Integer, bad_parameter, check_parameter
+from .._warnings import RECORDED as _RECORDED
 from ..cache import finite_number, non_negative_number, require
 from ._problems import ESTIMATE_FIELDS, Problem, check_estimates
 
@@ -119,53 +119,6 @@ def _warning_text(caught):
     return "\n".join(f"{w.category.__name__}: {w.message}" for w in caught)
 
 
-class _ThreadWarnings:
-    """Each thread's warnings, recorded while it runs a cell: ``warnings.catch_warnings``
-    swaps the process's filters and hook, so cells run in threads (``backend="threading"``,
-    a dask worker's threads) attributed warnings to each other's rows. While any thread
-    records, every warning is shown ("always", as ``catch_warnings(record=True)`` made it)
-    and the hook appends it to the list of the thread that raised it (a thread that records
-    nothing shows it as before); the first thread in saves the process's warning state
-    (``catch_warnings``), the last one out restores it."""
-
-    def __init__(self):
-        import threading
-
-        self.lock, self.local = threading.Lock(), threading.local()
-        self.active, self.saved, self.shown = 0, None, None
-
-    def show(self, message, category, filename, lineno, file=None, line=None):
-        caught = getattr(self.local, "caught", None)
-        if caught is None:
-            self.shown(message, category, filename, lineno, file, line)
-        else:
-            caught.append(warnings.WarningMessage(message, category, filename, lineno, file,
-                                                  line))
-
-    def __enter__(self):
-        with self.lock:
-            if self.active == 0:
-                self.saved = warnings.catch_warnings()
-                self.saved.__enter__()
-                self.shown = warnings.showwarning
-                warnings.simplefilter("always")
-                warnings.showwarning = self.show
-            self.active += 1
-        outer = getattr(self.local, "stack", [])  # a cell within a cell: its own list
-        self.local.stack = [*outer, getattr(self.local, "caught", None)]
-        self.local.caught = []
-        return self.local.caught
-
-    def __exit__(self, *exc):
-        self.local.caught = self.local.stack.pop()
-        with self.lock:
-            self.active -= 1
-            if self.active == 0:
-                self.saved.__exit__(None, None, None)
-        return False
-
-
-_RECORDED = _ThreadWarnings()
 
 
 def _run_cell(study, point, replication):

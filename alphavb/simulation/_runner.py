@@ -349,7 +349,11 @@ def run_study(problem, estimator, grid, n_replications=10, random_state=0, n_job
         Parallel fits through joblib (-1: all cores). The results do not depend on it.
     backend : str or None, default=None
         joblib backend: None (loky processes), ``"threading"``, or ``"dask"`` to run on the
-        ``dask.distributed.Client`` the caller has created (needs ``distributed``).
+        ``dask.distributed.Client`` the caller has created (needs ``distributed``). Each
+        row's ``warnings`` are its own cell's in threads too (threading, a dask worker's
+        threads), alphavb's fits included; a fit of your own that silences warnings with
+        ``warnings.catch_warnings`` changes the filters of the whole process (Python before
+        3.14), so other threads' rows may miss theirs: use processes for such fits.
     cache_dir : str, Path or None, default=None
         Folder of cached rows; rows already there are read instead of refitted. A
         ``manifest.json`` there describes the last run that fitted rows (see Returns).

@@ -252,6 +252,52 @@ def test_fits_in_threads_keep_their_own_warnings():
     assert [str(w.message) for w in inner] == ["b"]
 
 
+def test_a_fit_that_silences_its_inner_fits_keeps_other_threads_warnings():
+    """alphavb's own silencing of inner fits (``_warnings.quietly``: the calibration's
+    replicates, the selector's fits, the logistic SuSiE's start) used catch_warnings and
+    simplefilter("ignore"), which act on the whole process: a cell in another thread lost
+    its warnings while one cell was quiet, and an "ignore" outlived the block when two
+    threads left theirs out of order. Forced interleaving: thread A is quiet while thread B
+    records and warns; B keeps its warning, A drops only its quiet one."""
+    import threading
+
+    from alphavb._warnings import RECORDED, quietly
+
+    filters = list(warnings.filters)
+    quiet, spoken = threading.Event(), threading.Event()
+    caught = {}
+
+    def a():
+        with RECORDED as mine:
+            with quietly():
+                warnings.warn("a, quiet", UserWarning, stacklevel=1)
+                quiet.set()
+                spoken.wait(10)
+            warnings.warn("a, heard", UserWarning, stacklevel=1)
+        caught["a"] = [str(w.message) for w in mine]
+
+    def b():
+        quiet.wait(10)
+        with RECORDED as mine:
+            warnings.warn("b", UserWarning, stacklevel=1)
+        spoken.set()
+        caught["b"] = [str(w.message) for w in mine]
+
+    threads = [threading.Thread(target=a), threading.Thread(target=b)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert caught == {"a": ["a, heard"], "b": ["b"]}
+    assert list(warnings.filters) == filters
+    with warnings.catch_warnings(record=True) as outside:  # outside a record: as before
+        warnings.simplefilter("always")
+        with quietly(RuntimeWarning):
+            warnings.warn("dropped", RuntimeWarning, stacklevel=1)
+            warnings.warn("kept", UserWarning, stacklevel=1)
+    assert [str(w.message) for w in outside] == ["kept"]
+
+
 def test_a_grid_point_whose_fits_all_failed_is_counted():
     """Every fit at alpha = 0.5 fails: its rows are in the estimates (the parameters of the
     points that fitted, NaN), so the summary's failure rate there is 1 (the point was
