@@ -15,10 +15,11 @@ choice for ``.pgen`` files, which this reader does not read.
 """
 
 import re
+import warnings
 
 import numpy as np
 
-from .._validation import bad_parameter
+from .._validation import bad_parameter, caller_stacklevel
 from ..datasets._plink import BED_MAGIC, decode_calls, plink_lines, plink_paths
 
 # the default block: at most this many genotypes (8 bytes each as float64: 64 MB)
@@ -31,6 +32,9 @@ VARIANT_COLUMNS = ["chrom", "snp", "cm", "pos", "a1", "a2"]
 SAMPLE_COLUMNS = ["fid", "iid", "father", "mother", "sex", "phenotype"]
 # variants whose unused bits are checked for individuals the .fam does not list
 PADDING_CHECKED = 64
+# the checked variants at which a last individual homozygous for allele 1 everywhere is
+# taken for the padding of a .bed with fewer individuals (a warning)
+PHANTOM_VARIANTS = 32
 
 
 class _BedBlocks:
@@ -339,7 +343,15 @@ def read_plink(prefix, *, chunk_size=None):
     ValueError
         A ``.bed`` without PLINK 1's variant-major magic bytes, or whose size is not what
         the ``.bim``'s variants and the ``.fam``'s individuals need (both sizes named), or
-        a ``.bim`` or ``.fam`` line with too few fields.
+        a ``.bim`` or ``.fam`` line with too few fields; calls in the unused bits of a
+        variant's last byte (a ``.fam`` with fewer individuals than the ``.bed``).
+
+    Warns
+    -----
+    UserWarning
+        The ``.fam``'s last individual reads homozygous for allele 1 at each of the first
+        32-64 variants, as the unused bits of a ``.bed`` with fewer individuals do (only the
+        count of individuals in the ``.fam`` tells how many the ``.bed`` holds).
     """
     paths = plink_paths(prefix)
     if chunk_size is not None and (isinstance(chunk_size, bool)
@@ -363,18 +375,20 @@ def read_plink(prefix, *, chunk_size=None):
         raise ValueError(f"{paths['.bed']} has {size} bytes; the .bim's {p} variants and the "
                          f".fam's {n} individuals need {expected} (a truncated or mismatched "
                          "file).")
-    _check_padding(paths, n, p)
+    _check_padding(paths, n, p, samples)
     return Genotypes(_BedBlocks(paths[".bed"], n, p, np.arange(p)), variants, samples,
                      chunk_size)
 
 
-def _check_padding(paths, n, p, n_checked=PADDING_CHECKED):
+def _check_padding(paths, n, p, samples, n_checked=PADDING_CHECKED):
     """Refuse a ``.fam`` with fewer individuals than the ``.bed`` holds, when the size check
     cannot tell (the same bytes per variant): the bits past the ``n``-th individual of a
     variant's last byte are 0 in a file PLINK wrote, so calls there, in any of the first
-    ``n_checked`` variants, are individuals the ``.fam`` does not list. (More individuals in
-    the ``.fam`` than in the ``.bed`` within a byte read as 0 bits, homozygous calls: no
-    file can show it.)"""
+    ``n_checked`` variants, are individuals the ``.fam`` does not list. More individuals in
+    the ``.fam`` than in the ``.bed`` within a byte read those 0 bits, homozygous for allele
+    1 at every variant: a warning when the last individual is so at all of at least
+    ``PHANTOM_VARIANTS`` checked variants (a real one, allele 1 being the minor allele in a
+    file PLINK wrote, hardly is)."""
     used = 2 * (n % 4)
     if used == 0 or p == 0:
         return
@@ -383,6 +397,13 @@ def _check_padding(paths, n, p, n_checked=PADDING_CHECKED):
     with open(paths[".bed"], "rb") as bed:
         bed.seek(len(BED_MAGIC))
         last = np.frombuffer(bed.read(count * block), dtype=np.uint8)[block - 1::block]
+    if count >= PHANTOM_VARIANTS and not np.any((last >> (used - 2)) & 0b11):
+        warnings.warn(f"read_plink: the .fam's last individual "
+                      f"({samples['iid'].iloc[-1]}) is homozygous for allele 1 at each of the "
+                      f"first {count} variants, as the unused bits of a .bed with fewer "
+                      "individuals read: if the .fam lists more individuals than the .bed "
+                      "holds, its last rows are not individuals. Use the .fam written with "
+                      "this .bed.", UserWarning, stacklevel=caller_stacklevel())
     if np.any(last >> used):
         raise ValueError(f"{paths['.bed']} holds calls past the .fam's {n} individuals (in "
                          f"the unused bits of a variant's last byte): the .fam lists fewer "

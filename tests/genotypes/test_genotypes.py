@@ -7,6 +7,7 @@ ids, allele frequency and missingness; the named errors."""
 import pickle
 import shutil
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -461,6 +462,23 @@ def test_fourth_hostile_round(toy, tmp_path):
     with pytest.raises(ValueError, match=r"'traits' parameter.*numbers"):
         fine_map(data, {"t": np.full(23, "a")}, ["1:0-9000"], progress=False)
 
+
+
+def test_a_fam_longer_than_the_bed_within_a_byte_is_warned_of(tmp_path):
+    """A .fam that lists a 10th individual for a .bed of 9 (the same 3 bytes per variant)
+    read the padding as a 10th individual, homozygous at every variant, silently; now a
+    warning says so once 32 variants show it. The 9 real individuals read without one."""
+    genotypes = np.random.default_rng(0).integers(0, 3, size=(9, 40)).astype(float)
+    genotypes[8] = 1.0                      # the last real individual: heterozygous
+    write_plink(tmp_path / "nine", genotypes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(read_plink(tmp_path / "nine").X.compute(), genotypes)
+    fam = tmp_path / "nine.fam"
+    fam.write_text(fam.read_text() + "f10 i10 0 0 0 -9\n")
+    with pytest.warns(UserWarning, match=r"last individual \(i10\) is homozygous.*first 40 "
+                                         r"variants"):
+        read_plink(tmp_path / "nine")
 
 
 def test_fifth_hostile_round(toy):
