@@ -37,19 +37,42 @@ def _code_description(code):
     """What a code object runs, without where it is: bytecode, constants (nested code
     objects described the same way), names and arguments; no file name or line numbers,
     so moving a function in its file keeps its fingerprint."""
-    constants = tuple(_code_description(c) if hasattr(c, "co_code") else repr(c)
+    constants = tuple(_code_description(c) if hasattr(c, "co_code") else _constant(c)
                       for c in code.co_consts)
     return (code.co_code, constants, code.co_names, code.co_varnames, code.co_argcount,
             code.co_kwonlyargcount)
 
 
+def _constant(value):
+    """A code constant's repr; a set literal's (a frozenset) with its items sorted, as its
+    own repr follows the process's hash seed."""
+    if isinstance(value, frozenset):
+        return f"frozenset({sorted(repr(item) for item in value)!r})"
+    return repr(value)
+
+
+def _plain(value):
+    """Whether ``repr(value)`` names it whole and the same in every process: None, bools,
+    numbers, strings and bytes, in tuples, lists and string-keyed dicts."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _plain(item) for key, item in value.items())
+    return False
+
+
 def function_fingerprint(function):
     """SHA-256 of what a function runs: its code object (bytecode, constants, names; nested
-    functions included), its default arguments and a closure's captured values; a
-    ``functools.partial`` by its function's fingerprint and its arguments; another callable
-    by its class's ``__call__`` and its pickle. Not the values of the module globals a
-    function reads: a study's function should take what varies as arguments or settings.
-    A function that captures itself (a recursive closure) reads as ``"recursive"`` there.
+    functions included), its default arguments and a closure's captured values (a bound
+    method's object too); a ``functools.partial`` by its function's fingerprint and its
+    arguments; another callable by its class's ``__call__`` and its pickle. Not the values
+    of the module globals a function reads: a study's function should take what varies as
+    arguments or settings. A function that captures itself (a recursive closure) reads as
+    ``"recursive"`` there. A value that cannot be pickled is read by its repr, which may
+    hold its address: its key then differs between processes (a row refitted, never
+    another's read).
 
     Not its source text: a process whose file is edited while it runs would read the new
     file at the old line numbers (``inspect.getsource``) and fingerprint the wrong lines.
@@ -59,8 +82,8 @@ def function_fingerprint(function):
 
 
 def _fingerprint(function, active):
-    """:func:`function_fingerprint`, with ``active`` the ids of the functions whose
-    fingerprints are being taken (a function met again among them is ``"recursive"``)."""
+    """:func:`function_fingerprint`, with ``active`` the ids of the functions and containers
+    being described (one met again among them is ``"recursive"``)."""
     import functools
 
     if id(function) in active:
@@ -74,26 +97,49 @@ def _fingerprint(function, active):
     elif code is None:
         call = type(function).__call__ if callable(function) else None
         text = repr((_fingerprint(call, active) if hasattr(call, "__code__") else None,
-                     pickle.dumps(function)))
+                     _value_description(function, active)))
     else:
-        text = repr((_code_description(code), repr(function.__defaults__),
-                     repr(function.__kwdefaults__)))
+        defaults = [function.__defaults__, function.__kwdefaults__]
+        text = repr((_code_description(code),
+                     *(repr(value) if _plain(value)  # as always: the keys of caches stay
+                       else repr(_value_description(value, active)) for value in defaults)))
         if function.__closure__:  # what a closure captured is part of what it runs
-            text += repr(tuple(_value_description(cell.cell_contents, active)
+            text += repr(tuple(_value_description(_cell_value(cell), active)
                                for cell in function.__closure__))
+        if getattr(function, "__self__", None) is not None and hasattr(function, "__func__"):
+            text += repr(_value_description(function.__self__, active))  # a bound method
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # a name the function has not bound yet
+        return "<empty cell>"
 
 
 def _value_description(value, active=()):
     """A captured or bound value as a fingerprint reads it: a function by its fingerprint,
-    a container by its items, anything else by its pickle (its repr when it has none)."""
+    an estimator as a key reads it, a container by its items (a set's sorted), anything
+    else by its pickle (its repr when it has none)."""
+    from sklearn.base import BaseEstimator
+
     if callable(value) and (hasattr(value, "__code__") or hasattr(value, "func")):
         return _fingerprint(value, active)
+    if isinstance(value, BaseEstimator):  # by content, as a key reads it (arrays whole)
+        return json.dumps(_canonical(value), sort_keys=True)
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        if id(value) in active:
+            return "recursive"
+        active = (*active, id(value))
     if isinstance(value, (list, tuple)):
         return tuple(_value_description(item, active) for item in value)
     if isinstance(value, dict):
         return tuple((repr(key), _value_description(item, active))
                      for key, item in value.items())
+    if isinstance(value, (set, frozenset)):  # its pickle follows the process's hash seed
+        return ("set", tuple(sorted(repr(_value_description(item, active))
+                                    for item in value)))
     try:
         return pickle.dumps(value)
     except (pickle.PicklingError, TypeError, AttributeError):  # unpicklable: its repr
@@ -106,26 +152,48 @@ def _local(kind):
     return "<locals>" in kind.__qualname__ or "<lambda>" in kind.__qualname__
 
 
-def _captured_by_class(kind):
-    """What the classes of ``kind``'s lineage that were defined inside a function took from
-    it: the values their methods capture (but ``__class__``, which ``super()`` uses) and
-    their public data attributes, as a SHA-256; None when there is nothing."""
-    captured = []
-    for owner in kind.__mro__:
-        if not _local(owner):
-            continue
+def _member_description(member, active):
+    """A class body's entry as :func:`_class_description` reads it: a method (plain,
+    static, class, property, cached, ``lru_cache``d, scikit-learn's ``available_if``) by
+    its function's fingerprint, another descriptor not at all (scikit-learn's metadata
+    requests), any other value by :func:`_value_description`; None to leave it out."""
+    import functools
+    import inspect
+
+    if isinstance(member, functools.partial):  # its arguments too
+        return _value_description(member, active)
+    for attribute in ("__func__", "fget", "func", "fn"):
+        inner = getattr(member, attribute, None)
+        if callable(inner) and not isinstance(member, type):
+            member = inner
+            break
+    if callable(member) and not isinstance(member, type):
+        member = inspect.unwrap(member)
+    if hasattr(member, "__code__"):
+        return _fingerprint(member, active)
+    if hasattr(member, "__get__") and not isinstance(member, type):
+        return None
+    return _value_description(member, active)
+
+
+def _class_description(kind):
+    """What the classes of ``kind``'s lineage that were defined inside a function hold: the
+    fingerprints of their methods (code, defaults and what they captured there, but
+    ``__class__``, which ``super()`` uses) and their attributes, as a SHA-256; None when
+    no class of it is local or they hold nothing, or when one names its key's settings itself
+    (``_cache_key_parameters``: the class owns its key, as the SuSiE 2.0 benchmark's)."""
+    locals_ = [owner for owner in kind.__mro__ if _local(owner)]
+    if not locals_ or any("_cache_key_parameters" in vars(owner) for owner in locals_):
+        return None
+    described = []
+    for owner in locals_:
         for name, member in sorted(vars(owner).items()):
-            function = getattr(member, "__func__", getattr(member, "fget", member))
-            if hasattr(function, "__code__"):
-                cells = [(variable, cell.cell_contents) for variable, cell in
-                         zip(function.__code__.co_freevars, function.__closure__ or (),
-                             strict=True) if variable != "__class__"]
-                if cells:
-                    captured.append((owner.__qualname__, name, _value_description(cells)))
-            elif not (name.startswith("_") or callable(member) or hasattr(member, "__get__")):
-                # a public data attribute (not scikit-learn's request descriptors, not abc's)
-                captured.append((owner.__qualname__, name, _value_description(member)))
-    return hashlib.sha256(repr(captured).encode()).hexdigest() if captured else None
+            if name.startswith("__") or name == "_abc_impl":
+                continue
+            description = _member_description(member, (id(kind),))
+            if description is not None:
+                described.append((owner.__qualname__, name, description))
+    return hashlib.sha256(repr(described).encode()).hexdigest() if described else None
 
 
 def _canonical(value):
@@ -153,28 +221,45 @@ def _canonical(value):
     if isinstance(value, (list, tuple)):
         return {type(value).__name__: [_canonical(v) for v in value]}
     if isinstance(value, BaseEstimator):
-        kind = type(value)
-        # an estimator may key on more than its parameters (a rule its results depend on)
-        params = (value._cache_key_parameters() if hasattr(value, "_cache_key_parameters")
-                  else value.get_params(deep=False))
-        encoded = {"estimator": f"{kind.__module__}.{kind.__qualname__}",
-                   "params": _canonical(params)}
-        captured = _captured_by_class(kind) if _local(kind) else None
-        if captured is not None:  # a class made by a function: what it took from there
-            encoded["captured"] = captured
-        return encoded
+        return _canonical_estimator(value)
     if isinstance(value, np.random.RandomState):
         return {"random_state": _canonical(list(value.get_state()))}
     if callable(value) and hasattr(value, "__qualname__"):
-        name = f"{value.__module__}.{value.__qualname__}"
-        if _local(value):  # a lambda or a closure: one name for many functions
-            return {"callable": name, "code": function_fingerprint(value)}
-        return {"callable": name}
+        return _canonical_callable(value)
     try:
         return {"pickle": hashlib.sha256(pickle.dumps(value)).hexdigest()}
     except (pickle.PicklingError, TypeError, AttributeError) as error:
+        if callable(value):  # a partial of a lambda or of a local class's method
+            return {"callable": function_fingerprint(value)}
         raise TypeError(f"cache_key cannot identify a setting of type "
                         f"{type(value).__name__}: {error}") from None
+
+
+def _canonical_estimator(value):
+    """An estimator by its class and parameters (or the settings it names for its key:
+    ``_cache_key_parameters``, e.g. a rule its results depend on); a class made inside a
+    function also by its body and what it took there (:func:`_class_description`)."""
+    kind = type(value)
+    params = (value._cache_key_parameters() if hasattr(value, "_cache_key_parameters")
+              else value.get_params(deep=False))
+    encoded = {"estimator": f"{kind.__module__}.{kind.__qualname__}",
+               "params": _canonical(params)}
+    body = _class_description(kind)
+    if body is not None:
+        encoded["captured"] = body
+    return encoded
+
+
+def _canonical_callable(value):
+    """A function or class by its name; a lambda, a closure or a class made inside a
+    function, whose name many share, also by its code and what it captured."""
+    name = f"{value.__module__}.{value.__qualname__}"
+    if isinstance(value, type):
+        body = _class_description(value)
+        return {"callable": name} if body is None else {"callable": name, "code": body}
+    if _local(value):
+        return {"callable": name, "code": function_fingerprint(value)}
+    return {"callable": name}
 
 
 def cache_key(settings):

@@ -1,5 +1,6 @@
 """The result cache: keys by content, atomic rows, and rows checked when read."""
 
+import functools
 import json
 import warnings
 
@@ -54,13 +55,30 @@ def _shifted_estimator(shift):
 
 
 def _timed_estimator():
-    """A class made by a function that captures nothing there (``super()`` only)."""
+    """A class made by a function that names its key's settings itself, as the SuSiE 2.0
+    benchmark's timed selector does: its key is its name and those settings."""
 
     class Timed(AlphaLinearRegression):
+        def _cache_key_parameters(self):
+            return {**self.get_params(deep=False), "rule": "v1"}
+
         def fit(self, X, y, *args, **kwargs):
             return super().fit(X, y, *args, **kwargs)
 
     return Timed(max_iter=5)
+
+
+def _coded_estimator(sign):
+    """Two bodies of one local class name that differ in their code alone."""
+    if sign > 0:
+        class Coded(AlphaLinearRegression):
+            def fit(self, X, y, *args, **kwargs):
+                return super().fit(X, y, *args, **kwargs)
+    else:
+        class Coded(AlphaLinearRegression):
+            def fit(self, X, y, *args, **kwargs):
+                return super().fit(X, -y, *args, **kwargs)
+    return Coded()
 
 
 def _offset_estimator(offset):
@@ -72,12 +90,17 @@ def _offset_estimator(offset):
 
 def test_a_class_made_by_a_function_is_keyed_by_what_it_captured(tmp_path):
     """Two estimators of one local class name that shift y by 0 and by 50 share no rows
-    (the second was served the first one's risks from the cache); a local class that
-    captures nothing keeps one key, so that caches of such classes keep theirs."""
+    (the second was served the first one's risks from the cache), nor two whose code
+    differs; a local class that names its key's settings keeps its key (the benchmark's
+    cache)."""
     assert cache_key(_shifted_estimator(0.0)) == cache_key(_shifted_estimator(0.0))
     assert cache_key(_shifted_estimator(0.0)) != cache_key(_shifted_estimator(50.0))
     assert cache_key(_offset_estimator(1.0)) != cache_key(_offset_estimator(2.0))
     assert cache_key(_timed_estimator()) == cache_key(_timed_estimator())
+    assert cache_key(_coded_estimator(1)) != cache_key(_coded_estimator(-1))
+    assert cache_key(_coded_estimator(1)) == cache_key(_coded_estimator(1))
+    assert cache_key({"kind": type(_coded_estimator(1))}) != cache_key(
+        {"kind": type(_coded_estimator(-1))})  # a local class as a value (it raised)
     assert "captured" not in json.dumps(__import__("alphavb.cache").cache._canonical(
         _timed_estimator()))
     settings = {"n_replications": 2, "progress": False, "n_draws": 5, "cache_dir": tmp_path}
@@ -102,6 +125,31 @@ def test_lambdas_and_closures_are_keyed_by_their_code_and_captures():
     # a module-level function keeps its key: its name
     assert json.loads(json.dumps(__import__("alphavb.cache").cache._canonical(np.exp))) == {
         "callable": "numpy.exp"}
+
+
+def test_keys_of_closures_are_the_same_in_every_process():
+    """A set literal's constant, a captured set and an array default were read by their
+    repr or pickle, which follow the process's hash seed (or elide an array's middle):
+    another process computed another key, and two arrays that differ in the middle one."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from alphavb.cache import cache_key\n"
+            "def make(tags, default):\n"
+            "    return lambda x, d=default: (x in {'alpha', 'beta', 'gamma'}, tags, d)\n"
+            "print(cache_key({'f': make({'a', 'b', 'c', 'd'}, np.zeros(3000))}))\n")
+    keys = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={**__import__("os").environ,
+                                            "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2")}
+    assert len(keys) == 1
+    zeros, middle = np.zeros(3000), np.zeros(3000)
+    middle[1500] = 1.0
+    assert cache_key({"f": lambda x, d=zeros: d}) != cache_key({"f": lambda x, d=middle: d})
+    # a partial of a lambda: keyed by its fingerprint (it raised, unpicklable)
+    assert cache_key({"f": functools.partial(lambda x, k: k * x, k=1)}) != cache_key(
+        {"f": functools.partial(lambda x, k: k * x, k=2)})
 
 
 def test_a_recursive_closure_has_a_fingerprint():
