@@ -25,7 +25,6 @@ the parameter's hint. Constraints that depend on the data (an array of one value
 are checked where the data is known, with :func:`bad_parameter`.
 """
 
-import contextlib
 import functools
 import inspect
 import numbers
@@ -375,20 +374,41 @@ def as_float_array(value):
 
 def float_values(owner, name, value, what="numbers"):
     """``value`` as a float array (the caller's own when it is one already: never written
-    to), pandas' missing values (``pd.NA``) as NaN for the finiteness checks that follow;
-    a ``ValueError`` naming ``name`` for strings and bytes, numeric-looking ones included
-    (numpy would read ``"1"`` as 1.0), and anything else that is not a number."""
-    if hasattr(value, "to_numpy") and hasattr(value, "ndim"):  # a pandas Series or frame
-        with contextlib.suppress(TypeError, ValueError):  # else named below, by its values
-            value = value.to_numpy(dtype=float, na_value=np.nan)
-    array = None if isinstance(value, (str, bytes)) else np.asarray(value)
-    texts = array is None or array.dtype.kind in "USV" or (
-        array.dtype.kind == "O" and any(isinstance(v, (str, bytes)) for v in array.ravel()))
-    if not texts:
-        with contextlib.suppress(TypeError, ValueError):
+    to), pandas' missing values (``pd.NA``) as NaN for the finiteness checks that follow, a
+    number beyond float64's range as infinite; a ``ValueError`` naming ``name`` for text
+    (numeric-looking too: numpy and pandas would read ``"1"`` as 1.0), dates and durations
+    (read as counts of nanoseconds or days), complex values (their imaginary parts dropped),
+    structured or ragged arrays and anything else that is not a number."""
+    pandas = hasattr(value, "to_numpy") and hasattr(value, "ndim")
+    found = None
+    try:
+        array = None if isinstance(value, (str, bytes)) else \
+            value.to_numpy() if pandas else np.asarray(value)
+    except (TypeError, ValueError):
+        array, found = None, "a ragged or not array-like value"
+    kind = None if array is None else array.dtype.kind
+    if pandas and found is None:  # a frame of mixed columns is an object array: its dtypes
+        kinds = {getattr(dtype, "kind", "O") for dtype in
+                 (value.dtypes if hasattr(value, "dtypes") and value.ndim == 2
+                  else [value.dtype])}
+        kind = next((k for k in "Mmc" if k in kinds), kind)
+    if found is None:
+        found = {"U": "text", "S": "text", "V": "structured values", "M": "dates",
+                 "m": "durations", "c": "complex values", None: "text"}.get(kind)
+    if found is None and kind == "O":
+        items = array.ravel()
+        found = ("text" if any(isinstance(v, (str, bytes)) for v in items)
+                 else "complex values" if any(isinstance(v, complex) for v in items) else None)
+    if found is None:
+        try:
+            if pandas:
+                return value.to_numpy(dtype=float, na_value=np.nan)
             return np.asarray(array, dtype=float)
-    kind = "text" if texts else f"values of type {array.dtype}"
-    raise bad_parameter(owner, name, what, kind, "Pass numbers (a float array).")
+        except OverflowError:  # an int past float64's range: infinite, refused as such
+            return np.array([_as_float(v) for v in array.ravel()]).reshape(array.shape)
+        except (TypeError, ValueError):
+            found = f"values of type {array.dtype}"
+    raise bad_parameter(owner, name, what, found, "Pass numbers (a float array).")
 
 
 def _as_float(number):

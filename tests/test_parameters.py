@@ -381,3 +381,44 @@ def test_a_warning_of_a_declared_function_points_at_its_caller(tmp_path):
                       {"n_samples": [20]}, n_replications=1)
     assert len(caught) == 2
     assert [w.filename for w in caught] == [__file__] * 2
+
+
+def _not_numbers():
+    import pandas as pd
+
+    return {"numeric strings": (["1.5", "2"], "text"), "bytes": (np.array([b"1"]), "text"),
+            "a string": ("3", "text"), "a series of them": (pd.Series(["1.5", "2"]), "text"),
+            "string dtype": (pd.Series(["1.5", "2"], dtype="string"), "text"),
+            "a date column": (pd.DataFrame({"a": [1.0, 2.0],
+                                            "b": pd.to_datetime(["2020", "2021"])}), "dates"),
+            "datetime64": (np.array(["2020-01-01"], dtype="M8[D]"), "dates"),
+            "timedeltas": (pd.Series(pd.to_timedelta([1, 2], unit="D")), "durations"),
+            "complex": (np.array([1 + 1j]), "complex values"),
+            "ragged": ([[1, 2], [3]], "a ragged"),
+            "structured": (np.zeros(2, dtype=[("a", float)]), "structured values")}
+
+
+@pytest.mark.parametrize("case", list(_not_numbers()))
+def test_float_values_refuses_what_is_not_a_number_by_name(case):
+    """The data of sufficient statistics and genotype fits go through one conversion: text
+    (numeric-looking too, which numpy and pandas read as numbers), dates and durations
+    (read as nanoseconds), complex values (imaginary parts dropped) and ragged or
+    structured arrays are refused naming the parameter."""
+    from alphavb._validation import float_values
+
+    value, found = _not_numbers()[case]
+    with pytest.raises(ValueError, match=f"'x' parameter of owner must be numbers. Got "
+                                         f"'{found}"):
+        float_values("owner", "x", value)
+
+
+def test_float_values_reads_pandas_missing_values_and_keeps_the_callers_array():
+    import pandas as pd
+
+    from alphavb._validation import float_values
+
+    np.testing.assert_array_equal(
+        float_values("owner", "x", pd.Series([1, pd.NA, 3], dtype="Int64")), [1, np.nan, 3])
+    np.testing.assert_array_equal(float_values("owner", "x", [10**400, 1]), [np.inf, 1.0])
+    mine = np.arange(3.0)
+    assert float_values("owner", "x", mine) is mine
