@@ -32,9 +32,9 @@ VARIANT_COLUMNS = ["chrom", "snp", "cm", "pos", "a1", "a2"]
 SAMPLE_COLUMNS = ["fid", "iid", "father", "mother", "sex", "phenotype"]
 # variants whose unused bits are checked for individuals the .fam does not list
 PADDING_CHECKED = 64
-# the checked variants at which a last individual homozygous for allele 1 everywhere is
-# taken for the padding of a .bed with fewer individuals (a warning)
-PHANTOM_VARIANTS = 32
+# a last individual homozygous for allele 1 at every checked variant, at a chance below this
+# given the others' calls, is taken for the padding of a .bed with fewer individuals
+PHANTOM_PROBABILITY = 1e-6
 
 
 class _BedBlocks:
@@ -350,8 +350,9 @@ def read_plink(prefix, *, chunk_size=None):
     -----
     UserWarning
         The ``.fam``'s last individual reads homozygous for allele 1 at each of the first
-        32-64 variants, as the unused bits of a ``.bed`` with fewer individuals do (only the
-        count of individuals in the ``.fam`` tells how many the ``.bed`` holds).
+        64 variants, as the unused bits of a ``.bed`` with fewer individuals do, at a chance
+        below 1e-6 given the others' calls (only the ``.fam`` tells how many individuals
+        the ``.bed`` holds).
     """
     paths = plink_paths(prefix)
     if chunk_size is not None and (isinstance(chunk_size, bool)
@@ -386,25 +387,36 @@ def _check_padding(paths, n, p, samples, n_checked=PADDING_CHECKED):
     variant's last byte are 0 in a file PLINK wrote, so calls there, in any of the first
     ``n_checked`` variants, are individuals the ``.fam`` does not list. More individuals in
     the ``.fam`` than in the ``.bed`` within a byte read those 0 bits, homozygous for allele
-    1 at every variant: a warning when the last individual is so at all of at least
-    ``PHANTOM_VARIANTS`` checked variants (a real one, allele 1 being the minor allele in a
-    file PLINK wrote, hardly is)."""
-    used = 2 * (n % 4)
-    if used == 0 or p == 0:
+    1 at every variant: a warning when the last individual is so at each of the checked
+    variants and the others' frequencies of that call make it less likely than
+    ``PHANTOM_PROBABILITY`` for a real individual (a monomorphic variant, or allele 1 the
+    common one, says little)."""
+    if p == 0 or n == 0:
         return
     block = (n + 3) // 4
     count = min(p, n_checked)
     with open(paths[".bed"], "rb") as bed:
         bed.seek(len(BED_MAGIC))
-        last = np.frombuffer(bed.read(count * block), dtype=np.uint8)[block - 1::block]
-    if count >= PHANTOM_VARIANTS and not np.any((last >> (used - 2)) & 0b11):
-        warnings.warn(f"read_plink: the .fam's last individual "
-                      f"({samples['iid'].iloc[-1]}) is homozygous for allele 1 at each of the "
-                      f"first {count} variants, as the unused bits of a .bed with fewer "
-                      "individuals read: if the .fam lists more individuals than the .bed "
-                      "holds, its last rows are not individuals. Use the .fam written with "
-                      "this .bed.", UserWarning, stacklevel=caller_stacklevel())
-    if np.any(last >> used):
+        data = np.frombuffer(bed.read(count * block), dtype=np.uint8).reshape(count, block)
+    codes = ((data[:, :, None] >> np.array([0, 2, 4, 6], dtype=np.uint8)) & 0b11).reshape(
+        count, 4 * block)[:, :n]
+    if n > 1 and not np.any(codes[:, -1]):  # 00: homozygous for allele 1 everywhere
+        others = codes[:, :-1]
+        called = np.sum(others != 0b01, axis=1)  # 01: missing
+        share = np.sum(others == 0, axis=1) / np.maximum(called, 1)
+        with np.errstate(divide="ignore"):
+            log_chance = float(np.sum(np.log(share[called > 0])))
+        if log_chance < np.log(PHANTOM_PROBABILITY):
+            warnings.warn(f"read_plink: the .fam's last individual "
+                          f"({samples['iid'].iloc[-1]}) is homozygous for allele 1 at each "
+                          f"of the first {count} variants (a chance of {np.exp(log_chance):.1g} "
+                          "for an individual of these frequencies), as the unused bits of a "
+                          ".bed with fewer individuals read: if the .fam lists more "
+                          "individuals than the .bed holds, its last rows are not "
+                          "individuals. Use the .fam written with this .bed.", UserWarning,
+                          stacklevel=caller_stacklevel())
+    used = 2 * (n % 4)
+    if used and np.any(data[:, -1] >> used):
         raise ValueError(f"{paths['.bed']} holds calls past the .fam's {n} individuals (in "
                          f"the unused bits of a variant's last byte): the .fam lists fewer "
                          "individuals than the .bed has. Use the .fam written with this "

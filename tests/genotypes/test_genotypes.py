@@ -467,7 +467,8 @@ def test_fourth_hostile_round(toy, tmp_path):
 def test_a_fam_longer_than_the_bed_within_a_byte_is_warned_of(tmp_path):
     """A .fam that lists a 10th individual for a .bed of 9 (the same 3 bytes per variant)
     read the padding as a 10th individual, homozygous at every variant, silently; now a
-    warning says so once 32 variants show it. The 9 real individuals read without one."""
+    warning says so when the others' calls make that unlikely for a real individual (below
+    1e-6). The 9 real individuals read without one, and so do monomorphic variants."""
     genotypes = np.random.default_rng(0).integers(0, 3, size=(9, 40)).astype(float)
     genotypes[8] = 1.0                      # the last real individual: heterozygous
     write_plink(tmp_path / "nine", genotypes)
@@ -475,10 +476,20 @@ def test_a_fam_longer_than_the_bed_within_a_byte_is_warned_of(tmp_path):
         warnings.simplefilter("error")
         np.testing.assert_array_equal(read_plink(tmp_path / "nine").X.compute(), genotypes)
     fam = tmp_path / "nine.fam"
-    fam.write_text(fam.read_text() + "f10 i10 0 0 0 -9\n")
+    lines = fam.read_text()
+    fam.write_text(lines + "f10 i10 0 0 0 -9\n")
     with pytest.warns(UserWarning, match=r"last individual \(i10\) is homozygous.*first 40 "
                                          r"variants"):
         read_plink(tmp_path / "nine")
+    # 12 listed for the same 3 bytes: a multiple of 4 was not checked at all
+    fam.write_text(lines + "".join(f"f{i} i{i} 0 0 0 -9\n" for i in (10, 11, 12)))
+    with pytest.warns(UserWarning, match=r"last individual \(i12\)"):
+        read_plink(tmp_path / "nine")
+    # a real last individual homozygous where everyone is (monomorphic variants) is not one
+    write_plink(tmp_path / "flat", np.full((9, 40), 2.0))  # 2 copies of allele 1: 00
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_plink(tmp_path / "flat")
 
 
 def test_fifth_hostile_round(toy):
