@@ -6,7 +6,10 @@ threads that enter and leave it out of order leave each other's state behind. A 
 cells run in threads under ``backend="threading"`` and on a dask worker's threads;
 :data:`RECORDED` records each thread's warnings apart, and :func:`quietly`, the package's
 way of silencing the warnings of an inner fit, silences them for its own thread only while
-any thread records (``warnings.catch_warnings`` otherwise).
+any thread records (``warnings.catch_warnings`` otherwise). A thread that silences
+warnings while no thread records, and goes on while one starts, still changes the filters
+of the process as ``catch_warnings`` does; a study's cells, where the package's fits run,
+always record.
 """
 
 import warnings
@@ -55,11 +58,15 @@ class ThreadWarnings:
 
     def __exit__(self, *exc):
         self.local.caught = self.local.stack.pop()
+        self.leave()
+        return False
+
+    def leave(self):
+        """One participant fewer; the last one restores the process's warning state."""
         with self.lock:
             self.active -= 1
             if self.active == 0:
                 self.saved.__exit__(None, None, None)
-        return False
 
 
 RECORDED = ThreadWarnings()
@@ -72,7 +79,11 @@ def quietly(*categories):
     other threads' filters and records stay as they are; otherwise by
     ``warnings.catch_warnings`` and ``simplefilter("ignore", category)``."""
     categories = categories or (Warning,)
-    if RECORDED.active:
+    with RECORDED.lock:  # joined, the hook stays while this block needs it
+        joined = RECORDED.active > 0
+        if joined:
+            RECORDED.active += 1
+    if joined:
         local = RECORDED.local
         outer = getattr(local, "quiet", ())
         local.quiet = (*outer, *categories)
@@ -80,6 +91,7 @@ def quietly(*categories):
             yield
         finally:
             local.quiet = outer
+            RECORDED.leave()
         return
     with warnings.catch_warnings():
         for category in categories:

@@ -572,7 +572,6 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         from ._susie_rss import reference_ld, summary_statistics, z_from_effects
 
         self._validate_params()
-        self._check_options()
         owner = type(self).__name__
         if (R is None) == (reference_X is None):
             raise bad_parameter(owner, "R", "the LD matrix, or None with reference_X given",
@@ -589,6 +588,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                 "n is better than none), or fit without the background.")
         mismatch = self._mismatch_model(ld_mismatch, reference_n_samples, n_samples,
                                         reference_X)
+        self._check_options()  # after the mismatch's: it names ld_mismatch with a background
         if R is None:
             R = reference_ld(owner, reference_X)
         stats = summary_statistics(owner, z, R, n_samples, regularization, shat=shat,
@@ -624,16 +624,16 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             raise bad_parameter(owner, "n_samples", "the sample size with ld_mismatch or "
                                 "reference_n_samples", None, "The inflation is on the "
                                 "z-score scale of n rows: pass n_samples.")
-        if self.estimate_residual_variance is True:
-            raise bad_parameter(owner, "estimate_residual_variance", "'auto' or False with "
-                                "ld_mismatch or reference_n_samples", True, "sigma2 and the "
-                                "mismatch variance are hardly told apart (susieR fixes sigma2 "
-                                "too).")
         if self.unmappable_effects is not None or self.residual_variance_method == "nig":
             name = "ld_mismatch" if ld_mismatch is not None else "reference_n_samples"
             raise bad_parameter(owner, name, "None with a background or the NIG prior",
                                 ld_mismatch if ld_mismatch is not None else
                                 reference_n_samples, "Fit the mismatch without them.")
+        if self.estimate_residual_variance is True:
+            raise bad_parameter(owner, "estimate_residual_variance", "'auto' or False with "
+                                "ld_mismatch or reference_n_samples", True, "sigma2 and the "
+                                "mismatch variance are hardly told apart (susieR fixes sigma2 "
+                                "too).")
         if reference_n_samples is None:
             warnings.warn("AlphaSuSiE.fit_summary(ld_mismatch='eb') without "
                           "reference_n_samples: the reference panel's own sampling error is "

@@ -465,7 +465,7 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
         # (a setting, the problem's code, alphavb's version) changes its key
         advice = ([f"run the missing shards, or run_study without shard to fit them "
                    f"({len(missing)} of {len(fits)} missing from {cache_dir}"
-                   f"{': ' + first + ', ...' if len(missing) else ''})"] if len(missing)
+                   f": {first}{', ...' if len(missing) > 3 else ''})"] if len(missing)
                   else []) + ([f"{failed} failed (status 'error' or 'non-finite'; their "
                                "messages are in the rows, and a rerun reads them from the "
                                "cache again)"] if failed else [])

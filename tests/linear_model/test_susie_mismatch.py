@@ -135,7 +135,10 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="estimate_residual_variance"):
         AlphaSuSiE(estimate_residual_variance=True).fit_summary(z, R, 100, ld_mismatch="eb")
     # the panel's size alone with a background named ld_mismatch ("Got None instead")
-    for options in ({"unmappable_effects": "inf"}, {"residual_variance_method": "nig"}):
+    # ... and with any estimate_residual_variance: each value named the next one
+    for options in ({"unmappable_effects": "inf"}, {"residual_variance_method": "nig"},
+                    {"unmappable_effects": "inf", "estimate_residual_variance": False},
+                    {"residual_variance_method": "nig", "estimate_residual_variance": True}):
         with pytest.raises(ValueError, match=r"'reference_n_samples' parameter.*Got 50"):
             AlphaSuSiE(**options).fit_summary(z, R, 100, reference_n_samples=50)
         with pytest.raises(ValueError, match=r"'ld_mismatch' parameter.*Got 'eb'"):

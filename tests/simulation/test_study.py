@@ -290,6 +290,29 @@ def test_a_fit_that_silences_its_inner_fits_keeps_other_threads_warnings():
         thread.join()
     assert caught == {"a": ["a, heard"], "b": ["b"]}
     assert list(warnings.filters) == filters
+    # a quiet block outlives the last record: it stays quiet, then the state is restored
+    started, done = threading.Event(), threading.Event()
+
+    def recorder():
+        with RECORDED:
+            started.set()
+            done.wait(10)
+
+    with warnings.catch_warnings():
+        heard = []
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *rest: heard.append(str(message))
+        shown = warnings.showwarning
+        thread = threading.Thread(target=recorder)
+        thread.start()
+        started.wait(10)
+        with quietly(UserWarning):
+            done.set()
+            thread.join()
+            warnings.warn("still quiet", UserWarning, stacklevel=1)
+        assert warnings.showwarning is shown
+        warnings.warn("heard", UserWarning, stacklevel=1)
+    assert heard == ["heard"] and list(warnings.filters) == filters
     with warnings.catch_warnings(record=True) as outside:  # outside a record: as before
         warnings.simplefilter("always")
         with quietly(RuntimeWarning):
