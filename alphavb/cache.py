@@ -127,6 +127,8 @@ def _value_description(value, active=()):
     if callable(value) and (hasattr(value, "__code__") or hasattr(value, "func")):
         return _fingerprint(value, active)
     if isinstance(value, BaseEstimator):  # by content, as a key reads it (arrays whole)
+        if id(type(value)) in active:  # an instance of the class being described
+            return "recursive"
         return json.dumps(_canonical(value), sort_keys=True)
     if isinstance(value, (list, tuple, dict, set, frozenset)):
         if id(value) in active:

@@ -152,6 +152,15 @@ def test_keys_of_closures_are_the_same_in_every_process():
         {"f": functools.partial(lambda x, k: k * x, k=2)})
 
 
+def _self_referring_estimator(switch):
+    class Default(AlphaLinearRegression):
+        def fit(self, X, y, *args, **kwargs):
+            return default if switch else super().fit(X, y, *args, **kwargs)
+
+    default = Default()
+    return Default()
+
+
 def test_a_recursive_closure_has_a_fingerprint():
     """A nested function that calls itself captures itself; its fingerprint ended in a
     RecursionError."""
@@ -163,6 +172,9 @@ def test_a_recursive_closure_has_a_fingerprint():
 
         return step
 
+    # a local class whose method captures an instance of itself (a RecursionError)
+    assert cache_key(_self_referring_estimator(1)) == cache_key(_self_referring_estimator(1))
+    assert cache_key(_self_referring_estimator(1)) != cache_key(_self_referring_estimator(0))
     assert function_fingerprint(countdown(1.0)) == function_fingerprint(countdown(1.0))
     assert function_fingerprint(countdown(1.0)) != function_fingerprint(countdown(2.0))
 
