@@ -398,10 +398,10 @@ def _check_padding(paths, n, p, samples, n_checked=PADDING_CHECKED):
     with open(paths[".bed"], "rb") as bed:
         bed.seek(len(BED_MAGIC))
         data = np.frombuffer(bed.read(count * block), dtype=np.uint8).reshape(count, block)
-    codes = ((data[:, :, None] >> np.array([0, 2, 4, 6], dtype=np.uint8)) & 0b11).reshape(
-        count, 4 * block)[:, :n]
-    if n > 1 and not np.any(codes[:, -1]):  # 00: homozygous for allele 1 everywhere
-        others = codes[:, :-1]
+    last = (data[:, (n - 1) // 4] >> (2 * ((n - 1) % 4))) & 0b11
+    if n > 1 and not np.any(last):  # 00: homozygous for allele 1 everywhere
+        others = ((data[:, :, None] >> np.array([0, 2, 4, 6], dtype=np.uint8)) & 0b11
+                  ).reshape(count, 4 * block)[:, :n - 1]
         called = np.sum(others != 0b01, axis=1)  # 01: missing
         share = np.sum(others == 0, axis=1) / np.maximum(called, 1)
         with np.errstate(divide="ignore"):
