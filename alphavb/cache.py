@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import pickle
+import types
 import uuid
 import warnings
 from pathlib import Path
@@ -51,16 +52,17 @@ def _constant(value):
     return repr(value)
 
 
-def _plain(value):
-    """Whether ``repr(value)`` names it whole and the same in every process: None, bools,
-    numbers, strings and bytes, in tuples, lists and string-keyed dicts."""
-    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-        return True
+def _repr_whole(value):
+    """Whether ``repr(value)`` names it whole and the same in every process, as a default
+    argument's fingerprint has read it: not for an array (its repr elides the middle), a
+    set (its order follows the hash seed) or an object whose repr holds its address."""
+    if isinstance(value, (np.ndarray, set, frozenset)):
+        return False
     if isinstance(value, (tuple, list)):
-        return all(_plain(item) for item in value)
+        return all(_repr_whole(item) for item in value)
     if isinstance(value, dict):
-        return all(isinstance(key, str) and _plain(item) for key, item in value.items())
-    return False
+        return all(_repr_whole(key) and _repr_whole(item) for key, item in value.items())
+    return " at 0x" not in repr(value)
 
 
 def function_fingerprint(function):
@@ -90,6 +92,7 @@ def _fingerprint(function, active):
         return "recursive"
     active = (*active, id(function))
     code = getattr(function, "__code__", None)
+    code = code if isinstance(code, types.CodeType) else None  # a class's descriptor is not
     if isinstance(function, functools.partial):
         text = repr((_fingerprint(function.func, active),
                      _value_description(function.args, active),
@@ -101,7 +104,7 @@ def _fingerprint(function, active):
     else:
         defaults = [function.__defaults__, function.__kwdefaults__]
         text = repr((_code_description(code),
-                     *(repr(value) if _plain(value)  # as always: the keys of caches stay
+                     *(repr(value) if _repr_whole(value)  # as always: caches keep their keys
                        else repr(_value_description(value, active)) for value in defaults)))
         if function.__closure__:  # what a closure captured is part of what it runs
             text += repr(tuple(_value_description(_cell_value(cell), active)
@@ -119,17 +122,26 @@ def _cell_value(cell):
 
 
 def _value_description(value, active=()):
-    """A captured or bound value as a fingerprint reads it: a function by its fingerprint,
-    an estimator as a key reads it, a container by its items (a set's sorted), anything
-    else by its pickle (its repr when it has none)."""
+    """A captured or bound value as a fingerprint reads it: a function by its fingerprint
+    (a wrapper's, as ``lru_cache``'s, by the function it wraps), a class made in a function
+    by its body, an estimator as a key reads it, a container by its items (a set's sorted),
+    anything else by its pickle; an object that has none by its attributes, else by its
+    repr (which may hold its address: a key of another process, or of a later object at
+    the same address, then differs or, rarely, meets this one)."""
+    import inspect
+
     from sklearn.base import BaseEstimator
 
+    if isinstance(value, types.ModuleType):
+        return ("module", value.__name__)
+    if callable(value) and hasattr(value, "__wrapped__"):
+        value = inspect.unwrap(value)
     if callable(value) and (hasattr(value, "__code__") or hasattr(value, "func")):
         return _fingerprint(value, active)
+    if isinstance(value, type) and _local(value):
+        return ("class", value.__qualname__, _class_description(value, active))
     if isinstance(value, BaseEstimator):  # by content, as a key reads it (arrays whole)
-        if id(type(value)) in active:  # an instance of the class being described
-            return "recursive"
-        return json.dumps(_canonical(value), sort_keys=True)
+        return json.dumps(_canonical_estimator(value, active), sort_keys=True)
     if isinstance(value, (list, tuple, dict, set, frozenset)):
         if id(value) in active:
             return "recursive"
@@ -144,7 +156,10 @@ def _value_description(value, active=()):
                                     for item in value)))
     try:
         return pickle.dumps(value)
-    except (pickle.PicklingError, TypeError, AttributeError):  # unpicklable: its repr
+    except (pickle.PicklingError, TypeError, AttributeError):  # unpicklable
+        if hasattr(value, "__dict__") and id(value) not in active:
+            return (_value_description(type(value), active),
+                    _value_description(vars(value), (*active, id(value))))
         return repr(value)
 
 
@@ -156,43 +171,52 @@ def _local(kind):
 
 def _member_description(member, active):
     """A class body's entry as :func:`_class_description` reads it: a method (plain,
-    static, class, property, cached, ``lru_cache``d, scikit-learn's ``available_if``) by
-    its function's fingerprint, another descriptor not at all (scikit-learn's metadata
-    requests), any other value by :func:`_value_description`; None to leave it out."""
+    static, class, a property's getter, setter and deleter, cached, ``lru_cache``d,
+    scikit-learn's ``available_if``) by what it wraps, another descriptor not at all
+    (scikit-learn's metadata requests), any other value by :func:`_value_description`;
+    None to leave it out."""
     import functools
-    import inspect
 
-    if isinstance(member, functools.partial):  # its arguments too
+    if isinstance(member, (functools.partial, type)):
         return _value_description(member, active)
-    for attribute in ("__func__", "fget", "func", "fn"):
+    if isinstance(member, property):
+        return tuple(None if part is None else _value_description(part, active)
+                     for part in (member.fget, member.fset, member.fdel))
+    for attribute in ("__func__", "func", "fn"):
         inner = getattr(member, attribute, None)
-        if callable(inner) and not isinstance(member, type):
-            member = inner
-            break
-    if callable(member) and not isinstance(member, type):
-        member = inspect.unwrap(member)
-    if hasattr(member, "__code__"):
-        return _fingerprint(member, active)
-    if hasattr(member, "__get__") and not isinstance(member, type):
+        if callable(inner):
+            return _value_description(inner, active)
+    if hasattr(member, "__get__") and not hasattr(member, "__code__") \
+            and not hasattr(member, "__wrapped__"):
         return None
     return _value_description(member, active)
 
 
-def _class_description(kind):
+# what a class body holds that is not the class's behaviour
+_CLASS_BOOKKEEPING = ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                      "__abstractmethods__", "_abc_impl", "__parameters__", "__slots__",
+                      "__firstlineno__", "__static_attributes__")
+
+
+def _class_description(kind, active=()):
     """What the classes of ``kind``'s lineage that were defined inside a function hold: the
     fingerprints of their methods (code, defaults and what they captured there, but
-    ``__class__``, which ``super()`` uses) and their attributes, as a SHA-256; None when
-    no class of it is local or they hold nothing, or when one names its key's settings itself
-    (``_cache_key_parameters``: the class owns its key, as the SuSiE 2.0 benchmark's)."""
+    ``__class__``, which ``super()`` uses; dunder methods too), their attributes and the
+    classes nested in them, as a SHA-256; None when no class of it is local or they hold
+    nothing, or when one names its key's settings itself (``_cache_key_parameters``: the
+    class owns its key, as the SuSiE 2.0 benchmark's)."""
     locals_ = [owner for owner in kind.__mro__ if _local(owner)]
     if not locals_ or any("_cache_key_parameters" in vars(owner) for owner in locals_):
         return None
+    if id(kind) in active:
+        return "recursive"
+    active = (*active, id(kind))
     described = []
     for owner in locals_:
         for name, member in sorted(vars(owner).items()):
-            if name.startswith("__") or name == "_abc_impl":
+            if name in _CLASS_BOOKKEEPING or name.startswith("__metadata_request__"):
                 continue
-            description = _member_description(member, (id(kind),))
+            description = _member_description(member, active)
             if description is not None:
                 described.append((owner.__qualname__, name, description))
     return hashlib.sha256(repr(described).encode()).hexdigest() if described else None
@@ -222,6 +246,9 @@ def _canonical(value):
                          for k, v in sorted(value.items(), key=lambda item: repr(item[0]))]}
     if isinstance(value, (list, tuple)):
         return {type(value).__name__: [_canonical(v) for v in value]}
+    if isinstance(value, (set, frozenset)):  # sorted: its order follows the hash seed
+        return {type(value).__name__: sorted((_canonical(v) for v in value),
+                                             key=lambda item: json.dumps(item, sort_keys=True))}
     if isinstance(value, BaseEstimator):
         return _canonical_estimator(value)
     if isinstance(value, np.random.RandomState):
@@ -237,7 +264,7 @@ def _canonical(value):
                         f"{type(value).__name__}: {error}") from None
 
 
-def _canonical_estimator(value):
+def _canonical_estimator(value, active=()):
     """An estimator by its class and parameters (or the settings it names for its key:
     ``_cache_key_parameters``, e.g. a rule its results depend on); a class made inside a
     function also by its body and what it took there (:func:`_class_description`)."""
@@ -246,7 +273,7 @@ def _canonical_estimator(value):
               else value.get_params(deep=False))
     encoded = {"estimator": f"{kind.__module__}.{kind.__qualname__}",
                "params": _canonical(params)}
-    body = _class_description(kind)
+    body = _class_description(kind, active)
     if body is not None:
         encoded["captured"] = body
     return encoded
@@ -254,13 +281,17 @@ def _canonical_estimator(value):
 
 def _canonical_callable(value):
     """A function or class by its name; a lambda, a closure or a class made inside a
-    function, whose name many share, also by its code and what it captured."""
+    function, whose name many share, also by its code and what it captured; a bound
+    method also by its object (the fit of one estimator is not another's)."""
     name = f"{value.__module__}.{value.__qualname__}"
     if isinstance(value, type):
         body = _class_description(value)
         return {"callable": name} if body is None else {"callable": name, "code": body}
     if _local(value):
         return {"callable": name, "code": function_fingerprint(value)}
+    owner = getattr(value, "__self__", None)
+    if hasattr(value, "__func__") and owner is not None and not isinstance(owner, type):
+        return {"callable": name, "self": function_fingerprint(value)}
     return {"callable": name}
 
 

@@ -161,6 +161,45 @@ def _self_referring_estimator(switch):
     return Default()
 
 
+def _typed_default(n, dtype=float, names=("a", "b")):
+    return np.zeros(n, dtype=dtype), names
+
+
+def _helper_class(k):
+    class Helper:
+        def scale(self):
+            return k
+
+    return Helper
+
+
+def test_keys_a_third_hostile_test_found_apart_or_broken():
+    """A function with a type as a default kept its fingerprint of before (its repr is
+    whole; the fix for arrays had changed it); a bound method of a module-level estimator
+    is keyed with its object (two estimators' fits shared a key); a closure over a class
+    made in a function reads the class's body (its repr is the same for every body); a
+    captured module does not raise."""
+    import hashlib
+
+    from alphavb import AlphaSuSiE
+    from alphavb.cache import _code_description, function_fingerprint
+
+    old = repr((_code_description(_typed_default.__code__),
+                repr(_typed_default.__defaults__), repr(_typed_default.__kwdefaults__)))
+    assert function_fingerprint(_typed_default) == hashlib.sha256(old.encode()).hexdigest()
+    assert cache_key({"f": AlphaSuSiE(n_effects=1).fit}) != cache_key(
+        {"f": AlphaSuSiE(n_effects=2).fit})
+    assert cache_key({"f": AlphaSuSiE(n_effects=1).fit}) == cache_key(
+        {"f": AlphaSuSiE(n_effects=1).fit})
+
+    def closure_over(kind):
+        return lambda: kind().scale()
+
+    assert cache_key({"f": closure_over(_helper_class(1))}) != cache_key(
+        {"f": closure_over(_helper_class(2))})
+    assert cache_key({"f": closure_over(np)}) == cache_key({"f": closure_over(np)})
+
+
 def test_a_recursive_closure_has_a_fingerprint():
     """A nested function that calls itself captures itself; its fingerprint ended in a
     RecursionError."""
