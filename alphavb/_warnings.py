@@ -6,31 +6,58 @@ threads that enter and leave it out of order leave each other's state behind. A 
 cells run in threads under ``backend="threading"`` and on a dask worker's threads;
 :data:`RECORDED` records each thread's warnings apart, and :func:`quietly`, the package's
 way of silencing the warnings of an inner fit, silences them for its own thread only while
-any thread records (``warnings.catch_warnings`` otherwise). A thread that silences
-warnings while no thread records, and goes on while one starts, still changes the filters
-of the process as ``catch_warnings`` does; a study's cells, where the package's fits run,
-always record.
+any thread records (filter entries of its own otherwise). Both put in and take out their
+own entries of the process's filter list, not a copy of the whole list, so that threads
+that leave out of order leave the list as they found it.
 """
 
 import warnings
 from contextlib import contextmanager
 
 
+def _insert_filter(action, category):
+    """Put one filter entry in front of the process's list and return it: an entry of its
+    own (not ``simplefilter``'s, which merges equal entries), so that :func:`_remove_filter`
+    takes out this one and no other thread's, in whatever order the threads leave."""
+    entry = (action, None, category, None, 0)
+    warnings.filters.insert(0, entry)
+    _filters_changed()
+    return entry
+
+
+def _remove_filter(entry):
+    for index, present in enumerate(warnings.filters):
+        if present is entry:
+            del warnings.filters[index]
+            break
+    _filters_changed()
+
+
+def _filters_changed():
+    """What ``simplefilter`` does after changing the list: the modules' caches of shown
+    warnings are read again."""
+    changed = getattr(warnings, "_filters_mutated", None) or getattr(
+        warnings, "_filters_mutated_lock_held", None)
+    if changed is not None:
+        changed()
+
+
 class ThreadWarnings:
-    """Each thread's warnings, recorded while it runs a cell: ``warnings.catch_warnings``
-    swaps the process's filters and hook, so cells run in threads (``backend="threading"``,
-    a dask worker's threads) attributed warnings to each other's rows. While any thread
-    records, every warning is shown ("always", as ``catch_warnings(record=True)`` made it)
-    and the hook appends it to the list of the thread that raised it (a thread that records
-    nothing shows it as before); the first thread in saves the process's warning state
-    (``catch_warnings``), the last one out restores it. While it is active, :func:`quietly`
-    drops its thread's warnings of the categories it names here, in the hook."""
+    """Each thread's warnings, recorded while it runs a cell. While any thread records,
+    every warning is shown (an "always" entry in front of the filters, as
+    ``catch_warnings(record=True)`` with ``simplefilter("always")`` made it) and the hook
+    appends it to the list of the thread that raised it (a thread that records nothing
+    shows it as before); the first thread in puts the entry and the hook in, the last one
+    out takes out that entry alone and puts the hook back: ``catch_warnings`` would
+    restore the whole list as it found it, another thread's entries of that moment
+    included. While it is active, :func:`quietly` drops its thread's warnings of the
+    categories it names, in the hook."""
 
     def __init__(self):
         import threading
 
         self.lock, self.local = threading.Lock(), threading.local()
-        self.active, self.saved, self.shown = 0, None, None
+        self.active, self.entry, self.shown = 0, None, None
 
     def show(self, message, category, filename, lineno, file=None, line=None):
         if issubclass(category, getattr(self.local, "quiet", ())):  # :func:`quietly`
@@ -42,15 +69,30 @@ class ThreadWarnings:
             caught.append(warnings.WarningMessage(message, category, filename, lineno, file,
                                                   line))
 
-    def __enter__(self):
+    def join(self, only_if_active=False):
+        """One participant more (the first puts the entry and the hook in); with
+        ``only_if_active``, only when another one is in. Returns whether it joined."""
         with self.lock:
             if self.active == 0:
-                self.saved = warnings.catch_warnings()
-                self.saved.__enter__()
+                if only_if_active:
+                    return False
                 self.shown = warnings.showwarning
-                warnings.simplefilter("always")
+                self.entry = _insert_filter("always", Warning)
                 warnings.showwarning = self.show
             self.active += 1
+            return True
+
+    def leave(self):
+        """One participant fewer; the last one takes the entry out and the hook back."""
+        with self.lock:
+            self.active -= 1
+            if self.active == 0:
+                _remove_filter(self.entry)
+                if warnings.showwarning == self.show:  # not replaced meanwhile
+                    warnings.showwarning = self.shown
+
+    def __enter__(self):
+        self.join()
         outer = getattr(self.local, "stack", [])  # a cell within a cell: its own list
         self.local.stack = [*outer, getattr(self.local, "caught", None)]
         self.local.caught = []
@@ -61,13 +103,6 @@ class ThreadWarnings:
         self.leave()
         return False
 
-    def leave(self):
-        """One participant fewer; the last one restores the process's warning state."""
-        with self.lock:
-            self.active -= 1
-            if self.active == 0:
-                self.saved.__exit__(None, None, None)
-
 
 RECORDED = ThreadWarnings()
 
@@ -75,25 +110,22 @@ RECORDED = ThreadWarnings()
 @contextmanager
 def quietly(*categories):
     """Silence the warnings of ``categories`` (all by default) in this block, in this thread:
-    while :data:`RECORDED` records any thread, by a per-thread list its hook reads, so that
-    other threads' filters and records stay as they are; otherwise by
-    ``warnings.catch_warnings`` and ``simplefilter("ignore", category)``."""
+    by a per-thread list :data:`RECORDED`'s hook reads while any thread records (joining
+    it, so that its hook stays while the block needs it), and by "ignore" entries of its
+    own in front of the filters while none does, taken out alone when the block ends (a
+    recorder that starts meanwhile reads the per-thread list)."""
     categories = categories or (Warning,)
-    with RECORDED.lock:  # joined, the hook stays while this block needs it
-        joined = RECORDED.active > 0
-        if joined:
-            RECORDED.active += 1
-    if joined:
-        local = RECORDED.local
-        outer = getattr(local, "quiet", ())
-        local.quiet = (*outer, *categories)
-        try:
-            yield
-        finally:
-            local.quiet = outer
-            RECORDED.leave()
-        return
-    with warnings.catch_warnings():
-        for category in categories:
-            warnings.simplefilter("ignore", category)
+    local = RECORDED.local
+    outer = getattr(local, "quiet", ())
+    local.quiet = (*outer, *categories)
+    joined = RECORDED.join(only_if_active=True)
+    entries = [] if joined else [_insert_filter("ignore", category)
+                                 for category in categories]
+    try:
         yield
+    finally:
+        for entry in entries:
+            _remove_filter(entry)
+        local.quiet = outer
+        if joined:
+            RECORDED.leave()

@@ -313,6 +313,26 @@ def test_a_fit_that_silences_its_inner_fits_keeps_other_threads_warnings():
         assert warnings.showwarning is shown
         warnings.warn("heard", UserWarning, stacklevel=1)
     assert heard == ["heard"] and list(warnings.filters) == filters
+    # quiet while nothing records, a recorder starts, the quiet block ends first: the
+    # recorder keeps its warning and the list is as before (an "ignore" stayed for good)
+    entered, left = threading.Event(), threading.Event()
+    row = []
+
+    def late_recorder():
+        with RECORDED as mine:
+            entered.set()
+            left.wait(10)
+            warnings.warn("recorded", UserWarning, stacklevel=1)
+        row.extend(str(w.message) for w in mine)
+
+    thread = threading.Thread(target=late_recorder)
+    with quietly():
+        thread.start()
+        entered.wait(10)
+        warnings.warn("quiet", UserWarning, stacklevel=1)
+    left.set()
+    thread.join()
+    assert row == ["recorded"] and list(warnings.filters) == filters
     with warnings.catch_warnings(record=True) as outside:  # outside a record: as before
         warnings.simplefilter("always")
         with quietly(RuntimeWarning):
