@@ -25,6 +25,7 @@ the parameter's hint. Constraints that depend on the data (an array of one value
 are checked where the data is known, with :func:`bad_parameter`.
 """
 
+import datetime
 import functools
 import inspect
 import numbers
@@ -374,41 +375,55 @@ def as_float_array(value):
 
 def float_values(owner, name, value, what="numbers"):
     """``value`` as a float array (the caller's own when it is one already: never written
-    to), pandas' missing values (``pd.NA``) as NaN for the finiteness checks that follow, a
-    number beyond float64's range as infinite; a ``ValueError`` naming ``name`` for text
-    (numeric-looking too: numpy and pandas would read ``"1"`` as 1.0), dates and durations
-    (read as counts of nanoseconds or days), complex values (their imaginary parts dropped),
-    structured or ragged arrays and anything else that is not a number."""
-    pandas = hasattr(value, "to_numpy") and hasattr(value, "ndim")
+    to), missing values (pandas' ``pd.NA``, a masked array's masked entries) as NaN for the
+    finiteness checks that follow, a number beyond float64's range as infinite; a
+    ``ValueError`` naming ``name`` for text (numeric-looking too: numpy and pandas would
+    read ``"1"`` as 1.0), dates and durations (read as counts of nanoseconds or days),
+    complex values (their imaginary parts dropped), structured or ragged arrays and
+    anything else that is not a number."""
+    pandas = type(value).__module__.split(".")[0] == "pandas"
     found = None
     try:
-        array = None if isinstance(value, (str, bytes)) else \
+        array = None if isinstance(value, (str, bytes, bytearray)) else \
             value.to_numpy() if pandas else np.asarray(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, NotImplementedError):
         array, found = None, "a ragged or not array-like value"
     kind = None if array is None else array.dtype.kind
     if pandas and found is None:  # a frame of mixed columns is an object array: its dtypes
         kinds = {getattr(dtype, "kind", "O") for dtype in
-                 (value.dtypes if hasattr(value, "dtypes") and value.ndim == 2
-                  else [value.dtype])}
+                 (value.dtypes if value.ndim == 2 else [value.dtype])}
         kind = next((k for k in "Mmc" if k in kinds), kind)
     if found is None:
         found = {"U": "text", "S": "text", "V": "structured values", "M": "dates",
                  "m": "durations", "c": "complex values", None: "text"}.get(kind)
     if found is None and kind == "O":
-        items = array.ravel()
-        found = ("text" if any(isinstance(v, (str, bytes)) for v in items)
-                 else "complex values" if any(isinstance(v, complex) for v in items) else None)
+        found = next((_OBJECT_KINDS[kind] for v in array.ravel() for kind in _OBJECT_KINDS
+                      if isinstance(v, kind)), None)
+        if found is None:  # pd.NA (pandas' missing value) in a list: NaN
+            shape, entries = array.shape, array.ravel()
+            array = np.empty(entries.size, dtype=object)
+            for index, entry in enumerate(entries):  # entry by entry: an entry may be a list
+                array[index] = np.nan if type(entry).__name__ == "NAType" else entry
+            array = array.reshape(shape)
     if found is None:
         try:
             if pandas:
                 return value.to_numpy(dtype=float, na_value=np.nan)
+            if np.ma.isMaskedArray(value):
+                return np.ma.asarray(value, dtype=float).filled(np.nan)
             return np.asarray(array, dtype=float)
         except OverflowError:  # an int past float64's range: infinite, refused as such
             return np.array([_as_float(v) for v in array.ravel()]).reshape(array.shape)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, NotImplementedError):  # e.g. pandas' MultiIndex
             found = f"values of type {array.dtype}"
     raise bad_parameter(owner, name, what, found, "Pass numbers (a float array).")
+
+
+# what an object array's entries may be that is not a number, by what it is called
+_OBJECT_KINDS = {str: "text", bytes: "text", bytearray: "text", complex: "complex values",
+                 np.complexfloating: "complex values", np.datetime64: "dates",
+                 np.timedelta64: "durations", datetime.date: "dates",
+                 datetime.timedelta: "durations"}
 
 
 def _as_float(number):

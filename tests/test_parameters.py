@@ -395,7 +395,12 @@ def _not_numbers():
             "timedeltas": (pd.Series(pd.to_timedelta([1, 2], unit="D")), "durations"),
             "complex": (np.array([1 + 1j]), "complex values"),
             "ragged": ([[1, 2], [3]], "a ragged"),
-            "structured": (np.zeros(2, dtype=[("a", float)]), "structured values")}
+            "structured": (np.zeros(2, dtype=[("a", float)]), "structured values"),
+            "a bytearray": (bytearray(b"12"), "text"),
+            "timedelta64 among floats": ([np.timedelta64(5, "D"), 1.0], "durations"),
+            "complex64 among floats": (np.array([np.complex64(1 + 1j), 1.0], dtype=object),
+                                       "complex values"),
+            "a MultiIndex": (pd.MultiIndex.from_tuples([(1, 2)]), "values of type object")}
 
 
 @pytest.mark.parametrize("case", list(_not_numbers()))
@@ -422,3 +427,19 @@ def test_float_values_reads_pandas_missing_values_and_keeps_the_callers_array():
     np.testing.assert_array_equal(float_values("owner", "x", [10**400, 1]), [np.inf, 1.0])
     mine = np.arange(3.0)
     assert float_values("owner", "x", mine) is mine
+    # a masked entry is missing (its raw value was read), a list's pd.NA too; an object
+    # with to_numpy that is not pandas' (xarray's) is read as an array (it was refused)
+    masked = np.ma.masked_array([1.0, 999.0, 3.0], mask=[False, True, False])
+    np.testing.assert_array_equal(float_values("owner", "x", masked), [1.0, np.nan, 3.0])
+    np.testing.assert_array_equal(float_values("owner", "x", [1.0, pd.NA]), [1.0, np.nan])
+
+    class Labelled:  # the array protocol and to_numpy without pandas' arguments
+        ndim = 1
+
+        def __array__(self, dtype=None, copy=None):
+            return np.array([1.0, 2.0])
+
+        def to_numpy(self):
+            return np.array([1.0, 2.0])
+
+    np.testing.assert_array_equal(float_values("owner", "x", Labelled()), [1.0, 2.0])
