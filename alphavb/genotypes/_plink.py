@@ -388,7 +388,8 @@ def _check_padding(paths, n, p, samples, n_checked=PADDING_CHECKED):
     ``n_checked`` variants, are individuals the ``.fam`` does not list. More individuals in
     the ``.fam`` than in the ``.bed`` within a byte read those 0 bits, homozygous for allele
     1 at every variant: a warning when the last individual is so at each of the checked
-    variants and the others' frequencies of that call make it less likely than
+    variants and the others' frequencies of that call (each with half a call added either
+    way; the others homozygous everywhere left out) make it less likely than
     ``PHANTOM_PROBABILITY`` for a real individual (a monomorphic variant, or allele 1 the
     common one, says little)."""
     if p == 0 or n == 0:
@@ -402,10 +403,13 @@ def _check_padding(paths, n, p, samples, n_checked=PADDING_CHECKED):
     if n > 1 and not np.any(last):  # 00: homozygous for allele 1 everywhere
         others = ((data[:, :, None] >> np.array([0, 2, 4, 6], dtype=np.uint8)) & 0b11
                   ).reshape(count, 4 * block)[:, :n - 1]
+        # the others that read homozygous everywhere too may be padding as well: left out
+        others = others[:, np.any(others, axis=0)]
         called = np.sum(others != 0b01, axis=1)  # 01: missing
-        share = np.sum(others == 0, axis=1) / np.maximum(called, 1)
-        with np.errstate(divide="ignore"):
-            log_chance = float(np.sum(np.log(share[called > 0])))
+        # the share of the call among the others, half a call added either way (a share of
+        # 0 among a few individuals is no certainty)
+        share = (np.sum(others == 0, axis=1) + 0.5) / (called + 1.0)
+        log_chance = float(np.sum(np.log(share[called > 0])))
         if log_chance < np.log(PHANTOM_PROBABILITY):
             warnings.warn(f"read_plink: the .fam's last individual "
                           f"({samples['iid'].iloc[-1]}) is homozygous for allele 1 at each "

@@ -487,9 +487,12 @@ def test_a_fam_longer_than_the_bed_within_a_byte_is_warned_of(tmp_path):
         read_plink(tmp_path / "nine")
     # a real last individual homozygous where everyone is (monomorphic variants) is not one
     write_plink(tmp_path / "flat", np.full((9, 40), 2.0))  # 2 copies of allele 1: 00
+    # ... nor one variant where the last of 5 alone is homozygous (its "chance of 0")
+    write_plink(tmp_path / "small", np.array([[1.0], [1.0], [1.0], [1.0], [2.0]]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         read_plink(tmp_path / "flat")
+        read_plink(tmp_path / "small")
 
 
 def test_fifth_hostile_round(toy):
