@@ -626,9 +626,14 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                 "z-score scale of n rows: pass n_samples.")
         if self.unmappable_effects is not None or self.residual_variance_method == "nig":
             name = "ld_mismatch" if ld_mismatch is not None else "reference_n_samples"
+            given = [option for option, value in (("ld_mismatch", ld_mismatch),
+                                                  ("reference_n_samples", reference_n_samples))
+                     if value is not None]
             raise bad_parameter(owner, name, "None with a background or the NIG prior",
                                 ld_mismatch if ld_mismatch is not None else
-                                reference_n_samples, "Fit the mismatch without them.")
+                                reference_n_samples, f"Drop {' and '.join(given)} to keep "
+                                "them, or fit the mismatch without them (unmappable_effects="
+                                "None, residual_variance_method='mom').")
         if self.estimate_residual_variance is True:
             raise bad_parameter(owner, "estimate_residual_variance", "'auto' or False with "
                                 "ld_mismatch or reference_n_samples", True, "sigma2 and the "

@@ -141,7 +141,8 @@ def test_bad_input_is_refused_by_name():
                     {"residual_variance_method": "nig", "estimate_residual_variance": True}):
         with pytest.raises(ValueError, match=r"'reference_n_samples' parameter.*Got 50"):
             AlphaSuSiE(**options).fit_summary(z, R, 100, reference_n_samples=50)
-        with pytest.raises(ValueError, match=r"'ld_mismatch' parameter.*Got 'eb'"):
+        with pytest.raises(ValueError, match=r"'ld_mismatch' parameter.*Got 'eb'.*Drop "
+                                             r"ld_mismatch and reference_n_samples"):
             AlphaSuSiE(**options).fit_summary(z, R, 100, ld_mismatch="eb",
                                               reference_n_samples=50)
     R0 = R.copy()
