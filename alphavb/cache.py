@@ -54,9 +54,11 @@ def _constant(value):
 
 def _repr_whole(value):
     """Whether ``repr(value)`` names it whole and the same in every process, as a default
-    argument's fingerprint has read it: not for an array (its repr elides the middle), a
-    set (its order follows the hash seed) or an object whose repr holds its address."""
-    if isinstance(value, (np.ndarray, set, frozenset)):
+    argument's fingerprint has read it: not for an array or a pandas object (their reprs
+    elide the middle), a set (its order follows the hash seed) or an object whose repr
+    holds its address."""
+    if isinstance(value, (np.ndarray, set, frozenset)) or \
+            type(value).__module__.split(".")[0] == "pandas":
         return False
     if isinstance(value, (tuple, list)):
         return all(_repr_whole(item) for item in value)

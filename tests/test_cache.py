@@ -147,6 +147,10 @@ def test_keys_of_closures_are_the_same_in_every_process():
     zeros, middle = np.zeros(3000), np.zeros(3000)
     middle[1500] = 1.0
     assert cache_key({"f": lambda x, d=zeros: d}) != cache_key({"f": lambda x, d=middle: d})
+    import pandas as pd  # a frame's repr elides its middle rows as an array's does
+
+    frame, other = pd.DataFrame({"x": zeros[:200]}), pd.DataFrame({"x": middle[1400:1600]})
+    assert cache_key({"f": lambda x, d=frame: d}) != cache_key({"f": lambda x, d=other: d})
     # a partial of a lambda: keyed by its fingerprint (it raised, unpicklable)
     assert cache_key({"f": functools.partial(lambda x, k: k * x, k=1)}) != cache_key(
         {"f": functools.partial(lambda x, k: k * x, k=2)})
