@@ -397,8 +397,8 @@ def float_values(owner, name, value, what="numbers"):
         found = {"U": "text", "S": "text", "V": "structured values", "M": "dates",
                  "m": "durations", "c": "complex values", None: "text"}.get(kind)
     if found is None and kind == "O":
-        found = next((_OBJECT_KINDS[kind] for v in array.ravel() for kind in _OBJECT_KINDS
-                      if isinstance(v, kind)), None)
+        found = next((_OBJECT_KINDS[sort] for v in array.ravel() for sort in _OBJECT_KINDS
+                      if isinstance(v, sort)), None)
         if found is None:  # pd.NA (pandas' missing value) in a list: NaN
             shape, entries = array.shape, array.ravel()
             array = np.empty(entries.size, dtype=object)
