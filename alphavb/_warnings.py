@@ -16,20 +16,26 @@ from contextlib import contextmanager
 
 
 def _insert_filter(action, category):
-    """Put one filter entry in front of the process's list and return it: an entry of its
-    own (not ``simplefilter``'s, which merges equal entries), so that :func:`_remove_filter`
-    takes out this one and no other thread's, in whatever order the threads leave."""
-    entry = (action, None, category, None, 0)
-    warnings.filters.insert(0, entry)
+    """Put one filter entry in front of the process's list and return it with that list:
+    an entry of its own (not ``simplefilter``'s, which merges equal entries), so that
+    :func:`_remove_filter` takes out this one and no other thread's, in whatever order the
+    threads leave."""
+    entry, home = (action, None, category, None, 0), warnings.filters
+    home.insert(0, entry)
     _filters_changed()
-    return entry
+    return entry, home
 
 
-def _remove_filter(entry):
-    for index, present in enumerate(warnings.filters):
-        if present is entry:
-            del warnings.filters[index]
-            break
+def _remove_filter(placed):
+    """Take an entry of :func:`_insert_filter` out of the list it was put in, and out of
+    the current one when another thread's ``catch_warnings`` has put a copy in its place
+    meanwhile (which restores the first list, the entry left out, when it ends)."""
+    entry, home = placed
+    for filters in (home, warnings.filters) if warnings.filters is not home else (home,):
+        for index, present in enumerate(filters):
+            if present is entry:
+                del filters[index]
+                break
     _filters_changed()
 
 
@@ -69,18 +75,22 @@ class ThreadWarnings:
             caught.append(warnings.WarningMessage(message, category, filename, lineno, file,
                                                   line))
 
-    def join(self, only_if_active=False):
-        """One participant more (the first puts the entry and the hook in); with
-        ``only_if_active``, only when another one is in. Returns whether it joined."""
+    def join(self, quiet=()):
+        """One participant more (the first puts the entry and the hook in). With ``quiet``
+        categories (:func:`quietly`), a thread joins only when another one is in, and
+        otherwise puts "ignore" entries of its own in front, in the same step (a recorder
+        that starts between would have its entry behind them). Returns whether it joined
+        and the entries it put."""
         with self.lock:
             if self.active == 0:
-                if only_if_active:
-                    return False
-                self.shown = warnings.showwarning
+                if quiet:
+                    return False, [_insert_filter("ignore", category) for category in quiet]
+                if warnings.showwarning != self.show:  # a catch_warnings put it back
+                    self.shown = warnings.showwarning
                 self.entry = _insert_filter("always", Warning)
                 warnings.showwarning = self.show
             self.active += 1
-            return True
+            return True, []
 
     def leave(self):
         """One participant fewer; the last one takes the entry out and the hook back."""
@@ -118,14 +128,13 @@ def quietly(*categories):
     local = RECORDED.local
     outer = getattr(local, "quiet", ())
     local.quiet = (*outer, *categories)
-    joined = RECORDED.join(only_if_active=True)
-    entries = [] if joined else [_insert_filter("ignore", category)
-                                 for category in categories]
+    joined, entries = RECORDED.join(quiet=categories)
     try:
         yield
     finally:
-        for entry in entries:
-            _remove_filter(entry)
+        with RECORDED.lock:
+            for entry in entries:
+                _remove_filter(entry)
         local.quiet = outer
         if joined:
             RECORDED.leave()

@@ -7,16 +7,16 @@ finished pair cached, and the credible sets returned as one table.
 """
 
 import threading
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .._validation import bad_parameter, float_values
+from .._warnings import RECORDED
 
-# warnings.catch_warnings is one state per process: pairs fitted by threads of one process
-# take turns, so that each pair's message holds its own warnings (worker processes of one
-# thread each, a dask cluster's default, run in parallel)
+# pairs fitted by threads of one process take turns (worker processes of one thread each,
+# a dask cluster's default, run in parallel); each pair's warnings are recorded by its own
+# thread (_warnings.RECORDED), which leaves the process's filters as it found them
 _WARNINGS_LOCK = threading.Lock()
 COLUMNS = ["trait", "locus", "cs", "variants", "size", "coverage", "purity", "top_variant",
            "top_pip", "status", "message"]
@@ -43,9 +43,7 @@ def _fit_pair(genotypes, region, y, covariates, estimator):
     from ._statistics import sufficient_statistics
 
     try:
-        with _WARNINGS_LOCK, dask.config.set(scheduler="sync"), \
-                warnings.catch_warnings(record=True) as said:
-            warnings.simplefilter("always")
+        with _WARNINGS_LOCK, dask.config.set(scheduler="sync"), RECORDED as said:
             locus = genotypes.select(region=region)
             stats = sufficient_statistics(locus.X, y, covariates)
             model = clone(estimator).fit_sufficient(**stats)

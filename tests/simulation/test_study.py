@@ -333,6 +333,24 @@ def test_a_fit_that_silences_its_inner_fits_keeps_other_threads_warnings():
     left.set()
     thread.join()
     assert row == ["recorded"] and list(warnings.filters) == filters
+    # a record that ends while another thread is inside catch_warnings (which swaps in a
+    # copy of the list and puts the first back when it ends): the entry was left in force
+    inside, ended = threading.Event(), threading.Event()
+    shown = warnings.showwarning
+
+    def other_thread():
+        with warnings.catch_warnings():
+            inside.set()
+            ended.wait(10)
+
+    thread = threading.Thread(target=other_thread)
+    with RECORDED:
+        thread.start()
+        inside.wait(10)
+    ended.set()
+    thread.join()
+    assert list(warnings.filters) == filters
+    assert warnings.showwarning in (shown, RECORDED.show)
     with warnings.catch_warnings(record=True) as outside:  # outside a record: as before
         warnings.simplefilter("always")
         with quietly(RuntimeWarning):
