@@ -152,8 +152,9 @@ def main(argv=None, show_rows=False):
         options = [option for action in reproduce._actions for option in action.option_strings]
         hint = _did_you_mean(unknown[0].split("=")[0], options)
         reproduce.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
-    if args.target != "all":  # refused before any folder is made
-        accepted = inspect.signature(TARGETS[args.target]).parameters
+    target = TARGETS.get(args.target)  # None for "all"
+    accepted = inspect.signature(target).parameters if target is not None else None
+    if target is not None:  # refused before any folder is made
         for flag, name, value, default in _flags(args):
             if value != default and name not in accepted and flag != "--jobs":
                 reproduce.error(f"{flag} is not an option of the {args.target} target")
@@ -172,10 +173,8 @@ def main(argv=None, show_rows=False):
               f"cores; using {cores}", file=sys.stderr)
         args.jobs = cores
     flags = _flags(args)
-    if args.target != "all":
-        target = TARGETS[args.target]
+    if target is not None:
         options = {"out_dir": args.out or f"results/{args.target}", "random_state": args.seed}
-        accepted = inspect.signature(target).parameters
         options.update({name: value for _, name, value, default in flags
                         if value != default and name in accepted})
         return _run(args.target, target, options, show_rows)

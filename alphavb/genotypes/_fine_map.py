@@ -190,14 +190,12 @@ def _checked_inputs(genotypes, traits, loci):
             raise bad_parameter("fine_map", "traits", f"one value per individual ({n})",
                                 f"trait {name!r} of shape {y.shape}")
         values[name] = y
-    if isinstance(loci, str):
+    one = ("the string" if isinstance(loci, str) else "the one region"
+           if isinstance(loci, tuple) and len(loci) == 3 and np.ndim(loci[1]) == 0
+           and not isinstance(loci[1], str) else None)  # (chrom, start, end): one region
+    if one is not None:
         raise bad_parameter("fine_map", "loci", "a list of regions or (name, region) pairs, "
-                            "or a dict of names to regions", f"the string {loci!r}",
-                            fix=f"Pass a list: [{loci!r}].")
-    if isinstance(loci, tuple) and len(loci) == 3 and np.ndim(loci[1]) == 0 \
-            and not isinstance(loci[1], str):  # (chrom, start, end): one region
-        raise bad_parameter("fine_map", "loci", "a list of regions or (name, region) pairs, "
-                            "or a dict of names to regions", f"the one region {loci!r}",
+                            "or a dict of names to regions", f"{one} {loci!r}",
                             fix=f"Pass a list: [{loci!r}].")
     regions = [_named_region(locus) for locus in
                (loci.items() if isinstance(loci, dict) else loci)]

@@ -119,8 +119,6 @@ def _warning_text(caught):
     return "\n".join(f"{w.category.__name__}: {w.message}" for w in caught)
 
 
-
-
 def _run_cell(study, point, replication):
     """Simulate, fit and score one cell. Returns ``(record, model, data, seeds)``; the record
     is the cached JSON object (the row plus ``"estimates"``)."""

@@ -463,12 +463,14 @@ def collect_study(cache_dir, problem, estimator, grid, n_replications=10, random
         first = ", ".join(str(cell) for cell in fits.attrs["missing"][:3])
         # a failed row is cached as any row: a rerun reads it again; fixing the cause
         # (a setting, the problem's code, alphavb's version) changes its key
-        advice = ([f"run the missing shards, or run_study without shard to fit them "
-                   f"({len(missing)} of {len(fits)} missing from {cache_dir}"
-                   f": {first}{', ...' if len(missing) > 3 else ''})"] if len(missing)
-                  else []) + ([f"{failed} failed (status 'error' or 'non-finite'; their "
-                               "messages are in the rows, and a rerun reads them from the "
-                               "cache again)"] if failed else [])
+        advice = []
+        if len(missing):
+            advice.append(f"run the missing shards, or run_study without shard to fit them "
+                          f"({len(missing)} of {len(fits)} missing from {cache_dir}: "
+                          f"{first}{', ...' if len(missing) > 3 else ''})")
+        if failed:
+            advice.append(f"{failed} failed (status 'error' or 'non-finite'; their messages "
+                          "are in the rows, and a rerun reads them from the cache again)")
         warnings.warn(f"collect_study: {'; '.join(advice)}.", UserWarning,
                       stacklevel=caller_stacklevel())
     return (fits, long) if return_estimates else fits
