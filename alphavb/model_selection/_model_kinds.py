@@ -174,6 +174,16 @@ class FineMappingKind(GaussianRegressionKind):
     # replicates per alpha scanned when n_bootstrap is None
     DEFAULT_REPLICATES = 10
 
+    def check_data(self, X, y):
+        """The rows the estimator fits: with its ``missing="drop"`` those whose ``y`` is
+        known (the selection sees the rows the refit fits); with ``"raise"`` a NaN in ``y``
+        is refused as the estimator's fit refuses it, naming ``missing``."""
+        from ..linear_model._susie_sources import known_rows
+
+        X, y, _, _ = known_rows(type(self.estimator).__name__,
+                                self.estimator.get_params()["missing"], X, y, None, None)
+        return super().check_data(X, y)
+
     def calibrate(self, X, y, alphas, level, n_replicates, rng, on_fit, source=None):
         """The credible-set calibration's :class:`~alphavb.linear_model._susie_calibration.
         Calibration` (on the rows, or on a ``source`` of sufficient statistics)."""

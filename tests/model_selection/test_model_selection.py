@@ -449,3 +449,26 @@ def test_estimators_a_method_cannot_take_are_named():
 class _NoAlpha:
     def get_params(self, deep=True):
         return {}
+
+
+@pytest.mark.parametrize("method", ["cv", "calibrate"])
+def test_selector_of_a_susie_that_drops_missing_responses_selects_on_the_known_rows(method):
+    # AlphaSuSiE(missing="drop") fits the rows whose y is known; its selector selects on
+    # the same rows (it refused the NaN before), and says so by name under "raise"
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((120, 20))
+    y = 0.9 * X[:, 2] - 0.7 * X[:, 11] + rng.standard_normal(120)
+    holes = y.copy()
+    holes[[3, 50, 99]] = np.nan
+    known = ~np.isnan(holes)
+    options = {"method": method, "alphas": [1.0, 0.5], "random_state": 0, "n_bootstrap": 4}
+    if method == "cv":
+        options.pop("n_bootstrap")
+    dropped = AlphaSelector(AlphaSuSiE(missing="drop"), **options).fit(X, holes)
+    reference = AlphaSelector(AlphaSuSiE(), **options).fit(X[known], y[known])
+    assert dropped.n_rows_ == 117 and dropped.alpha_ == reference.alpha_
+    np.testing.assert_array_equal(dropped.criterion_, reference.criterion_)
+    np.testing.assert_allclose(dropped.best_estimator_.inclusion_probabilities_,
+                               reference.best_estimator_.inclusion_probabilities_, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"AlphaSuSiE.*missing.*'drop'"):
+        AlphaSelector(AlphaSuSiE(), **options).fit(X, holes)
