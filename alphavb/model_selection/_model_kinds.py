@@ -180,8 +180,9 @@ class FineMappingKind(GaussianRegressionKind):
         is refused as the estimator's fit refuses it, naming ``missing``."""
         from ..linear_model._susie_sources import known_rows
 
+        # getattr: a subclass whose __init__ leaves missing out has it, not in get_params
         X, y, _, _ = known_rows(type(self.estimator).__name__,
-                                self.estimator.get_params()["missing"], X, y, None, None)
+                                getattr(self.estimator, "missing", "raise"), X, y, None, None)
         return super().check_data(X, y)
 
     def calibrate(self, X, y, alphas, level, n_replicates, rng, on_fit, source=None):

@@ -472,3 +472,20 @@ def test_selector_of_a_susie_that_drops_missing_responses_selects_on_the_known_r
                                reference.best_estimator_.inclusion_probabilities_, rtol=1e-12)
     with pytest.raises(ValueError, match=r"AlphaSuSiE.*missing.*'drop'"):
         AlphaSelector(AlphaSuSiE(), **options).fit(X, holes)
+
+
+def test_selector_of_a_susie_subclass_without_the_missing_parameter():
+    # a subclass whose __init__ leaves missing out (as the reproductions' ReferenceLDSuSiE)
+    # is selected as before the rows' check: its get_params has no 'missing'
+    class Fewer(AlphaSuSiE):
+        def __init__(self, n_effects=3, alpha=1.0, *, fit_intercept=True):
+            super().__init__(n_effects, alpha, fit_intercept=fit_intercept)
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((80, 10))
+    y = X[:, 1] + rng.standard_normal(80)
+    fewer = AlphaSelector(Fewer(), method="cv", alphas=[1.0, 0.5], random_state=0).fit(X, y)
+    full = AlphaSelector(AlphaSuSiE(n_effects=3), method="cv", alphas=[1.0, 0.5],
+                         random_state=0).fit(X, y)
+    assert fewer.alpha_ == full.alpha_
+    np.testing.assert_array_equal(fewer.criterion_, full.criterion_)
