@@ -84,10 +84,14 @@ def bad_parameter(owner, name, requirement, value, fix=""):
 
 def column_squares(owner, X, y):
     """``(sum of squares of each column of X, y'y)``, or the ``ValueError`` that names the
-    input whose values are so large that their squares overflow float64."""
+    input that holds NaN or whose values are so large that their squares overflow float64."""
     with np.errstate(over="ignore", invalid="ignore"):
         squares = {"X": np.einsum("ij,ij->j", X, X), "y": y @ y}
     for name, value in squares.items():
+        if np.isnan(value).any() and np.isnan(X if name == "X" else y).any():
+            raise ValueError(f"Input {name} of {owner} contains NaN (a missing value; None "
+                             "in a list is read as NaN). Drop or impute the rows that hold "
+                             "it.")
         if not np.all(np.isfinite(value)):
             raise ValueError(f"Input {name} of {owner} has values so large that their squares "
                              "overflow float64. Rescale it first (e.g. with "

@@ -115,6 +115,11 @@ def known_rows(owner, missing, X, y, covariates, sample_weight):
     from sklearn.utils import _safe_indexing, check_consistent_length
 
     target = np.asarray(y)
+    if target.dtype.kind == "O" and target.ndim:  # a list with None: None is missing, NaN
+        try:
+            target = target.astype(float)
+        except (TypeError, ValueError):  # not numbers: the checks that follow name them
+            return X, y, covariates, sample_weight
     if target.dtype.kind not in "fc":
         return X, y, covariates, sample_weight
     unknown = np.isnan(target)

@@ -339,6 +339,9 @@ def test_fourth_hostile_round_of_the_selector():
     for big_X, big_y in ((X * 1e200, y), (X, y * 1e200)):  # an eigen- or loss error
         with pytest.raises(ValueError, match="squares overflow float64"):
             AlphaSelector(AlphaLinearRegression()).fit(big_X, big_y)
+    with_none = [*y[:-1], None]  # None in a list is a missing value, not an overflow
+    with pytest.raises(ValueError, match=r"Input y of AlphaSelector contains NaN \(a missing"):
+        AlphaSelector(AlphaLinearRegression()).fit(X, with_none)
     import pandas as pd
 
     for grid in (pd.Series([1.0, 0.5]), np.array(0.5), range(1, 2)):  # documented array-likes
