@@ -47,11 +47,14 @@ from ._susie import (
     PRIOR_WEIGHT_FLOOR,
     PriorVarianceRule,
     credible_sets,
+    cycle_lag,
+    cycle_mean,
     ibss_data,
     ibss_sweep,
     inclusion_probabilities,
     initial_state,
     prior_log_weights,
+    remembered,
     residual_variance_update,
     standard_deviations,
     state_from_effects,
@@ -891,6 +894,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _cavi_step(self, data, state):
         alpha = float(self.alpha)
+        if state.erss is not None and self._stops_on_probabilities(data, state):
+            # the last sweep's probabilities: the stopping rule's cycles
+            state = remembered(state, self._stopping_value(data, state, None)[0])
         if self.residual_variance_method == "nig":
             from ._susie_nig import default_prior, nig_sweep
 
@@ -929,11 +935,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         """SuSiE-ash's step (:mod:`~alphavb.linear_model._susie_ash`): after the first sweep,
         the background's update (when ``sigma2`` is estimated: susieR's gate), then a sweep
         of the single effects on ``y - Z theta`` with ``sigma2`` as it left it."""
-        from ._susie_ash import ash_update, remembered
+        from ._susie_ash import ash_update
 
         alpha = float(self.alpha)
-        if state.erss is not None:  # the last sweep's probabilities: the stopping rule's cycles
-            state = remembered(state, self._stopping_value(data, state, None)[0])
         if state.erss is not None and data.estimate_residual_variance:
             state = ash_update(data.ibss, data.background, state, alpha,
                                residual_variance_bounds=self._bounds(data))
@@ -947,20 +951,26 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         variance_y = data.ibss.variance_y
         return lower * variance_y, None if upper is None else upper * variance_y
 
+    def _stops_on_probabilities(self, data, state):
+        """Whether the fit stops on its probabilities, not on ``F``: with a background,
+        with the NIG prior and more than one effect, or with an LD mismatch (susieR 0.16.5
+        and SuSiE-inf do: the method of moments need not raise ``F``, and the NIG and
+        mismatch fits' recorded objectives are no bounds)."""
+        return data.mismatch is not None or data.background is not None or (
+            self.residual_variance_method == "nig" and state.probabilities.shape[0] > 1)
+
     def _stopping_value(self, data, state, objective):
-        """``F`` (susieR's ELBO at alpha = 1), whose rise ``tol`` bounds; with a background,
-        with the NIG prior and more than one effect, or with an LD mismatch, the single
-        effects' probabilities, the PIPs and the mismatch variance (susieR 0.16.5 and
-        SuSiE-inf stop on them: the method of moments need not raise ``F``, and the NIG and
-        mismatch fits' recorded objectives are no bounds; SuSiE-ash's with a cycle's lag)."""
-        if data.mismatch is not None or data.background is not None or (
-                self.residual_variance_method == "nig" and state.probabilities.shape[0] > 1):
+        """``F`` (susieR's ELBO at alpha = 1), whose rise ``tol`` bounds; for a fit that
+        stops on its probabilities (:meth:`_stops_on_probabilities`), the single effects'
+        probabilities, the PIPs and the mismatch variance, with the lag of a fixed point or
+        cycle through them (:func:`~alphavb.linear_model._susie.cycle_lag`; 0: none)."""
+        if self._stops_on_probabilities(data, state):
             # 0.16.5's rule: the probabilities and the PIPs, and lambda (its guard)
             pips = inclusion_probabilities(self._weighted(state),
                                            self._reported_variances(state),
                                            self._prior_variance_floor_of(data))
             found = np.concatenate([state.probabilities.ravel(), pips, [state.mismatch_variance]])
-            return found if state.ash is None else state.ash.stopping_value(found, self.tol)
+            return found, cycle_lag(state.history, found, self.tol)
         return objective if self.objective == "fractional" else self.alpha * objective
 
     @staticmethod
@@ -973,13 +983,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
 
     def _has_converged(self, current, previous):
         """susieR 0.16.5's rule: ``F`` rose by less than ``tol``; a fall is no convergence
-        (a bounded ``sigma2`` can lower ``F``), unless it is rounding (``1e-12 |F|``). With a
-        background: no probability moved by ``tol`` or more (SuSiE-ash: or a cycle's)."""
-        if isinstance(current, tuple):  # SuSiE-ash's (probabilities, lag of a cycle or 0)
+        (a bounded ``sigma2`` can lower ``F``), unless it is rounding (``1e-12 |F|``). On the
+        probabilities: no probability moved by ``tol`` or more since the last sweep, or
+        since one of a cycle's (:func:`~alphavb.linear_model._susie.cycle_lag`)."""
+        if isinstance(current, tuple):  # (probabilities, lag of a fixed point or cycle, or 0)
             return current[1] > 0
-        if isinstance(current, np.ndarray):
-            return current.shape == previous.shape and float(
-                np.max(np.abs(current - previous))) < self.tol
         rise = current - previous
         return -1e-12 * max(1.0, abs(current)) <= rise < self.tol
 
@@ -1002,6 +1010,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             state = final_ash_pass(data.ibss, data.background, state, float(self.alpha),
                                    data.estimate_residual_variance, self._bounds(data),
                                    result.checked[-1][1])
+        elif result.converged and self._stops_on_probabilities(data, state):
+            state = cycle_mean(state, result.checked[-1][1])  # susieR's mean over a cycle
         trimmed = self._reported_variances(state) < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]

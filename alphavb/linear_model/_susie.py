@@ -199,7 +199,9 @@ class IBSSState(NamedTuple):
     ``q(c_l = 1)`` under SuSiE-ash's slot prior (None: every effect is in, ``c_l = 1``), by
     which ``fit`` weights the effects, and ``ash``, SuSiE-ash's background
     (:class:`~alphavb.linear_model._susie_ash.AshState`; None without), whose ``fit`` the
-    sweep subtracts from ``y``."""
+    sweep subtracts from ``y``; ``history``, what the stopping rule on the probabilities
+    compared over the last sweeps (:func:`remembered`; empty for a fit that stops on its
+    objective)."""
 
     probabilities: np.ndarray
     mean: np.ndarray
@@ -216,6 +218,43 @@ class IBSSState(NamedTuple):
     mismatch_variance: float = 0.0
     slot_weights: np.ndarray | None = None
     ash: object = None
+    history: tuple = ()
+
+
+CYCLE_WINDOW = 5  # sweeps back the rule on the probabilities seeks a cycle (pip_stall_window)
+
+
+def remembered(state, probabilities):
+    """``state`` with a sweep's stopping ``probabilities`` (``alpha`` raveled, the PIPs, the
+    mismatch variance) last in its ``history``, which keeps the last :data:`CYCLE_WINDOW`
+    sweeps."""
+    return state._replace(history=(*state.history, probabilities)[-CYCLE_WINDOW:])
+
+
+def cycle_lag(history, probabilities, tol):
+    """susieR 0.16.5's stopping rule on the probabilities (its
+    ``check_alpha_pip_cycle_convergence``, used by every fit that stops on them: SuSiE-inf,
+    SuSiE-ash, the NIG prior with more than one effect, an LD mismatch): the least ``lag``
+    at which ``probabilities`` are within ``tol`` of those ``lag`` sweeps back in
+    ``history`` (1: the last, a fixed point; 2 to :data:`CYCLE_WINDOW`: a cycle), 0 if
+    none."""
+    for lag in range(1, len(history) + 1):
+        if float(np.max(np.abs(probabilities - history[-lag]))) < tol:
+            return lag
+    return 0
+
+
+def cycle_mean(state, lag):
+    """``state`` with ``alpha`` the mean over a cycle of ``lag`` sweeps (the last ``lag -
+    1`` of its ``history`` and its own; susieR's order of the sum), as susieR leaves a fit
+    that stopped on a cycle."""
+    if lag < 2:
+        return state
+    size = state.probabilities.size
+    total = 0.0
+    for probabilities in state.history[-(lag - 1):]:
+        total = total + probabilities[:size].reshape(state.probabilities.shape)
+    return state._replace(probabilities=(total + state.probabilities) / lag)
 
 
 class IBSSData(NamedTuple):

@@ -68,7 +68,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._susie import design_times, held_within
+from ._susie import cycle_mean, design_times, held_within
 
 # susieR 0.16.5's constants of the masking (update_ash_variance_components)
 PURITY_THRESHOLD = 0.5  # an effect's 90% set at least this pure can be confident
@@ -86,7 +86,6 @@ ACTIVE_SPREAD = 5e-5  # an effect is active when its probabilities spread at lea
 GRID_SIZE = 25
 MIXTURE_EPSILON = 1e-12  # Mr.ASH's epstol on rows
 INNER_MAX_ITER = 1000
-CYCLE_WINDOW = 5  # sweeps back the stopping rule looks for a cycle (pip_stall_window)
 
 
 def mixture_grid(d, n_samples):
@@ -180,8 +179,7 @@ class AshState(NamedTuple):
     the first fit), ``tau2``, the iteration count and the masking's memory (susieR's
     ``prev_case``, ``prev_sentinel``, ``ever_diffuse``, ``diffuse_iter_count`` per effect;
     ``masked``, ``ever_unmasked``, ``unmask_candidate_iters``, ``force_exposed_iter``,
-    ``second_chance_used`` per variable) and the stopping rule's ``history``, the
-    probabilities of the last sweeps (:func:`remembered`)."""
+    ``second_chance_used`` per variable)."""
 
     theta: np.ndarray
     fit: np.ndarray
@@ -197,12 +195,6 @@ class AshState(NamedTuple):
     unwanted: np.ndarray
     exposed_at: np.ndarray
     second_chance_used: np.ndarray
-    history: tuple = ()
-
-    def stopping_value(self, probabilities, tol):
-        """What the stopping rule checks after a sweep: its ``probabilities`` and the lag of
-        a cycle through them (:func:`cycle_lag`; 0: none)."""
-        return probabilities, cycle_lag(self.history, probabilities, tol)
 
 
 def ash_start(state, p):
@@ -485,36 +477,6 @@ def masked_variables(background, alpha, mean, slot_weights, ash):
                           unwanted=unwanted, exposed_at=exposed_at,
                           second_chance_used=second_chance_used)
     return confident, masked, memory
-
-
-def remembered(state, probabilities):
-    """``state`` with a sweep's ``probabilities`` (``alpha`` raveled, then the PIPs) last in
-    its background's ``history``, which keeps the last :data:`CYCLE_WINDOW` sweeps."""
-    ash = state.ash
-    return state._replace(ash=ash._replace(
-        history=(*ash.history, probabilities)[-CYCLE_WINDOW:]))
-
-
-def cycle_lag(history, probabilities, tol):
-    """The stopping rule (module docstring): the least ``lag`` at which ``probabilities``
-    are within ``tol`` of those ``lag`` sweeps back in ``history`` (1: the last), 0 if
-    none."""
-    for lag in range(1, len(history) + 1):
-        if float(np.max(np.abs(probabilities - history[-lag]))) < tol:
-            return lag
-    return 0
-
-
-def cycle_mean(state, lag):
-    """``state`` with ``alpha`` the mean over a cycle of ``lag`` sweeps (the last ``lag -
-    1`` of its ``history`` and its own; susieR's order of the sum)."""
-    if lag < 2:
-        return state
-    size = state.probabilities.size
-    total = 0.0
-    for probabilities in state.ash.history[-(lag - 1):]:
-        total = total + probabilities[:size].reshape(state.probabilities.shape)
-    return state._replace(probabilities=(total + state.probabilities) / lag)
 
 
 def mr_ash(data, background, leave_out, theta, weights, sigma2, temperature, tol,

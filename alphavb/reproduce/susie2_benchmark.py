@@ -145,6 +145,15 @@ class TimedSuSiE(AlphaSuSiE):
 
     ld_mismatch = None
 
+    def _cache_key_parameters(self):
+        """The parameters; a fit that stops on its probabilities (SuSiE-inf, the LD
+        mismatch) also names the stopping rule, so that its fits cached before the rule
+        stopped on a cycle of them (susieR 0.16.5's, as SuSiE-ash's) are not read."""
+        params = self.get_params(deep=False)
+        if params["unmappable_effects"] == "inf" or self.ld_mismatch is not None:
+            params = {**params, "probability_stopping": "susieR 0.16.5 pip cycles"}
+        return params
+
     def fit(self, X, y, covariates=None, sample_weight=None):
         with without_checks():  # the seconds are the fit's, as susieR's beside them
             return self._timed_fit(X, y, covariates, sample_weight)

@@ -314,3 +314,59 @@ def test_gram_low_rank_only_up_to_noise_is_decomposed_in_full():
         np.testing.assert_array_equal(vectors, full[1])
         np.testing.assert_array_equal(R, before)
     assert len(inf.gram_eigen(exact)[0]) == 14  # the exact one: the factor's 14 columns
+
+
+def _cycling_locus():
+    """A locus where the method of moments alternates: 400 rows, 100 AR(1) columns (rho
+    0.8), effects of 0.5 on variables 5 and 50 and a background of variance 0.01 per
+    variable. susieR 0.16.5 stops it on a 2-cycle of its probabilities (alpha_pip_cycle_2,
+    iteration 8, tau2 0.01229, one credible set, {50}, as ours)."""
+    rng = np.random.RandomState(0)
+    Z = rng.randn(400, 100)
+    X = Z.copy()
+    for j in range(1, 100):
+        X[:, j] = 0.8 * X[:, j - 1] + 0.6 * Z[:, j]
+    coef = np.zeros(100)
+    coef[[5, 50]] = 0.5
+    y = X @ coef + rng.randn(400)
+    return X, y + X @ (rng.randn(100) * 0.1)
+
+
+def test_a_cycle_of_the_moments_stops_as_in_susier():
+    # the stopping rule on the probabilities is susieR 0.16.5's for every fit that stops on
+    # them: a fixed point, or a cycle of 2-5 sweeps, whose probabilities are then averaged.
+    # Without the cycles this fit ran to max_iter, and what it reported depended on
+    # whether max_iter was odd (tau2 0.0124) or even (tau2 0, with a boundary warning)
+    X, y = _cycling_locus()
+    fits = []
+    for max_iter in (100, 101):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no ConvergenceWarning, no boundary warning
+            fits.append(AlphaSuSiE(3, unmappable_effects="inf", max_iter=max_iter).fit(X, y))
+    even, odd = fits
+    assert even.converged_ and even.n_iter_ < 10
+    np.testing.assert_array_equal(even.inclusion_probabilities_, odd.inclusion_probabilities_)
+    assert even.infinitesimal_variance_ == pytest.approx(0.012286, rel=0.05)  # susieR's
+    assert [found["variables"] for found in even.credible_sets_] == [[50]]  # as susieR
+
+
+def test_cycle_lag_and_mean():
+    from typing import NamedTuple
+
+    from alphavb.linear_model._susie import cycle_lag, cycle_mean
+
+    a, b, c = np.array([0.2, 0.8]), np.array([0.6, 0.4]), np.array([0.21, 0.79])
+    assert cycle_lag((), a, 1e-3) == 0
+    assert cycle_lag((a, b), a + 1e-4, 1e-3) == 2  # back two sweeps: a 2-cycle
+    assert cycle_lag((a, b), b + 1e-4, 1e-3) == 1  # the last sweep: a fixed point
+    assert cycle_lag((a, b, c), a, 1e-3) == 3  # three back: a 3-cycle
+    assert cycle_lag((b, c), a, 1e-3) == 0  # c is 0.01 away, b further
+
+    class Fields(NamedTuple):  # what the mean reads of a state
+        probabilities: np.ndarray
+        history: tuple
+
+    # the history holds alpha raveled, then the PIPs: alpha's part is averaged
+    ended = Fields(b.reshape(1, 2), (np.array([0.0, 1.0, 9.0]), np.append(a, [9.0])))
+    np.testing.assert_allclose(cycle_mean(ended, 2).probabilities, [[0.4, 0.6]])
+    assert cycle_mean(ended, 1) is ended  # a fixed point is left as it is
