@@ -589,6 +589,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                 f"'{self.unmappable_effects}'", None, "The background's "
                                 "variance is identified only by n: pass n_samples (a rough "
                                 "n is better than none), or fit without the background.")
+        if self.residual_variance_method == "nig" and n_samples is None:
+            raise bad_parameter(owner, "n_samples", "the sample size with residual_variance_"
+                                "method='nig'", None, "The NIG prior's posterior of sigma2 "
+                                "counts the rows: pass n_samples (a rough n is better than "
+                                "none), or use residual_variance_method='mom'.")
         mismatch = self._mismatch_model(ld_mismatch, reference_n_samples, n_samples,
                                         reference_X)
         self._check_options()  # after the mismatch's: it names ld_mismatch with a background
@@ -1174,8 +1179,10 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             self.infinitesimal_effects_ = infinitesimal_effects(
                 data.background, state, float(self.alpha)) / data.scale
         if self.infinitesimal_variance_ == 0.0 and self.unmappable_effects == "inf":
+            estimate = ("maximum likelihood estimate" if self.residual_variance_method == "mle"
+                        else "method of moments")
             warnings.warn("AlphaSuSiE(unmappable_effects='inf'): the infinitesimal variance "
-                          "tau2 was estimated at 0, its boundary (the method of moments found "
+                          f"tau2 was estimated at 0, its boundary (the {estimate} found "
                           "no background beyond the single effects). The fit is then SuSiE's "
                           "without a background, and so are its credible sets: they carry no "
                           "allowance for a polygenic background. Fit without the background, "

@@ -219,8 +219,20 @@ def test_background_at_its_boundary_says_so():
     rng = np.random.default_rng(13)
     X = rng.standard_normal((200, 30))
     y = 2.0 * X[:, 3] + rng.standard_normal(200)
-    with pytest.warns(UserWarning, match="tau2 was estimated at 0"):
+    with pytest.warns(UserWarning, match="tau2 was estimated at 0.*the method of moments"):
         model = AlphaSuSiE(n_effects=3, unmappable_effects="inf").fit(X, y)
+    # the warning names the estimate that put it there
+    with pytest.warns(UserWarning, match="at 0, its boundary .the maximum likelihood"):
+        AlphaSuSiE(n_effects=3, unmappable_effects="inf",
+                   residual_variance_method="mle").fit(X, y)
+    # a selector's fold fits keep their warnings; its refit on all rows says it once
+    from alphavb.model_selection import AlphaSelector
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        AlphaSelector(AlphaSuSiE(n_effects=3, unmappable_effects="inf"), method="cv",
+                      alphas=[1.0, 0.5], cv=3, random_state=0).fit(X, y)
+    assert sum("tau2 was estimated at 0" in str(w.message) for w in seen) <= 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         plain = AlphaSuSiE(n_effects=3).fit(X, y)

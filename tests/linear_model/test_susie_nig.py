@@ -94,3 +94,15 @@ def test_small_sample_tempering_widens_and_bad_input_is_refused():
         AlphaSuSiE(residual_variance_method="nig", alpha=0.05).fit(X[:20], y[:20])
     with pytest.raises(ValueError, match="residual_variance_method"):
         AlphaSuSiE(residual_variance_method="NIG").fit(X, y)
+
+
+def test_summary_data_without_n_is_refused_by_name():
+    # the NIG posterior of sigma2 counts the rows: z-scores without n_samples cannot give
+    # it (it ended in a NaN objective before)
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((150, 12))
+    y = X[:, 4] + rng.standard_normal(150)
+    z = X.T @ (y - y.mean()) / np.sqrt(150 * np.var(y))
+    with pytest.raises(ValueError, match="n_samples.*residual_variance_method='nig'"):
+        AlphaSuSiE(n_effects=3, residual_variance_method="nig").fit_summary(
+            z, np.corrcoef(X, rowvar=False))
