@@ -204,7 +204,11 @@ def ash_start(state, p):
 
     a, b = SLOT_PRIOR
     n_effects = state.probabilities.shape[0]
-    return state._replace(slot_weights=np.full(n_effects, min(a / (a + b), 1.0 - 1e-10)),
+    weights = np.full(n_effects, min(a / (a + b), 1.0 - 1e-10))
+    # the fit weighted by them (susieR's recompute_fitted_weighted): a start from init's
+    # effects kept them at weight 1 in the fit, and each sweep took away only their share
+    # c_l, leaving the rest of its own effect in its residual (the fits fell apart)
+    return state._replace(slot_weights=weights, fit=weights @ state.effect_fits,
                           ash=initial_ash_state(n_effects, p, state.fit.shape[0]))
 
 

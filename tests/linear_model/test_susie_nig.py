@@ -103,6 +103,6 @@ def test_summary_data_without_n_is_refused_by_name():
     X = rng.standard_normal((150, 12))
     y = X[:, 4] + rng.standard_normal(150)
     z = X.T @ (y - y.mean()) / np.sqrt(150 * np.var(y))
-    with pytest.raises(ValueError, match="n_samples.*residual_variance_method='nig'"):
+    with pytest.raises(ValueError, match=r"n_samples.*residual_variance_method='nig'"):
         AlphaSuSiE(n_effects=3, residual_variance_method="nig").fit_summary(
             z, np.corrcoef(X, rowvar=False))
