@@ -1152,7 +1152,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 f"{found.effective_reference_size:.3g}; {found.artifact_share:.0%} of the "
                 f"residual lies where R has no variance" + (f"; {sets}" if sets else "")
                 + "). Check the variants with ld_mismatch_diagnostic(z, R, n) and drop "
-                "those it flags, or use an LD matrix of the sample.", UserWarning,
+                "those it flags; where it flags none, the panel itself is short (too few "
+                "individuals for the variants, or another population): use an LD matrix of "
+                "the sample or a larger panel.", UserWarning,
                 stacklevel=caller_stacklevel())
         else:  # no mismatch found: the reference's own sampling error alone (1 / B)
             warnings.warn(
