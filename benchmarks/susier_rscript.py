@@ -20,9 +20,11 @@ R_PREAMBLE = r"""
 suppressPackageStartupMessages({library(susieR); library(jsonlite)})
 stopifnot(as.character(packageVersion("susieR")) == "0.16.5")
 folder <- commandArgs(TRUE)[2]
-X <- as.matrix(read.csv(file.path(folder, "N3finemapping_X.csv"), header = FALSE))
-Y <- as.matrix(read.csv(file.path(folder, "N3finemapping_Y.csv"), header = FALSE))
-dimnames(X) <- NULL
+if (file.exists(file.path(folder, "N3finemapping_X.csv"))) {
+  X <- as.matrix(read.csv(file.path(folder, "N3finemapping_X.csv"), header = FALSE))
+  Y <- as.matrix(read.csv(file.path(folder, "N3finemapping_Y.csv"), header = FALSE))
+  dimnames(X) <- NULL
+}
 summarise <- function(fit, seconds) {
   cs <- lapply(fit$sets$cs, function(v) unname(v) - 1L)
   list(pip = unname(fit$pip), V = unname(fit$V), sigma2 = fit$sigma2, tau2 = fit$tau2,
@@ -42,10 +44,11 @@ def background_line(fit):
             f"iterations {fit['niter']} {fit['seconds']:.2f} s")
 
 
-def write_reference(description, r_script, out_name, line):
+def write_reference(description, r_script, out_name, line, write_data=None):
     """Run ``r_script`` between :data:`R_PREAMBLE` and :data:`R_WRITE` (it reads ``X``,
     ``Y`` and sets ``out``) and store the JSON as ``tests/data/<out_name>`` (or ``--out``);
-    print ``name: line(fit)`` per fit."""
+    print ``name: line(fit)`` per fit. ``write_data(folder)``: the script's own data, written
+    to a folder it reads as ``folder`` (instead of N3finemapping's)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--susier-lib", default=os.environ.get("SUSIER_LIB"),
                         help="the R library holding susieR 0.16.5")
@@ -59,8 +62,12 @@ def write_reference(description, r_script, out_name, line):
         script, raw = Path(tmp) / "reference.R", Path(tmp) / "reference.json"
         script.write_text(R_PREAMBLE + r_script + R_WRITE)
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        subprocess.run(["Rscript", str(script), args.susier_lib,
-                        str(get_data_home() / "susie"), str(raw)], check=True, env=env)
+        folder = get_data_home() / "susie"
+        if write_data is not None:
+            folder = Path(tmp)
+            write_data(folder)
+        subprocess.run(["Rscript", str(script), args.susier_lib, str(folder), str(raw)],
+                       check=True, env=env)
         result = json.loads(raw.read_text())
     Path(args.out).write_text(json.dumps(result) + "\n")
     for name, fit in result["fits"].items():

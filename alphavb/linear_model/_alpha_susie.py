@@ -834,9 +834,12 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
     def _rule(self, data):
         method = self.prior_variance_method if self.estimate_prior_variance else "fixed"
         unit = np.log(data.ibss.variance_unit)
+        # SuSiE-inf searches V itself in [0, 1] (susieR 0.16.5's, here in units of u)
+        linear = ((0.0, float(data.ibss.variance_unit))
+                  if self.unmappable_effects == "inf" and data.background is not None else None)
         return PriorVarianceRule(method, float(self.check_null_threshold),
                                  (LOG_PRIOR_VARIANCE_BOUNDS[0] + unit,
-                                  LOG_PRIOR_VARIANCE_BOUNDS[1] + unit))
+                                  LOG_PRIOR_VARIANCE_BOUNDS[1] + unit), linear)
 
     def _initialize(self, data, random_state, start, previous=None):
         if previous is not None:  # a warm start: sigma2 of the next sweep from these data

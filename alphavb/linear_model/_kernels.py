@@ -262,14 +262,24 @@ def ser_log_evidence(log_v, betahat, shat2, log_prior):
 
 
 @numba.njit(cache=True)
-def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol):
-    """The ``log V`` in ``[lower, upper]`` maximising :func:`ser_log_evidence`, by Brent's
-    bounded search (golden sections and parabolic steps; Brent 1973, ch. 5, the rule of
-    scipy's ``minimize_scalar(method="bounded")`` and R's ``optimize``), to ``xatol``.
-    Returns ``(log V, log evidence there)``."""
+def _searched_log_v(x, linear):
+    """``log V`` of the search's point ``x``: ``V`` itself on the linear scale (0 and below:
+    ``V = 0``, whose evidence is the prior's), ``log V`` on the log scale."""
+    if not linear:
+        return x
+    return math.log(x) if x > 0.0 else -np.inf
+
+
+@numba.njit(cache=True)
+def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol, linear=False):
+    """The ``V`` maximising :func:`ser_log_evidence` by Brent's bounded search (golden
+    sections and parabolic steps; Brent 1973, ch. 5, the rule of scipy's
+    ``minimize_scalar(method="bounded")`` and R's ``optimize``), to ``xatol``: over ``log
+    V`` in ``[lower, upper]``, or with ``linear`` over ``V`` itself (susieR 0.16.5's search
+    for SuSiE-inf, in ``[0, 1]``). Returns ``(log V, log evidence there)``."""
     a, b = lower, upper
     x = w = v = a + _GOLDEN * (b - a)
-    fx = fw = fv = -ser_log_evidence(x, betahat, shat2, log_prior)
+    fx = fw = fv = -ser_log_evidence(_searched_log_v(x, linear), betahat, shat2, log_prior)
     step = previous_step = 0.0
     middle = 0.5 * (a + b)
     tol1 = _SQRT_EPS * abs(x) + xatol / 3.0
@@ -297,7 +307,7 @@ def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol):
             previous_step = (a - x) if x >= middle else (b - x)
             step = _GOLDEN * previous_step
         u = x + step if abs(step) >= tol1 else x + (tol1 if step >= 0.0 else -tol1)
-        fu = -ser_log_evidence(u, betahat, shat2, log_prior)
+        fu = -ser_log_evidence(_searched_log_v(u, linear), betahat, shat2, log_prior)
         if fu <= fx:
             if u >= x:
                 a = x
@@ -319,5 +329,5 @@ def ser_best_log_prior_variance(betahat, shat2, log_prior, lower, upper, xatol):
         middle = 0.5 * (a + b)
         tol1 = _SQRT_EPS * abs(x) + xatol / 3.0
         tol2 = 2.0 * tol1
-    return x, -fx
+    return _searched_log_v(x, linear), -fx
 

@@ -96,6 +96,7 @@ class PriorVarianceRule(NamedTuple):
     method: str = "optim"
     null_threshold: float = 0.0
     log_bounds: tuple = LOG_PRIOR_VARIANCE_BOUNDS
+    linear_bounds: tuple | None = None  # search V in them, not log V (SuSiE-inf's)
 
 
 def _with_null(betahat, shat2, log_prior, log_null_prior):
@@ -115,14 +116,16 @@ def ser_log_evidence(betahat, shat2, log_prior, prior_variance):
 def estimated_prior_variance(betahat, shat2, log_prior, current, rule):
     """``V`` before the SER's posterior, by ``rule`` (:class:`PriorVarianceRule`; ``"em"``
     and ``"fixed"`` keep ``current`` here). ``"optim"``: Brent's bounded search over ``log
-    V`` (numba kernel), to ``1e-8``; the current ``V`` is kept when its evidence is higher
-    (susieR's ``optimize_prior_variance``)."""
+    V`` (over ``V`` with ``linear_bounds``; numba kernel), to ``1e-8``; the current ``V`` is
+    kept when its evidence is higher (susieR's ``optimize_prior_variance``)."""
     prior_variance = current
     if rule.method == "optim":
         from ._kernels import ser_best_log_prior_variance  # numba loads on the first fit
 
-        log_v, best = ser_best_log_prior_variance(betahat, shat2, log_prior,
-                                                  *rule.log_bounds, 1e-8)
+        linear = rule.linear_bounds is not None
+        log_v, best = ser_best_log_prior_variance(
+            betahat, shat2, log_prior, *(rule.linear_bounds if linear else rule.log_bounds),
+            1e-8, linear)
         if best >= ser_log_evidence(betahat, shat2, log_prior, current):
             prior_variance = float(np.exp(log_v))
     if rule.method in ("optim", "simple") and prior_variance > 0.0 and (
@@ -232,12 +235,10 @@ def remembered(state, probabilities):
 
 
 def cycle_lag(history, probabilities, tol):
-    """susieR 0.16.5's stopping rule on the probabilities (its
-    ``check_alpha_pip_cycle_convergence``, used by every fit that stops on them: SuSiE-inf,
-    SuSiE-ash, the NIG prior with more than one effect, an LD mismatch): the least ``lag``
-    at which ``probabilities`` are within ``tol`` of those ``lag`` sweeps back in
-    ``history`` (1: the last, a fixed point; 2 to :data:`CYCLE_WINDOW`: a cycle), 0 if
-    none."""
+    """susieR 0.16.5's stopping rule on the probabilities (``check_alpha_pip_cycle_
+    convergence``: SuSiE-inf, SuSiE-ash, NIG with L > 1, an LD mismatch): the least ``lag``
+    with ``probabilities`` within ``tol`` of those ``lag`` sweeps back in ``history`` (1: a
+    fixed point; 2 to :data:`CYCLE_WINDOW`: a cycle), 0 if none."""
     for lag in range(1, len(history) + 1):
         if float(np.max(np.abs(probabilities - history[-lag]))) < tol:
             return lag

@@ -58,9 +58,11 @@ TIE_TOLERANCE = 1e-9
 # the version of the rule, for caches of results that depend on it
 RULE = "binomial-0.05-detectable-v1"
 # what the benchmark's cached selections depend on beyond that (the causal variables of a
-# replicate, the background chosen by its evidence, and, from "-cycles", SuSiE-inf's fits
-# stopping on a cycle of their probabilities as susieR 0.16.5's do)
-SELECTION_RULE = "effects-or-detectable-background, background-by-mle-evidence-v4b-cycles"
+# replicate, the background chosen by its evidence, and, from "-cycles-linear-v", SuSiE-inf's
+# fits stopping on a cycle of their probabilities and searching V over V in [0, 1], as
+# susieR 0.16.5's do)
+SELECTION_RULE = ("effects-or-detectable-background, background-by-mle-evidence-v4b-cycles"
+                  "-linear-v")
 
 
 class BootstrapWorld:

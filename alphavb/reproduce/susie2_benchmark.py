@@ -148,10 +148,13 @@ class TimedSuSiE(AlphaSuSiE):
     def _cache_key_parameters(self):
         """The parameters; a fit that stops on its probabilities (SuSiE-inf, the LD
         mismatch) also names the stopping rule, so that its fits cached before the rule
-        stopped on a cycle of them (susieR 0.16.5's, as SuSiE-ash's) are not read."""
+        stopped on a cycle of them (susieR 0.16.5's, as SuSiE-ash's) are not read, and
+        SuSiE-inf's those before its V was searched over V in [0, 1] (susieR 0.16.5's)."""
         params = self.get_params(deep=False)
         if params["unmappable_effects"] == "inf" or self.ld_mismatch is not None:
             params = {**params, "probability_stopping": "susieR 0.16.5 pip cycles"}
+        if params["unmappable_effects"] == "inf":
+            params["prior_variance_search"] = "susieR 0.16.5 inf: V in [0, 1]"
         return params
 
     def fit(self, X, y, covariates=None, sample_weight=None):
