@@ -350,6 +350,7 @@ def test_equals_susier_0_16_5_where_the_search_and_the_cycles_matter(seed):
     even, odd = fits
     np.testing.assert_array_equal(even.inclusion_probabilities_, odd.inclusion_probabilities_)
     np.testing.assert_allclose(even.inclusion_probabilities_, reference["pip"], atol=1e-6)
+    np.testing.assert_allclose(even.prior_variances_, reference["V"], rtol=1e-5, atol=1e-9)
     assert even.n_iter_ == reference["niter"] and even.converged_
     assert even.infinitesimal_variance_ == pytest.approx(reference["tau2"], rel=1e-5)
     assert even.noise_variance_ == pytest.approx(reference["sigma2"], rel=1e-5)
