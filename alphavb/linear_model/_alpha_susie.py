@@ -847,7 +847,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                        previous.second_moment, previous.prior_variance,
                                        previous.residual_variance, previous.null_alpha
                                        )._replace(infinitesimal_variance=float(
-                                           previous.infinitesimal_variance))
+                                           previous.infinitesimal_variance),
+                                           mismatch_variance=previous.mismatch_variance,
+                                           history=previous.history)  # as one long fit
         elif data.start is not None:  # init=
             state = data.start
         else:
@@ -897,7 +899,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
             return None
         result = super()._warm_start_result(data)
         if result is not None and getattr(self, "_data_digest", None) != data.digest:
-            result = CAVIResult(result.state, np.array([-np.inf]), 0, False, [])
+            result = CAVIResult(result.state._replace(history=()), np.array([-np.inf]), 0,
+                                False, [])  # (the stopping rule's history is the old data's)
         return result
 
     def _cavi_step(self, data, state):
@@ -1211,8 +1214,9 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         best candidate replaces the fit when its ``F`` is higher by more than ``tol``; stop
         when none is, when the gain is below ``tol`` relative to ``max(1, |F|)``, or after
         100 rounds. ``converged`` is then whether the refinement converged."""
-        def score(found):
-            return self._stopping_value(data, found.state, found.objective)
+        def score(found):  # F, as susieR's run_refine (whatever the fit stops on)
+            return found.objective if self.objective == "fractional" else \
+                self.alpha * found.objective
 
         weights = data.ibss.prior_weights
         fresh = initial_state(data.ibss, data.n_effects, self.residual_variance,

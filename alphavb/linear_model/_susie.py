@@ -122,10 +122,10 @@ def estimated_prior_variance(betahat, shat2, log_prior, current, rule):
     if rule.method == "optim":
         from ._kernels import ser_best_log_prior_variance  # numba loads on the first fit
 
-        linear = rule.linear_bounds is not None
+        linear = rule.linear_bounds is not None  # (its tolerance in units of its bound)
         log_v, best = ser_best_log_prior_variance(
             betahat, shat2, log_prior, *(rule.linear_bounds if linear else rule.log_bounds),
-            1e-8, linear)
+            1e-8 * (rule.linear_bounds[1] if linear else 1.0), linear)
         if best >= ser_log_evidence(betahat, shat2, log_prior, current):
             prior_variance = float(np.exp(log_v))
     if rule.method in ("optim", "simple") and prior_variance > 0.0 and (

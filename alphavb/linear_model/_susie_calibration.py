@@ -62,7 +62,7 @@ RULE = "binomial-0.05-detectable-v1"
 # fits stopping on a cycle of their probabilities and searching V over V in [0, 1], as
 # susieR 0.16.5's do)
 SELECTION_RULE = ("effects-or-detectable-background, background-by-mle-evidence-v4b-cycles"
-                  "-linear-v")
+                  "-linear-v-unit-tol")
 
 
 class BootstrapWorld:

@@ -154,7 +154,7 @@ class TimedSuSiE(AlphaSuSiE):
         if params["unmappable_effects"] == "inf" or self.ld_mismatch is not None:
             params = {**params, "probability_stopping": "susieR 0.16.5 pip cycles"}
         if params["unmappable_effects"] == "inf":
-            params["prior_variance_search"] = "susieR 0.16.5 inf: V in [0, 1]"
+            params["prior_variance_search"] = "susieR 0.16.5 inf: V in [0, 1], tol in u"
         return params
 
     def fit(self, X, y, covariates=None, sample_weight=None):

@@ -378,3 +378,36 @@ def test_cycle_lag_and_mean():
     ended = Fields(b.reshape(1, 2), (np.array([0.0, 1.0, 9.0]), np.append(a, [9.0])))
     np.testing.assert_allclose(cycle_mean(ended, 2).probabilities, [[0.4, 0.6]])
     assert cycle_mean(ended, 1) is ended  # a fixed point is left as it is
+
+
+def test_inf_fit_is_the_same_in_any_units_of_y():
+    # the search of V over [0, u] has its tolerance in units of u: with an absolute one a
+    # y in small units (u = 1e-10) put the tolerance past the optimum (PIPs 0.37 off)
+    X, y = ar_background_locus(0)
+    base = AlphaSuSiE(3, unmappable_effects="inf").fit(X, y)
+    for scale in (1e-5, 1e3):
+        scaled = AlphaSuSiE(3, unmappable_effects="inf").fit(X, scale * y)
+        np.testing.assert_allclose(scaled.inclusion_probabilities_,
+                                   base.inclusion_probabilities_, atol=1e-7)
+        np.testing.assert_allclose(scaled.prior_variances_ / scale**2, base.prior_variances_,
+                                   rtol=1e-6, atol=1e-9)
+        assert scaled.n_iter_ == base.n_iter_
+
+
+def test_repeated_short_warm_fits_stop_as_one_long_fit():
+    # a warm start carries the stopping rule's history: sweep by sweep, seed 0's fit meets
+    # its 2-cycle where the whole fit does (without the history it never stopped, and
+    # ended at tau2 = 0)
+    X, y = ar_background_locus(0)
+    whole = AlphaSuSiE(3, unmappable_effects="inf").fit(X, y)
+    short = AlphaSuSiE(3, unmappable_effects="inf", max_iter=1, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # each short fit's ConvergenceWarning
+        fits = 0
+        while fits < 40 and not (fits and short.converged_):
+            short.fit(X, y)
+            fits += 1
+    assert fits == whole.n_iter_
+    np.testing.assert_array_equal(short.inclusion_probabilities_,
+                                  whole.inclusion_probabilities_)
+    assert short.infinitesimal_variance_ == whole.infinitesimal_variance_

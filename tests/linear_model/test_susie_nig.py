@@ -106,3 +106,15 @@ def test_summary_data_without_n_is_refused_by_name():
     with pytest.raises(ValueError, match=r"n_samples.*residual_variance_method='nig'"):
         AlphaSuSiE(n_effects=3, residual_variance_method="nig").fit_summary(
             z, np.corrcoef(X, rowvar=False))
+
+
+def test_refinement_with_the_nig_prior_and_several_effects():
+    # the NIG fit with L > 1 stops on its probabilities; the refinement compares its
+    # candidates by F, as susieR's run_refine (it compared the stopping values and crashed)
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((120, 30))
+    X[:, 1] = X[:, 0] + 0.1 * rng.standard_normal(120)
+    y = X[:, 0] - X[:, 10] + rng.standard_normal(120)
+    plain = AlphaSuSiE(n_effects=4, residual_variance_method="nig").fit(X, y)
+    refined = AlphaSuSiE(n_effects=4, residual_variance_method="nig", refine=True).fit(X, y)
+    assert refined.elbo_ >= plain.elbo_ - 1e-9
