@@ -1032,6 +1032,8 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                 second_moment=np.where(keep, state.second_moment, 0.0),
                 prior_variance=np.where(trimmed, 0.0, state.prior_variance),
                 null_alpha=np.where(trimmed, 0.0, state.null_alpha))
+        if not self.warm_start:  # the stopping rule's history serves a continued fit alone
+            state = state._replace(history=())
         return replace(result, state=state)
 
     def _last_variance_update(self, data, state):
