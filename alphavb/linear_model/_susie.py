@@ -228,27 +228,27 @@ CYCLE_WINDOW = 5  # sweeps back the rule on the probabilities seeks a cycle (pip
 
 
 def remembered(state, probabilities):
-    """``state`` with a sweep's stopping ``probabilities`` (``alpha`` raveled, the PIPs, the
-    mismatch variance) last in its ``history``, which keeps the last :data:`CYCLE_WINDOW`
-    sweeps."""
+    """``state`` with a sweep's stopping ``probabilities`` (alpha raveled, the PIPs,
+    ``lambda``) last in its ``history`` of the last :data:`CYCLE_WINDOW` sweeps."""
     return state._replace(history=(*state.history, probabilities)[-CYCLE_WINDOW:])
 
 
 def cycle_lag(history, probabilities, tol):
-    """susieR 0.16.5's stopping rule on the probabilities (``check_alpha_pip_cycle_
-    convergence``: SuSiE-inf, SuSiE-ash, NIG with L > 1, an LD mismatch): the least ``lag``
-    with ``probabilities`` within ``tol`` of those ``lag`` sweeps back in ``history`` (1: a
-    fixed point; 2 to :data:`CYCLE_WINDOW`: a cycle), 0 if none."""
+    """susieR 0.16.5's rule (``check_alpha_pip_cycle_convergence``, with its guard on
+    ``lambda``, the last entry): the least ``lag`` with alpha and the PIPs within ``tol`` of
+    those ``lag`` sweeps back in ``history`` (1: a fixed point; up to :data:`CYCLE_WINDOW`:
+    a cycle); 0 if none, or if ``lambda`` moved by more than ``tol`` since the last sweep."""
+    if history and abs(probabilities[-1] - history[-1][-1]) > tol:
+        return 0
     for lag in range(1, len(history) + 1):
-        if float(np.max(np.abs(probabilities - history[-lag]))) < tol:
+        if float(np.max(np.abs(probabilities[:-1] - history[-lag][:-1]))) < tol:
             return lag
     return 0
 
 
 def cycle_mean(state, lag):
     """``state`` with ``alpha`` the mean over a cycle of ``lag`` sweeps (the last ``lag -
-    1`` of its ``history`` and its own; susieR's order of the sum), as susieR leaves a fit
-    that stopped on a cycle."""
+    1`` of its ``history``, then its own: susieR's sum) as susieR leaves such a fit."""
     if lag < 2:
         return state
     size = state.probabilities.size

@@ -155,6 +155,8 @@ class TimedSuSiE(AlphaSuSiE):
             params = {**params, "probability_stopping": "susieR 0.16.5 pip cycles"}
         if params["unmappable_effects"] == "inf":
             params["prior_variance_search"] = "susieR 0.16.5 inf: V in [0, 1], tol in u"
+        if self.ld_mismatch is not None:  # a cycle of alpha and the PIPs, lambda guarded
+            params["lambda_guard"] = "susieR 0.16.5"
         return params
 
     def fit(self, X, y, covariates=None, sample_weight=None):

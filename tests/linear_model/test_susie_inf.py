@@ -363,19 +363,25 @@ def test_cycle_lag_and_mean():
 
     from alphavb.linear_model._susie import cycle_lag, cycle_mean
 
-    a, b, c = np.array([0.2, 0.8]), np.array([0.6, 0.4]), np.array([0.21, 0.79])
+    # alpha and the PIPs, then lambda (the mismatch variance) last
+    a, b, c = np.array([0.2, 0.8, 0.0]), np.array([0.6, 0.4, 0.0]), np.array([0.21, 0.79, 0.0])
     assert cycle_lag((), a, 1e-3) == 0
     assert cycle_lag((a, b), a + 1e-4, 1e-3) == 2  # back two sweeps: a 2-cycle
     assert cycle_lag((a, b), b + 1e-4, 1e-3) == 1  # the last sweep: a fixed point
     assert cycle_lag((a, b, c), a, 1e-3) == 3  # three back: a 3-cycle
     assert cycle_lag((b, c), a, 1e-3) == 0  # c is 0.01 away, b further
+    # 0.16.5's guard: lambda that moved by more than tol since the last sweep stops nothing,
+    # though alpha and the PIPs cycle (and lambda itself equals its value two sweeps back)
+    moved = np.array([0.6, 0.4, 0.05])
+    assert cycle_lag((a, moved), a, 1e-3) == 0
+    assert cycle_lag((a, moved), np.append(a[:2], 0.0505), 1e-3) == 2
 
     class Fields(NamedTuple):  # what the mean reads of a state
         probabilities: np.ndarray
         history: tuple
 
     # the history holds alpha raveled, then the PIPs: alpha's part is averaged
-    ended = Fields(b.reshape(1, 2), (np.array([0.0, 1.0, 9.0]), np.append(a, [9.0])))
+    ended = Fields(b[:2].reshape(1, 2), (np.array([0.0, 1.0, 9.0]), np.append(a[:2], [9.0])))
     np.testing.assert_allclose(cycle_mean(ended, 2).probabilities, [[0.4, 0.6]])
     assert cycle_mean(ended, 1) is ended  # a fixed point is left as it is
 
