@@ -982,6 +982,11 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
                                            self._prior_variance_floor_of(data))
             found = np.concatenate([state.probabilities.ravel(), pips, [state.mismatch_variance]])
             return found, cycle_lag(state.history, found, self.tol)
+        return self._compared_objective(objective)
+
+    def _compared_objective(self, objective):
+        """``F`` as the stopping rule and the refinement compare it: the fractional
+        objective, or ``alpha`` times it (``objective="alpha-vb"``)."""
         return objective if self.objective == "fractional" else self.alpha * objective
 
     @staticmethod
@@ -1013,16 +1018,15 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         effects with ``V_l`` below ``prior_tol u`` are reset (``V_l = 0``, ``alpha_l = pi``,
         means 0: its ``trim_null_effects``)."""
         state = result.state
+        if result.converged and self._stops_on_probabilities(data, state):
+            state = cycle_mean(state, result.checked[-1][1])  # susieR's mean over a cycle
         if not result.converged and data.estimate_residual_variance:
             state = self._last_variance_update(data, state)
         elif result.converged and self.unmappable_effects == "ash":  # not after max_iter
             from ._susie_ash import final_ash_pass  # (as susieR): every effect, unmasked
 
             state = final_ash_pass(data.ibss, data.background, state, float(self.alpha),
-                                   data.estimate_residual_variance, self._bounds(data),
-                                   result.checked[-1][1])
-        elif result.converged and self._stops_on_probabilities(data, state):
-            state = cycle_mean(state, result.checked[-1][1])  # susieR's mean over a cycle
+                                   data.estimate_residual_variance, self._bounds(data))
         trimmed = self._reported_variances(state) < self._prior_variance_floor_of(data)
         if trimmed.any():
             keep = ~trimmed[:, None]
@@ -1217,8 +1221,7 @@ class AlphaSuSiE(SuSiEPosteriorMixin, InclusionSummaryMixin, GaussianCovariatesM
         when none is, when the gain is below ``tol`` relative to ``max(1, |F|)``, or after
         100 rounds. ``converged`` is then whether the refinement converged."""
         def score(found):  # F, as susieR's run_refine (whatever the fit stops on)
-            return found.objective if self.objective == "fractional" else \
-                self.alpha * found.objective
+            return self._compared_objective(found.objective)
 
         weights = data.ibss.prior_weights
         fresh = initial_state(data.ibss, data.n_effects, self.residual_variance,

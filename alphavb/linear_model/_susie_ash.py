@@ -68,7 +68,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._susie import cycle_mean, design_times, held_within
+from ._susie import design_times, held_within
 
 # susieR 0.16.5's constants of the masking (update_ash_variance_components)
 PURITY_THRESHOLD = 0.5  # an effect's 90% set at least this pure can be confident
@@ -545,12 +545,12 @@ def _fitted_background(data, background, ash, theta, weights, sigma2, bounds):
 
 
 def final_ash_pass(data, background, state, temperature, update_sigma=True,
-                   residual_variance_bounds=(0.0, None), lag=1):
-    """Step 3 (module docstring): after a cycle of ``lag`` sweeps, ``alpha`` its mean; then
-    Mr.ASH on the residual of every single effect (their means, without the slot weights,
-    as susieR), nothing masked; ``sigma2`` is kept (``tau2`` reads Mr.ASH's, held within
-    its bounds)."""
-    state = cycle_mean(state, lag)
+                   residual_variance_bounds=(0.0, None)):
+    """Step 3 (module docstring), after a cycle's ``alpha`` is averaged
+    (:func:`~alphavb.linear_model._susie.cycle_mean`, as for every fit that stops on its
+    probabilities): Mr.ASH on the residual of every single effect (their means, without
+    the slot weights, as susieR), nothing masked; ``sigma2`` is kept (``tau2`` reads
+    Mr.ASH's, held within its bounds)."""
     ash = state.ash
     coef = np.sum(state.probabilities * state.mean, axis=0)
     theta, weights, sigma2 = mr_ash(data, background, coef, ash.theta, ash.weights,

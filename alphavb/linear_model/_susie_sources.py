@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import bad_parameter
+from .._validation import bad_parameter, float_values
 from ._base import Centring
 from ._susie import IBSSData, initial_state, state_from_effects
 
@@ -115,10 +115,10 @@ def known_rows(owner, missing, X, y, covariates, sample_weight):
     from sklearn.utils import _safe_indexing, check_consistent_length
 
     target = np.asarray(y)
-    if target.dtype.kind == "O" and target.ndim:  # a list with None: None is missing, NaN
+    if target.dtype.kind == "O" and target.ndim:  # a list with None or pd.NA: missing, NaN
         try:
-            target = target.astype(float)
-        except (TypeError, ValueError):  # not numbers: the checks that follow name them
+            target = float_values(owner, "y", target)
+        except ValueError:  # not numbers: the checks that follow name them
             return X, y, covariates, sample_weight
     if target.dtype.kind not in "fc":
         return X, y, covariates, sample_weight
