@@ -6,7 +6,6 @@ import sys
 
 import numpy as np
 import pytest
-from scipy.special import logsumexp
 from scipy.stats import beta as beta_distribution
 from scipy.stats import norm
 
@@ -92,9 +91,12 @@ def test_two_component_mixture_matches_quadrature():
     w = (np.arange(40) + 0.5) / 40
     mu = np.linspace(-6.0, 6.0, 121)
     W, M1, M2 = np.meshgrid(w, mu, mu, indexing="ij")
-    log_lik = logsumexp(np.stack([np.log(W)[..., None] + norm.logpdf(x, M1[..., None]),
-                                  np.log1p(-W)[..., None] + norm.logpdf(x, M2[..., None])]),
-                        axis=0).sum(axis=-1)
+    # the mixture's density at each point, summed directly: |x - mu| < 12 here, so no
+    # density underflows (a log-sum-exp over the 23M terms took 4 s of this test)
+    density = norm.pdf(x[None, :] - mu[:, None])  # (mu, point)
+    log_lik = np.stack([np.log(weight * density[:, None, :]
+                               + (1.0 - weight) * density[None, :, :]).sum(axis=-1)
+                        for weight in w])
     log_post = (alpha * log_lik + beta_distribution.logpdf(W, 2.0, 2.0)
                 + norm.logpdf(M1, 0.0, b0**-0.5) + norm.logpdf(M2, 0.0, b0**-0.5))
     p = np.exp(log_post - log_post.max())
