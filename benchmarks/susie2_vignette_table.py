@@ -17,7 +17,7 @@ VIGNETTE = ROOT / "vignettes" / "README.rst"
 COLUMNS = (("scenario", "scenario"), ("method", "method"), ("coverage", "coverage"),
            ("power", "power"), ("size", "size"), ("purity", "purity"),
            ("coverage_top3", "top-3 coverage"), ("sets", "sets"), ("alpha", "alpha"),
-           ("seconds", "seconds"))
+           ("seconds", "seconds"), ("n_sets", "n sets"))
 
 
 def markdown_rows(text):
@@ -39,7 +39,8 @@ def shown(cell):
 def rst_table(rows):
     """The vignette's RST simple table of ``rows``."""
     headers = [header for _, header in COLUMNS]
-    body = [[shown(row[key]) for key, _ in COLUMNS] for row in rows]
+    # a table written before the set counts were recorded has no n_sets column
+    body = [[shown(row.get(key, "n/a")) for key, _ in COLUMNS] for row in rows]
     widths = [max(len(header), *(len(line[i]) for line in body))
               for i, header in enumerate(headers)]
     rule = "  ".join("=" * width for width in widths)

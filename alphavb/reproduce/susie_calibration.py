@@ -215,9 +215,15 @@ def run_finemapping_study(setting, alphas=ALPHAS, n_replications=N_REPLICATIONS,
     return pd.concat(fits, ignore_index=True), pd.concat(estimates, ignore_index=True)
 
 
-def summarise_finemapping(estimates):
+def summarise_finemapping(estimates, clustered=False):
     """Per setting, method and measure: the mean and its MCSE (``summarise_study``'s bias
-    and its MCSE against the rows' true 0), with the number of rows."""
+    and its MCSE against the rows' true 0), with the number of rows.
+
+    ``clustered=True``: the MCSE treats the replicates, not the rows, as independent (a
+    measure pooled over the credible sets of a replicate, whose sets share its data): the
+    ratio estimator's, ``sqrt(R / (R - 1) sum_r (S_r - mean n_r)^2) / sum_r n_r`` over the
+    ``R`` replicates with ``n_r`` rows summing to ``S_r`` (the delta method; Cochran 1977,
+    6.3). With one row per replicate it is the rows' MCSE."""
     import pandas as pd
 
     frame = estimates.assign(method=estimates["method"].astype(str))
@@ -226,7 +232,28 @@ def summarise_finemapping(estimates):
         index=["setting", "method", "parameter"], columns="stat", values=["est", "mcse"])
     out = pd.DataFrame({"mean": wide[("est", "bias")], "mcse": wide[("mcse", "bias")],
                         "rows": wide[("est", "nsim")]}).reset_index()
+    if clustered:
+        out["mcse"] = [_clustered_mcse(frame, row) for row in out.itertuples()]
     return out
+
+
+def _clustered_mcse(frame, row):
+    """:func:`summarise_finemapping`'s MCSE over the replicates for one of its rows."""
+    part = frame[(frame["setting"] == row.setting) & (frame["method"] == row.method)
+                 & (frame["parameter"] == row.parameter)]
+    keep = np.ones(len(part), dtype=bool)  # the rows summarise_study uses
+    for name in ("estimate", "se", "lower", "upper", "true"):
+        if name in part:
+            keep &= np.isfinite(part[name].to_numpy(dtype=float))
+    if "status" in part:
+        keep &= (part["status"] == "ok").to_numpy()
+    per_replicate = part[keep].groupby("replication")["estimate"].agg(["sum", "count"])
+    n_replicates = len(per_replicate)
+    if n_replicates < 2:
+        return np.nan
+    deviations = per_replicate["sum"] - row.mean * per_replicate["count"]
+    return float(np.sqrt(n_replicates / (n_replicates - 1) * np.sum(deviations**2))
+                 / per_replicate["count"].sum())
 
 
 def _measure(summary, setting, method, name):

@@ -33,6 +33,8 @@ def test_quick_run_writes_the_table_and_reruns_from_the_cache(tmp_path):
     assert ("ld_mismatch", "SuSiE, calibrated") not in methods
     for row in rows:
         assert row["replicates"] == "2"
+        # the sets pooled into the coverage: none leaves it undefined
+        assert (int(row["n_sets"]) == 0) == (row["coverage"] in ("", "nan"))
         if "calibrated" in row["method"]:
             assert 0.5 <= float(row["alpha"]) <= 1.0
         elif row["alpha"]:
@@ -152,3 +154,31 @@ def test_table_says_n_a_for_an_error_it_cannot_estimate():
     assert lines[-3:] == ["| a | 0.950 +- 0.010 | 2.5 |", "| b | 1.000 +- n/a | 3 |",
                           "| c | n/a | n/a |"]
     assert "nan" not in "\n".join(lines)
+
+
+def test_pooled_shares_have_their_mcse_over_the_replicates():
+    """Coverage pooled over the sets of 3 replicates (2 of 3, 1 of 1, 0 of 2 sets cover):
+    the ratio estimator's MCSE, sqrt(R / (R - 1) sum_r (S_r - p n_r)^2) / N = 0.25 by hand,
+    not the rows' 0.224; a failed fit's rows left out as summarise_study leaves them; with
+    one row per replicate (the sets per fit) the replicates' MCSE is the rows'."""
+    import pandas as pd
+
+    from alphavb.reproduce.susie_calibration import summarise_finemapping
+
+    rows = [(0, "cs_covers", 1.0), (0, "cs_covers", 1.0), (0, "cs_covers", 0.0),
+            (1, "cs_covers", 1.0), (2, "cs_covers", 0.0), (2, "cs_covers", 0.0),
+            (0, "n_cs", 3.0), (1, "n_cs", 1.0), (2, "n_cs", 2.0), (3, "n_cs", 0.0)]
+    frame = pd.DataFrame([{"n_samples": 100, "alpha": 1.0, "replication": r, "parameter": name,
+                           "estimate": value, "se": 0.0, "lower": value, "upper": value,
+                           "true": 0.0, "status": "ok", "method": "m", "setting": "s"}
+                          for r, name, value in rows])
+    failed = frame.iloc[[0]].assign(replication=4, estimate=1.0, status="failed")
+    frame = pd.concat([frame, failed], ignore_index=True)
+    naive = summarise_finemapping(frame).set_index("parameter")
+    clustered = summarise_finemapping(frame, clustered=True).set_index("parameter")
+    assert clustered.loc["cs_covers", "mean"] == pytest.approx(0.5)
+    assert clustered.loc["cs_covers", "rows"] == 6
+    assert clustered.loc["cs_covers", "mcse"] == pytest.approx(0.25, rel=1e-12)
+    assert naive.loc["cs_covers", "mcse"] == pytest.approx(np.sqrt(0.3 / 6), rel=1e-12)
+    assert clustered.loc["n_cs", "mcse"] == pytest.approx(naive.loc["n_cs", "mcse"],
+                                                          rel=1e-12)
