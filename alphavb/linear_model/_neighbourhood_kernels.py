@@ -176,28 +176,6 @@ def _column_hash(column):
 
 
 @numba.njit(cache=True)
-def _cholesky_solve(A, b):
-    """``A^{-1} b`` for a symmetric positive definite ``A``, by its Cholesky factor (the
-    factorisation :func:`_factorise` compiles already: ``np.linalg.solve`` would add a
-    LAPACK binding of its own to the first fit's compile time)."""
-    chol = np.linalg.cholesky(A)
-    k = len(b)
-    z = np.empty(k)
-    for p in range(k):  # L z = b
-        total = b[p]
-        for q in range(p):
-            total -= chol[p, q] * z[q]
-        z[p] = total / chol[p, p]
-    x = np.empty(k)
-    for p in range(k - 1, -1, -1):  # L' x = z
-        total = z[p]
-        for q in range(p + 1, k):
-            total -= chol[q, p] * x[q]
-        x[p] = total / chol[p, p]
-    return x
-
-
-@numba.njit(cache=True)
 def _laplace(X, labels, active, n_fixed, alpha, slab_precision):
     """The tempered logistic likelihood of the model ``active[:k]`` expanded to second
     order at its posterior mode (module docstring): the rows' weights ``sqrt(alpha w_i)``,
@@ -224,7 +202,7 @@ def _laplace(X, labels, active, n_fixed, alpha, slab_precision):
         weight = probability * (1.0 - probability)
         gradient = alpha * (design.T @ (labels - probability)) - precision * coef
         hessian = alpha * (design.T * weight) @ design + np.diag(precision)
-        step = _cholesky_solve(hessian, gradient)
+        step = np.linalg.solve(hessian, gradient)
         length = 1.0
         for _ in range(40):  # halve a step that lowers the (concave) objective
             trial = coef + length * step
@@ -262,9 +240,7 @@ def _expand(X, col_sq, xty, active, n_fixed, prior, n_settings, n_neighbours, gr
         if len(labels) > 0:
             rows_h, response_h, constant = _laplace(X, labels, active, n_fixed, alpha,
                                                     1.0 / prior[2][h])
-            local = np.empty((X.shape[1], X.shape[0])).T  # F-ordered, as X: one compile
-            for q in range(X.shape[1]):
-                local[:, q] = X[:, q] * rows_h
+            local = X * rows_h.reshape((-1, 1))
             out, into, steps, own = _steps(
                 local, np.sum(local * local, axis=0), local.T @ response_h, active, k,
                 n_fixed, h, prior, n_neighbours, Dict.empty(types.int64, types.float64[::1]))

@@ -233,27 +233,31 @@ def summarise_finemapping(estimates, clustered=False):
     out = pd.DataFrame({"mean": wide[("est", "bias")], "mcse": wide[("mcse", "bias")],
                         "rows": wide[("est", "nsim")]}).reset_index()
     if clustered:
-        out["mcse"] = [_clustered_mcse(frame, row) for row in out.itertuples()]
+        out["mcse"] = _clustered_mcse(frame, out)
     return out
 
 
-def _clustered_mcse(frame, row):
-    """:func:`summarise_finemapping`'s MCSE over the replicates for one of its rows."""
-    part = frame[(frame["setting"] == row.setting) & (frame["method"] == row.method)
-                 & (frame["parameter"] == row.parameter)]
-    keep = np.ones(len(part), dtype=bool)  # the rows summarise_study uses
-    for name in ("estimate", "se", "lower", "upper", "true"):
-        if name in part:
-            keep &= np.isfinite(part[name].to_numpy(dtype=float))
-    if "status" in part:
-        keep &= (part["status"] == "ok").to_numpy()
-    per_replicate = part[keep].groupby("replication")["estimate"].agg(["sum", "count"])
-    n_replicates = len(per_replicate)
-    if n_replicates < 2:
-        return np.nan
-    deviations = per_replicate["sum"] - row.mean * per_replicate["count"]
-    return float(np.sqrt(n_replicates / (n_replicates - 1) * np.sum(deviations**2))
-                 / per_replicate["count"].sum())
+def _clustered_mcse(frame, summary):
+    """:func:`summarise_finemapping`'s MCSE over the replicates, per row of ``summary``,
+    from the rows ``summarise_study`` uses (finite estimate, se and true; status ok)."""
+    import pandas as pd
+
+    keep = np.ones(len(frame), dtype=bool)
+    for name in ("estimate", "se", "true"):
+        keep &= np.isfinite(frame[name].to_numpy(dtype=float))
+    if "status" in frame:
+        keep &= (frame["status"] == "ok").to_numpy()
+    keys = ["setting", "method", "parameter"]
+    per_replicate = (frame[keep].groupby([*keys, "replication"], observed=True)["estimate"]
+                     .agg(["sum", "count"]).reset_index()
+                     .merge(summary[[*keys, "mean"]], on=keys))
+    per_replicate["square"] = (per_replicate["sum"]
+                               - per_replicate["mean"] * per_replicate["count"]) ** 2
+    groups = per_replicate.groupby(keys, observed=True)
+    n_replicates = groups["square"].size()
+    error = (np.sqrt(n_replicates / (n_replicates - 1) * groups["square"].sum())
+             / groups["count"].sum()).where(n_replicates > 1)
+    return error.reindex(pd.MultiIndex.from_frame(summary[keys])).to_numpy(dtype=float)
 
 
 def _measure(summary, setting, method, name):
