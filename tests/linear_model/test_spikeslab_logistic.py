@@ -342,3 +342,26 @@ def test_the_units_of_a_covariate_do_not_matter(model_class):
                                    reference.covariate_coef_, rtol=1e-5)
     with pytest.raises(ValueError, match="flat-prior columns"):
         clone(estimator).fit(X[:10], y[:10], covariates=rng.normal(size=(10, 12)))
+
+
+@pytest.mark.parametrize("spread", [1e-9, 6e-8])
+def test_a_covariate_near_the_intercept_is_called_collinear(spread):
+    """A covariate 1 + spread z lies within ``spread`` of the intercept's column: their Gram
+    matrix is singular to rounding (condition about 1 / spread^2). The classifier raised
+    scipy's LinAlgError from its fit at 1e-9, and at 6e-8 its exact check's PIPs moved by
+    0.06 with the LAPACK routine; now it is refused as collinear, naming the fix. The
+    regression centres its covariates, which takes the intercept out exactly: there the
+    same covariate is spread z, a column like any other, and it fits."""
+    from alphavb import AlphaSpikeSlabRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    signal = X[:, 0] + rng.normal(size=40)
+    covariates = 1.0 + spread * rng.normal(size=(40, 1))
+    with pytest.raises(ValueError, match=r"'covariates'.*collinear.*Drop the redundant"):
+        AlphaSpikeSlabClassifier().fit(X, (signal > 0).astype(int), covariates=covariates)
+    fitted = AlphaSpikeSlabRegression().fit(X, signal, covariates=covariates)
+    assert np.all(np.isfinite(fitted.covariate_coef_))
+    # a covariate 1e-5 from the intercept keeps a usable Gram matrix: the classifier fits
+    AlphaSpikeSlabClassifier().fit(X, (signal > 0).astype(int),
+                                   covariates=1.0 + 1e-5 * rng.normal(size=(40, 1)))
