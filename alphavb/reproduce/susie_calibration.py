@@ -223,7 +223,7 @@ def summarise_finemapping(estimates, clustered=False):
     measure pooled over the credible sets of a replicate, whose sets share its data): the
     ratio estimator's, ``sqrt(R / (R - 1) sum_r (S_r - mean n_r)^2) / sum_r n_r`` over the
     ``R`` replicates with ``n_r`` rows summing to ``S_r`` (the delta method; Cochran 1977,
-    6.3). With one row per replicate it is the rows' MCSE."""
+    Sampling Techniques, ch. 6). With one row per replicate it is the rows' MCSE."""
     import pandas as pd
 
     frame = estimates.assign(method=estimates["method"].astype(str))
