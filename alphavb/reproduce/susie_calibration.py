@@ -239,16 +239,13 @@ def summarise_finemapping(estimates, clustered=False):
 
 def _clustered_mcse(frame, summary):
     """:func:`summarise_finemapping`'s MCSE over the replicates, per row of ``summary``,
-    from the rows ``summarise_study`` uses (finite estimate, se and true; status ok)."""
+    from the rows ``summarise_study`` uses."""
     import pandas as pd
 
-    keep = np.ones(len(frame), dtype=bool)
-    for name in ("estimate", "se", "true"):
-        keep &= np.isfinite(frame[name].to_numpy(dtype=float))
-    if "status" in frame:
-        keep &= (frame["status"] == "ok").to_numpy()
+    from ..simulation._summary import usable_rows
+
     keys = ["setting", "method", "parameter"]
-    per_replicate = (frame[keep].groupby([*keys, "replication"], observed=True)["estimate"]
+    per_replicate = (usable_rows(frame).groupby([*keys, "replication"], observed=True)["estimate"]
                      .agg(["sum", "count"]).reset_index()
                      .merge(summary[[*keys, "mean"]], on=keys))
     per_replicate["square"] = (per_replicate["sum"]

@@ -187,6 +187,20 @@ def _checked_columns(frame, estimate, true, se, method, ref, by, lower, upper, r
     return estimate, true, se, method, lower, upper, by
 
 
+def usable_rows(part, estimate="estimate", true="true", se="se", lower=None, upper=None,
+                status="status"):
+    """The rows of ``part`` that :func:`summarise_study` summarises: finite ``estimate``
+    and, where named, ``se``, ``lower``, ``upper`` and ``true`` (a column's name; a number
+    is the same for every row); ``status`` ``"ok"`` where the column exists."""
+    keep = np.isfinite(part[estimate].to_numpy(dtype=float))
+    for name in (se, lower, upper, true if isinstance(true, str) else None):
+        if name is not None:
+            keep &= np.isfinite(part[name].to_numpy(dtype=float))
+    if status in part:
+        keep &= (part[status] == "ok").to_numpy()
+    return part[keep]
+
+
 def _refuse_pooled_parameters(frame, by, method):
     """A ``ValueError`` when a group would pool the rows of different parameters (the
     ``parameter`` column of :func:`run_study`'s estimates, left out of ``by``): their
@@ -301,13 +315,7 @@ def summarise_study(frame, estimate="estimate", true="true", se="se", method="al
     crit = norm.ppf(0.5 + 0.5 * float(level))
 
     def usable(part):
-        keep = np.isfinite(part[estimate].to_numpy(dtype=float))
-        for name in (se, lower, upper, true if isinstance(true, str) else None):
-            if name is not None:
-                keep &= np.isfinite(part[name].to_numpy(dtype=float))
-        if status in part:
-            keep &= (part[status] == "ok").to_numpy()
-        return part[keep]
+        return usable_rows(part, estimate, true, se, lower, upper, status)
 
     def values(part, name):
         return None if name is None else part[name].to_numpy(dtype=float)
