@@ -33,12 +33,23 @@ of ``A^{-1}``: a step costs ``O(k^2)`` after ``O(n d k)`` per expanded model of 
 columns.
 """
 
+import heapq
 import math
 
 import numpy as np
 from scipy import special
 
-from ._neighbourhood_kernels import _conditionals, _laplace_conditionals, _members, _search
+from ._neighbourhood_kernels import (
+    _add_setting,
+    _conditionals,
+    _gram_column,
+    _laplace,
+    _laplace_conditionals,
+    _members,
+    _stepped,
+    _steps,
+    _weighted_design,
+)
 
 
 class CollapsedModel:
@@ -195,10 +206,135 @@ def neighbourhood_posterior(collapsed, start, *, n_neighbours=10, window=WINDOW,
     NeighbourhoodPosterior
     """
     start = np.sort(np.asarray(start, dtype=np.int64)) + collapsed.n_fixed
-    n_settings = len(collapsed.prior[0])
-    found, *expanded = _search(
-        collapsed.design, collapsed.col_sq, collapsed.xty, collapsed.n_fixed, start,
-        collapsed.prior, n_settings, int(n_neighbours), float(window), float(expand_window),
-        int(max_expansions), collapsed.labels,
-        collapsed.alpha)
+    found, *expanded = _search(collapsed, start, int(n_neighbours), float(window),
+                               float(expand_window), int(max_expansions))
     return NeighbourhoodPosterior(collapsed, start, found, *expanded)
+
+
+def _column_hashes(n_columns):
+    """A 64-bit hash of each column (splitmix64 of its index + 1) and a last entry 0 (the
+    hash of no column, ``-1``); a model's hash is the XOR of its columns'."""
+    z = (np.arange(n_columns, dtype=np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return np.append(z ^ (z >> np.uint64(31)), np.uint64(0))
+
+
+def _cross(X, active, gram=None):
+    """``X' X_active`` (n_columns, len(active)), each column computed once and kept in
+    ``gram`` (a dict column -> vector) when one is given."""
+    cross = np.empty((X.shape[1], len(active)))
+    for q, column in enumerate(active.tolist()):
+        vector = None if gram is None else gram.get(column)
+        if vector is None:
+            vector = _gram_column(X, column)
+            if gram is not None:
+                gram[column] = vector
+        cross[:, q] = vector
+    return cross
+
+
+def _expand(collapsed, active, n_neighbours, gram):
+    """The models one step from ``active`` and their log posteriors with the prior settings
+    summed out (``log sum_h p(z, h | y)``), the model's own, and per step and for the model
+    the heaviest setting; for a logistic model also the expansion's row weights and response
+    under the model's heaviest setting (``_laplace``)."""
+    X, prior, n_fixed = collapsed.design, collapsed.prior, collapsed.n_fixed
+    logistic = len(collapsed.labels) > 0
+    cross = None if logistic else _cross(X, active, gram)
+    rows = response = np.ones(0)
+    for h in range(len(prior[0])):
+        if logistic:
+            rows_h, response_h, constant = _laplace(X, collapsed.labels, active, n_fixed,
+                                                    collapsed.alpha, 1.0 / prior[2][h])
+            local, col_sq, xty = _weighted_design(X, rows_h, response_h)
+            out, into, steps, own = _steps(_cross(local, active), col_sq, xty, active,
+                                           n_fixed, h, prior, n_neighbours)
+            steps, own = steps + constant, own + constant
+        else:
+            out, into, steps, own = _steps(cross, collapsed.col_sq, collapsed.xty, active,
+                                           n_fixed, h, prior, n_neighbours)
+        scores = np.append(steps, own)  # the model itself last
+        if h == 0:  # the same neighbours in the same order under every setting
+            totals, heaviest = scores.copy(), scores.copy()
+            setting = np.zeros(len(scores), dtype=np.int64)
+            if logistic:
+                rows, response = rows_h, response_h
+        else:
+            _add_setting(totals, heaviest, setting, scores, h)
+            if logistic and setting[-1] == h:
+                rows, response = rows_h, response_h
+    return (out, into, totals[:-1], setting[:-1], float(totals[-1]), int(setting[-1]), rows,
+            response)
+
+
+def _search(collapsed, start, n_neighbours, window, expand_window, max_expansions):
+    """The best-first search of :func:`neighbourhood_posterior`. Every model found is
+    stored as its parent (the index of an expanded model; -1 for the start), the column it
+    left out and the one it put in (-1: none), its log posterior with the prior settings
+    summed out and its heaviest setting; an expanded model keeps its columns (and, for a
+    logistic model, its expansion's row weights and response). Returns those arrays and the
+    expanded models' indices, columns (concatenated, with their offsets), row weights and
+    responses (one row per expanded model; no columns for a linear model)."""
+    n_fixed = collapsed.n_fixed
+    column_hash = _column_hashes(collapsed.design.shape[1])
+    gram = {}  # the columns of X'X read so far
+    parents, outs, intos, settings, values = [-1], [-1], [-1], [0], [np.inf]  # start first
+    start_hash = int(np.bitwise_xor.reduce(column_hash[start], initial=np.uint64(0)))
+    hashes, seen = [start_hash], {start_hash}
+    expanded_index, expanded_columns, expanded_rows, expanded_responses = [], [], [], []
+    position = {}  # an expanded model's index -> its place among the expanded
+    best = -np.inf
+    waiting = [(-np.inf, 0)]  # a heap of the models not yet expanded: (-value, index)
+    for _ in range(max_expansions):
+        # the most probable model not yet expanded (the first of equals), if within the
+        # expansion window
+        if not waiting or -waiting[0][0] < best - expand_window:
+            break
+        chosen = heapq.heappop(waiting)[1]
+        columns = start
+        if parents[chosen] >= 0:
+            columns = _stepped(expanded_columns[position[parents[chosen]]], outs[chosen],
+                               intos[chosen])
+        active = np.concatenate([np.arange(n_fixed, dtype=np.int64), columns])
+        out, into, steps, step_setting, own, own_setting, rows, response = _expand(
+            collapsed, active, n_neighbours, gram)
+        position[chosen] = len(expanded_index)
+        expanded_index.append(chosen)
+        expanded_columns.append(columns)
+        expanded_rows.append(rows)
+        expanded_responses.append(response)
+        values[chosen] = own
+        settings[chosen] = own_setting
+        best = max(best, own)
+        # steps below the window now stay below it (best only rises); a step's model hash
+        # is its parent's with the column left out and the one put in toggled
+        near = np.flatnonzero(~(steps < best - window))
+        keys = (np.uint64(hashes[chosen]) ^ column_hash[out[near]]
+                ^ column_hash[into[near]]).tolist()
+        kept = []
+        for s, key, step in zip(near.tolist(), keys, steps[near].tolist(), strict=True):
+            if step < best - window or key in seen:
+                continue
+            seen.add(key)
+            heapq.heappush(waiting, (-step, len(hashes)))
+            kept.append(s)
+            hashes.append(key)
+            best = max(best, step)
+        parents.extend([chosen] * len(kept))
+        outs.extend(out[kept].tolist())
+        intos.extend(into[kept].tolist())
+        settings.extend(step_setting[kept].tolist())
+        values.extend(steps[kept].tolist())
+    found = (np.asarray(parents, dtype=np.int64), np.asarray(outs, dtype=np.int64),
+             np.asarray(intos, dtype=np.int64), np.asarray(settings, dtype=np.int64),
+             np.asarray(values, dtype=float))
+    n_expanded = len(expanded_index)
+    offsets = np.zeros(n_expanded + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(columns) for columns in expanded_columns])
+    width = len(expanded_rows[0]) if n_expanded else 0
+    return (found, np.asarray(expanded_index, dtype=np.int64),
+            (np.concatenate(expanded_columns) if n_expanded
+             else np.zeros(0, dtype=np.int64)),
+            offsets, np.reshape(expanded_rows, (n_expanded, width)),
+            np.reshape(expanded_responses, (n_expanded, width)))

@@ -1,36 +1,43 @@
 """numba kernels of :mod:`alphavb.linear_model._neighbourhood`: the scores of the models one
-step from a model (rank-one updates of ``A^{-1}``), the best-first search over them, the
-Laplace expansion of a logistic model at its mode, and the conditional posteriors of the
-coefficients given a model."""
+step from a model (rank-one updates of ``A^{-1}``), the Laplace expansion of a logistic model
+at its mode, and the conditional posteriors of the coefficients given a model. The
+best-first search that calls them is Python (its bookkeeping of the models found is a few
+list operations per model; compiled, its typed containers took most of the kernels'
+compile time)."""
 
 import math
 
 import numba
 import numpy as np
-from numba import types
-from numba.typed import Dict, List
 
 from ..exact._kernels import _log_prior_size, _score
 
 
 @numba.njit(cache=True)
-def _gram_column(X, column, gram):
-    """``X' x_column``, computed once and kept in ``gram`` (a dict column -> vector)."""
-    if column not in gram:
-        gram[column] = np.ascontiguousarray(X.T @ np.ascontiguousarray(X[:, column]))
-    return gram[column]
+def _gram_column(X, column):
+    """``X' x_column``: one column of ``X'X``."""
+    return np.ascontiguousarray(X.T @ np.ascontiguousarray(X[:, column]))
 
 
 @numba.njit(cache=True)
-def _factorise(X, xty, active, k, precision, gram):
-    """``A^{-1}``, ``A^{-1} b``, ``Q`` and ``log|A|`` over the columns ``active[:k]`` with
-    prior precisions ``precision[:k]``."""
+def _weighted_design(X, rows, response):
+    """A logistic model's Gaussian expansion (:func:`_laplace`): ``X`` with its rows
+    multiplied by ``rows``, its columns' squared norms and its product with ``response``."""
+    local = X * rows.reshape((-1, 1))
+    return local, np.sum(local * local, axis=0), local.T @ response
+
+
+@numba.njit(cache=True)
+def _factorise(cross, xty, active, precision):
+    """``A^{-1}``, ``A^{-1} b``, ``Q`` and ``log|A|`` over the columns ``active`` with
+    prior precisions ``precision``; ``cross[:, q]`` is the column ``active[q]`` of
+    ``X'X``."""
+    k = len(active)
     A = np.empty((k, k))
     b = np.empty(k)
     for q in range(k):
-        column = _gram_column(X, active[q], gram)
         for p in range(k):
-            A[p, q] = column[active[p]]
+            A[p, q] = cross[active[p], q]
         A[q, q] += precision[q]
         b[q] = xty[active[q]]
     if k == 0:
@@ -91,19 +98,17 @@ def _log_posterior(size, quadratic, log_det, h, prior):
 
 
 @numba.njit(cache=True)
-def _steps(X, col_sq, xty, active, k, n_fixed, h, prior, n_neighbours, gram):
-    """Every model one step from ``active[:k]`` (the first ``n_fixed`` entries the flat
-    columns) under setting ``h``: ``(out, into, log posterior)`` per step, ``out``/``into``
-    the column left out / put in (-1: none), and the current model's log posterior."""
+def _steps(cross, col_sq, xty, active, n_fixed, h, prior, n_neighbours):
+    """Every model one step from ``active`` (the first ``n_fixed`` entries the flat
+    columns) under setting ``h``, given ``cross = X' X_active``: ``(out, into, log
+    posterior)`` per step, ``out``/``into`` the column left out / put in (-1: none), and the
+    current model's log posterior."""
     slab_precision = 1.0 / prior[2][h]
-    n_columns = X.shape[1]
+    n_columns, k = cross.shape
     precision = np.zeros(k)
     for p in range(n_fixed, k):
         precision[p] = slab_precision
-    inverse, mean, quadratic, log_det = _factorise(X, xty, active, k, precision, gram)
-    cross = np.empty((n_columns, k))  # X' X_g
-    for p in range(k):
-        cross[:, p] = _gram_column(X, active[p], gram)
+    inverse, mean, quadratic, log_det = _factorise(cross, xty, active, precision)
     inside = np.zeros(n_columns, dtype=np.bool_)
     for p in range(k):
         inside[active[p]] = True
@@ -167,15 +172,6 @@ def _steps(X, col_sq, xty, active, k, n_fixed, h, prior, n_neighbours, gram):
 
 
 @numba.njit(cache=True)
-def _column_hash(column):
-    """A 64-bit hash of a column (splitmix64); a model's hash is the XOR of its columns'."""
-    z = np.uint64(column + 1) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return np.int64(z ^ (z >> np.uint64(31)))
-
-
-@numba.njit(cache=True)
 def _laplace(X, labels, active, n_fixed, alpha, slab_precision):
     """The tempered logistic likelihood of the model ``active[:k]`` expanded to second
     order at its posterior mode (module docstring): the rows' weights ``sqrt(alpha w_i)``,
@@ -226,60 +222,15 @@ def _laplace(X, labels, active, n_fixed, alpha, slab_precision):
 
 
 @numba.njit(cache=True)
-def _expand(X, col_sq, xty, active, n_fixed, prior, n_settings, n_neighbours, gram, labels,
-            alpha):
-    """The models one step from ``active`` and their log posteriors with the prior settings
-    summed out (``log sum_h p(z, h | y)``), the model's own, and per step and for the model
-    the heaviest setting; with ``labels`` (logistic) also the expansion's row weights and
-    response under that setting (:func:`_laplace`)."""
-    k = len(active)
-    rows = np.ones(0)
-    response = np.ones(0)
-    heaviest_own = -np.inf
-    for h in range(n_settings):
-        if len(labels) > 0:
-            rows_h, response_h, constant = _laplace(X, labels, active, n_fixed, alpha,
-                                                    1.0 / prior[2][h])
-            local = X * rows_h.reshape((-1, 1))
-            out, into, steps, own = _steps(
-                local, np.sum(local * local, axis=0), local.T @ response_h, active, k,
-                n_fixed, h, prior, n_neighbours, Dict.empty(types.int64, types.float64[::1]))
-            steps = steps + constant
-            own += constant
-        else:
-            out, into, steps, own = _steps(X, col_sq, xty, active, k, n_fixed, h, prior,
-                                           n_neighbours, gram)
-        if h == 0:
-            total_out, total_into = out, into
-            totals = steps.copy()
-            step_best = steps.copy()
-            step_setting = np.zeros(len(steps), dtype=np.int64)
-            total_own = own
-        else:  # the same neighbours in the same order under every setting
-            for s in range(len(steps)):
-                high = max(totals[s], steps[s])
-                totals[s] = high + math.log(math.exp(totals[s] - high)
-                                            + math.exp(steps[s] - high))
-                if steps[s] > step_best[s]:
-                    step_best[s] = steps[s]
-                    step_setting[s] = h
-            high = max(total_own, own)
-            total_own = high + math.log(math.exp(total_own - high) + math.exp(own - high))
-        if own > heaviest_own:
-            heaviest_own = own
-            own_setting = h
-            if len(labels) > 0:
-                rows, response = rows_h, response_h
-    return (total_out, total_into, totals, step_setting, total_own, own_setting, rows,
-            response)
-
-
-@numba.njit(cache=True)
-def _position(values, value):
-    for position in range(len(values)):
-        if values[position] == value:
-            return position
-    return -1
+def _add_setting(totals, heaviest, heaviest_setting, scores, h):
+    """Adds setting ``h``'s log posteriors ``scores`` into ``totals`` (log-sum-exp, in place)
+    and keeps per entry the heaviest setting's score and index."""
+    for s in range(len(scores)):
+        high = max(totals[s], scores[s])
+        totals[s] = high + math.log(math.exp(totals[s] - high) + math.exp(scores[s] - high))
+        if scores[s] > heaviest[s]:
+            heaviest[s] = scores[s]
+            heaviest_setting[s] = h
 
 
 @numba.njit(cache=True)
@@ -298,117 +249,8 @@ def _stepped(columns, out, into):
 
 
 @numba.njit(cache=True)
-def _packed(expanded_index, expanded_columns, expanded_rows, expanded_responses):
-    """The expanded models' lists as arrays: indices, columns (concatenated) and their
-    offsets, row weights and responses (one row each)."""
-    n_expanded = len(expanded_index)
-    index = np.empty(n_expanded, dtype=np.int64)
-    offsets = np.zeros(n_expanded + 1, dtype=np.int64)
-    for e in range(n_expanded):
-        index[e] = expanded_index[e]
-        offsets[e + 1] = offsets[e] + len(expanded_columns[e])
-    columns = np.empty(offsets[-1], dtype=np.int64)
-    width = len(expanded_rows[0]) if n_expanded else 0
-    rows = np.empty((n_expanded, width))
-    responses = np.empty((n_expanded, width))
-    for e in range(n_expanded):
-        columns[offsets[e]:offsets[e + 1]] = expanded_columns[e]
-        rows[e] = expanded_rows[e]
-        responses[e] = expanded_responses[e]
-    return index, columns, offsets, rows, responses
-
-
-@numba.njit(cache=True)
-def _search(X, col_sq, xty, n_fixed, start, prior, n_settings, n_neighbours, window,
-            expand_window, max_expansions, labels, alpha):
-    """The best-first search of :func:`neighbourhood_posterior`. Every model found is
-    stored as its parent (the index of an expanded model; -1 for the start), the column it
-    left out and the one it put in (-1: none), its log posterior with the prior settings
-    summed out and its heaviest setting; an expanded model keeps its columns (and, with
-    ``labels``, a logistic model, its expansion's row weights and response). Returns those
-    arrays and the expanded models' indices, columns (concatenated, with their offsets),
-    row weights and responses (one row per expanded model; empty without ``labels``)."""
-    gram = Dict.empty(types.int64, types.float64[::1])  # the columns of X'X read so far
-    parents = List([-1])
-    outs = List([-1])
-    intos = List([-1])
-    settings = List([0])
-    values = List([np.inf])  # expanded first
-    start_hash = np.int64(0)
-    for c in start:
-        start_hash ^= _column_hash(c)
-    hashes = List([start_hash])
-    is_expanded = List([False])
-    seen = dict()
-    seen[start_hash] = 0
-    expanded_index = List.empty_list(types.int64)
-    expanded_columns = List.empty_list(types.int64[::1])
-    expanded_rows = List.empty_list(types.float64[::1])
-    expanded_responses = List.empty_list(types.float64[::1])
-    best = -np.inf
-    for _ in range(max_expansions):
-        chosen = -1
-        for i in range(len(values)):  # the most probable model not yet expanded
-            if not is_expanded[i] and values[i] >= best - expand_window and (
-                    chosen < 0 or values[i] > values[chosen]):
-                chosen = i
-        if chosen < 0:
-            break
-        is_expanded[chosen] = True
-        columns = start
-        if parents[chosen] >= 0:
-            columns = _stepped(expanded_columns[_position(expanded_index, parents[chosen])],
-                               outs[chosen], intos[chosen])
-        active = np.empty(n_fixed + len(columns), dtype=np.int64)
-        for c in range(n_fixed):
-            active[c] = c
-        active[n_fixed:] = columns
-        out, into, steps, step_setting, own, own_setting, rows, response = _expand(
-            X, col_sq, xty, active, n_fixed, prior, n_settings, n_neighbours, gram, labels,
-            alpha)
-        expanded_index.append(chosen)
-        expanded_columns.append(columns)
-        expanded_rows.append(rows)
-        expanded_responses.append(response)
-        values[chosen] = own
-        settings[chosen] = own_setting
-        best = max(best, own)
-        for s in range(len(steps)):
-            if steps[s] < best - window:
-                continue
-            key = hashes[chosen]
-            if out[s] >= 0:
-                key ^= _column_hash(out[s])
-            if into[s] >= 0:
-                key ^= _column_hash(into[s])
-            if key in seen:
-                continue
-            seen[key] = len(values)
-            parents.append(chosen)
-            outs.append(out[s])
-            intos.append(into[s])
-            settings.append(step_setting[s])
-            values.append(steps[s])
-            hashes.append(key)
-            is_expanded.append(False)
-            best = max(best, steps[s])
-    n_found = len(values)
-    found = (np.empty(n_found, dtype=np.int64), np.empty(n_found, dtype=np.int64),
-             np.empty(n_found, dtype=np.int64), np.empty(n_found, dtype=np.int64),
-             np.empty(n_found))
-    for i in range(n_found):
-        found[0][i] = parents[i]
-        found[1][i] = outs[i]
-        found[2][i] = intos[i]
-        found[3][i] = settings[i]
-        found[4][i] = values[i]
-    return (found, *_packed(expanded_index, expanded_columns, expanded_rows,
-                            expanded_responses))
-
-
-@numba.njit(cache=True)
 def _members(kept, parents, outs, intos, start, position, columns, offsets):
-    """The columns of each model ``kept[m]`` (found by :func:`_search`: its parent's
+    """The columns of each model ``kept[m]`` (found by the search: its parent's
     columns, ``position[parent]`` among the expanded, less ``outs`` plus ``intos``; the
     start's for the start), concatenated, and their offsets."""
     sizes = np.empty(len(kept) + 1, dtype=np.int64)
