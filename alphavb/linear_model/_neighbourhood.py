@@ -48,6 +48,7 @@ from ._neighbourhood_kernels import (
     _members,
     _stepped,
     _steps,
+    _swap_partners,
     _weighted_design,
 )
 
@@ -234,36 +235,64 @@ def _cross(X, active, gram=None):
     return cross
 
 
+def _setting_scores(collapsed, active, h, cross, n_neighbours, partners):
+    """``_steps`` of ``active`` under setting ``h`` (a logistic model's under its own
+    expansion at its mode, :func:`_laplace`; ``cross`` then None), with the swaps'
+    ``partners`` (None: chosen here): ``(out, into, steps, own, rows, response,
+    partners)``, or None where ``A`` is singular under ``h`` (a slab variance so wide that
+    twin columns leave it so): there the model and its steps have no weight."""
+    prior, n_fixed = collapsed.prior, collapsed.n_fixed
+    logistic = len(collapsed.labels) > 0
+    rows = response = np.ones(0)
+    try:
+        if logistic:
+            rows, response, constant = _laplace(collapsed.design, collapsed.labels, active,
+                                                n_fixed, collapsed.alpha, 1.0 / prior[2][h])
+            local, col_sq, xty = _weighted_design(collapsed.design, rows, response)
+            cross = _cross(local, active)
+        else:
+            col_sq, xty = collapsed.col_sq, collapsed.xty
+        if partners is None:
+            partners = _swap_partners(cross, col_sq, active, n_fixed, n_neighbours)
+        out, into, steps, own = _steps(cross, col_sq, xty, active, n_fixed, h, prior,
+                                       partners)
+    except np.linalg.LinAlgError:
+        return None
+    if logistic:
+        steps, own = steps + constant, own + constant
+    return out, into, steps, own, rows, response, partners
+
+
 def _expand(collapsed, active, n_neighbours, gram):
     """The models one step from ``active`` and their log posteriors with the prior settings
     summed out (``log sum_h p(z, h | y)``), the model's own, and per step and for the model
     the heaviest setting; for a logistic model also the expansion's row weights and response
-    under the model's heaviest setting (``_laplace``)."""
-    X, prior, n_fixed = collapsed.design, collapsed.prior, collapsed.n_fixed
+    under the model's heaviest setting (``_laplace``). The swaps' partners are chosen once,
+    under the first setting that factorises (a logistic model's design differs by
+    setting), so that every setting scores the same steps; a setting under which ``A`` is
+    singular adds no weight."""
     logistic = len(collapsed.labels) > 0
-    cross = None if logistic else _cross(X, active, gram)
-    rows = response = np.ones(0)
-    for h in range(len(prior[0])):
-        if logistic:
-            rows_h, response_h, constant = _laplace(X, collapsed.labels, active, n_fixed,
-                                                    collapsed.alpha, 1.0 / prior[2][h])
-            local, col_sq, xty = _weighted_design(X, rows_h, response_h)
-            out, into, steps, own = _steps(_cross(local, active), col_sq, xty, active,
-                                           n_fixed, h, prior, n_neighbours)
-            steps, own = steps + constant, own + constant
-        else:
-            out, into, steps, own = _steps(cross, collapsed.col_sq, collapsed.xty, active,
-                                           n_fixed, h, prior, n_neighbours)
-        scores = np.append(steps, own)  # the model itself last
-        if h == 0:  # the same neighbours in the same order under every setting
-            totals, heaviest = scores.copy(), scores.copy()
-            setting = np.zeros(len(scores), dtype=np.int64)
-            if logistic:
-                rows, response = rows_h, response_h
-        else:
-            _add_setting(totals, heaviest, setting, scores, h)
-            if logistic and setting[-1] == h:
-                rows, response = rows_h, response_h
+    cross = None if logistic else _cross(collapsed.design, active, gram)
+    scored, partners = [], None
+    for h in range(len(collapsed.prior[0])):
+        result = _setting_scores(collapsed, active, h, cross, n_neighbours, partners)
+        if result is not None:
+            scored.append((h, result))
+            partners = result[-1]
+    if not scored:  # singular under every setting: no weight, no step
+        nothing = np.zeros(0, dtype=np.int64)
+        return nothing, nothing, np.zeros(0), nothing, -np.inf, 0, np.ones(0), np.ones(0)
+    first, (out, into, steps, own, rows, response, _) = scored[0]
+    totals = np.append(steps, own)  # the model itself last
+    heaviest = totals.copy()
+    setting = np.full(len(totals), first, dtype=np.int64)
+    for h, result in scored[1:]:
+        scores = np.append(result[2], result[3])
+        if len(scores) != len(totals):  # _add_setting writes by position
+            raise RuntimeError("the prior settings scored different steps")
+        _add_setting(totals, heaviest, setting, scores, h)
+        if logistic and setting[-1] == h:
+            rows, response = result[4], result[5]
     return (out, into, totals[:-1], setting[:-1], float(totals[-1]), int(setting[-1]), rows,
             response)
 
@@ -289,7 +318,7 @@ def _search(collapsed, start, n_neighbours, window, expand_window, max_expansion
     for _ in range(max_expansions):
         # the most probable model not yet expanded (the first of equals), if within the
         # expansion window
-        if not waiting or -waiting[0][0] < best - expand_window:
+        if not waiting or not (-waiting[0][0] >= best - expand_window):
             break
         chosen = heapq.heappop(waiting)[1]
         columns = start
@@ -307,9 +336,10 @@ def _search(collapsed, start, n_neighbours, window, expand_window, max_expansion
         values[chosen] = own
         settings[chosen] = own_setting
         best = max(best, own)
-        # steps below the window now stay below it (best only rises); a step's model hash
-        # is its parent's with the column left out and the one put in toggled
-        near = np.flatnonzero(~(steps < best - window))
+        # steps below the window now stay below it (best only rises), and a step of
+        # weight 0 under every setting is no model; a step's model hash is its parent's
+        # with the column left out and the one put in toggled
+        near = np.flatnonzero(~(steps < best - window) & (steps > -np.inf))
         keys = (np.uint64(hashes[chosen]) ^ column_hash[out[near]]
                 ^ column_hash[into[near]]).tolist()
         kept = []
@@ -317,7 +347,8 @@ def _search(collapsed, start, n_neighbours, window, expand_window, max_expansion
             if step < best - window or key in seen:
                 continue
             seen.add(key)
-            heapq.heappush(waiting, (-step, len(hashes)))
+            if not math.isnan(step):  # a NaN score is kept, never expanded
+                heapq.heappush(waiting, (-step, len(hashes)))
             kept.append(s)
             hashes.append(key)
             best = max(best, step)

@@ -98,11 +98,40 @@ def _log_posterior(size, quadratic, log_det, h, prior):
 
 
 @numba.njit(cache=True)
-def _steps(cross, col_sq, xty, active, n_fixed, h, prior, n_neighbours):
+def _swap_partners(cross, col_sq, active, n_fixed, n_neighbours):
+    """Per slab column of ``active`` (given ``cross = X' X_active``), the ``n_neighbours``
+    columns outside the model most correlated with it, most correlated first (-1: none):
+    the columns its swaps put in. Chosen once per expanded model, so that every prior
+    setting scores the same steps in the same order."""
+    n_columns, k = cross.shape
+    inside = np.zeros(n_columns, dtype=np.bool_)
+    for p in range(k):
+        inside[active[p]] = True
+    width = min(n_neighbours, n_columns - n_fixed)
+    partners = np.full((k - n_fixed, width), -1)
+    correlation = np.empty(n_columns)
+    for p in range(n_fixed, k):
+        c_out = active[p]
+        for c in range(n_columns):
+            denominator = math.sqrt(col_sq[c] * col_sq[c_out])
+            correlation[c] = (abs(cross[c, p]) / denominator
+                              if c >= n_fixed and not inside[c] and denominator > 0.0 else -1.0)
+        order = _largest(correlation, width)
+        for r in range(width):
+            c = order[r]
+            if not (c < 0 or correlation[c] < 0.0):
+                partners[p - n_fixed, r] = c
+    return partners
+
+
+@numba.njit(cache=True)
+def _steps(cross, col_sq, xty, active, n_fixed, h, prior, partners):
     """Every model one step from ``active`` (the first ``n_fixed`` entries the flat
-    columns) under setting ``h``, given ``cross = X' X_active``: ``(out, into, log
-    posterior)`` per step, ``out``/``into`` the column left out / put in (-1: none), and the
-    current model's log posterior."""
+    columns) under setting ``h``, given ``cross = X' X_active``: each variable in or out,
+    and each slab column swapped for its ``partners`` (:func:`_swap_partners`).
+    ``(out, into, log posterior)`` per step, ``out``/``into`` the column left out / put in
+    (-1: none), and the current model's log posterior. A step whose ``A`` is not positive
+    definite in floating point scores -inf: every setting lists the same steps."""
     slab_precision = 1.0 / prior[2][h]
     n_columns, k = cross.shape
     precision = np.zeros(k)
@@ -114,8 +143,7 @@ def _steps(cross, col_sq, xty, active, n_fixed, h, prior, n_neighbours):
         inside[active[p]] = True
     n_slab_in = k - n_fixed
     own = _log_posterior(n_slab_in, quadratic, log_det, h, prior)
-    width = min(n_neighbours, n_columns - n_fixed)
-    capacity = (n_columns - n_fixed) + n_slab_in * width
+    capacity = (n_columns - n_fixed) + partners.size
     out = np.full(capacity, -1)
     into = np.full(capacity, -1)
     values = np.empty(capacity)
@@ -130,43 +158,39 @@ def _steps(cross, col_sq, xty, active, n_fixed, h, prior, n_neighbours):
             values[m] = _log_posterior(n_slab_in - 1, quadratic - mean[p] * mean[p] / pivot,
                                        log_det + math.log(pivot), h, prior)
         else:
+            into[m] = c
             schur = col_sq[c] + slab_precision - _form(inverse, cross[c])
             if schur <= 0.0:
-                continue
-            gap = xty[c] - _dot(cross[c], mean)
-            into[m] = c
-            values[m] = _log_posterior(n_slab_in + 1, quadratic + gap * gap / schur,
-                                       log_det + math.log(schur), h, prior)
+                values[m] = -np.inf
+            else:
+                gap = xty[c] - _dot(cross[c], mean)
+                values[m] = _log_posterior(n_slab_in + 1, quadratic + gap * gap / schur,
+                                           log_det + math.log(schur), h, prior)
         m += 1
-    correlation = np.empty(n_columns)
     reduced = np.empty(k)
     for p in range(n_fixed, k):  # swaps: p out, one of its correlated columns in
         c_out = active[p]
-        for c in range(n_columns):
-            denominator = math.sqrt(col_sq[c] * col_sq[c_out])
-            correlation[c] = (abs(cross[c, p]) / denominator
-                              if c >= n_fixed and not inside[c] and denominator > 0.0 else -1.0)
-        order = _largest(correlation, width)
         pivot = inverse[p, p]
         column_p = inverse[:, p].copy()
         mean_without = mean - column_p * (mean[p] / pivot)
         quadratic_without = quadratic - mean[p] * mean[p] / pivot
         log_det_without = log_det + math.log(pivot)
-        for c in order:
-            if c < 0 or correlation[c] < 0.0:
+        for c in partners[p - n_fixed]:
+            if c < 0:
                 continue
             reduced[:] = cross[c]
             reduced[p] = 0.0
             projected = _dot(reduced, column_p)
             schur = (col_sq[c] + slab_precision - _form(inverse, reduced)
                      + projected * projected / pivot)
-            if schur <= 0.0:
-                continue
-            gap = xty[c] - _dot(reduced, mean_without)
             out[m] = c_out
             into[m] = c
-            values[m] = _log_posterior(n_slab_in, quadratic_without + gap * gap / schur,
-                                       log_det_without + math.log(schur), h, prior)
+            if schur <= 0.0:
+                values[m] = -np.inf
+            else:
+                gap = xty[c] - _dot(reduced, mean_without)
+                values[m] = _log_posterior(n_slab_in, quadratic_without + gap * gap / schur,
+                                           log_det_without + math.log(schur), h, prior)
             m += 1
     return out[:m], into[:m], values[:m], own
 
@@ -227,6 +251,8 @@ def _add_setting(totals, heaviest, heaviest_setting, scores, h):
     and keeps per entry the heaviest setting's score and index."""
     for s in range(len(scores)):
         high = max(totals[s], scores[s])
+        if high == -np.inf:  # no weight under any setting so far
+            continue
         totals[s] = high + math.log(math.exp(totals[s] - high) + math.exp(scores[s] - high))
         if scores[s] > heaviest[s]:
             heaviest[s] = scores[s]

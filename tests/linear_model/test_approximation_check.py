@@ -14,7 +14,7 @@ from alphavb import (
     AlphaSpikeSlabRegression,
     PosteriorApproximationWarning,
 )
-from alphavb.linear_model._neighbourhood import neighbourhood_posterior
+from alphavb.linear_model._neighbourhood import CollapsedModel, neighbourhood_posterior
 
 
 def collinear_design(n=120, seed=0):
@@ -92,6 +92,92 @@ def test_search_with_a_small_budget_still_finds_the_split():
         model.inclusion_probabilities_ > 0.5), max_expansions=1)
     assert one_step.n_expanded == 1
     assert min(one_step.inclusion_probabilities[:2]) > 0.2
+
+
+def logistic_expansion(design, labels, columns, slab_variance, alpha):
+    """The tempered logistic likelihood of the model ``columns`` (the first a flat
+    intercept) expanded at its posterior mode (the neighbourhood module's docstring), by
+    Newton's method in numpy: the rows' weights ``sqrt(alpha w)``, the working response and
+    the constant that makes the Gaussian model's evidence the Laplace approximation."""
+    D = design[:, columns]
+    precision = np.r_[0.0, np.full(len(columns) - 1, 1.0 / slab_variance)]
+    coef = np.zeros(len(columns))
+    for _ in range(200):
+        probability = special.expit(D @ coef)
+        gradient = alpha * D.T @ (labels - probability) - precision * coef
+        hessian = alpha * (D.T * probability * (1 - probability)) @ D + np.diag(precision)
+        step = np.linalg.solve(hessian, gradient)
+        coef += step
+        if np.max(np.abs(step)) < 1e-13:
+            break
+    t = D @ coef
+    probability = special.expit(t)
+    weight = probability * (1 - probability)
+    residual = labels - probability
+    response = np.sqrt(alpha * weight) * (t + residual / weight)
+    log_likelihood = np.sum(labels * t - np.logaddexp(0.0, t))
+    constant = (alpha * log_likelihood + 0.5 * alpha * np.sum(residual**2 / weight)
+                - 0.5 * response @ response)
+    return np.sqrt(alpha * weight), response, constant
+
+
+def test_a_logistic_grid_of_slab_variances_scores_each_step_under_every_setting():
+    """Each prior setting has its own expansion of a logistic model (its mode, weights and
+    working response), so the columns most correlated under one need not be under another.
+    Every model one step from the start carries ``log sum_h`` of its Gaussian score under
+    each setting's expansion at the start's mode: the step's columns and its value agree
+    (they were summed by position across settings whose steps differed)."""
+    rng = np.random.default_rng(1)
+    n, d = 40, 12
+    X = rng.standard_normal((n, d))
+    X[:, 1:4] += X[:, [0]]
+    labels = (X[:, 0] + rng.standard_normal(n) > 0).astype(float)
+    design = np.hstack([np.ones((n, 1)), X])
+    slabs, pi, alpha, log_hyper = np.array([0.05, 5.0]), 0.2, 0.7, np.log([0.3, 0.7])
+    collapsed = CollapsedModel(design, np.zeros(n), 1, slabs, np.full(2, pi), log_hyper,
+                               (1.0, 1.0), ("known", 1.0), labels=labels, alpha=alpha)
+    posterior = neighbourhood_posterior(collapsed, [0], max_expansions=1, window=np.inf)
+    expansions = [logistic_expansion(design, labels, [0, 1], nu, alpha) for nu in slabs]
+
+    def score(columns, h):
+        root, response, constant = expansions[h]
+        local = design[:, columns] * root[:, None]
+        size = len(columns) - 1
+        A = local.T @ local + np.diag(np.r_[0.0, np.full(size, 1.0 / slabs[h])])
+        b = local.T @ response
+        return (log_hyper[h] + size * np.log(pi) + (d - size) * np.log1p(-pi)
+                - 0.5 * size * np.log(slabs[h]) - 0.5 * np.linalg.slogdet(A)[1]
+                + 0.5 * b @ np.linalg.solve(A, b) + constant)
+
+    values = posterior._settings, posterior._outs, posterior._intos
+    assert posterior.n_models == 1 + d + 10  # the start, its single moves, 10 swaps
+    found = np.log(posterior.weights)
+    expected = []
+    for out, into in zip(values[1], values[2], strict=True):
+        columns = {0, 1} - {out} | ({into} if into >= 0 else set())
+        expected.append(special.logsumexp([score(sorted(columns), h) for h in range(2)]))
+    expected = np.array(expected) - special.logsumexp(expected)
+    np.testing.assert_allclose(found, expected, atol=1e-7)
+
+
+def test_a_setting_that_scores_no_swap_of_twin_columns_is_not_misaligned():
+    """A slab variance so wide that adding a copy of a column in the model leaves ``A``
+    singular in floating point: that step scores -inf under it and stays in place, so the
+    settings still score the same steps (the search raised IndexError here)."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((30, 5))
+    X[:, 1] = X[:, 0]
+    X[:, 3] = X[:, 2] * 2.0
+    y = X[:, 0] + rng.standard_normal(30)
+    for slabs in ([1.0, 1e300], [1e300, 1.0]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PosteriorApproximationWarning)
+            model = AlphaSpikeSlabRegression(slab_variance=slabs, prior_inclusion=0.2,
+                                             random_state=0).fit(X, y)
+        pips = model.approximation_check_.exact_pips
+        assert np.all(np.isfinite(pips)) and np.all((pips >= 0) & (pips <= 1))
+        # the twins share the signal: their PIPs are equal under the exact posterior
+        assert pips[0] == pytest.approx(pips[1], abs=1e-6)
 
 
 def test_a_clean_fit_passes_without_a_warning():
