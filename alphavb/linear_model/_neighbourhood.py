@@ -270,7 +270,7 @@ def _expand(collapsed, active, n_neighbours, gram):
     under the model's heaviest setting (``_laplace``). The swaps' partners are chosen once,
     under the first setting that factorises (a logistic model's design differs by
     setting), so that every setting scores the same steps; a setting under which ``A`` is
-    singular adds no weight."""
+    singular adds no weight (LinAlgError where it is singular under every setting)."""
     logistic = len(collapsed.labels) > 0
     cross = None if logistic else _cross(collapsed.design, active, gram)
     scored, partners = [], None
@@ -279,9 +279,8 @@ def _expand(collapsed, active, n_neighbours, gram):
         if result is not None:
             scored.append((h, result))
             partners = result[-1]
-    if not scored:  # singular under every setting: no weight, no step
-        nothing = np.zeros(0, dtype=np.int64)
-        return nothing, nothing, np.zeros(0), nothing, -np.inf, 0, np.ones(0), np.ones(0)
+    if not scored:
+        raise np.linalg.LinAlgError("the model's A is singular under every prior setting")
     first, (out, into, steps, own, rows, response, _) = scored[0]
     totals = np.append(steps, own)  # the model itself last
     heaviest = totals.copy()
@@ -339,7 +338,7 @@ def _search(collapsed, start, n_neighbours, window, expand_window, max_expansion
         # steps below the window now stay below it (best only rises), and a step of
         # weight 0 under every setting is no model; a step's model hash is its parent's
         # with the column left out and the one put in toggled
-        near = np.flatnonzero(~(steps < best - window) & (steps > -np.inf))
+        near = np.flatnonzero(~(steps < best - window) & ~np.isneginf(steps))
         keys = (np.uint64(hashes[chosen]) ^ column_hash[out[near]]
                 ^ column_hash[into[near]]).tolist()
         kept = []
