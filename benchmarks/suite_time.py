@@ -59,7 +59,8 @@ def by_file(found):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", help="make the clone in this (new) folder and keep it")
-    parser.add_argument("--top", type=int, default=25, help="files listed (default 25)")
+    parser.add_argument("--top", type=int, default=25,
+                        help="files and tests listed (default 25 each)")
     args = parser.parse_args(argv)
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="alphavb-suite-"))
     clone = folder / "alphavb"
@@ -82,6 +83,11 @@ def main(argv=None):
     print(f"\n{'file':<62} {'cold s':>8} {'warm s':>8}")
     for name, seconds in cold_files.most_common(args.top):
         print(f"{name:<62} {seconds:8.1f} {warm_files[name]:8.1f}")
+    print(f"\n{'test (the longest calls)':<100} {'cold s':>8} {'warm s':>8}")
+    calls = sorted(((seconds, test) for (phase, test), seconds in cold[1].items()
+                    if phase == "call"), reverse=True)
+    for seconds, test in calls[:args.top]:
+        print(f"{test[:100]:<100} {seconds:8.1f} {warm[1].get(('call', test), 0.0):8.1f}")
     if not args.keep:
         shutil.rmtree(folder, ignore_errors=True)
 
