@@ -5,9 +5,12 @@ variational ones (label switching).
 The models sum the latent allocations out and put the likelihood, raised to ``alpha``, in
 one ``numpyro.factor`` site (the same as ``numpyro.handlers.scale(scale=alpha)`` on it).
 The chains run in 64-bit precision inside ``jax.enable_x64`` (the caller's JAX setting is
-left as it was), one after another, each from its own draw of the variational posterior.
+left as it was), one after another, each from its own draw of the variational posterior,
+all of them on one compiled sampling loop (:func:`one_loop_for_all_chains`).
 """
 
+import contextlib
+import threading
 from functools import partial
 
 import numpy as np
@@ -45,6 +48,61 @@ def not_in_memory(requirement, X):
     """The ValueError for data in dask blocks: NUTS here is for small problems in memory."""
     return bad_parameter("sample_exact", "X", requirement, type(X).__name__,
                          fix="Compute the dask array first (NUTS here is for small problems).")
+
+
+# the wrappers shared while any run_nuts is in one_loop_for_all_chains (threads included)
+_SHARED_JIT = {"depth": 0, "original": None, "wrappers": {}}
+_SHARED_JIT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def one_loop_for_all_chains():
+    """Within it, NumPyro's chains run on one compiled sampling loop.
+
+    NumPyro (0.22) runs chains one after another ("sequential") through ``fori_collect``,
+    which wraps its loop in a new ``jax.jit`` for every chain (``numpyro.util.maybe_jit``);
+    JAX keeps compiled programs per wrapper, so XLA compiled the same loop again for each
+    chain: 4 chains of a two-component mixture, 4 compilations of 4-6 s each. Here the
+    wrapper of a function with given options is made once and handed out again, so the loop
+    is compiled once and every chain runs the same executable (the draws are bitwise those
+    of separate compilations: the same program). Without ``numpyro.util.maybe_jit`` (another
+    NumPyro) nothing changes.
+    """
+    import numpyro.util as util
+
+    with _SHARED_JIT_LOCK:
+        if _SHARED_JIT["depth"] == 0:
+            original = getattr(util, "maybe_jit", None)
+            if original is not None:
+                _SHARED_JIT["original"] = original
+                util.maybe_jit = _shared_jit
+        _SHARED_JIT["depth"] += 1
+    try:
+        yield
+    finally:
+        with _SHARED_JIT_LOCK:
+            _SHARED_JIT["depth"] -= 1
+            if _SHARED_JIT["depth"] == 0:
+                if _SHARED_JIT["original"] is not None:
+                    util.maybe_jit = _SHARED_JIT["original"]
+                _SHARED_JIT["original"] = None
+                _SHARED_JIT["wrappers"] = {}  # the compiled loops go with the last run
+
+
+def _shared_jit(fn, *args, **kwargs):
+    """``numpyro.util.maybe_jit``, made once per function and options (unhashable options:
+    a new wrapper, as NumPyro makes)."""
+    original = _SHARED_JIT["original"]
+    try:
+        key = (fn, args, tuple(sorted(kwargs.items())))
+        hash(key)
+    except TypeError:
+        return original(fn, *args, **kwargs)
+    with _SHARED_JIT_LOCK:
+        wrapper = _SHARED_JIT["wrappers"].get(key)
+        if wrapper is None:
+            wrapper = _SHARED_JIT["wrappers"][key] = original(fn, *args, **kwargs)
+    return wrapper
 
 
 def run_nuts(model, initial_values, *, n_draws, n_tune, thin, rng, **data):
@@ -90,8 +148,9 @@ def run_nuts(model, initial_values, *, n_draws, n_tune, thin, rng, **data):
         mcmc = MCMC(kernel, num_warmup=n_tune, num_samples=n_draws * thin, thinning=thin,
                     num_chains=len(initial_values), chain_method="sequential",
                     progress_bar=False, postprocess_fn=partial(constrain_fn, model, (), data))
-        mcmc.run(jax.random.PRNGKey(rng.randint(2**31 - 1)), init_params=init,
-                 extra_fields=("potential_energy", "diverging", "num_steps"))
+        with one_loop_for_all_chains():
+            mcmc.run(jax.random.PRNGKey(rng.randint(2**31 - 1)), init_params=init,
+                     extra_fields=("potential_energy", "diverging", "num_steps"))
         samples = {name: np.asarray(value)
                    for name, value in mcmc.get_samples(group_by_chain=True).items()}
         fields = {name: np.asarray(value)
