@@ -50,8 +50,10 @@ def not_in_memory(requirement, X):
                          fix="Compute the dask array first (NUTS here is for small problems).")
 
 
-# the wrappers shared while any run_nuts is in one_loop_for_all_chains (threads included)
-_SHARED_JIT = {"depth": 0, "original": None, "wrappers": {}}
+# the wrappers shared while any run_nuts is in one_loop_for_all_chains (threads included);
+# "numpyro" keeps NumPyro's own maybe_jit once seen (for a caller that kept a reference to
+# the shared one past the run)
+_SHARED_JIT = {"depth": 0, "original": None, "wrappers": {}, "numpyro": None}
 _SHARED_JIT_LOCK = threading.Lock()
 
 
@@ -74,7 +76,7 @@ def one_loop_for_all_chains():
         if _SHARED_JIT["depth"] == 0:
             original = getattr(util, "maybe_jit", None)
             if original is not None:
-                _SHARED_JIT["original"] = original
+                _SHARED_JIT["original"] = _SHARED_JIT["numpyro"] = original
                 util.maybe_jit = _shared_jit
         _SHARED_JIT["depth"] += 1
     try:
@@ -92,7 +94,10 @@ def one_loop_for_all_chains():
 def _shared_jit(fn, *args, **kwargs):
     """``numpyro.util.maybe_jit``, made once per function and options (unhashable options:
     a new wrapper, as NumPyro makes)."""
-    original = _SHARED_JIT["original"]
+    with _SHARED_JIT_LOCK:
+        original = _SHARED_JIT["original"]
+    if original is None:  # called after the last run ended
+        return _SHARED_JIT["numpyro"](fn, *args, **kwargs)
     try:
         key = (fn, args, tuple(sorted(kwargs.items())))
         hash(key)
