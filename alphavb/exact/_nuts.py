@@ -50,10 +50,10 @@ def not_in_memory(requirement, X):
                          fix="Compute the dask array first (NUTS here is for small problems).")
 
 
-# the wrappers shared while any run_nuts is in one_loop_for_all_chains (threads included);
-# "numpyro" keeps NumPyro's own maybe_jit once seen (for a caller that kept a reference to
-# the shared one past the run)
-_SHARED_JIT = {"depth": 0, "original": None, "wrappers": {}, "numpyro": None}
+# while any run_nuts is in one_loop_for_all_chains (threads included: "depth" counts them),
+# numpyro.util.maybe_jit is _shared_jit and "numpyro" is NumPyro's own, which _shared_jit
+# calls again once the last run has ended (for a caller that kept a reference to it)
+_SHARED_JIT = {"depth": 0, "numpyro": None, "wrappers": {}}
 _SHARED_JIT_LOCK = threading.Lock()
 
 
@@ -74,9 +74,9 @@ def one_loop_for_all_chains():
 
     with _SHARED_JIT_LOCK:
         if _SHARED_JIT["depth"] == 0:
-            original = getattr(util, "maybe_jit", None)
-            if original is not None:
-                _SHARED_JIT["original"] = _SHARED_JIT["numpyro"] = original
+            own = getattr(util, "maybe_jit", None)
+            if own is not None and own is not _shared_jit:
+                _SHARED_JIT["numpyro"] = own
                 util.maybe_jit = _shared_jit
         _SHARED_JIT["depth"] += 1
     try:
@@ -85,28 +85,27 @@ def one_loop_for_all_chains():
         with _SHARED_JIT_LOCK:
             _SHARED_JIT["depth"] -= 1
             if _SHARED_JIT["depth"] == 0:
-                if _SHARED_JIT["original"] is not None:
-                    util.maybe_jit = _SHARED_JIT["original"]
-                _SHARED_JIT["original"] = None
+                if util.maybe_jit is _shared_jit:
+                    util.maybe_jit = _SHARED_JIT["numpyro"]
                 _SHARED_JIT["wrappers"] = {}  # the compiled loops go with the last run
 
 
 def _shared_jit(fn, *args, **kwargs):
-    """``numpyro.util.maybe_jit``, made once per function and options (unhashable options:
-    a new wrapper, as NumPyro makes)."""
+    """``numpyro.util.maybe_jit``, made once per function and options while a run shares
+    them (unhashable options: a new wrapper, as NumPyro makes)."""
     with _SHARED_JIT_LOCK:
-        original = _SHARED_JIT["original"]
-    if original is None:  # called after the last run ended
-        return _SHARED_JIT["numpyro"](fn, *args, **kwargs)
+        numpyro_jit, sharing = _SHARED_JIT["numpyro"], _SHARED_JIT["depth"] > 0
     try:
         key = (fn, args, tuple(sorted(kwargs.items())))
         hash(key)
     except TypeError:
-        return original(fn, *args, **kwargs)
+        sharing = False
+    if not sharing:
+        return numpyro_jit(fn, *args, **kwargs)
     with _SHARED_JIT_LOCK:
         wrapper = _SHARED_JIT["wrappers"].get(key)
         if wrapper is None:
-            wrapper = _SHARED_JIT["wrappers"][key] = original(fn, *args, **kwargs)
+            wrapper = _SHARED_JIT["wrappers"][key] = numpyro_jit(fn, *args, **kwargs)
     return wrapper
 
 
