@@ -122,8 +122,9 @@ def oligo_response(X, scenario, rng, shares=None, n_oligo=None):
 
     Each try draws every random number of a replicate, in the script's order, and only the
     try that is kept (whose sparse and oligogenic variants pass the bound, or the last one)
-    computes the infinitesimal component and ``y``, the passes over all of ``X``: the
-    replicate is the one drawn when every try computed them."""
+    rescales its effects and computes the infinitesimal component and ``y``, the passes over
+    all of ``X``: the replicate is the one drawn when every try computed them. (On windows
+    of strong LD most tries fail the bound: a quick run's S1 replicate made about 1,000.)"""
     n, p = X.shape
     if shares is None:
         shares, n_oligo = OLIGO[scenario]
@@ -132,15 +133,13 @@ def oligo_response(X, scenario, rng, shares=None, n_oligo=None):
     while True:
         for _ in range(500):
             sparse = rng.choice(p, size=3, replace=False)
-            coef = np.zeros(p)
-            coef[sparse] = _scaled(X, sparse, rng.normal(0.0, 0.5, 3), sparse_share)
-            rest = np.setdiff1d(np.arange(p), sparse)
+            sparse_effects = rng.normal(0.0, 0.5, 3)
+            rest = np.delete(np.arange(p), sparse)  # sorted, as np.setdiff1d gives it
             oligo = rng.choice(rest, size=n_oligo, replace=False) if n_oligo else rest[:0]
             if n_oligo:
                 spread = np.where(rng.random(n_oligo) < 0.75, 0.05, 0.15)
-                coef[oligo] = _scaled(X, oligo, rng.normal(0.0, spread), oligo_share)
-            pool = np.setdiff1d(rest, oligo)
-            background = rng.normal(0.0, 0.01, pool.size) if inf_share > 0 else None
+                oligo_effects = rng.normal(0.0, spread)
+            background = rng.normal(0.0, 0.01, rest.size - oligo.size) if inf_share > 0 else None
             noise = rng.standard_normal(n)
             if _pairwise_below(X, np.concatenate([sparse, oligo]), bound, strict=True):
                 break
@@ -148,7 +147,12 @@ def oligo_response(X, scenario, rng, shares=None, n_oligo=None):
             bound += 0.1
             if bound <= 0.5 + 1e-12:
                 continue
+        coef = np.zeros(p)
+        coef[sparse] = _scaled(X, sparse, sparse_effects, sparse_share)
+        if n_oligo:
+            coef[oligo] = _scaled(X, oligo, oligo_effects, oligo_share)
         if background is not None:
+            pool = np.setdiff1d(rest, oligo)
             coef[pool] = _scaled(X, pool, background, inf_share)
         genetic = X @ coef
         noise_variance = np.var(genetic, ddof=1) * (1.0 - H2G) / H2G

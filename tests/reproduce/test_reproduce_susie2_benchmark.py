@@ -85,6 +85,65 @@ def test_oligo_scenario_partitions_the_heritability():
     assert len(causal) >= 1
 
 
+def oligo_response_computing_every_try(X, shares, n_oligo, rng):
+    """The oligo scenarios' draw as the script makes it: every try computes its effects,
+    the infinitesimal component's pool and the bound's check; the kept try is the first to
+    pass, or the last one once the bound has risen past 0.5."""
+    n, p = X.shape
+    sparse_share, oligo_share, inf_share = (0.25 * share for share in shares)
+    bound = 0.1
+    while True:
+        for _ in range(500):
+            sparse = rng.choice(p, size=3, replace=False)
+            coef = np.zeros(p)
+            coef[sparse] = data._scaled(X, sparse, rng.normal(0.0, 0.5, 3), sparse_share)
+            rest = np.setdiff1d(np.arange(p), sparse)
+            oligo = rng.choice(rest, size=n_oligo, replace=False) if n_oligo else rest[:0]
+            if n_oligo:
+                spread = np.where(rng.random(n_oligo) < 0.75, 0.05, 0.15)
+                coef[oligo] = data._scaled(X, oligo, rng.normal(0.0, spread), oligo_share)
+            pool = np.setdiff1d(rest, oligo)
+            background = rng.normal(0.0, 0.01, pool.size) if inf_share > 0 else None
+            noise = rng.standard_normal(n)
+            if data._pairwise_below(X, np.concatenate([sparse, oligo]), bound, strict=True):
+                break
+        else:
+            bound += 0.1
+            if bound <= 0.5 + 1e-12:
+                continue
+        if background is not None:
+            coef[pool] = data._scaled(X, pool, background, inf_share)
+        genetic = X @ coef
+        return genetic + np.sqrt(np.var(genetic, ddof=1) * 3.0) * noise, coef, sparse, oligo
+
+
+@pytest.mark.parametrize("linkage", ["weak", "strong"])
+def test_oligo_draws_are_those_of_computing_every_try(linkage):
+    """Only the kept try rescales its effects (data.oligo_response): S1, S2 and the
+    polygenic background draw bit for bit what computing every try draws, and leave the
+    generator in the same state, where some of the first tries pass the bound (weak LD) and
+    where none ever does (strong LD: 2,500 tries, the last one kept; S1 once)."""
+    rng = np.random.default_rng(3)
+    if linkage == "weak":
+        X = rng.standard_normal((120, 60))
+    else:  # 3 blocks of 20 near-copies: every try has a pair with |r| near 1
+        X = np.repeat(rng.standard_normal((120, 3)), 20, axis=1)
+        X += 0.05 * rng.standard_normal(X.shape)
+    X = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    cases = [*data.OLIGO.items(), ("polygenic", ((2 / 3, 0.0, 1 / 3), 0))]
+    for scenario, (shares, n_oligo) in cases if linkage == "weak" else cases[:1]:
+        for seed in range(2 if linkage == "weak" else 1):
+            ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+            drawn = (data.polygenic_response(X, ours) if scenario == "polygenic"
+                     else data.oligo_response(X, scenario, ours))
+            y, coef, sparse, oligo = oligo_response_computing_every_try(X, shares, n_oligo,
+                                                                        theirs)
+            assert drawn.y.tobytes() == y.tobytes() and drawn.coef.tobytes() == coef.tobytes()
+            assert drawn.sparse.tolist() == sorted(sparse) and drawn.oligo.tolist() == sorted(
+                oligo)
+            assert ours.bit_generator.state == theirs.bit_generator.state
+
+
 def test_sparse_scenario_is_unlinked_with_unit_effects():
     rng = np.random.default_rng(1)
     X = rng.standard_normal((300, 80))
