@@ -90,7 +90,7 @@ def oligo_response_computing_every_try(X, shares, n_oligo, rng):
     the infinitesimal component's pool and the bound's check; the kept try is the first to
     pass, or the last one once the bound has risen past 0.5."""
     n, p = X.shape
-    sparse_share, oligo_share, inf_share = (0.25 * share for share in shares)
+    sparse_share, oligo_share, inf_share = (data.H2G * share for share in shares)
     bound = 0.1
     while True:
         for _ in range(500):
@@ -114,7 +114,8 @@ def oligo_response_computing_every_try(X, shares, n_oligo, rng):
         if background is not None:
             coef[pool] = data._scaled(X, pool, background, inf_share)
         genetic = X @ coef
-        return genetic + np.sqrt(np.var(genetic, ddof=1) * 3.0) * noise, coef, sparse, oligo
+        noise_variance = np.var(genetic, ddof=1) * (1.0 - data.H2G) / data.H2G
+        return genetic + np.sqrt(noise_variance) * noise, coef, sparse, oligo
 
 
 @pytest.mark.parametrize("linkage", ["weak", "strong"])
