@@ -41,6 +41,8 @@ OLIGO = {  # shares (sparse, oligogenic, infinitesimal) of h2g, oligogenic varia
     "S1": ((0.5, 0.35, 0.15), 5),
     "S2": ((0.5, 0.15, 0.35), 10),
 }
+# our polygenic misspecification in the same form: S1's sparse draw and a background
+POLYGENIC = ((2.0 / 3.0, 0.0, 1.0 / 3.0), 0)
 H2G = 0.25
 SPARSE_H2_PER_EFFECT = 0.03
 
@@ -164,7 +166,8 @@ def oligo_response(X, scenario, rng, shares=None, n_oligo=None):
 def polygenic_response(X, rng):
     """Our polygenic misspecification: K = 3 sparse effects (S1's sparse draw) and an
     infinitesimal effect on every other variant (a third of ``h2g``), no oligogenic ones."""
-    return oligo_response(X, None, rng, shares=(2.0 / 3.0, 0.0, 1.0 / 3.0), n_oligo=0)
+    shares, n_oligo = POLYGENIC
+    return oligo_response(X, None, rng, shares=shares, n_oligo=n_oligo)
 
 
 def power_causal(X, coef, noise_variance, level=0.05):

@@ -131,7 +131,7 @@ def test_oligo_draws_are_those_of_computing_every_try(linkage):
         X = np.repeat(rng.standard_normal((120, 3)), 20, axis=1)
         X += 0.05 * rng.standard_normal(X.shape)
     X = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
-    cases = [*data.OLIGO.items(), ("polygenic", ((2 / 3, 0.0, 1 / 3), 0))]
+    cases = [*data.OLIGO.items(), ("polygenic", data.POLYGENIC)]
     for scenario, (shares, n_oligo) in cases if linkage == "weak" else cases[:1]:
         for seed in range(2 if linkage == "weak" else 1):
             ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
