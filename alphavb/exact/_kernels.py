@@ -173,12 +173,17 @@ def _log_prior_size(h, size, n_features, prior_pi, beta_a, beta_b):
 
 
 @numba.njit(cache=True)
-def collapsed_gibbs(X, y, n_fixed, inclusion, setting, slab_variances, log_hyper_prior,
+def collapsed_gibbs(X_T, y, n_fixed, inclusion, setting, slab_variances, log_hyper_prior,
                     prior_pi, beta_a, beta_b, mode, noise, prior_scale, neighbours,
                     n_sweeps, n_burn, thin, seed, capacity, out_inclusion, out_setting,
                     out_coef, out_noise, out_log_posterior, rao_blackwell, n_swap_accepted):
     """Run ``n_burn + n_sweeps`` sweeps from the state ``inclusion`` (int8, one per slab
     column) and ``setting`` (one int), both updated in place.
+
+    ``X_T`` is the design transposed, C-contiguous (a column of ``X`` per row): any design,
+    one row or one column included, then reaches the kernel as one type and numba compiles
+    it once (a one-row ``X`` is C- and F-contiguous at once, and numba typed it as C where
+    every other design was F: two compilations of 7-20 s each on a new install).
 
     A sweep: a Gibbs update of every ``z_j`` in random order (its conditional from the
     collapsed posterior), then as many swap proposals as there are variables in the model
@@ -189,6 +194,7 @@ def collapsed_gibbs(X, y, n_fixed, inclusion, setting, slab_variances, log_hyper
     kept sweep adds the conditional inclusion probabilities to ``rao_blackwell[batch]``.
     Returns 0, or -1 when the model outgrew ``capacity``.
     """
+    X = X_T.T  # F-contiguous: the loops below read a column of X contiguously
     np.random.seed(seed)
     n, n_columns = X.shape
     n_features = n_columns - n_fixed

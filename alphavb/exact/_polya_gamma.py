@@ -148,9 +148,9 @@ def sample_spike_slab_logistic(estimator, X, y, *, n_draws, n_chains, n_tune, th
             root = np.sqrt(omega)
             conditional[:] = 0.0
             status = collapsed_gibbs(
-                np.asfortranarray(columns * root[:, None]), kappa / root, n_fixed, inclusion,
-                setting, slabs, log_prior, prior_pi, beta_a, beta_b, 0, 1.0,
-                0.0, neighbours, 1, 0, 1, int(rng.randint(2**31 - 1)), capacity,
+                np.ascontiguousarray((columns * root[:, None]).T), kappa / root, n_fixed,
+                inclusion, setting, slabs, log_prior, prior_pi, beta_a, beta_b, 0, 1.0, 0.0,
+                neighbours, 1, 0, 1, int(rng.randint(2**31 - 1)), capacity,
                 one["inclusion"], one["setting"], one["coef"], one["noise"],
                 one["log_posterior"], conditional, accepted)
             if status != 0:

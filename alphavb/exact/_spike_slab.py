@@ -159,7 +159,7 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
     settings, pi_prior, log_prior = data.grid
     alpha = float(model.alpha)
     root = np.sqrt(alpha)
-    design = np.asfortranarray(root * data.X)
+    design_t = np.ascontiguousarray((root * data.X).T)  # the kernel takes X transposed
     response = root * data.y
     kind, noise, *prior_scale = model._collapsed_noise(data)
     if kind == "integrated":
@@ -184,7 +184,7 @@ def sample_spike_slab(estimator, X, y, *, n_draws, n_chains, n_tune, thin, rng,
                "log_posterior": np.zeros(n_draws)}
         accepted = np.zeros(1, dtype=np.int64)
         status = collapsed_gibbs(
-            design, response, 0, inclusion, setting, slabs, log_prior, prior_pi, beta_a,
+            design_t, response, 0, inclusion, setting, slabs, log_prior, prior_pi, beta_a,
             beta_b, mode, float(noise), float(prior_scale), neighbours,
             n_draws * thin, n_tune, thin, int(rng.randint(2**31 - 1)), capacity,
             out["inclusion"], out["setting"], out["coef"], out["noise"],
