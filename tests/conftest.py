@@ -34,11 +34,24 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The tests marked ``slow`` (10-90 s each) run first: a long test collected last would
-    keep one xdist worker busy after the other had finished (the README and reproduce tests
-    sit at the end of the alphabet); at the front, the other worker steals the rest of the
-    queue (``--dist worksteal`` in pyproject.toml)."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """The tests marked ``slow`` (``slow(seconds)``: about that long on a new install, from
+    ``benchmarks/suite_time.py``) run first, the longest first: a long test collected last
+    would keep one xdist worker busy after the other had finished (the reproduce tests sit
+    at the end of the alphabet); at the front, the other worker steals the rest of the queue
+    (``--dist worksteal`` in pyproject.toml), and the kernels they compile (the exact
+    samplers) are in numba's disk cache early. The tests marked ``fresh_interpreter`` (the
+    README's and the guide's blocks, 2-30 s each) run last: their interpreters then load
+    numba's kernels from the disk cache the other tests filled, where at the front they
+    compiled the same kernels as the workers beside them (on a new install)."""
+    def place(item):
+        if item.get_closest_marker("fresh_interpreter") is not None:
+            return 2, 0
+        slow = item.get_closest_marker("slow")
+        if slow is None:
+            return 1, 0
+        return 0, -(slow.args[0] if slow.args else 0)
+
+    items.sort(key=place)
 
 
 def pytest_unconfigure(config):

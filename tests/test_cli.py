@@ -548,7 +548,7 @@ def test_bbalpha_classification_quick(tmp_path):
         assert list(csv.DictReader(handle)) == first
 
 
-@pytest.mark.slow
+@pytest.mark.slow(7)
 def test_reproduce_leukemia_quick(tmp_path):
     from alphavb.datasets import get_data_home
 
@@ -575,7 +575,7 @@ def test_reproduce_leukemia_quick(tmp_path):
         assert included == sorted(included)  # a larger prior pi includes more
 
 
-@pytest.mark.slow
+@pytest.mark.slow(60)
 def test_reproduce_vb_vs_exact_quick(tmp_path):
     pytest.importorskip("polyagamma")
     from alphavb.datasets import get_data_home

@@ -2,6 +2,7 @@
 own, saved as a script and run in a fresh interpreter, as a user who copies it into a file
 would run it."""
 
+import json
 import os
 import re
 import subprocess
@@ -63,7 +64,21 @@ def test_the_readme_is_a_short_guide_with_a_block_per_model_family():
         assert document in text and (ROOT / document).is_file(), document
 
 
-@pytest.mark.slow  # a fresh interpreter each (2-25 s)
+def block_environment():
+    """A block's interpreter imports the alphavb these tests import (``python -m pytest``
+    puts the checkout first on the path; CI installs the same checkout). Then it loads
+    numba's kernels from the disk cache the other tests filled, where from the installed
+    copy (another path, so another cache) each block compiled its kernels again: 50-70 s of
+    a new install's suite. ``test_the_installed_package_has_every_module`` checks the
+    installed copy itself."""
+    import alphavb
+
+    package_root = str(Path(alphavb.__file__).resolve().parents[1])
+    path = [package_root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(path)}
+
+
+@pytest.mark.fresh_interpreter  # a fresh interpreter each (2-25 s)
 @pytest.mark.parametrize("line, code", BLOCKS, ids=[place for place, _ in BLOCKS])
 def test_readme_block_runs_on_its_own(line, code, tmp_path):
     missing = needs_missing_data(code)
@@ -75,7 +90,30 @@ def test_readme_block_runs_on_its_own(line, code, tmp_path):
     script.write_text(code, encoding="utf-8")
     # warnings as errors: a first-time user takes a warning for their own mistake
     result = subprocess.run([sys.executable, "-W", "error", str(script)], cwd=tmp_path,
-                            capture_output=True,
-                            text=True, timeout=600, check=False, env={**os.environ,
-                                                                       "MPLBACKEND": "Agg"})
+                            capture_output=True, text=True, timeout=600, check=False,
+                            env=block_environment())
     assert result.returncode == 0, f"block at {line}:\n{result.stderr[-3000:]}"
+
+
+INSTALLED_FILES = """
+import json
+from pathlib import Path
+import alphavb
+package = Path(alphavb.__file__).resolve().parent
+print(json.dumps(sorted(str(path.relative_to(package)) for path in package.rglob("*.py"))))
+"""
+
+
+def test_the_installed_package_has_every_module(tmp_path):
+    """The alphavb a user's script imports (a folder outside the checkout, the environment's
+    own path: after ``pip install .`` the installed copy) holds every module of the
+    checkout: a subpackage left out of pyproject.toml's package list fails here, as it would
+    for a user (the README's blocks import the checkout, ``block_environment``)."""
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", INSTALLED_FILES], cwd=tmp_path,
+                            env=environment, capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    installed = json.loads(result.stdout.strip().splitlines()[-1])
+    package = ROOT / "alphavb"
+    assert installed == sorted(str(path.relative_to(package)) for path in package.rglob("*.py"))

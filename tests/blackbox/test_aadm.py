@@ -152,7 +152,7 @@ def test_alpha_to_zero_is_avb():
     assert np.max(np.abs(fits[1.0].generator_params_ - avb)) > 1e-3
 
 
-@pytest.mark.slow
+@pytest.mark.slow(7)
 def test_bimodal_alpha_one_beats_avb_in_log_likelihood_with_similar_rmse():
     """The paper's finding (Sec. 5.1, Table 1) on 300 training points, 1,000 test points and
     small networks: alpha = 1 gives a clearly better test log-likelihood than alpha = 1e-4

@@ -27,7 +27,7 @@ def closed_form_minimizer(X, y, alpha):
     return result.x[:n_weights], np.exp(result.x[n_weights:])
 
 
-@pytest.mark.slow
+@pytest.mark.slow(5)
 def test_fit_reaches_the_minimizer_of_the_exact_energy():
     """Linear-Gaussian model, full batch, K = 100 draws: Adam on the Monte-Carlo energy ends
     at the closed-form minimizer, to within the Monte-Carlo noise of the iterates, for
@@ -99,7 +99,7 @@ def diabetes():
     return train_test_split(X, y, test_size=0.25, random_state=0)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(4)
 @pytest.mark.parametrize("alpha", [0.0, 0.5, 1.0])
 def test_small_bnn_fits_diabetes(diabetes, alpha):
     """A 20-unit BNN on scikit-learn's diabetes data: better test log-likelihood than the
@@ -312,6 +312,7 @@ def test_float32_training_tracks_float64(estimator, likelihood, rng):
         assert {a.dtype for a in (value, *gradients)} == {np.dtype(f32)}
 
 
+@pytest.mark.slow(11)
 def test_a_typical_bnn_converges_in_the_default_budget():
     """A first-time user's BNN (50 hidden units, every default) on scikit-learn's diabetes
     data converges without a ConvergenceWarning: it needs about 24,000 Adam steps, more than

@@ -16,7 +16,7 @@ pytest.importorskip("numpyro")
 from alphavb.exact import _draw, compare_to_exact, sample_exact
 from alphavb.exact._draws import mcse_mean
 
-pytestmark = pytest.mark.slow  # NUTS compiles its programs (5-25 s a test)
+pytestmark = pytest.mark.slow(8)  # NUTS compiles its programs (5-25 s a test)
 
 SAMPLING = {"n_draws": 1000, "n_chains": 2, "n_tune": 500}
 

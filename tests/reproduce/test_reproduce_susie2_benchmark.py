@@ -18,6 +18,7 @@ def read(path):
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.slow(25)
 def test_quick_run_writes_the_table_and_reruns_from_the_cache(tmp_path):
     needs_plink_data()
     assert cli.main(["reproduce", "susie2-benchmark", "--quick", "--out", str(tmp_path)]) == 0

@@ -21,7 +21,7 @@ def read(path):
         return list(csv.DictReader(handle))
 
 
-@pytest.mark.slow
+@pytest.mark.slow(30)
 def test_quick_run_writes_the_table_and_resumes_from_its_cache(tmp_path):
     from tests.test_cli import png_description
 

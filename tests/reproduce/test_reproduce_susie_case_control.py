@@ -20,7 +20,7 @@ def read(path):
         return list(csv.DictReader(handle))
 
 
-@pytest.mark.slow
+@pytest.mark.slow(22)
 def test_quick_run_writes_the_tables_and_resumes_from_its_cache(tmp_path):
     from tests.test_cli import png_description
 
