@@ -40,9 +40,9 @@ def pytest_collection_modifyitems(config, items):
     at the end of the alphabet); at the front, the other worker steals the rest of the queue
     (``--dist worksteal`` in pyproject.toml), and the kernels they compile (the exact
     samplers) are in numba's disk cache early. The tests marked ``fresh_interpreter`` (the
-    README's and the guide's blocks, 2-30 s each) run last: their interpreters then load
-    numba's kernels from the disk cache the other tests filled, where at the front they
-    compiled the same kernels as the workers beside them (on a new install)."""
+    README's and the guide's blocks, 2-30 s each) run last: their interpreters import the
+    same copy of alphavb as the workers (``block_environment`` in tests/test_readme.py) and
+    then load its kernels from the disk cache the other tests filled (on a new install)."""
     def place(item):
         if item.get_closest_marker("fresh_interpreter") is not None:
             return 2, 0

@@ -116,4 +116,7 @@ def test_the_installed_package_has_every_module(tmp_path):
     assert result.returncode == 0, result.stderr
     installed = json.loads(result.stdout.strip().splitlines()[-1])
     package = ROOT / "alphavb"
-    assert installed == sorted(str(path.relative_to(package)) for path in package.rglob("*.py"))
+    checkout = sorted(str(path.relative_to(package)) for path in package.rglob("*.py"))
+    assert installed == checkout, (
+        f"the installed alphavb lacks {sorted(set(checkout) - set(installed))} and has "
+        f"{sorted(set(installed) - set(checkout))} beyond the checkout: pip install . again")
